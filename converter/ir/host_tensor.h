@@ -1,0 +1,33 @@
+// SPDX-License-Identifier: Apache-2.0
+// A dense tensor owned by host-side code (converter): checkpoint values, Const
+// node values, folded results. Bytes are row-major, little-endian.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "runtime/core/tensor.h"
+
+namespace floe::conv {
+
+struct HostTensor {
+  DType dtype = DType::kInvalid;
+  std::vector<int64_t> shape;  // [] = scalar
+  std::vector<uint8_t> data;   // num_elements() * dtype_size(dtype) bytes
+
+  int64_t num_elements() const {
+    int64_t n = 1;
+    for (int64_t d : shape) n *= d;
+    return n;
+  }
+  template <typename T>
+  const T* as() const { return reinterpret_cast<const T*>(data.data()); }
+  template <typename T>
+  T* as() { return reinterpret_cast<T*>(data.data()); }
+};
+
+// "[2,3]" style rendering for messages.
+std::string shape_to_string(const std::vector<int64_t>& shape);
+
+}  // namespace floe::conv

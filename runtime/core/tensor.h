@@ -1,0 +1,101 @@
+// SPDX-License-Identifier: Apache-2.0
+// Lightweight, non-owning views of tensors as kernels see them. Shapes point
+// straight into the model (no copy); data points into the arena or into the
+// model's constant section. Freestanding: no allocation, no library calls.
+#pragma once
+
+#include <stddef.h>
+#include <stdint.h>
+
+namespace floe {
+
+// Mirrors floe::schema::DType (schemas/floe.fbs); values are on-disk numbers.
+enum class DType : uint8_t {
+  kInvalid = 0,
+  kFloat32 = 1,
+  kFloat16 = 2,
+  kBFloat16 = 3,
+  kFloat64 = 4,
+  kInt8 = 5,
+  kInt16 = 6,
+  kInt32 = 7,
+  kInt64 = 8,
+  kUInt8 = 9,
+  kUInt16 = 10,
+  kBool = 11,
+};
+
+constexpr size_t dtype_size(DType t) {
+  switch (t) {
+    case DType::kFloat64:
+    case DType::kInt64:
+      return 8;
+    case DType::kFloat32:
+    case DType::kInt32:
+      return 4;
+    case DType::kFloat16:
+    case DType::kBFloat16:
+    case DType::kInt16:
+    case DType::kUInt16:
+      return 2;
+    case DType::kInt8:
+    case DType::kUInt8:
+    case DType::kBool:
+      return 1;
+    case DType::kInvalid:
+      return 0;
+  }
+  return 0;
+}
+
+const char* dtype_name(DType t);
+
+// Largest rank any floe op handles.
+constexpr int kMaxRank = 8;
+
+// A shape view. `dims` may be null only when rank == 0 (scalar).
+struct Shape {
+  const int32_t* dims = nullptr;
+  int32_t rank = 0;
+
+  int32_t dim(int i) const { return dims[i]; }
+  int64_t num_elements() const {
+    int64_t n = 1;
+    for (int i = 0; i < rank; ++i) n *= dims[i];
+    return n;
+  }
+  // Product of dims [begin, end).
+  int64_t span(int begin, int end) const {
+    int64_t n = 1;
+    for (int i = begin; i < end; ++i) n *= dims[i];
+    return n;
+  }
+};
+
+// Read-only operand as a kernel receives it.
+template <typename T>
+struct In {
+  const T* data;
+  Shape shape;
+};
+
+// Written operand as a kernel receives it.
+template <typename T>
+struct Out {
+  T* data;
+  Shape shape;
+};
+
+// Public, type-erased view of a model input or output.
+struct TensorView {
+  const char* name = "";
+  DType dtype = DType::kInvalid;
+  Shape shape;
+  void* data = nullptr;
+  size_t bytes = 0;
+
+  template <typename T>
+  T* as() const { return static_cast<T*>(data); }
+};
+
+}  // namespace floe

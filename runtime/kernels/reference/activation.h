@@ -1,0 +1,24 @@
+// SPDX-License-Identifier: Apache-2.0
+// Output activations fused into an op (a clamp applied to each output value).
+#pragma once
+
+#include <stdint.h>
+
+namespace floe {
+
+// Mirrors floe::schema::Activation.
+enum class Activation : uint8_t { kNone = 0, kRelu = 1, kRelu6 = 2 };
+
+inline float apply_activation(Activation act, float v) {
+  switch (act) {
+    case Activation::kNone:
+      return v;
+    case Activation::kRelu:
+      return v < 0.0f ? 0.0f : v;
+    case Activation::kRelu6:
+      return v < 0.0f ? 0.0f : (v > 6.0f ? 6.0f : v);
+  }
+  return v;
+}
+
+}  // namespace floe

@@ -1,0 +1,28 @@
+// SPDX-License-Identifier: Apache-2.0
+// Depthwise 2-D convolution (TF DepthwiseConv2dNative), NHWC input, filter
+// [kh, kw, in_c, multiplier]; output channel c*multiplier + m reads input channel c.
+#pragma once
+
+#include "runtime/core/tensor.h"
+#include "runtime/kernels/reference/activation.h"
+
+namespace floe::ref {
+
+struct DepthwiseConv2DParams {
+  int32_t stride_h = 1, stride_w = 1;
+  int32_t dilation_h = 1, dilation_w = 1;
+  int32_t pad_top = 0, pad_left = 0;
+  int32_t depth_multiplier = 1;
+  Activation activation = Activation::kNone;
+};
+
+struct DepthwiseConv2DOperands {
+  In<float> input;
+  In<float> filter;
+  In<float> bias;  // data == nullptr when absent
+  Out<float> output;
+};
+
+void depthwise_conv2d_f32(const DepthwiseConv2DParams& params, const DepthwiseConv2DOperands& ops);
+
+}  // namespace floe::ref

@@ -1,0 +1,27 @@
+// SPDX-License-Identifier: Apache-2.0
+// NHWC max and average pooling with explicit padding. Padded taps are ignored:
+// max takes the maximum over in-bounds taps, average divides by their count
+// (TensorFlow's AvgPool semantics for SAME padding).
+#pragma once
+
+#include "runtime/core/tensor.h"
+#include "runtime/kernels/reference/activation.h"
+
+namespace floe::ref {
+
+struct Pool2DParams {
+  int32_t filter_h = 1, filter_w = 1;
+  int32_t stride_h = 1, stride_w = 1;
+  int32_t pad_top = 0, pad_left = 0;
+  Activation activation = Activation::kNone;
+};
+
+struct Pool2DOperands {
+  In<float> input;
+  Out<float> output;
+};
+
+void max_pool2d_f32(const Pool2DParams& params, const Pool2DOperands& ops);
+void avg_pool2d_f32(const Pool2DParams& params, const Pool2DOperands& ops);
+
+}  // namespace floe::ref
