@@ -1,1 +1,193 @@
 // SPDX-License-Identifier: Apache-2.0
+// Model validation: structure (FlatBuffers verifier), then semantics every later
+// stage relies on: tensor byte sizes match dtype x shape, every range lies in
+// the constant section or the planned arena, every op index is in range and
+// its options have the type its opcode expects. Op-specific shape rules are
+// checked by each op's prepare step at Interpreter::Init().
+#include "runtime/core/model.h"
+
+#include "runtime/core/checked_math.h"
+#include "runtime/core/dispatch.h"
+#include "schemas/floe_generated.h"
+
+namespace floe {
+namespace {
+
+bool valid_dtype(schema::DType t) {
+  return t >= schema::DType::FLOAT32 && t <= schema::DType::BOOL;
+}
+
+}  // namespace
+
+Status Model::fail(Status status, const char* message, int32_t op, int32_t tensor) {
+  model_ = nullptr;
+  error_.status = status;
+  error_.message = message;
+  error_.op = op;
+  error_.tensor = tensor;
+  return status;
+}
+
+Status Model::Load(const void* data, size_t size) {
+  model_ = nullptr;
+  error_ = Error();
+  buffer_ = static_cast<const uint8_t*>(data);
+  if (data == nullptr || size < 8) {
+    return fail(Status::kInvalidModel, FLOE_MSG("model buffer is empty or too small"));
+  }
+  // Constants are read in place with aligned loads.
+  if (reinterpret_cast<uintptr_t>(data) % kTensorAlignment != 0) {
+    return fail(Status::kMisalignedModel, FLOE_MSG("model buffer must be 16-byte aligned"));
+  }
+  if (!schema::ModelBufferHasIdentifier(data)) {
+    return fail(Status::kInvalidModel, FLOE_MSG("not a floe model (file identifier is not FLOE)"));
+  }
+  flatbuffers::Verifier verifier(buffer_, size, /*max_depth=*/16, /*max_tables=*/1u << 20);
+  if (!schema::VerifyModelBuffer(verifier)) {
+    return fail(Status::kInvalidModel, FLOE_MSG("model failed FlatBuffers verification"));
+  }
+  const schema::Model* model = schema::GetModel(data);
+  if (model->version() == 0 || model->version() > kSchemaVersion) {
+    return fail(Status::kUnsupportedVersion,
+                FLOE_MSG("model format version is newer than this runtime"));
+  }
+  if (model->tensors() == nullptr || model->operators() == nullptr ||
+      model->inputs() == nullptr || model->outputs() == nullptr) {
+    return fail(Status::kInvalidModel, FLOE_MSG("model lacks tensors, operators or I/O lists"));
+  }
+  constants_ = nullptr;
+  constants_size_ = 0;
+  if (const auto* constants = model->constants()) {
+    constants_ = constants->data();
+    constants_size_ = constants->size();
+    if ((constants_ - buffer_) % kTensorAlignment != 0) {
+      return fail(Status::kMisalignedModel, FLOE_MSG("constant section is not 16-byte aligned"));
+    }
+  }
+  model_ = model;
+  arena_size_ = model->arena_size();
+  tensor_count_ = model->tensors()->size();
+  operator_count_ = model->operators()->size();
+  FLOE_RETURN_IF_ERROR(validate_tensors());
+  FLOE_RETURN_IF_ERROR(validate_operators());
+  FLOE_RETURN_IF_ERROR(validate_io());
+  return Status::kOk;
+}
+
+Status Model::validate_tensors() {
+  const auto* tensors = model_->tensors();
+  for (uint32_t i = 0; i < tensors->size(); ++i) {
+    const schema::Tensor* t = tensors->Get(i);
+    const int32_t index = static_cast<int32_t>(i);
+    if (t == nullptr || !valid_dtype(t->dtype())) {
+      return fail(Status::kInvalidModel, FLOE_MSG("tensor has an invalid dtype"), -1, index);
+    }
+    const auto* shape = t->shape();
+    const uint32_t rank = shape ? shape->size() : 0;
+    if (rank > static_cast<uint32_t>(kMaxRank)) {
+      return fail(Status::kInvalidModel, FLOE_MSG("tensor rank exceeds kMaxRank"), -1, index);
+    }
+    uint64_t bytes = dtype_size(static_cast<DType>(t->dtype()));
+    for (uint32_t d = 0; d < rank; ++d) {
+      const int32_t dim = shape->Get(d);
+      if (dim < 0 || !checked_mul(bytes, static_cast<uint64_t>(dim), &bytes)) {
+        return fail(Status::kInvalidModel, FLOE_MSG("tensor has a negative or overflowing shape"),
+                    -1, index);
+      }
+    }
+    if (bytes != t->size()) {
+      return fail(Status::kInvalidModel, FLOE_MSG("tensor size does not match dtype x shape"), -1,
+                  index);
+    }
+    if (t->offset() % kTensorAlignment != 0) {
+      return fail(Status::kInvalidModel, FLOE_MSG("tensor offset is not 16-byte aligned"), -1,
+                  index);
+    }
+    const uint64_t limit = t->is_constant() ? constants_size_ : arena_size_;
+    if (!range_fits(t->offset(), t->size(), limit)) {
+      return fail(Status::kInvalidModel,
+                  t->is_constant() ? FLOE_MSG("constant tensor lies outside the constant section")
+                                   : FLOE_MSG("tensor lies outside the planned arena"),
+                  -1, index);
+    }
+  }
+  return Status::kOk;
+}
+
+Status Model::validate_operators() {
+  const auto* ops = model_->operators();
+  const int64_t tensor_count = static_cast<int64_t>(tensor_count_);
+  for (uint32_t i = 0; i < ops->size(); ++i) {
+    const schema::Operator* op = ops->Get(i);
+    const int32_t index = static_cast<int32_t>(i);
+    if (op == nullptr || op->inputs() == nullptr || op->outputs() == nullptr) {
+      return fail(Status::kInvalidModel, FLOE_MSG("operator lacks inputs or outputs"), index);
+    }
+    const OpKernel* kernel = find_kernel(op->opcode());
+    if (kernel == nullptr) {
+      return fail(Status::kUnsupportedOp, FLOE_MSG("operator code not supported by this runtime"),
+                  index);
+    }
+    if (op->options_type() != kernel->options) {
+      return fail(Status::kInvalidModel, FLOE_MSG("operator options do not match its opcode"),
+                  index);
+    }
+    for (int32_t t : *op->inputs()) {
+      if (t < -1 || t >= tensor_count) {
+        return fail(Status::kInvalidModel, FLOE_MSG("operator input index out of range"), index, t);
+      }
+    }
+    for (int32_t t : *op->outputs()) {
+      if (t < 0 || t >= tensor_count) {
+        return fail(Status::kInvalidModel, FLOE_MSG("operator output index out of range"), index,
+                    t);
+      }
+      if (model_->tensors()->Get(static_cast<uint32_t>(t))->is_constant()) {
+        return fail(Status::kInvalidModel, FLOE_MSG("operator writes a constant tensor"), index, t);
+      }
+    }
+  }
+  return Status::kOk;
+}
+
+Status Model::validate_io() {
+  const int64_t tensor_count = static_cast<int64_t>(tensor_count_);
+  for (const auto* list : {model_->inputs(), model_->outputs()}) {
+    for (int32_t t : *list) {
+      if (t < 0 || t >= tensor_count) {
+        return fail(Status::kInvalidModel, FLOE_MSG("model input/output index out of range"), -1,
+                    t);
+      }
+    }
+  }
+  for (int32_t t : *model_->inputs()) {
+    if (model_->tensors()->Get(static_cast<uint32_t>(t))->is_constant()) {
+      return fail(Status::kInvalidModel, FLOE_MSG("model input is a constant tensor"), -1, t);
+    }
+  }
+  return Status::kOk;
+}
+
+bool Model::is_constant(size_t index) const {
+  return model_->tensors()->Get(static_cast<uint32_t>(index))->is_constant();
+}
+
+uint64_t Model::tensor_offset(size_t index) const {
+  return model_->tensors()->Get(static_cast<uint32_t>(index))->offset();
+}
+
+TensorView Model::tensor(size_t index) const {
+  const schema::Tensor* t = model_->tensors()->Get(static_cast<uint32_t>(index));
+  TensorView view;
+  view.name = t->name() ? t->name()->c_str() : "";
+  view.dtype = static_cast<DType>(t->dtype());
+  if (const auto* shape = t->shape()) {
+    view.shape.dims = shape->data();
+    view.shape.rank = static_cast<int32_t>(shape->size());
+  }
+  view.bytes = static_cast<size_t>(t->size());
+  view.data = t->is_constant() ? const_cast<uint8_t*>(constants_ + t->offset()) : nullptr;
+  return view;
+}
+
+}  // namespace floe

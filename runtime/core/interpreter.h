@@ -1,0 +1,67 @@
+// SPDX-License-Identifier: Apache-2.0
+// floe::Interpreter runs a validated Model inside one caller-provided arena.
+//
+//   arena (caller-owned, 16-byte aligned, >= model.arena_size() bytes)
+//   +-----------------------------------------------+
+//   | planned activations (offsets from the model)  |
+//   +-----------------------------------------------+
+//
+// Every offset was fixed by the converter; the interpreter only binds pointers
+// and calls kernels. It allocates nothing and never touches memory outside the
+// arena and the model buffer. Not thread-safe; one Invoke() at a time.
+#pragma once
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "runtime/core/model.h"
+#include "runtime/core/status.h"
+#include "runtime/core/tensor.h"
+
+namespace floe {
+
+class Interpreter {
+ public:
+  Interpreter(const Model& model, void* arena, size_t arena_bytes);
+
+  // Checks the arena (size, alignment) and validates every op's tensors.
+  [[nodiscard]] Status Init();
+  // Runs every operator in order.
+  [[nodiscard]] Status Invoke();
+
+  size_t input_count() const;
+  size_t output_count() const;
+  // Views of the model's inputs (write before Invoke) and outputs.
+  TensorView input(size_t i) const;
+  TensorView output(size_t i) const;
+  // Index of the input/output whose tensor is `name` ("x" matches "x:0"); -1 if none.
+  int input_index(const char* name) const;
+  int output_index(const char* name) const;
+
+  // Any tensor (for tools that dump intermediates). Valid after Invoke().
+  size_t tensor_count() const { return model_.tensor_count(); }
+  TensorView tensor(size_t index) const;
+
+  // Called after each operator when set (profiling, intermediate dumps).
+  using OpObserver = void (*)(void* user, size_t op_index, const char* op_name);
+  void set_observer(OpObserver observer, void* user) {
+    observer_ = observer;
+    observer_user_ = user;
+  }
+
+  const Error& error() const { return error_; }
+
+ private:
+  Status fail(Status status, const char* message, int32_t op = -1);
+  int find_io(const void* list, const char* name) const;
+
+  const Model& model_;
+  uint8_t* arena_;
+  size_t arena_bytes_;
+  bool initialized_ = false;
+  OpObserver observer_ = nullptr;
+  void* observer_user_ = nullptr;
+  Error error_;
+};
+
+}  // namespace floe

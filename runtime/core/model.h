@@ -1,0 +1,63 @@
+// SPDX-License-Identifier: Apache-2.0
+// floe::Model: a validated view of a .floe buffer. Load() is the trust boundary:
+// it runs the FlatBuffers verifier, then checks every index, offset, size and
+// shape product (overflow-safe) so nothing after it needs to. The buffer is
+// used in place and must outlive the Model; constants are never copied.
+#pragma once
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "runtime/core/status.h"
+#include "runtime/core/tensor.h"
+
+namespace floe {
+
+namespace schema {
+struct Model;
+struct Tensor;
+}  // namespace schema
+
+// The newest format version this runtime understands (schemas/floe.fbs).
+constexpr uint32_t kSchemaVersion = 1;
+// Constants and arena offsets are aligned to this (SIMD loads, XNNPACK).
+constexpr size_t kTensorAlignment = 16;
+
+class Model {
+ public:
+  Model() = default;
+
+  // Validates `data` (which must be 16-byte aligned and stay alive).
+  [[nodiscard]] Status Load(const void* data, size_t size);
+
+  bool loaded() const { return model_ != nullptr; }
+  const schema::Model* schema() const { return model_; }
+  uint64_t arena_size() const { return arena_size_; }
+  size_t tensor_count() const { return tensor_count_; }
+  size_t operator_count() const { return operator_count_; }
+
+  // Describes tensor `index` (data = nullptr for arena tensors; the
+  // interpreter binds those).
+  TensorView tensor(size_t index) const;
+  bool is_constant(size_t index) const;
+  uint64_t tensor_offset(size_t index) const;
+
+  const Error& error() const { return error_; }
+
+ private:
+  Status fail(Status status, const char* message, int32_t op = -1, int32_t tensor = -1);
+  Status validate_tensors();
+  Status validate_operators();
+  Status validate_io();
+
+  const schema::Model* model_ = nullptr;
+  const uint8_t* buffer_ = nullptr;
+  const uint8_t* constants_ = nullptr;
+  uint64_t constants_size_ = 0;
+  uint64_t arena_size_ = 0;
+  size_t tensor_count_ = 0;
+  size_t operator_count_ = 0;
+  Error error_;
+};
+
+}  // namespace floe
