@@ -1,0 +1,70 @@
+// SPDX-License-Identifier: Apache-2.0
+// Graph construction: index node names, resolve input strings to edges.
+#include "converter/ir/graph.h"
+
+#include <algorithm>
+
+#include "converter/frontend/graphdef/attrs.h"
+#include "converter/ir/error.h"
+
+namespace floe::conv {
+
+Graph::Graph(const tfproto::GraphDef& graph, std::string source) : source_(std::move(source)) {
+  nodes_.reserve(static_cast<size_t>(graph.node_size()));
+  for (const auto& def : graph.node()) {
+    if (index_.count(def.name())) {
+      throw ConvertError(source_ + ": node '" + def.name() + "' is defined twice");
+    }
+    index_[def.name()] = static_cast<int>(nodes_.size());
+    Node node;
+    node.def = def;
+    nodes_.push_back(std::move(node));
+  }
+  for (Node& node : nodes_) {
+    for (const std::string& input : node.def.input()) {
+      const InputRef ref = parse_input(input);
+      const int producer = find(ref.node);
+      if (producer < 0) {
+        throw ConvertError(source_ + ": node '" + node.name() + "' (op " + node.op() +
+                           ") reads '" + input + "', but the graph has no node '" + ref.node + "'");
+      }
+      if (ref.control) {
+        node.control_inputs.push_back(producer);
+      } else {
+        node.inputs.push_back(TensorRef{producer, ref.port});
+      }
+    }
+  }
+}
+
+int Graph::find(const std::string& name) const {
+  const auto it = index_.find(name);
+  return it == index_.end() ? -1 : it->second;
+}
+
+TensorRef Graph::resolve_tensor(const std::string& tensor_name) const {
+  const InputRef ref = parse_input(tensor_name);
+  if (ref.control || ref.node.empty()) {
+    throw ConvertError(source_ + ": '" + tensor_name + "' is not a tensor name (use node or node:k)");
+  }
+  const int node = find(ref.node);
+  if (node < 0) {
+    // Suggest nodes whose name contains the query, so typos are quick to fix.
+    std::string hint;
+    int shown = 0;
+    for (const Node& n : nodes_) {
+      if (n.name().find(ref.node) != std::string::npos && shown < 5) {
+        hint += (shown++ ? ", " : "") + n.name();
+      }
+    }
+    throw ConvertError(source_ + ": no node named '" + ref.node + "'" +
+                       (hint.empty() ? std::string() : " (did you mean: " + hint + "?)"));
+  }
+  return TensorRef{node, ref.port};
+}
+
+std::string Graph::tensor_name(TensorRef ref) const {
+  return node(ref.node).name() + ":" + std::to_string(ref.port);
+}
+
+}  // namespace floe::conv

@@ -1,0 +1,65 @@
+// SPDX-License-Identifier: Apache-2.0
+// The TensorFlow graph as the converter edits it: NodeDefs with their input
+// strings resolved to (node, port) edges and control edges. Node order is the
+// file's order (not necessarily topological); removed nodes stay in place,
+// flagged, so indices are stable across passes.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "converter/ir/host_tensor.h"
+#include "converter/proto/tf_subset.pb.h"
+
+namespace floe::conv {
+
+// One output of one node: TF's "node:port".
+struct TensorRef {
+  int node = -1;
+  int port = 0;
+  bool operator==(const TensorRef& o) const { return node == o.node && port == o.port; }
+  bool operator<(const TensorRef& o) const {
+    return node != o.node ? node < o.node : port < o.port;
+  }
+};
+
+struct Node {
+  tfproto::NodeDef def;
+  std::vector<TensorRef> inputs;    // data inputs, in order
+  std::vector<int> control_inputs;  // "^name" dependencies
+  // Set by freezing: the variable's value (the node then acts as a Const).
+  std::shared_ptr<const HostTensor> frozen_value;
+  bool removed = false;
+
+  const std::string& name() const { return def.name(); }
+  const std::string& op() const { return def.op(); }
+};
+
+class Graph {
+ public:
+  // Resolves every input string; a reference to a missing node is an error
+  // naming both nodes and `source` (the file the graph came from).
+  Graph(const tfproto::GraphDef& graph, std::string source);
+
+  size_t size() const { return nodes_.size(); }
+  Node& node(int index) { return nodes_[static_cast<size_t>(index)]; }
+  const Node& node(int index) const { return nodes_[static_cast<size_t>(index)]; }
+  const std::string& source() const { return source_; }
+
+  // -1 when absent.
+  int find(const std::string& name) const;
+  // Parses "name" / "name:k" (a leading '^' is not allowed); throws when the
+  // node does not exist, listing close matches.
+  TensorRef resolve_tensor(const std::string& tensor_name) const;
+  // Canonical TF name: "node:k".
+  std::string tensor_name(TensorRef ref) const;
+
+ private:
+  std::vector<Node> nodes_;
+  std::unordered_map<std::string, int> index_;
+  std::string source_;
+};
+
+}  // namespace floe::conv

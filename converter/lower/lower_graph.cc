@@ -1,0 +1,208 @@
+// SPDX-License-Identifier: Apache-2.0
+// Lowering driver (see lower_graph.h). Per node, in topological order:
+//   1. infer output dtypes/shapes (handlers may compute values, e.g. Shape);
+//   2. if every input is constant, fold: lower into a scratch model and run it
+//      through the runtime's reference kernels;
+//   3. otherwise lower into the model being built.
+#include "converter/lower/lower_graph.h"
+
+#include <map>
+
+#include "converter/ir/error.h"
+#include "converter/lower/op_registry.h"
+#include "converter/lower/run_lowered.h"
+
+namespace floe::conv {
+namespace {
+
+std::vector<int> topological_order(const Graph& graph, const std::vector<bool>& keep) {
+  std::vector<int> pending(graph.size(), 0);
+  std::vector<std::vector<int>> users(graph.size());
+  for (size_t n = 0; n < graph.size(); ++n) {
+    if (!keep[n]) continue;
+    for (const TensorRef& in : graph.node(static_cast<int>(n)).inputs) {
+      if (keep[static_cast<size_t>(in.node)]) {
+        ++pending[n];
+        users[static_cast<size_t>(in.node)].push_back(static_cast<int>(n));
+      }
+    }
+  }
+  std::vector<int> order;
+  for (size_t n = 0; n < graph.size(); ++n) {
+    if (keep[n] && pending[n] == 0) order.push_back(static_cast<int>(n));
+  }
+  for (size_t i = 0; i < order.size(); ++i) {
+    for (int user : users[static_cast<size_t>(order[i])]) {
+      if (--pending[static_cast<size_t>(user)] == 0) order.push_back(user);
+    }
+  }
+  for (size_t n = 0; n < graph.size(); ++n) {
+    if (keep[n] && pending[n] > 0) {
+      const Node& node = graph.node(static_cast<int>(n));
+      throw ConvertError(graph.source() + ": node '" + node.name() + "' (op " + node.op() +
+                         ") is on a cycle; TF1 while loops are not supported yet");
+    }
+  }
+  return order;
+}
+
+}  // namespace
+
+void check_supported_ops(const Graph& graph, const std::vector<bool>& keep) {
+  std::map<std::string, std::vector<std::string>> unsupported;
+  size_t count = 0;
+  for (size_t n = 0; n < graph.size(); ++n) {
+    const Node& node = graph.node(static_cast<int>(n));
+    if (keep[n] && find_handler(node.op()) == nullptr) {
+      unsupported[node.op()].push_back(node.name());
+      ++count;
+    }
+  }
+  if (unsupported.empty()) return;
+  std::string message = graph.source() + ": " + std::to_string(count) +
+                        " node(s) use ops floe does not support:";
+  for (const auto& [op, nodes] : unsupported) {
+    message += "\n  " + op + " x" + std::to_string(nodes.size()) + ": ";
+    for (size_t i = 0; i < nodes.size() && i < 5; ++i) message += (i ? ", " : "") + nodes[i];
+    if (nodes.size() > 5) message += ", ...";
+  }
+  throw ConvertError(message);
+}
+
+LoweredModel lower_graph(const Graph& graph, const std::vector<bool>& keep,
+                         const std::vector<Feed>& feeds, const std::vector<TensorRef>& fetches,
+                         LowerStats* stats) {
+  LowerStats local_stats;
+  LowerStats& st = stats ? *stats : local_stats;
+  LoweredModel model;
+
+  std::map<TensorRef, std::pair<TensorInfo, int>> fed;
+  for (const Feed& feed : feeds) {
+    Value v;
+    v.name = graph.tensor_name(feed.ref);
+    v.dtype = feed.dtype;
+    v.shape = feed.shape;
+    const int id = model.add_value(std::move(v));
+    model.inputs.push_back(id);
+    fed[feed.ref] = {TensorInfo{feed.dtype, feed.shape, nullptr}, id};
+  }
+
+  std::vector<std::vector<TensorInfo>> infos(graph.size());
+  std::vector<std::vector<int>> values(graph.size());
+  auto info_of = [&](const Node& user, const TensorRef& ref) -> const TensorInfo* {
+    const auto f = fed.find(ref);
+    if (f != fed.end()) return &f->second.first;
+    const auto& outs = infos[static_cast<size_t>(ref.node)];
+    if (ref.port < 0 || ref.port >= static_cast<int>(outs.size())) {
+      throw ConvertError(graph.source() + ": node '" + user.name() + "' reads '" +
+                         graph.tensor_name(ref) + "', but that node has only " +
+                         std::to_string(outs.size()) + " output(s)");
+    }
+    return &outs[static_cast<size_t>(ref.port)];
+  };
+
+  for (int n : topological_order(graph, keep)) {
+    const Node& node = graph.node(n);
+    // A fed placeholder is a model input already; nothing to infer or lower.
+    if (fed.count(TensorRef{n, 0}) && node.def.input_size() == 0 &&
+        (node.op() == "Placeholder" || node.op() == "PlaceholderV2")) {
+      continue;
+    }
+    const OpHandler* handler = find_handler(node.op());
+    if (handler == nullptr) check_supported_ops(graph, keep);  // throws the full list
+    std::vector<const TensorInfo*> inputs;
+    bool inputs_constant = !node.inputs.empty();
+    for (const TensorRef& in : node.inputs) {
+      inputs.push_back(info_of(node, in));
+      inputs_constant = inputs_constant && inputs.back()->value != nullptr;
+    }
+    std::vector<TensorInfo> outs = handler->infer(NodeContext(graph, node, inputs));
+    bool outputs_constant = true;
+    for (const TensorInfo& o : outs) outputs_constant = outputs_constant && o.value != nullptr;
+
+    if (!outputs_constant && inputs_constant && handler->lower != nullptr) {
+      // Fold: run this node alone on its constant inputs.
+      LoweredModel scratch;
+      LowerContext ctx(graph, node, inputs, outs, scratch, std::vector<int>(inputs.size(), -1));
+      handler->lower(ctx);
+      for (size_t port = 0; port < outs.size(); ++port) {
+        scratch.outputs.push_back(ctx.output_value(static_cast<int>(port)));
+      }
+      std::vector<HostTensor> results =
+          run_lowered(scratch, graph.source() + ": node '" + node.name() + "' (op " + node.op() + ")");
+      for (size_t port = 0; port < outs.size(); ++port) {
+        outs[port].value = std::make_shared<const HostTensor>(std::move(results[port]));
+      }
+      outputs_constant = true;
+      ++st.folded_nodes;
+    }
+    infos[static_cast<size_t>(n)] = std::move(outs);
+    if (outputs_constant) continue;
+
+    std::vector<int> input_values;
+    for (const TensorRef& in : node.inputs) {
+      const auto f = fed.find(in);
+      if (f != fed.end()) {
+        input_values.push_back(f->second.second);
+      } else {
+        const auto& vs = values[static_cast<size_t>(in.node)];
+        input_values.push_back(static_cast<size_t>(in.port) < vs.size() ? vs[static_cast<size_t>(in.port)] : -1);
+      }
+    }
+    LowerContext ctx(graph, node, inputs, infos[static_cast<size_t>(n)], model, input_values);
+    const size_t ops_before = model.ops.size();
+    handler->lower(ctx);
+    if (model.ops.size() == ops_before) ++st.aliased_nodes;
+    values[static_cast<size_t>(n)] = ctx.output_values();
+  }
+
+  // Fetches become outputs, named as TensorFlow names them.
+  for (const TensorRef& ref : fetches) {
+    const std::string name = graph.tensor_name(ref);
+    int id = -1;
+    const auto f = fed.find(ref);
+    if (f != fed.end()) {
+      id = f->second.second;
+    } else {
+      const auto& vs = values[static_cast<size_t>(ref.node)];
+      if (static_cast<size_t>(ref.port) < vs.size()) id = vs[static_cast<size_t>(ref.port)];
+      if (id < 0) {
+        const TensorInfo* info = info_of(graph.node(ref.node), ref);
+        if (!info->value) throw ConvertError("internal error: fetch '" + name + "' has no value");
+        Value v;
+        v.name = name;
+        v.dtype = info->dtype;
+        v.shape = info->shape;
+        v.constant = info->value;
+        id = model.add_value(std::move(v));
+      }
+    }
+    Value& value = model.values[static_cast<size_t>(id)];
+    if (value.name != name) {
+      bool shared = value.is_constant();
+      for (int v : model.inputs) shared = shared || v == id;
+      for (int v : model.outputs) shared = shared || v == id;
+      if (shared) {
+        // The fetch is another name for an input/constant/output: copy it.
+        Value copy;
+        copy.name = name;
+        copy.dtype = value.dtype;
+        copy.shape = value.shape;
+        const int copy_id = model.add_value(std::move(copy));
+        LoweredOp op;
+        op.opcode = schema::OpCode::RESHAPE;
+        op.inputs = {id};
+        op.outputs = {copy_id};
+        op.node_name = graph.node(ref.node).name();
+        model.ops.push_back(std::move(op));
+        id = copy_id;
+      } else {
+        value.name = name;
+      }
+    }
+    model.outputs.push_back(id);
+  }
+  return model;
+}
+
+}  // namespace floe::conv

@@ -1,0 +1,34 @@
+// SPDX-License-Identifier: Apache-2.0
+// The lowering driver: shape/dtype inference, constant folding and lowering
+// of the pruned, frozen graph into floe operators, in one topological walk.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "converter/ir/graph.h"
+#include "converter/ir/lowered.h"
+
+namespace floe::conv {
+
+// A tensor the caller feeds: it becomes a model input.
+struct Feed {
+  TensorRef ref;
+  DType dtype = DType::kInvalid;
+  std::vector<int64_t> shape;  // fully known
+};
+
+struct LowerStats {
+  int folded_nodes = 0;   // nodes evaluated at conversion time through the kernels
+  int aliased_nodes = 0;  // Identity-like nodes that became no-ops
+};
+
+// Throws one ConvertError listing every kept node whose op floe cannot convert,
+// with counts per op.
+void check_supported_ops(const Graph& graph, const std::vector<bool>& keep);
+
+LoweredModel lower_graph(const Graph& graph, const std::vector<bool>& keep,
+                         const std::vector<Feed>& feeds, const std::vector<TensorRef>& fetches,
+                         LowerStats* stats = nullptr);
+
+}  // namespace floe::conv

@@ -1,0 +1,236 @@
+// SPDX-License-Identifier: Apache-2.0
+// Neural-network TF ops: MatMul, Conv2D, DepthwiseConv2dNative, MaxPool,
+// AvgPool, Softmax. Window geometry (SAME/VALID/EXPLICIT padding) is resolved
+// here, once, into explicit pads the kernels consume.
+#include "converter/frontend/graphdef/attrs.h"
+#include "converter/lower/op_registry.h"
+
+namespace floe::conv {
+namespace {
+
+std::vector<TensorInfo> infer_matmul(const NodeContext& ctx) {
+  ctx.expect_inputs(2, 2);
+  ctx.expect_rank(0, 2);
+  ctx.expect_rank(1, 2);
+  const bool ta = attr_bool(ctx.node().def, "transpose_a", false);
+  const bool tb = attr_bool(ctx.node().def, "transpose_b", false);
+  const auto &a = ctx.input(0).shape, &b = ctx.input(1).shape;
+  const int64_t m = ta ? a[1] : a[0], ka = ta ? a[0] : a[1];
+  const int64_t kb = tb ? b[1] : b[0], n = tb ? b[0] : b[1];
+  if (ka != kb) {
+    ctx.fail("inner dimensions differ: " + shape_to_string(a) + (ta ? "^T" : "") + " x " +
+             shape_to_string(b) + (tb ? "^T" : ""));
+  }
+  if (ctx.input(0).dtype != ctx.input(1).dtype) ctx.fail("input dtypes differ");
+  return {TensorInfo{ctx.input(0).dtype, {m, n}, nullptr}};
+}
+
+void require_f32(LowerContext& ctx) {
+  if (ctx.output_info(0).dtype != DType::kFloat32) {
+    ctx.fail(std::string("dtype ") + dtype_name(ctx.output_info(0).dtype) +
+             " is not supported (float32 only)");
+  }
+}
+
+void lower_matmul(LowerContext& ctx) {
+  require_f32(ctx);
+  const bool ta = attr_bool(ctx.node().def, "transpose_a", false);
+  const bool tb = attr_bool(ctx.node().def, "transpose_b", false);
+  ctx.add_op(schema::OpCode::MATMUL, {ctx.input_value(0), ctx.input_value(1)},
+             {ctx.output_value(0)}, schema::OpOptions::MatMulOptions,
+             [ta, tb](flatbuffers::FlatBufferBuilder& b) {
+               return schema::CreateMatMulOptions(b, ta, tb).Union();
+             });
+}
+
+// Resolved geometry of one spatial dimension.
+struct Axis {
+  int64_t out = 0, pad_before = 0, pad_after = 0;
+};
+
+// TF's rules: VALID: out = ceil((in - eff_k + 1) / s); SAME: out = ceil(in / s), total
+// pad = max((out - 1) * s + eff_k - in, 0) with the odd pixel after (bottom/right).
+Axis resolve_axis(const NodeContext& ctx, const std::string& padding, int64_t in, int64_t k,
+                  int64_t stride, int64_t dilation, int64_t explicit_before,
+                  int64_t explicit_after) {
+  const int64_t eff_k = (k - 1) * dilation + 1;
+  Axis a;
+  if (padding == "VALID") {
+    if (in < eff_k) ctx.fail("VALID window larger than input");
+    a.out = (in - eff_k) / stride + 1;
+  } else if (padding == "SAME") {
+    a.out = (in + stride - 1) / stride;
+    const int64_t total = std::max<int64_t>((a.out - 1) * stride + eff_k - in, 0);
+    a.pad_before = total / 2;
+    a.pad_after = total - a.pad_before;
+  } else if (padding == "EXPLICIT") {
+    a.pad_before = explicit_before;
+    a.pad_after = explicit_after;
+    const int64_t padded = in + explicit_before + explicit_after;
+    if (padded < eff_k) ctx.fail("EXPLICIT padding leaves a window larger than the input");
+    a.out = (padded - eff_k) / stride + 1;
+  } else {
+    ctx.fail("unknown padding '" + padding + "'");
+  }
+  return a;
+}
+
+// Spatial parameters shared by conv, depthwise and pooling (NHWC only).
+struct Window {
+  int64_t kh = 1, kw = 1, sh = 1, sw = 1, dh = 1, dw = 1;
+  Axis h, w;
+};
+
+std::vector<int64_t> four_ints(const NodeContext& ctx, const char* name, int64_t fallback) {
+  std::vector<int64_t> v = attr_ints(ctx.node().def, name);
+  if (v.empty()) v.assign(4, fallback);
+  if (v.size() != 4) ctx.fail(std::string("attr '") + name + "' must have 4 values");
+  return v;
+}
+
+void require_nhwc(const NodeContext& ctx) {
+  const std::string format = attr_string(ctx.node().def, "data_format", "NHWC");
+  if (format != "NHWC") ctx.fail("data_format " + format + " is not supported yet (NHWC only)");
+}
+
+Window resolve_window(const NodeContext& ctx, int64_t kh, int64_t kw) {
+  require_nhwc(ctx);
+  const auto& in = ctx.input(0).shape;
+  const std::vector<int64_t> strides = four_ints(ctx, "strides", 1);
+  const std::vector<int64_t> dilations = four_ints(ctx, "dilations", 1);
+  if (strides[0] != 1 || strides[3] != 1) ctx.fail("strides over batch or channels are not supported");
+  const std::string padding = attr_string(ctx.node().def, "padding", "");
+  std::vector<int64_t> explicit_pads = attr_ints(ctx.node().def, "explicit_paddings");
+  if (padding == "EXPLICIT" && explicit_pads.size() != 8) {
+    ctx.fail("EXPLICIT padding needs 8 explicit_paddings values");
+  }
+  explicit_pads.resize(8, 0);
+  Window w;
+  w.kh = kh;
+  w.kw = kw;
+  w.sh = strides[1];
+  w.sw = strides[2];
+  w.dh = dilations[1];
+  w.dw = dilations[2];
+  if (w.sh < 1 || w.sw < 1 || w.dh < 1 || w.dw < 1) ctx.fail("strides/dilations must be >= 1");
+  w.h = resolve_axis(ctx, padding, in[1], kh, w.sh, w.dh, explicit_pads[2], explicit_pads[3]);
+  w.w = resolve_axis(ctx, padding, in[2], kw, w.sw, w.dw, explicit_pads[4], explicit_pads[5]);
+  return w;
+}
+
+std::vector<TensorInfo> infer_conv2d(const NodeContext& ctx) {
+  ctx.expect_inputs(2, 2);
+  ctx.expect_rank(0, 4);
+  ctx.expect_rank(1, 4);
+  const auto &in = ctx.input(0).shape, &f = ctx.input(1).shape;
+  if (f[2] != in[3]) {
+    ctx.fail("filter " + shape_to_string(f) + " expects " + std::to_string(f[2]) +
+             " input channels, input " + shape_to_string(in) + " has " + std::to_string(in[3]));
+  }
+  const Window w = resolve_window(ctx, f[0], f[1]);
+  return {TensorInfo{ctx.input(0).dtype, {in[0], w.h.out, w.w.out, f[3]}, nullptr}};
+}
+
+void lower_conv2d(LowerContext& ctx) {
+  require_f32(ctx);
+  const auto& f = ctx.input(1).shape;
+  const Window w = resolve_window(ctx, f[0], f[1]);
+  ctx.add_op(schema::OpCode::CONV2D, {ctx.input_value(0), ctx.input_value(1)},
+             {ctx.output_value(0)}, schema::OpOptions::Conv2DOptions,
+             [w](flatbuffers::FlatBufferBuilder& b) {
+               return schema::CreateConv2DOptions(
+                          b, static_cast<int32_t>(w.sh), static_cast<int32_t>(w.sw),
+                          static_cast<int32_t>(w.dh), static_cast<int32_t>(w.dw),
+                          static_cast<int32_t>(w.h.pad_before), static_cast<int32_t>(w.w.pad_before),
+                          static_cast<int32_t>(w.h.pad_after), static_cast<int32_t>(w.w.pad_after))
+                   .Union();
+             });
+}
+
+std::vector<TensorInfo> infer_depthwise(const NodeContext& ctx) {
+  ctx.expect_inputs(2, 2);
+  ctx.expect_rank(0, 4);
+  ctx.expect_rank(1, 4);
+  const auto &in = ctx.input(0).shape, &f = ctx.input(1).shape;
+  if (f[2] != in[3]) ctx.fail("filter channels do not match input channels");
+  const Window w = resolve_window(ctx, f[0], f[1]);
+  return {TensorInfo{ctx.input(0).dtype, {in[0], w.h.out, w.w.out, in[3] * f[3]}, nullptr}};
+}
+
+void lower_depthwise(LowerContext& ctx) {
+  require_f32(ctx);
+  const auto& f = ctx.input(1).shape;
+  const Window w = resolve_window(ctx, f[0], f[1]);
+  const int32_t multiplier = static_cast<int32_t>(f[3]);
+  ctx.add_op(schema::OpCode::DEPTHWISE_CONV2D, {ctx.input_value(0), ctx.input_value(1)},
+             {ctx.output_value(0)}, schema::OpOptions::DepthwiseConv2DOptions,
+             [w, multiplier](flatbuffers::FlatBufferBuilder& b) {
+               return schema::CreateDepthwiseConv2DOptions(
+                          b, static_cast<int32_t>(w.sh), static_cast<int32_t>(w.sw),
+                          static_cast<int32_t>(w.dh), static_cast<int32_t>(w.dw),
+                          static_cast<int32_t>(w.h.pad_before), static_cast<int32_t>(w.w.pad_before),
+                          static_cast<int32_t>(w.h.pad_after), static_cast<int32_t>(w.w.pad_after),
+                          multiplier)
+                   .Union();
+             });
+}
+
+Window pool_window(const NodeContext& ctx) {
+  const std::vector<int64_t> ksize = four_ints(ctx, "ksize", 1);
+  if (ksize[0] != 1 || ksize[3] != 1) ctx.fail("pooling over batch or channels is not supported");
+  return resolve_window(ctx, ksize[1], ksize[2]);
+}
+
+std::vector<TensorInfo> infer_pool(const NodeContext& ctx) {
+  ctx.expect_inputs(1, 1);
+  ctx.expect_rank(0, 4);
+  const auto& in = ctx.input(0).shape;
+  const Window w = pool_window(ctx);
+  return {TensorInfo{ctx.input(0).dtype, {in[0], w.h.out, w.w.out, in[3]}, nullptr}};
+}
+
+template <schema::OpCode kCode>
+void lower_pool(LowerContext& ctx) {
+  require_f32(ctx);
+  const Window w = pool_window(ctx);
+  ctx.add_op(kCode, {ctx.input_value(0)}, {ctx.output_value(0)}, schema::OpOptions::Pool2DOptions,
+             [w](flatbuffers::FlatBufferBuilder& b) {
+               return schema::CreatePool2DOptions(
+                          b, static_cast<int32_t>(w.kh), static_cast<int32_t>(w.kw),
+                          static_cast<int32_t>(w.sh), static_cast<int32_t>(w.sw),
+                          static_cast<int32_t>(w.h.pad_before), static_cast<int32_t>(w.w.pad_before),
+                          static_cast<int32_t>(w.h.pad_after), static_cast<int32_t>(w.w.pad_after))
+                   .Union();
+             });
+}
+
+std::vector<TensorInfo> infer_softmax(const NodeContext& ctx) {
+  ctx.expect_inputs(1, 1);
+  if (ctx.input(0).shape.empty()) ctx.fail("softmax input must have rank >= 1");
+  return {TensorInfo{ctx.input(0).dtype, ctx.input(0).shape, nullptr}};
+}
+
+void lower_softmax(LowerContext& ctx) {
+  require_f32(ctx);
+  ctx.add_op(schema::OpCode::SOFTMAX, {ctx.input_value(0)}, {ctx.output_value(0)},
+             schema::OpOptions::SoftmaxOptions, [](flatbuffers::FlatBufferBuilder& b) {
+               return schema::CreateSoftmaxOptions(b, 1.0f).Union();
+             });
+}
+
+}  // namespace
+
+const std::vector<OpHandler>& nn_handlers() {
+  using schema::OpCode;
+  static const std::vector<OpHandler> handlers = {
+      {"MatMul", infer_matmul, lower_matmul},
+      {"Conv2D", infer_conv2d, lower_conv2d},
+      {"DepthwiseConv2dNative", infer_depthwise, lower_depthwise},
+      {"MaxPool", infer_pool, lower_pool<OpCode::MAX_POOL2D>},
+      {"AvgPool", infer_pool, lower_pool<OpCode::AVG_POOL2D>},
+      {"Softmax", infer_softmax, lower_softmax},
+  };
+  return handlers;
+}
+
+}  // namespace floe::conv

@@ -1,0 +1,173 @@
+// SPDX-License-Identifier: Apache-2.0
+// Handler lookup and the node contexts handlers work through.
+#include "converter/lower/op_registry.h"
+
+#include <unordered_map>
+
+#include "converter/frontend/checkpoint/tf_dtype.h"
+#include "converter/frontend/graphdef/attrs.h"
+#include "converter/ir/error.h"
+
+namespace floe::conv {
+
+TensorInfo TensorInfo::of(std::shared_ptr<const HostTensor> value) {
+  TensorInfo info;
+  info.dtype = value->dtype;
+  info.shape = value->shape;
+  info.value = std::move(value);
+  return info;
+}
+
+const TensorInfo& NodeContext::input(int i) const {
+  if (i < 0 || i >= input_count()) {
+    fail("expects at least " + std::to_string(i + 1) + " inputs, has " +
+         std::to_string(input_count()));
+  }
+  return *inputs_[static_cast<size_t>(i)];
+}
+
+const HostTensor& NodeContext::constant_input(int i, const char* what) const {
+  const TensorInfo& info = input(i);
+  if (!info.value) {
+    fail(std::string(what) + " (input " + std::to_string(i) + ", '" +
+         graph_.tensor_name(node_.inputs[static_cast<size_t>(i)]) +
+         "') must be known at conversion time; it depends on a graph input");
+  }
+  return *info.value;
+}
+
+std::vector<int64_t> NodeContext::constant_ints(int i, const char* what) const {
+  const HostTensor& t = constant_input(i, what);
+  std::vector<int64_t> out;
+  const int64_t n = t.num_elements();
+  if (t.dtype == DType::kInt32) {
+    for (int64_t k = 0; k < n; ++k) out.push_back(t.as<int32_t>()[k]);
+  } else if (t.dtype == DType::kInt64) {
+    for (int64_t k = 0; k < n; ++k) out.push_back(t.as<int64_t>()[k]);
+  } else {
+    fail(std::string(what) + " must be int32 or int64, got " + dtype_name(t.dtype));
+  }
+  return out;
+}
+
+void NodeContext::expect_inputs(int min, int max) const {
+  if (input_count() < min || input_count() > max) {
+    fail("expects " + (min == max ? std::to_string(min)
+                                  : std::to_string(min) + ".." + std::to_string(max)) +
+         " data inputs, has " + std::to_string(input_count()));
+  }
+}
+
+void NodeContext::expect_rank(int i, int rank) const {
+  if (static_cast<int>(input(i).shape.size()) != rank) {
+    fail("input " + std::to_string(i) + " must have rank " + std::to_string(rank) +
+         ", has shape " + shape_to_string(input(i).shape));
+  }
+}
+
+void NodeContext::fail(const std::string& message) const {
+  throw ConvertError(graph_.source() + ": node '" + node_.name() + "' (op " + node_.op() +
+                     "): " + message);
+}
+
+int LowerContext::input_value(int i) {
+  const TensorInfo& info = input(i);
+  int& value = input_values_[static_cast<size_t>(i)];
+  if (value < 0) {
+    if (!info.value) fail("internal error: input " + std::to_string(i) + " has no value");
+    Value v;
+    v.name = graph().tensor_name(node().inputs[static_cast<size_t>(i)]);
+    v.dtype = info.dtype;
+    v.shape = info.shape;
+    v.constant = info.value;
+    value = model_.add_value(std::move(v));
+  }
+  return value;
+}
+
+int LowerContext::output_value(int port) {
+  int& value = output_values_[static_cast<size_t>(port)];
+  if (value < 0) {
+    const TensorInfo& info = outputs_[static_cast<size_t>(port)];
+    Value v;
+    v.name = node().name() + ":" + std::to_string(port);
+    v.dtype = info.dtype;
+    v.shape = info.shape;
+    value = model_.add_value(std::move(v));
+  }
+  return value;
+}
+
+void LowerContext::alias_output(int port, int value) {
+  output_values_[static_cast<size_t>(port)] = value;
+}
+
+int LowerContext::constant_value(const std::string& suffix, HostTensor tensor) {
+  Value v;
+  v.name = node().name() + "/" + suffix;
+  v.dtype = tensor.dtype;
+  v.shape = tensor.shape;
+  v.constant = std::make_shared<const HostTensor>(std::move(tensor));
+  return model_.add_value(std::move(v));
+}
+
+void LowerContext::add_op(schema::OpCode opcode, std::vector<int> inputs, std::vector<int> outputs,
+                          schema::OpOptions options_type, OptionsBuilder build_options) {
+  LoweredOp op;
+  op.opcode = opcode;
+  op.inputs = std::move(inputs);
+  op.outputs = std::move(outputs);
+  op.options_type = options_type;
+  op.build_options = std::move(build_options);
+  op.node_name = node().name();
+  model_.ops.push_back(std::move(op));
+}
+
+const OpHandler* find_handler(const std::string& tf_op) {
+  static const std::unordered_map<std::string, const OpHandler*> table = [] {
+    std::unordered_map<std::string, const OpHandler*> t;
+    for (const auto* family :
+         {&elementwise_handlers(), &nn_handlers(), &shape_handlers(), &source_handlers()}) {
+      for (const OpHandler& h : *family) t.emplace(h.tf_op, &h);
+    }
+    return t;
+  }();
+  const auto it = table.find(tf_op);
+  return it == table.end() ? nullptr : it->second;
+}
+
+std::vector<int64_t> broadcast_shapes(const NodeContext& ctx, const std::vector<int64_t>& a,
+                                      const std::vector<int64_t>& b) {
+  const size_t rank = std::max(a.size(), b.size());
+  std::vector<int64_t> out(rank);
+  for (size_t i = 0; i < rank; ++i) {
+    const int64_t da = i + a.size() >= rank ? a[i + a.size() - rank] : 1;
+    const int64_t db = i + b.size() >= rank ? b[i + b.size() - rank] : 1;
+    if (da != db && da != 1 && db != 1) {
+      ctx.fail("shapes " + shape_to_string(a) + " and " + shape_to_string(b) +
+               " are not broadcast-compatible");
+    }
+    out[i] = da == 1 ? db : da;
+  }
+  return out;
+}
+
+int64_t normalize_axis(const NodeContext& ctx, int64_t axis, int64_t rank) {
+  const int64_t a = axis < 0 ? axis + rank : axis;
+  if (a < 0 || a >= rank) {
+    ctx.fail("axis " + std::to_string(axis) + " is out of range for rank " + std::to_string(rank));
+  }
+  return a;
+}
+
+DType dtype_attr(const NodeContext& ctx, const char* name) {
+  const int tf_type = attr_type(ctx.node().def, name, 0);
+  const DType t = tf_dtype_to_floe(tf_type);
+  if (t == DType::kInvalid) {
+    ctx.fail(std::string("attr '") + name + "' has dtype " + tf_dtype_name(tf_type) +
+             ", which floe does not support");
+  }
+  return t;
+}
+
+}  // namespace floe::conv

@@ -1,0 +1,110 @@
+// SPDX-License-Identifier: Apache-2.0
+// Per-TensorFlow-op handlers. Each op lives in one place: its shape/dtype
+// inference and its lowering to floe operators sit side by side in the same
+// family file. The driver (lower_graph.cc) walks the graph in topological
+// order, calls infer, folds the node when every input is constant (by running
+// the lowered ops through the runtime's reference kernels), else lowers it.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "converter/ir/graph.h"
+#include "converter/ir/lowered.h"
+
+namespace floe::conv {
+
+// What the converter knows about one TF tensor.
+struct TensorInfo {
+  DType dtype = DType::kInvalid;
+  std::vector<int64_t> shape;                // fully known (the converter resolves every dim)
+  std::shared_ptr<const HostTensor> value;   // set when the tensor is a known constant
+
+  static TensorInfo of(std::shared_ptr<const HostTensor> value);
+};
+
+class NodeContext {
+ public:
+  NodeContext(const Graph& graph, const Node& node, std::vector<const TensorInfo*> inputs)
+      : graph_(graph), node_(node), inputs_(std::move(inputs)) {}
+  virtual ~NodeContext() = default;
+
+  const Node& node() const { return node_; }
+  const Graph& graph() const { return graph_; }
+  int input_count() const { return static_cast<int>(inputs_.size()); }
+  const TensorInfo& input(int i) const;
+  // The constant value of input i; fails naming the node when it is not constant.
+  const HostTensor& constant_input(int i, const char* what) const;
+  // Constant integer vector (int32/int64) input, e.g. a shape or axes.
+  std::vector<int64_t> constant_ints(int i, const char* what) const;
+  // Fails unless input_count() is in [min, max].
+  void expect_inputs(int min, int max) const;
+  void expect_rank(int i, int rank) const;
+
+  // "<file>: node 'x' (op Y): <message>"
+  [[noreturn]] void fail(const std::string& message) const;
+
+ private:
+  const Graph& graph_;
+  const Node& node_;
+  std::vector<const TensorInfo*> inputs_;
+};
+
+class LowerContext : public NodeContext {
+ public:
+  LowerContext(const Graph& graph, const Node& node, std::vector<const TensorInfo*> inputs,
+               const std::vector<TensorInfo>& outputs, LoweredModel& model,
+               std::vector<int> input_values)
+      : NodeContext(graph, node, std::move(inputs)),
+        outputs_(outputs), model_(model), input_values_(std::move(input_values)),
+        output_values_(outputs.size(), -1) {}
+
+  // Value id of data input i (constants become constant values on first use).
+  int input_value(int i);
+  // Value id of output `port`, created on first use from the inferred info.
+  int output_value(int port);
+  // Output `port` is the same tensor as `value` (Identity-like ops: no op emitted).
+  void alias_output(int port, int value);
+  // A new constant value owned by this node (e.g. a reshaped bias).
+  int constant_value(const std::string& suffix, HostTensor tensor);
+
+  void add_op(schema::OpCode opcode, std::vector<int> inputs, std::vector<int> outputs,
+              schema::OpOptions options_type = schema::OpOptions::NONE,
+              OptionsBuilder build_options = {});
+
+  const std::vector<int>& output_values() const { return output_values_; }
+  const TensorInfo& output_info(int port) const { return outputs_[static_cast<size_t>(port)]; }
+
+ private:
+  const std::vector<TensorInfo>& outputs_;
+  LoweredModel& model_;
+  std::vector<int> input_values_;   // -1 = not materialized yet (constant)
+  std::vector<int> output_values_;
+};
+
+using InferFn = std::vector<TensorInfo> (*)(const NodeContext&);
+using LowerFn = void (*)(LowerContext&);
+
+struct OpHandler {
+  const char* tf_op;
+  InferFn infer;
+  LowerFn lower;  // nullptr: the op is always folded at conversion time (Shape, Const, ...)
+};
+
+// nullptr when floe does not support `tf_op`.
+const OpHandler* find_handler(const std::string& tf_op);
+
+// Family tables (one file each).
+const std::vector<OpHandler>& elementwise_handlers();
+const std::vector<OpHandler>& nn_handlers();
+const std::vector<OpHandler>& shape_handlers();
+const std::vector<OpHandler>& source_handlers();
+
+// Shared helpers for handlers.
+std::vector<int64_t> broadcast_shapes(const NodeContext& ctx, const std::vector<int64_t>& a,
+                                      const std::vector<int64_t>& b);
+int64_t normalize_axis(const NodeContext& ctx, int64_t axis, int64_t rank);
+DType dtype_attr(const NodeContext& ctx, const char* name);
+
+}  // namespace floe::conv

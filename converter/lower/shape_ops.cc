@@ -1,0 +1,193 @@
+// SPDX-License-Identifier: Apache-2.0
+// Shape-changing TF ops: Reshape, Squeeze, ExpandDims (all a byte copy with a
+// new shape), ConcatV2, and the Mean reduction. Shape arguments must be known
+// at conversion time: the converter resolves every shape.
+#include <algorithm>
+
+#include "converter/frontend/graphdef/attrs.h"
+#include "converter/lower/op_registry.h"
+
+namespace floe::conv {
+namespace {
+
+// Reshaping a constant needs no kernel: same bytes, new shape.
+TensorInfo with_shape(const TensorInfo& input, std::vector<int64_t> shape) {
+  TensorInfo out{input.dtype, std::move(shape), nullptr};
+  if (input.value) {
+    auto value = std::make_shared<HostTensor>(*input.value);
+    value->shape = out.shape;
+    out.value = std::move(value);
+  }
+  return out;
+}
+
+int64_t element_count(const std::vector<int64_t>& shape) {
+  int64_t n = 1;
+  for (int64_t d : shape) n *= d;
+  return n;
+}
+
+std::vector<TensorInfo> infer_reshape(const NodeContext& ctx) {
+  ctx.expect_inputs(2, 2);
+  std::vector<int64_t> shape = ctx.constant_ints(1, "the target shape");
+  const int64_t total = element_count(ctx.input(0).shape);
+  int64_t known = 1;
+  int unknown = -1;
+  for (size_t i = 0; i < shape.size(); ++i) {
+    if (shape[i] == -1) {
+      if (unknown >= 0) ctx.fail("target shape " + shape_to_string(shape) + " has two -1 dims");
+      unknown = static_cast<int>(i);
+    } else if (shape[i] < 0) {
+      ctx.fail("target shape " + shape_to_string(shape) + " has a negative dim");
+    } else {
+      known *= shape[i];
+    }
+  }
+  if (unknown >= 0) {
+    if (known == 0 || total % known != 0) {
+      ctx.fail("cannot reshape " + shape_to_string(ctx.input(0).shape) + " into " +
+               shape_to_string(shape));
+    }
+    shape[static_cast<size_t>(unknown)] = total / known;
+  } else if (known != total) {
+    ctx.fail("cannot reshape " + shape_to_string(ctx.input(0).shape) + " (" +
+             std::to_string(total) + " elements) into " + shape_to_string(shape));
+  }
+  return {with_shape(ctx.input(0), shape)};
+}
+
+std::vector<TensorInfo> infer_squeeze(const NodeContext& ctx) {
+  ctx.expect_inputs(1, 1);
+  const auto& in = ctx.input(0).shape;
+  const int64_t rank = static_cast<int64_t>(in.size());
+  std::vector<int64_t> dims = attr_ints(ctx.node().def, "squeeze_dims");
+  if (dims.empty()) dims = attr_ints(ctx.node().def, "axis");
+  std::vector<bool> drop(in.size(), false);
+  if (dims.empty()) {
+    for (size_t i = 0; i < in.size(); ++i) drop[i] = in[i] == 1;
+  } else {
+    for (int64_t d : dims) {
+      const int64_t a = normalize_axis(ctx, d, rank);
+      if (in[static_cast<size_t>(a)] != 1) {
+        ctx.fail("cannot squeeze dim " + std::to_string(d) + " of " + shape_to_string(in) +
+                 ": its size is not 1");
+      }
+      drop[static_cast<size_t>(a)] = true;
+    }
+  }
+  std::vector<int64_t> out;
+  for (size_t i = 0; i < in.size(); ++i) {
+    if (!drop[i]) out.push_back(in[i]);
+  }
+  return {with_shape(ctx.input(0), out)};
+}
+
+std::vector<TensorInfo> infer_expand_dims(const NodeContext& ctx) {
+  ctx.expect_inputs(2, 2);
+  const std::vector<int64_t> dim = ctx.constant_ints(1, "the dim argument");
+  if (dim.size() != 1) ctx.fail("dim must hold exactly one value");
+  std::vector<int64_t> shape = ctx.input(0).shape;
+  const int64_t axis = normalize_axis(ctx, dim[0], static_cast<int64_t>(shape.size()) + 1);
+  shape.insert(shape.begin() + axis, 1);
+  return {with_shape(ctx.input(0), shape)};
+}
+
+void lower_reshape(LowerContext& ctx) {
+  ctx.add_op(schema::OpCode::RESHAPE, {ctx.input_value(0)}, {ctx.output_value(0)});
+}
+
+std::vector<TensorInfo> infer_concat(const NodeContext& ctx) {
+  if (ctx.input_count() < 2) ctx.fail("ConcatV2 needs at least one value and an axis");
+  const int n = ctx.input_count() - 1;
+  const std::vector<int64_t> axis_v = ctx.constant_ints(n, "the concat axis");
+  if (axis_v.size() != 1) ctx.fail("axis must be a scalar");
+  std::vector<int64_t> shape = ctx.input(0).shape;
+  const int64_t axis = normalize_axis(ctx, axis_v[0], static_cast<int64_t>(shape.size()));
+  int64_t total = 0;
+  for (int i = 0; i < n; ++i) {
+    const TensorInfo& in = ctx.input(i);
+    if (in.dtype != ctx.input(0).dtype || in.shape.size() != shape.size()) {
+      ctx.fail("input " + std::to_string(i) + " differs in dtype or rank");
+    }
+    for (size_t d = 0; d < shape.size(); ++d) {
+      if (static_cast<int64_t>(d) != axis && in.shape[d] != shape[d]) {
+        ctx.fail("input " + std::to_string(i) + " shape " + shape_to_string(in.shape) +
+                 " differs from " + shape_to_string(shape) + " off the concat axis");
+      }
+    }
+    total += in.shape[static_cast<size_t>(axis)];
+  }
+  shape[static_cast<size_t>(axis)] = total;
+  return {TensorInfo{ctx.input(0).dtype, shape, nullptr}};
+}
+
+void lower_concat(LowerContext& ctx) {
+  const int n = ctx.input_count() - 1;
+  if (n > 64) ctx.fail("concat of more than 64 tensors is not supported yet");
+  const int32_t axis = static_cast<int32_t>(normalize_axis(
+      ctx, ctx.constant_ints(n, "the concat axis")[0],
+      static_cast<int64_t>(ctx.input(0).shape.size())));
+  std::vector<int> inputs;
+  for (int i = 0; i < n; ++i) inputs.push_back(ctx.input_value(i));
+  ctx.add_op(schema::OpCode::CONCAT, inputs, {ctx.output_value(0)},
+             schema::OpOptions::ConcatOptions, [axis](flatbuffers::FlatBufferBuilder& b) {
+               return schema::CreateConcatOptions(b, axis).Union();
+             });
+}
+
+// Sorted, unique, non-negative reduction axes.
+std::vector<int32_t> reduction_axes(const NodeContext& ctx) {
+  const int64_t rank = static_cast<int64_t>(ctx.input(0).shape.size());
+  std::vector<int32_t> axes;
+  for (int64_t a : ctx.constant_ints(1, "the reduction axes")) {
+    axes.push_back(static_cast<int32_t>(normalize_axis(ctx, a, rank)));
+  }
+  std::sort(axes.begin(), axes.end());
+  axes.erase(std::unique(axes.begin(), axes.end()), axes.end());
+  return axes;
+}
+
+std::vector<TensorInfo> infer_mean(const NodeContext& ctx) {
+  ctx.expect_inputs(2, 2);
+  const std::vector<int32_t> axes = reduction_axes(ctx);
+  const bool keep_dims = attr_bool(ctx.node().def, "keep_dims", false);
+  const auto& in = ctx.input(0).shape;
+  std::vector<int64_t> out;
+  for (size_t d = 0; d < in.size(); ++d) {
+    const bool reduced = std::binary_search(axes.begin(), axes.end(), static_cast<int32_t>(d));
+    if (!reduced) {
+      out.push_back(in[d]);
+    } else if (keep_dims) {
+      out.push_back(1);
+    }
+  }
+  return {TensorInfo{ctx.input(0).dtype, out, nullptr}};
+}
+
+void lower_mean(LowerContext& ctx) {
+  const std::vector<int32_t> axes = reduction_axes(ctx);
+  if (ctx.output_info(0).dtype != DType::kFloat32) ctx.fail("Mean supports float32 only");
+  if (axes.empty()) {  // Mean over no axes is the identity.
+    lower_reshape(ctx);
+    return;
+  }
+  ctx.add_op(schema::OpCode::MEAN, {ctx.input_value(0)}, {ctx.output_value(0)},
+             schema::OpOptions::ReduceOptions, [axes](flatbuffers::FlatBufferBuilder& b) {
+               return schema::CreateReduceOptions(b, b.CreateVector(axes), false).Union();
+             });
+}
+
+}  // namespace
+
+const std::vector<OpHandler>& shape_handlers() {
+  static const std::vector<OpHandler> handlers = {
+      {"Reshape", infer_reshape, lower_reshape},
+      {"Squeeze", infer_squeeze, lower_reshape},
+      {"ExpandDims", infer_expand_dims, lower_reshape},
+      {"ConcatV2", infer_concat, lower_concat},
+      {"Mean", infer_mean, lower_mean},
+  };
+  return handlers;
+}
+
+}  // namespace floe::conv

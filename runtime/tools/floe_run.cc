@@ -1,0 +1,154 @@
+// SPDX-License-Identifier: Apache-2.0
+// floe-run: runs a .floe model on the host with inputs from .npy files.
+//   floe-run model.floe --input NAME=file.npy ... [--output-dir DIR] [--print]
+// Each output is written to DIR/<name>.npy ('/' and ':' replaced by '_', a
+// trailing ":0" dropped). Exit 0 on success, 2 on any error.
+#include <CLI/CLI.hpp>
+
+#include <cstdio>
+#include <cstring>
+#include <iostream>
+#include <map>
+
+#include "runtime/core/interpreter.h"
+#include "runtime/tools/model_file.h"
+#include "runtime/tools/npy.h"
+
+namespace {
+
+std::string file_stem(std::string name) {
+  if (name.size() > 2 && name.compare(name.size() - 2, 2, ":0") == 0) name.resize(name.size() - 2);
+  for (char& c : name) {
+    if (c == '/' || c == ':') c = '_';
+  }
+  return name;
+}
+
+std::string shape_string(const floe::Shape& shape) {
+  std::string s = "[";
+  for (int i = 0; i < shape.rank; ++i) s += (i ? "," : "") + std::to_string(shape.dims[i]);
+  return s + "]";
+}
+
+std::string describe(const floe::Error& e) {
+  std::string s = std::string(floe::status_name(e.status)) + ": " + e.message;
+  if (e.op >= 0) s += " (op " + std::to_string(e.op) + ")";
+  if (e.tensor >= 0) s += " (tensor " + std::to_string(e.tensor) + ")";
+  return s;
+}
+
+template <typename T>
+void print_values(const T* data, int64_t count) {
+  constexpr int64_t kMaxPrinted = 1000;
+  for (int64_t i = 0; i < count && i < kMaxPrinted; ++i) {
+    std::cout << (i ? " " : "") << +data[i];
+  }
+  if (count > kMaxPrinted) std::cout << " ... (" << count << " values)";
+  std::cout << "\n";
+}
+
+void print_tensor(const floe::TensorView& t) {
+  const int64_t n = t.shape.num_elements();
+  std::cout << t.name << " " << floe::dtype_name(t.dtype) << " " << shape_string(t.shape) << "\n  ";
+  switch (t.dtype) {
+    case floe::DType::kFloat32: {
+      print_values(t.as<float>(), n);
+      if (t.shape.rank == 2 && t.shape.dims[0] == 1 && n > 1) {
+        int64_t best = 0;
+        for (int64_t i = 1; i < n; ++i) best = t.as<float>()[i] > t.as<float>()[best] ? i : best;
+        std::cout << "  argmax: " << best << "\n";
+      }
+      break;
+    }
+    case floe::DType::kInt32: print_values(t.as<int32_t>(), n); break;
+    case floe::DType::kInt64: print_values(t.as<int64_t>(), n); break;
+    case floe::DType::kInt8: print_values(t.as<int8_t>(), n); break;
+    case floe::DType::kUInt8: print_values(t.as<uint8_t>(), n); break;
+    case floe::DType::kBool: print_values(t.as<uint8_t>(), n); break;
+    default: std::cout << "(" << t.bytes << " bytes)\n"; break;
+  }
+}
+
+int run(const std::string& model_path, const std::vector<std::string>& input_specs,
+        const std::string& output_dir, bool print) {
+  const floe::tools::ModelFile file = floe::tools::read_model_file(model_path);
+  floe::Model model;
+  if (model.Load(file.data.get(), file.size) != floe::Status::kOk) {
+    std::cerr << "floe-run: " << model_path << ": " << describe(model.error()) << "\n";
+    return 2;
+  }
+  const size_t arena_size = static_cast<size_t>(model.arena_size());
+  floe::tools::AlignedBytes arena = floe::tools::aligned_bytes(arena_size);
+  floe::Interpreter interpreter(model, arena.get(), arena_size);
+  if (interpreter.Init() != floe::Status::kOk) {
+    std::cerr << "floe-run: " << model_path << ": " << describe(interpreter.error()) << "\n";
+    return 2;
+  }
+
+  std::vector<bool> fed(interpreter.input_count(), false);
+  for (const std::string& spec : input_specs) {
+    const size_t eq = spec.find('=');
+    if (eq == std::string::npos) throw std::runtime_error("--input '" + spec + "': expected NAME=file.npy");
+    const std::string name = spec.substr(0, eq), path = spec.substr(eq + 1);
+    const int index = interpreter.input_index(name.c_str());
+    if (index < 0) throw std::runtime_error("the model has no input named '" + name + "'");
+    const floe::TensorView input = interpreter.input(static_cast<size_t>(index));
+    const floe::tools::NpyArray array = floe::tools::read_npy(path);
+    if (array.dtype != input.dtype || array.data.size() != input.bytes) {
+      throw std::runtime_error(path + ": holds " + floe::dtype_name(array.dtype) + " with " +
+                               std::to_string(array.data.size()) + " bytes; input '" + name +
+                               "' needs " + floe::dtype_name(input.dtype) + " " +
+                               shape_string(input.shape));
+    }
+    std::memcpy(input.data, array.data.data(), input.bytes);
+    fed[static_cast<size_t>(index)] = true;
+  }
+  for (size_t i = 0; i < fed.size(); ++i) {
+    if (!fed[i]) {
+      const floe::TensorView input = interpreter.input(i);
+      throw std::runtime_error("input '" + std::string(input.name) + "' (" +
+                               floe::dtype_name(input.dtype) + " " + shape_string(input.shape) +
+                               ") was not given: pass --input " + input.name + "=file.npy");
+    }
+  }
+
+  if (interpreter.Invoke() != floe::Status::kOk) {
+    std::cerr << "floe-run: " << describe(interpreter.error()) << "\n";
+    return 2;
+  }
+  for (size_t i = 0; i < interpreter.output_count(); ++i) {
+    const floe::TensorView out = interpreter.output(i);
+    if (print) print_tensor(out);
+    if (!output_dir.empty()) {
+      std::vector<int64_t> shape(out.shape.dims, out.shape.dims + out.shape.rank);
+      floe::tools::write_npy(output_dir + "/" + file_stem(out.name) + ".npy", out.dtype, shape,
+                             out.data);
+    }
+  }
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"floe-run: run a floe model on the host"};
+  std::string model_path, output_dir;
+  std::vector<std::string> inputs;
+  bool print = false;
+  app.add_option("model", model_path, "the .floe model")->required();
+  app.add_option("--input,-i", inputs, "NAME=file.npy (repeatable)");
+  app.add_option("--output-dir,-o", output_dir, "write each output to DIR/<name>.npy");
+  app.add_flag("--print,-p", print, "print every output's name, shape and values");
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    const int code = app.exit(e);
+    return code == 0 ? 0 : 2;
+  }
+  try {
+    return run(model_path, inputs, output_dir, print);
+  } catch (const std::exception& e) {
+    std::cerr << "floe-run: error: " << e.what() << "\n";
+    return 2;
+  }
+}
