@@ -17,9 +17,7 @@ inline uint32_t crc32c(const void* data, size_t size) { return crc32c_extend(0, 
 // Masking keeps a CRC stored inside CRC'd data from cancelling itself out.
 constexpr uint32_t kCrcMaskDelta = 0xA282EAD8u;
 
-constexpr uint32_t crc32c_mask(uint32_t crc) {
-  return ((crc >> 15) | (crc << 17)) + kCrcMaskDelta;
-}
+constexpr uint32_t crc32c_mask(uint32_t crc) { return ((crc >> 15) | (crc << 17)) + kCrcMaskDelta; }
 
 constexpr uint32_t crc32c_unmask(uint32_t masked) {
   const uint32_t rotated = masked - kCrcMaskDelta;

@@ -40,21 +40,46 @@ enum TfDataType : int {
   kTfUInt64 = 23,
 };
 
-constexpr int kTfRefOffset = 100;  // DT_FLOAT_REF = 101 ...
+constexpr int kTfRefOffset = 100;    // DT_FLOAT_REF = 101 ...
 constexpr int kTfLastBaseType = 33;  // DT_FLOAT4_E2M1FN
 
 namespace tf_dtype_detail {
 // Indexed by base enum value; the order is types.proto's.
 constexpr std::string_view kBaseNames[kTfLastBaseType + 1] = {
-    "DT_INVALID",         "DT_FLOAT",          "DT_DOUBLE",          "DT_INT32",
-    "DT_UINT8",           "DT_INT16",          "DT_INT8",            "DT_STRING",
-    "DT_COMPLEX64",       "DT_INT64",          "DT_BOOL",            "DT_QINT8",
-    "DT_QUINT8",          "DT_QINT32",         "DT_BFLOAT16",        "DT_QINT16",
-    "DT_QUINT16",         "DT_UINT16",         "DT_COMPLEX128",      "DT_HALF",
-    "DT_RESOURCE",        "DT_VARIANT",        "DT_UINT32",          "DT_UINT64",
-    "DT_FLOAT8_E5M2",     "DT_FLOAT8_E4M3FN",  "DT_FLOAT8_E4M3FNUZ", "DT_FLOAT8_E4M3B11FNUZ",
-    "DT_FLOAT8_E5M2FNUZ", "DT_INT4",           "DT_UINT4",           "DT_INT2",
-    "DT_UINT2",           "DT_FLOAT4_E2M1FN",
+    "DT_INVALID",
+    "DT_FLOAT",
+    "DT_DOUBLE",
+    "DT_INT32",
+    "DT_UINT8",
+    "DT_INT16",
+    "DT_INT8",
+    "DT_STRING",
+    "DT_COMPLEX64",
+    "DT_INT64",
+    "DT_BOOL",
+    "DT_QINT8",
+    "DT_QUINT8",
+    "DT_QINT32",
+    "DT_BFLOAT16",
+    "DT_QINT16",
+    "DT_QUINT16",
+    "DT_UINT16",
+    "DT_COMPLEX128",
+    "DT_HALF",
+    "DT_RESOURCE",
+    "DT_VARIANT",
+    "DT_UINT32",
+    "DT_UINT64",
+    "DT_FLOAT8_E5M2",
+    "DT_FLOAT8_E4M3FN",
+    "DT_FLOAT8_E4M3FNUZ",
+    "DT_FLOAT8_E4M3B11FNUZ",
+    "DT_FLOAT8_E5M2FNUZ",
+    "DT_INT4",
+    "DT_UINT4",
+    "DT_INT2",
+    "DT_UINT2",
+    "DT_FLOAT4_E2M1FN",
 };
 }  // namespace tf_dtype_detail
 
@@ -95,17 +120,40 @@ inline int tf_dtype_from_name(std::string_view name) {
 // checkpoint data files; 0 for variable-size (string, variant), handles and unknown.
 constexpr size_t tf_dtype_fixed_size(int tf_dtype) {
   switch (tf_dtype) {
-    case kTfFloat: case kTfInt32: case kTfQInt32: case kTfUInt32:
+    case kTfFloat:
+    case kTfInt32:
+    case kTfQInt32:
+    case kTfUInt32:
       return 4;
-    case kTfDouble: case kTfInt64: case kTfComplex64: case kTfUInt64:
+    case kTfDouble:
+    case kTfInt64:
+    case kTfComplex64:
+    case kTfUInt64:
       return 8;
     case kTfComplex128:
       return 16;
-    case kTfInt16: case kTfBFloat16: case kTfQInt16: case kTfQUInt16: case kTfUInt16: case kTfHalf:
+    case kTfInt16:
+    case kTfBFloat16:
+    case kTfQInt16:
+    case kTfQUInt16:
+    case kTfUInt16:
+    case kTfHalf:
       return 2;
-    case kTfUInt8: case kTfInt8: case kTfBool: case kTfQInt8: case kTfQUInt8:
-    case 24: case 25: case 26: case 27: case 28:  // float8 variants
-    case 29: case 30: case 31: case 32: case 33:  // int4/uint4/int2/uint2/float4, one per byte
+    case kTfUInt8:
+    case kTfInt8:
+    case kTfBool:
+    case kTfQInt8:
+    case kTfQUInt8:
+    case 24:
+    case 25:
+    case 26:
+    case 27:
+    case 28:  // float8 variants
+    case 29:
+    case 30:
+    case 31:
+    case 32:
+    case 33:  // int4/uint4/int2/uint2/float4, one per byte
       return 1;
     default:
       return 0;
@@ -116,18 +164,30 @@ constexpr size_t tf_dtype_fixed_size(int tf_dtype) {
 // (strings, complex, quantized, unsigned 32/64, float8 ...). Pass base types only.
 constexpr DType tf_dtype_to_floe(int tf_dtype) {
   switch (tf_dtype) {
-    case kTfFloat: return DType::kFloat32;
-    case kTfDouble: return DType::kFloat64;
-    case kTfHalf: return DType::kFloat16;
-    case kTfBFloat16: return DType::kBFloat16;
-    case kTfInt8: return DType::kInt8;
-    case kTfInt16: return DType::kInt16;
-    case kTfInt32: return DType::kInt32;
-    case kTfInt64: return DType::kInt64;
-    case kTfUInt8: return DType::kUInt8;
-    case kTfUInt16: return DType::kUInt16;
-    case kTfBool: return DType::kBool;
-    default: return DType::kInvalid;
+    case kTfFloat:
+      return DType::kFloat32;
+    case kTfDouble:
+      return DType::kFloat64;
+    case kTfHalf:
+      return DType::kFloat16;
+    case kTfBFloat16:
+      return DType::kBFloat16;
+    case kTfInt8:
+      return DType::kInt8;
+    case kTfInt16:
+      return DType::kInt16;
+    case kTfInt32:
+      return DType::kInt32;
+    case kTfInt64:
+      return DType::kInt64;
+    case kTfUInt8:
+      return DType::kUInt8;
+    case kTfUInt16:
+      return DType::kUInt16;
+    case kTfBool:
+      return DType::kBool;
+    default:
+      return DType::kInvalid;
   }
 }
 

@@ -18,12 +18,18 @@ constexpr int kMaxGroupDepth = 32;
 
 const char* wire_type_name(WireType type) {
   switch (type) {
-    case WireType::kVarint: return "varint";
-    case WireType::kFixed64: return "fixed64";
-    case WireType::kLengthDelimited: return "length-delimited";
-    case WireType::kStartGroup: return "start-group";
-    case WireType::kEndGroup: return "end-group";
-    case WireType::kFixed32: return "fixed32";
+    case WireType::kVarint:
+      return "varint";
+    case WireType::kFixed64:
+      return "fixed64";
+    case WireType::kLengthDelimited:
+      return "length-delimited";
+    case WireType::kStartGroup:
+      return "start-group";
+    case WireType::kEndGroup:
+      return "end-group";
+    case WireType::kFixed32:
+      return "fixed32";
   }
   return "?";
 }
@@ -117,12 +123,11 @@ void WireReader::read_repeated_int64(std::vector<int64_t>& out) {
     return;
   }
   if (wire_type_ != WireType::kLengthDelimited) expect(WireType::kVarint, "repeated varint");
-  const size_t run_start = pos_;
+  const size_t run_offset = pos_;
   std::string_view run = read_bytes();
-  WireReader packed(run, context_);
-  packed.wire_type_ = WireType::kVarint;
+  WireReader packed(run, context_ + ": packed field " + std::to_string(field_number_) +
+                             " starting at byte " + std::to_string(run_offset));
   while (packed.pos_ < run.size()) out.push_back(static_cast<int64_t>(packed.decode_varint()));
-  (void)run_start;
 }
 
 void WireReader::skip_value(WireType type, uint32_t field, int depth) {
@@ -162,16 +167,17 @@ void WireReader::skip_value(WireType type, uint32_t field, int depth) {
 
 void WireReader::skip_field() { skip_value(wire_type_, field_number_, 0); }
 
-TensorShape decode_tensor_shape(std::string_view bytes, const std::string& context) {
-  TensorShape shape;
+void merge_tensor_shape(std::string_view bytes, const std::string& context, TensorShape& shape) {
   WireReader r(bytes, context + ": TensorShapeProto");
   while (r.next_field()) {
     if (r.field_number() == 2) {  // dim (field 1 is unused)
       WireReader dim(r.read_bytes(), r.context() + ".dim");
       int64_t size = 0;
       while (dim.next_field()) {
-        if (dim.field_number() == 1) size = dim.read_int64();
-        else dim.skip_field();  // name
+        if (dim.field_number() == 1)
+          size = dim.read_int64();
+        else
+          dim.skip_field();  // name
       }
       shape.dims.push_back(size);
     } else if (r.field_number() == 3) {
@@ -180,6 +186,11 @@ TensorShape decode_tensor_shape(std::string_view bytes, const std::string& conte
       r.skip_field();
     }
   }
+}
+
+TensorShape decode_tensor_shape(std::string_view bytes, const std::string& context) {
+  TensorShape shape;
+  merge_tensor_shape(bytes, context, shape);
   return shape;
 }
 
@@ -210,18 +221,24 @@ TensorSlice decode_tensor_slice(std::string_view bytes, const std::string& conte
 
 namespace {
 
-VersionInfo decode_version(std::string_view bytes, const std::string& context) {
-  VersionInfo version;
+// A singular sub-message split over several occurrences is merged, not replaced.
+void merge_version(std::string_view bytes, const std::string& context, VersionInfo& version) {
   WireReader r(bytes, context + ": VersionDef");
   while (r.next_field()) {
     switch (r.field_number()) {
-      case 1: version.producer = r.read_int32(); break;
-      case 2: version.min_consumer = r.read_int32(); break;
-      case 3: r.read_repeated_int64(version.bad_consumers); break;
-      default: r.skip_field();
+      case 1:
+        version.producer = r.read_int32();
+        break;
+      case 2:
+        version.min_consumer = r.read_int32();
+        break;
+      case 3:
+        r.read_repeated_int64(version.bad_consumers);
+        break;
+      default:
+        r.skip_field();
     }
   }
-  return version;
 }
 
 }  // namespace
@@ -231,10 +248,17 @@ BundleHeader decode_bundle_header(std::string_view bytes, const std::string& con
   WireReader r(bytes, context + ": BundleHeaderProto");
   while (r.next_field()) {
     switch (r.field_number()) {
-      case 1: header.num_shards = r.read_int32(); break;
-      case 2: header.endianness = r.read_int32(); break;
-      case 3: header.version = decode_version(r.read_bytes(), r.context()); break;
-      default: r.skip_field();
+      case 1:
+        header.num_shards = r.read_int32();
+        break;
+      case 2:
+        header.endianness = r.read_int32();
+        break;
+      case 3:
+        merge_version(r.read_bytes(), r.context(), header.version);
+        break;
+      default:
+        r.skip_field();
     }
   }
   return header;
@@ -245,17 +269,30 @@ BundleEntry decode_bundle_entry(std::string_view bytes, const std::string& conte
   WireReader r(bytes, context + ": BundleEntryProto");
   while (r.next_field()) {
     switch (r.field_number()) {
-      case 1: entry.dtype = r.read_int32(); break;
+      case 1:
+        entry.dtype = r.read_int32();
+        break;
       case 2:
-        entry.shape = decode_tensor_shape(r.read_bytes(), r.context());
+        merge_tensor_shape(r.read_bytes(), r.context(), entry.shape);
         entry.has_shape = true;
         break;
-      case 3: entry.shard_id = r.read_int32(); break;
-      case 4: entry.offset = r.read_int64(); break;
-      case 5: entry.size = r.read_int64(); break;
-      case 6: entry.masked_crc32c = r.read_fixed32(); break;
-      case 7: entry.slices.push_back(decode_tensor_slice(r.read_bytes(), r.context())); break;
-      default: r.skip_field();
+      case 3:
+        entry.shard_id = r.read_int32();
+        break;
+      case 4:
+        entry.offset = r.read_int64();
+        break;
+      case 5:
+        entry.size = r.read_int64();
+        break;
+      case 6:
+        entry.masked_crc32c = r.read_fixed32();
+        break;
+      case 7:
+        entry.slices.push_back(decode_tensor_slice(r.read_bytes(), r.context()));
+        break;
+      default:
+        r.skip_field();
     }
   }
   return entry;

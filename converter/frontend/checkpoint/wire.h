@@ -104,6 +104,8 @@ struct BundleEntry {
 };
 
 TensorShape decode_tensor_shape(std::string_view bytes, const std::string& context);
+// Protobuf merge semantics: dims append, unknown_rank overwrites.
+void merge_tensor_shape(std::string_view bytes, const std::string& context, TensorShape& shape);
 TensorSlice decode_tensor_slice(std::string_view bytes, const std::string& context);
 BundleHeader decode_bundle_header(std::string_view bytes, const std::string& context);
 BundleEntry decode_bundle_entry(std::string_view bytes, const std::string& context);
