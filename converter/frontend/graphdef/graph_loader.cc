@@ -1,0 +1,240 @@
+// SPDX-License-Identifier: Apache-2.0
+// Graph file loading: resolve the path, sniff the format, parse with protobuf,
+// and when protobuf fails explain why — binary failures through the wire walker
+// (protobuf itself only returns false), text failures through an ErrorCollector.
+// Unknown fields are allowed in text because tf_subset.proto is a subset.
+#include "converter/frontend/graphdef/graph_loader.h"
+
+#include <google/protobuf/io/tokenizer.h>
+#include <google/protobuf/text_format.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <climits>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <unordered_map>
+
+#include "converter/frontend/graphdef/attrs.h"
+#include "converter/frontend/graphdef/wire_walk.h"
+#include "converter/ir/error.h"
+
+namespace floe::conv {
+namespace tfp = floe::tfproto;
+namespace fs = std::filesystem;
+
+namespace {
+
+std::string resolve_graph_path(const std::string& path) {
+  std::error_code ec;
+  if (!fs::exists(path, ec)) throw ConvertError(path + ": no such file or directory");
+  if (!fs::is_directory(path, ec)) return path;
+  for (const char* name : {"saved_model.pb", "saved_model.pbtxt"}) {
+    const fs::path candidate = fs::path(path) / name;
+    if (fs::is_regular_file(candidate, ec)) return candidate.string();
+  }
+  throw ConvertError(path + ": a directory without saved_model.pb or saved_model.pbtxt "
+                            "(expected a graph file or a SavedModel export directory)");
+}
+
+std::string read_whole_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw ConvertError(path + ": cannot open: " + std::strerror(errno));
+  std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  if (in.bad()) throw ConvertError(path + ": read error: " + std::strerror(errno));
+  return bytes;
+}
+
+template <typename Message>
+void parse_binary(const std::string& bytes, const std::string& path, GraphFileKind kind,
+                  Message* message) {
+  const char* kind_name = graph_file_kind_name(kind);
+  if (bytes.size() > static_cast<size_t>(INT_MAX)) {
+    throw ConvertError(path + ": binary " + kind_name + " of " + std::to_string(bytes.size()) +
+                       " bytes is over protobuf's 2 GiB message limit, so TF cannot have written it");
+  }
+  if (message->ParseFromArray(bytes.data(), static_cast<int>(bytes.size()))) return;
+
+  const auto* data = reinterpret_cast<const uint8_t*>(bytes.data());
+  const std::optional<WireFault> fault = diagnose_wire(data, bytes.size(), Message::descriptor());
+  if (!fault) {
+    throw ConvertError(path + ": protobuf rejected the binary " + kind_name + " (" +
+                       std::to_string(bytes.size()) + " bytes) although its wire structure is intact");
+  }
+  std::string where;
+  if (!fault->path.empty()) where = "inside " + fault->path;
+  if (!fault->last_complete.empty()) {
+    where += (where.empty() ? "" : "; ") + std::string("last complete ") + fault->last_complete;
+  }
+  throw ConvertError(path + ": truncated or corrupt " + kind_name + " at byte " +
+                     std::to_string(fault->offset) + (where.empty() ? "" : " (" + where + ")") + ": " +
+                     fault->problem);
+}
+
+class TextErrorCollector : public google::protobuf::io::ErrorCollector {
+ public:
+  void AddError(int line, int column, const std::string& message) override {
+    if (!has_error_) {
+      has_error_ = true;
+      line_ = line + 1;  // protobuf counts from 0
+      column_ = column + 1;
+      message_ = message;
+    }
+  }
+  void AddWarning(int line, int column, const std::string& message) override {
+    warnings_.push_back("line " + std::to_string(line + 1) + ", column " + std::to_string(column + 1) +
+                        ": " + message);
+  }
+
+  bool has_error_ = false;
+  int line_ = 0;
+  int column_ = 0;
+  std::string message_;
+  std::vector<std::string> warnings_;
+};
+
+template <typename Message>
+void parse_text(const std::string& bytes, const std::string& path, GraphFileKind kind,
+                Message* message, std::vector<std::string>* warnings) {
+  TextErrorCollector errors;
+  google::protobuf::TextFormat::Parser parser;
+  parser.RecordErrorsTo(&errors);
+  // Our schema is a subset of TF's: skip (balanced) fields it does not declare,
+  // and expanded Any payloads ("[type.googleapis.com/...] { }").
+  parser.AllowUnknownField(true);
+  parser.AllowUnknownExtension(true);
+  const bool ok = parser.ParseFromString(bytes, message);
+  for (const std::string& warning : errors.warnings_) warnings->push_back(path + ": " + warning);
+  if (ok) return;
+  const std::string what = errors.has_error_ ? errors.message_ : std::string("unknown error");
+  throw ConvertError(path + ": text-format " + graph_file_kind_name(kind) + " parse error at line " +
+                     std::to_string(errors.line_) + ", column " + std::to_string(errors.column_) + ": " +
+                     what);
+}
+
+template <typename Message>
+void parse(const std::string& bytes, const std::string& path, const SniffResult& sniffed,
+           Message* message, std::vector<std::string>* warnings) {
+  if (sniffed.encoding == GraphEncoding::kText) {
+    parse_text(bytes, path, sniffed.kind, message, warnings);
+  } else {
+    parse_binary(bytes, path, sniffed.kind, message);
+  }
+}
+
+std::set<std::string> tag_set(const tfp::MetaGraphDef& meta) {
+  const auto& tags = meta.meta_info_def().tags();
+  return {tags.begin(), tags.end()};
+}
+
+tfp::MetaGraphDef select_meta_graph(tfp::SavedModel& saved_model, const std::string& path,
+                                    const std::vector<std::string>& tags) {
+  const std::set<std::string> wanted(tags.begin(), tags.end());
+  std::string available;
+  for (auto& meta : *saved_model.mutable_meta_graphs()) {
+    if (tag_set(meta) == wanted) return std::move(meta);
+    available += (available.empty() ? "" : ", ") + format_tag_set(meta);
+  }
+  std::string wanted_text;
+  for (const auto& tag : wanted) wanted_text += (wanted_text.empty() ? "" : ", ") + tag;
+  if (available.empty()) throw ConvertError(path + ": SavedModel contains no MetaGraphDef");
+  throw ConvertError(path + ": SavedModel has no MetaGraphDef with tags {" + wanted_text +
+                     "}; available tag sets: " + available);
+}
+
+// TF's importer rejects these too; failing here names the node and file.
+void check_nodes(const tfp::GraphDef& graph, const std::string& path) {
+  std::unordered_map<std::string, int> index_of;
+  for (int i = 0; i < graph.node_size(); ++i) {
+    const tfp::NodeDef& node = graph.node(i);
+    const std::string where = path + ": node #" + std::to_string(i);
+    if (node.name().empty()) throw ConvertError(where + " (op '" + node.op() + "') has an empty name");
+    if (node.op().empty()) throw ConvertError(where + " '" + node.name() + "' has an empty op");
+    auto [it, inserted] = index_of.emplace(node.name(), i);
+    if (!inserted) {
+      throw ConvertError(path + ": duplicate node name '" + node.name() + "' (nodes #" +
+                         std::to_string(it->second) + " and #" + std::to_string(i) + ")");
+    }
+  }
+  // Dangling inputs: TF's importer refuses them, and they are also what a file
+  // cut exactly between two nodes can leave behind.
+  for (int i = 0; i < graph.node_size(); ++i) {
+    const tfp::NodeDef& node = graph.node(i);
+    for (const std::string& input : node.input()) {
+      InputRef ref;
+      try {
+        ref = parse_input(input);
+      } catch (const ConvertError& e) {
+        throw ConvertError(path + ": node #" + std::to_string(i) + " '" + node.name() + "': " + e.what());
+      }
+      if (!index_of.count(ref.node)) {
+        throw ConvertError(path + ": node #" + std::to_string(i) + " '" + node.name() + "' input '" + input +
+                           "' refers to a node that is not in the graph");
+      }
+    }
+  }
+}
+
+// Moves meta.graph_def into out.graph and keeps the rest of the MetaGraphDef.
+void adopt_meta_graph(tfp::MetaGraphDef meta, LoadedGraph& out) {
+  out.graph.Swap(meta.mutable_graph_def());
+  meta.clear_graph_def();
+  out.meta = std::move(meta);
+}
+
+}  // namespace
+
+std::string format_tag_set(const tfp::MetaGraphDef& meta) {
+  std::string text;
+  for (const auto& tag : tag_set(meta)) text += (text.empty() ? "" : ", ") + tag;
+  return "{" + text + "}";
+}
+
+LoadedGraph load_graph_from_bytes(const std::string& bytes, const std::string& path,
+                                  const LoadOptions& options) {
+  const SniffResult sniffed = sniff_graph_file(bytes, path);
+  LoadedGraph out;
+  out.kind = sniffed.kind;
+  out.encoding = sniffed.encoding;
+  out.path = path;
+
+  switch (sniffed.kind) {
+    case GraphFileKind::kGraphDef:
+      parse(bytes, path, sniffed, &out.graph, &out.warnings);
+      break;
+    case GraphFileKind::kMetaGraphDef: {
+      tfp::MetaGraphDef meta;
+      parse(bytes, path, sniffed, &meta, &out.warnings);
+      adopt_meta_graph(std::move(meta), out);
+      break;
+    }
+    case GraphFileKind::kSavedModel: {
+      tfp::SavedModel saved_model;
+      parse(bytes, path, sniffed, &saved_model, &out.warnings);
+      if (saved_model.saved_model_schema_version() != 1) {
+        out.warnings.push_back(path + ": SavedModel schema version " +
+                               std::to_string(saved_model.saved_model_schema_version()) +
+                               " (TF writes 1)");
+      }
+      adopt_meta_graph(select_meta_graph(saved_model, path, options.tags), out);
+      const fs::path dir = fs::path(path).parent_path();
+      out.saved_model_dir = dir.empty() ? "." : dir.string();
+      break;
+    }
+  }
+
+  check_nodes(out.graph, path);
+  if (options.fill_default_attrs && out.meta && out.meta->meta_info_def().has_stripped_op_list()) {
+    out.default_attrs_added = apply_default_attrs(out.graph, out.meta->meta_info_def().stripped_op_list());
+  }
+  return out;
+}
+
+LoadedGraph load_graph(const std::string& path, const LoadOptions& options) {
+  const std::string file = resolve_graph_path(path);
+  return load_graph_from_bytes(read_whole_file(file), file, options);
+}
+
+}  // namespace floe::conv
