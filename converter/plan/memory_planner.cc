@@ -135,7 +135,10 @@ std::string check_plan(const std::vector<BufferRequest>& requests, const MemoryP
     if (a.size == 0) continue;
     for (size_t j = i + 1; j < requests.size(); ++j) {
       const BufferRequest& b = requests[j];
-      if (b.size == 0 || !lifetimes_intersect(a, b)) continue;
+      // Closed intervals [first_op, last_op] share an op unless one ends
+      // before the other starts (written out here, not shared with the planner).
+      const bool live_together = !(a.last_op < b.first_op || b.last_op < a.first_op);
+      if (b.size == 0 || !live_together) continue;
       const uint64_t a_begin = plan.offsets[i], a_end = a_begin + a.size;
       const uint64_t b_begin = plan.offsets[j], b_end = b_begin + b.size;
       if (a_begin < b_end && b_begin < a_end) {
@@ -147,11 +150,14 @@ std::string check_plan(const std::vector<BufferRequest>& requests, const MemoryP
     }
   }
 
-  uint64_t expected_arena = 0;
-  if (!round_up_checked(high_water, alignment, &expected_arena)) {
+  // Round up by quotient rather than by padding, again independently of the
+  // planner: ceil(high_water / alignment) * alignment, checking the product.
+  const uint64_t blocks = high_water / alignment + (high_water % alignment != 0 ? 1 : 0);
+  if (blocks > kMaxU64 / alignment) {
     why << "high-water mark " << high_water << " overflows 64 bits when aligned";
     return why.str();
   }
+  const uint64_t expected_arena = blocks * alignment;
   if (plan.arena_size != expected_arena) {
     why << "arena_size is " << plan.arena_size << " but the high-water mark " << high_water
         << " rounded up to " << alignment << " is " << expected_arena;

@@ -33,23 +33,25 @@ struct MemoryPlan {
 // Zero-size buffers get offset 0 and occupy nothing.
 //
 // This is a heuristic, not an optimum: minimal arena placement is NP-hard (it is
-// dynamic storage allocation), and greedy can exceed the lower bound
-// max_t(sum of sizes live at t) (it always equals it for a simple chain of
-// ops). Cost: O(n^2) time (each placement scans the placed buffers once, kept
-// sorted by offset), O(n) memory.
+// dynamic storage allocation), and greedy can exceed both the optimum and the
+// lower bound max_t(sum of sizes live at t). Example, the chain
+// a(112) -> b(16) -> c(64) -> d(112): greedy puts a and d at 0, c above d, b
+// above c: 192 bytes, where c at 0, d at 64, b at 112 needs only 176.
+// Cost: O(n^2) time (each placement scans the placed buffers once, kept sorted
+// by offset), O(n) memory.
 //
 // Throws ConvertError when alignment is 0, a request has last_op < first_op, or
 // the arena would not fit in 64 bits.
 MemoryPlan plan_memory(const std::vector<BufferRequest>& requests, uint64_t alignment = 16);
 
 // Independent checker, used by tests and by the converter as a final assertion.
-// It shares no code with the planner. Returns "" when the plan is valid, else a
-// description of the first violation, checked in this order: bad alignment
-// argument, offset count, per-buffer problems (lifetime, misaligned offset,
-// offset + size overflow) in request order, overlapping bytes of two
-// simultaneously live buffers (pairs (i, j), i < j, in lexicographic order),
-// and finally arena_size != max(offset + size) rounded up to `alignment`.
-// Overlap is judged on the real sizes, not the rounded ones.
+// It shares no placement, overlap or rounding code with the planner. Returns ""
+// when the plan is valid, else a description of the first violation, checked in
+// this order: bad alignment argument, offset count, per-buffer problems
+// (lifetime, misaligned offset, offset + size overflow) in request order,
+// overlapping bytes of two simultaneously live buffers (pairs (i, j), i < j, in
+// lexicographic order), and finally arena_size != max(offset + size) rounded up
+// to `alignment`. Overlap is judged on the real sizes, not the rounded ones.
 std::string check_plan(const std::vector<BufferRequest>& requests, const MemoryPlan& plan,
                        uint64_t alignment = 16);
 

@@ -116,6 +116,18 @@ TEST(MemoryPlanner, OddSizesAreRoundedToAlignment) {
   EXPECT_EQ(plan_memory(requests, 1).arena_size, 51u);
 }
 
+// Documents (and pins) the known gap to optimal described in the header.
+TEST(MemoryPlanner, GreedyIsNotOptimalOnThisChain) {
+  const std::vector<BufferRequest> requests = {{112, -1, 0}, {16, 0, 1}, {64, 1, 2}, {112, 2, 3}};
+  const MemoryPlan plan = plan_memory(requests);
+  EXPECT_EQ(check_plan(requests, plan), "");
+  EXPECT_EQ(plan.offsets, (std::vector<uint64_t>{0, 176, 112, 0}));
+  EXPECT_EQ(plan.arena_size, 192u);
+  // A better plan exists and is valid: 176 bytes, the lower bound.
+  EXPECT_EQ(check_plan(requests, MemoryPlan{{0, 112, 0, 64}, 176}), "");
+  EXPECT_EQ(live_size_lower_bound(requests), 176u);
+}
+
 TEST(MemoryPlanner, FillsHoleLeftByDeadBuffer) {
   // The 64-byte buffer dies at op 1; the 32-byte one that starts at op 2 should
   // reuse its bytes rather than go above the long-lived 128-byte buffer.
