@@ -48,8 +48,9 @@ struct MulOp {
 struct DivOp {
   static float apply(float a, float b) { return a / b; }
 };
-// Maximum/Minimum propagate NaN from either side (TensorFlow's CPU kernels do;
-// a bare `a > b ? a : b` would drop a NaN in `a`).
+// Maximum/Minimum propagate NaN from either side, as TensorFlow >= 2.4 and NumPy
+// do (older TF returned the NaN or the number depending on operand order, as a
+// bare `a > b ? a : b` would).
 struct MaxOp {
   static float apply(float a, float b) { return (a > b || a != a) ? a : b; }
 };
@@ -135,11 +136,22 @@ void binary(const BinaryOperands& ops, Clamp clamp) {
   const float* b = ops.b.data;
   float* out = ops.output.data;
 
-  // Fast paths that need no layout: equal element counts (same shape up to
-  // size-1 dims) and a single-element operand.
-  if (n_a == n_out && n_b == n_out) return run<Op>(a, 1, b, 1, out, n_out, clamp);
-  if (n_b == 1) return run<Op>(a, n_a == 1 ? 0 : 1, b, 0, out, n_out, clamp);
-  if (n_a == 1) return run<Op>(a, 0, b, 1, out, n_out, clamp);
+  // Fast paths that need no layout. An operand with as many elements as the
+  // output has the output's shape up to size-1 dims, so it walks flat; a
+  // single-element operand is a scalar. (When one operand is a scalar the other
+  // necessarily has the output's element count.)
+  if (n_a == n_out && n_b == n_out) {
+    run<Op>(a, 1, b, 1, out, n_out, clamp);
+    return;
+  }
+  if (n_b == 1) {
+    run<Op>(a, 1, b, 0, out, n_out, clamp);
+    return;
+  }
+  if (n_a == 1) {
+    run<Op>(a, 0, b, 1, out, n_out, clamp);
+    return;
+  }
 
   // General walk: the innermost merged dim is the tight loop (for [M,N] + [N]
   // that is one contiguous/contiguous run per row); an odometer over the outer

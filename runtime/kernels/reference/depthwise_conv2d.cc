@@ -1,1 +1,95 @@
 // SPDX-License-Identifier: Apache-2.0
+// Direct depthwise 2-D convolution (TF DepthwiseConv2dNative): NHWC input,
+// filter [kh, kw, in_c, multiplier], output channel c*multiplier + m from input
+// channel c, then + bias, then the fused activation. Padding, stride and dilation
+// follow conv2d (out-of-bounds taps contribute zero and are clipped away).
+// The output must not overlap the input or filter (it is used as the accumulator).
+#include "runtime/kernels/reference/depthwise_conv2d.h"
+
+#include <math.h>
+#include <stddef.h>
+
+namespace floe::ref {
+namespace {
+
+// Taps t in [begin, end) of a k-tap window whose input coordinate
+// origin + t*dilation lies inside [0, extent); see conv2d.cc.
+inline void tap_range(ptrdiff_t origin, ptrdiff_t extent, ptrdiff_t k, ptrdiff_t dilation,
+                      ptrdiff_t* begin, ptrdiff_t* end) {
+  ptrdiff_t b = origin < 0 ? (-origin + dilation - 1) / dilation : 0;
+  ptrdiff_t e = origin < extent ? (extent - origin - 1) / dilation + 1 : 0;
+  if (e > k) e = k;
+  if (b > e) b = e;
+  *begin = b;
+  *end = e;
+}
+
+}  // namespace
+
+void depthwise_conv2d_f32(const DepthwiseConv2DParams& params, const DepthwiseConv2DOperands& ops) {
+  const int32_t* in_dims = ops.input.shape.dims;
+  const int32_t* f_dims = ops.filter.shape.dims;
+  const int32_t* out_dims = ops.output.shape.dims;
+  const ptrdiff_t batches = in_dims[0], in_h = in_dims[1], in_w = in_dims[2], in_c = in_dims[3];
+  // The multiplier is taken from the filter's layout (the data actually read);
+  // params.depth_multiplier must agree with it, which the caller validates.
+  const ptrdiff_t k_h = f_dims[0], k_w = f_dims[1], mult = f_dims[3];
+  const ptrdiff_t out_c = in_c * mult;
+  const ptrdiff_t out_h = out_dims[1], out_w = out_dims[2];
+  const ptrdiff_t stride_h = params.stride_h, stride_w = params.stride_w;
+  const ptrdiff_t dil_h = params.dilation_h, dil_w = params.dilation_w;
+  const float* bias = ops.bias.data;
+
+  float lo = -INFINITY;
+  float hi = INFINITY;
+  if (params.activation != Activation::kNone) lo = 0.0f;
+  if (params.activation == Activation::kRelu6) hi = 6.0f;
+
+  // A filter tap (ky,kx) is out_c = in_c*mult contiguous weights laid out exactly
+  // like an output pixel, so the inner loops walk filter and output in lockstep.
+  const ptrdiff_t in_row = in_w * in_c;
+  const ptrdiff_t in_image = in_h * in_row;
+  const ptrdiff_t f_row = k_w * out_c;
+
+  float* o = ops.output.data;
+  for (ptrdiff_t n = 0; n < batches; ++n) {
+    const float* image = ops.input.data + n * in_image;
+    for (ptrdiff_t oy = 0; oy < out_h; ++oy) {
+      const ptrdiff_t y0 = oy * stride_h - params.pad_top;
+      ptrdiff_t ky_begin, ky_end;
+      tap_range(y0, in_h, k_h, dil_h, &ky_begin, &ky_end);
+      for (ptrdiff_t ox = 0; ox < out_w; ++ox, o += out_c) {
+        const ptrdiff_t x0 = ox * stride_w - params.pad_left;
+        ptrdiff_t kx_begin, kx_end;
+        tap_range(x0, in_w, k_w, dil_w, &kx_begin, &kx_end);
+
+        for (ptrdiff_t oc = 0; oc < out_c; ++oc) o[oc] = 0.0f;
+        for (ptrdiff_t ky = ky_begin; ky < ky_end; ++ky) {
+          const float* in_y = image + (y0 + ky * dil_h) * in_row;
+          const float* f_y = ops.filter.data + ky * f_row;
+          for (ptrdiff_t kx = kx_begin; kx < kx_end; ++kx) {
+            const float* x = in_y + (x0 + kx * dil_w) * in_c;
+            const float* f = f_y + kx * out_c;
+            if (mult == 1) {
+              for (ptrdiff_t c = 0; c < in_c; ++c) o[c] += x[c] * f[c];
+            } else {
+              float* oo = o;
+              for (ptrdiff_t c = 0; c < in_c; ++c, oo += mult, f += mult) {
+                const float xv = x[c];
+                for (ptrdiff_t m = 0; m < mult; ++m) oo[m] += xv * f[m];
+              }
+            }
+          }
+        }
+        if (bias != nullptr) {
+          for (ptrdiff_t oc = 0; oc < out_c; ++oc) o[oc] += bias[oc];
+        }
+        if (params.activation != Activation::kNone) {
+          for (ptrdiff_t oc = 0; oc < out_c; ++oc) o[oc] = o[oc] < lo ? lo : (o[oc] > hi ? hi : o[oc]);
+        }
+      }
+    }
+  }
+}
+
+}  // namespace floe::ref

@@ -1,1 +1,64 @@
 // SPDX-License-Identifier: Apache-2.0
+// 2-D MatMul with optional transposes, then + bias[N], then the fused activation
+// (the order of TF's MatMul -> BiasAdd -> Relu). Loop orders are chosen so that the
+// innermost loop walks contiguous memory for every transpose combination.
+// The output must not overlap a or b (it is used as the accumulator).
+#include "runtime/kernels/reference/matmul.h"
+
+#include <math.h>
+#include <stddef.h>
+
+namespace floe::ref {
+
+void matmul_f32(const MatMulParams& params, const MatMulOperands& ops) {
+  const ptrdiff_t m = ops.output.shape.dims[0];
+  const ptrdiff_t n = ops.output.shape.dims[1];
+  const ptrdiff_t k_size = params.transpose_a ? ops.a.shape.dims[0] : ops.a.shape.dims[1];
+  // a is stored [M,K] or [K,M]: element (i,k) of op(a) is a[i*a_row + k*a_col].
+  const ptrdiff_t a_ld = ops.a.shape.dims[1];
+  const ptrdiff_t a_row = params.transpose_a ? 1 : a_ld;
+  const ptrdiff_t a_col = params.transpose_a ? a_ld : 1;
+  const ptrdiff_t b_ld = ops.b.shape.dims[1];
+  const float* a = ops.a.data;
+  const float* b = ops.b.data;
+  const float* bias = ops.bias.data;
+  float* out = ops.output.data;
+
+  float lo = -INFINITY;
+  float hi = INFINITY;
+  if (params.activation != Activation::kNone) lo = 0.0f;
+  if (params.activation == Activation::kRelu6) hi = 6.0f;
+
+  for (ptrdiff_t i = 0; i < m; ++i) {
+    float* o = out + i * n;
+    const float* a_i = a + i * a_row;
+    if (!params.transpose_b) {
+      // i-k-j: b is [K,N], so row k of b and row i of the output are both
+      // contiguous; each a(i,k) is loaded once and broadcast along the row.
+      for (ptrdiff_t j = 0; j < n; ++j) o[j] = 0.0f;
+      for (ptrdiff_t k = 0; k < k_size; ++k) {
+        const float aik = a_i[k * a_col];
+        const float* b_k = b + k * b_ld;
+        for (ptrdiff_t j = 0; j < n; ++j) o[j] += aik * b_k[j];
+      }
+    } else {
+      // i-j-k: b is [N,K], so output (i,j) is a dot product with the contiguous
+      // row j of b (and with row i of a unless a is transposed).
+      for (ptrdiff_t j = 0; j < n; ++j) {
+        const float* b_j = b + j * b_ld;
+        float acc = 0.0f;
+        for (ptrdiff_t k = 0; k < k_size; ++k) acc += a_i[k * a_col] * b_j[k];
+        o[j] = acc;
+      }
+    }
+    // Epilogue while the row is hot: bias is added after the full sum (BiasAdd).
+    if (bias != nullptr) {
+      for (ptrdiff_t j = 0; j < n; ++j) o[j] += bias[j];
+    }
+    if (params.activation != Activation::kNone) {
+      for (ptrdiff_t j = 0; j < n; ++j) o[j] = o[j] < lo ? lo : (o[j] > hi ? hi : o[j]);
+    }
+  }
+}
+
+}  // namespace floe::ref

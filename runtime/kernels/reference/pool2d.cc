@@ -1,1 +1,104 @@
 // SPDX-License-Identifier: Apache-2.0
+// NHWC max and average pooling with explicit top/left padding (bottom/right is
+// implied by the output size). Padded taps are ignored, not treated as zeros:
+// each window is clipped to the image once, max reduces over what is left and
+// average divides by how many taps are left (TF AvgPool semantics for SAME).
+#include "runtime/kernels/reference/pool2d.h"
+
+#include <math.h>
+#include <stddef.h>
+
+namespace floe::ref {
+namespace {
+
+// Taps t in [begin, end) of a k-tap window whose coordinate origin + t lies in
+// [0, extent).
+inline void tap_range(ptrdiff_t origin, ptrdiff_t extent, ptrdiff_t k, ptrdiff_t* begin,
+                      ptrdiff_t* end) {
+  ptrdiff_t b = origin < 0 ? -origin : 0;
+  ptrdiff_t e = extent - origin;
+  if (e > k) e = k;
+  if (e < 0) e = 0;
+  if (b > e) b = e;
+  *begin = b;
+  *end = e;
+}
+
+enum class Kind { kMax, kAvg };
+
+// Output pixels are visited in order; for each, the channels (contiguous in
+// input and output) are the innermost loop, so every tap is a contiguous vector
+// max / add into the output pixel, which doubles as the accumulator.
+template <Kind kKind>
+void pool(const Pool2DParams& params, const Pool2DOperands& ops) {
+  const int32_t* in_dims = ops.input.shape.dims;
+  const int32_t* out_dims = ops.output.shape.dims;
+  const ptrdiff_t batches = in_dims[0], in_h = in_dims[1], in_w = in_dims[2], c_n = in_dims[3];
+  const ptrdiff_t out_h = out_dims[1], out_w = out_dims[2];
+  const ptrdiff_t in_row = in_w * c_n;
+  const ptrdiff_t in_image = in_h * in_row;
+
+  float lo = -INFINITY;
+  float hi = INFINITY;
+  if (params.activation != Activation::kNone) lo = 0.0f;
+  if (params.activation == Activation::kRelu6) hi = 6.0f;
+
+  float* o = ops.output.data;
+  for (ptrdiff_t n = 0; n < batches; ++n) {
+    const float* image = ops.input.data + n * in_image;
+    for (ptrdiff_t oy = 0; oy < out_h; ++oy) {
+      const ptrdiff_t y0 = oy * params.stride_h - params.pad_top;
+      ptrdiff_t ky_begin, ky_end;
+      tap_range(y0, in_h, params.filter_h, &ky_begin, &ky_end);
+      for (ptrdiff_t ox = 0; ox < out_w; ++ox, o += c_n) {
+        const ptrdiff_t x0 = ox * params.stride_w - params.pad_left;
+        ptrdiff_t kx_begin, kx_end;
+        tap_range(x0, in_w, params.filter_w, &kx_begin, &kx_end);
+
+        // A window entirely in the padding (only possible with padding >= the
+        // filter size, which SAME/VALID never produce) yields -inf for max, the
+        // identity of max, and 0 for average rather than 0/0.
+        const float init = kKind == Kind::kMax ? -INFINITY : 0.0f;
+        for (ptrdiff_t c = 0; c < c_n; ++c) o[c] = init;
+        for (ptrdiff_t ky = ky_begin; ky < ky_end; ++ky) {
+          const float* in_y = image + (y0 + ky) * in_row;
+          for (ptrdiff_t kx = kx_begin; kx < kx_end; ++kx) {
+            const float* x = in_y + (x0 + kx) * c_n;
+            if (kKind == Kind::kMax) {
+              // NaN-propagating max, like binary Maximum.
+              for (ptrdiff_t c = 0; c < c_n; ++c) {
+                const float v = x[c];
+                o[c] = (v > o[c] || v != v) ? v : o[c];
+              }
+            } else {
+              for (ptrdiff_t c = 0; c < c_n; ++c) o[c] += x[c];
+            }
+          }
+        }
+        if (kKind == Kind::kAvg) {
+          const ptrdiff_t count = (ky_end - ky_begin) * (kx_end - kx_begin);
+          if (count > 0) {
+            // sum / count as TensorFlow computes it (one rounding, not two).
+            const float divisor = static_cast<float>(count);
+            for (ptrdiff_t c = 0; c < c_n; ++c) o[c] /= divisor;
+          }
+        }
+        if (params.activation != Activation::kNone) {
+          for (ptrdiff_t c = 0; c < c_n; ++c) o[c] = o[c] < lo ? lo : (o[c] > hi ? hi : o[c]);
+        }
+      }
+    }
+  }
+}
+
+}  // namespace
+
+void max_pool2d_f32(const Pool2DParams& params, const Pool2DOperands& ops) {
+  pool<Kind::kMax>(params, ops);
+}
+
+void avg_pool2d_f32(const Pool2DParams& params, const Pool2DOperands& ops) {
+  pool<Kind::kAvg>(params, ops);
+}
+
+}  // namespace floe::ref

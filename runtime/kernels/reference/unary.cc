@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
-// Element-wise activations: Relu, Relu6, Sigmoid, Tanh. Each op has its own loop
+// Element-wise unary math: activations (Relu, Relu6, Sigmoid, Tanh) and Abs,
+// Neg, Exp, Log, Sqrt, Rsqrt, Square. Each op has its own loop
 // (the switch is outside), and every loop reads element i before writing element
 // i, so the output may be the input buffer.
 #include "runtime/kernels/reference/unary.h"
@@ -48,6 +49,28 @@ void unary_f32(UnaryOp op, const UnaryOperands& ops) {
       return;
     case UnaryOp::kTanh:
       for (ptrdiff_t i = 0; i < n; ++i) out[i] = tanhf(in[i]);
+      return;
+    case UnaryOp::kAbs:
+      for (ptrdiff_t i = 0; i < n; ++i) out[i] = fabsf(in[i]);
+      return;
+    case UnaryOp::kNeg:
+      for (ptrdiff_t i = 0; i < n; ++i) out[i] = -in[i];
+      return;
+    case UnaryOp::kExp:
+      for (ptrdiff_t i = 0; i < n; ++i) out[i] = expf(in[i]);
+      return;
+    case UnaryOp::kLog:
+      for (ptrdiff_t i = 0; i < n; ++i) out[i] = logf(in[i]);
+      return;
+    case UnaryOp::kSqrt:
+      for (ptrdiff_t i = 0; i < n; ++i) out[i] = sqrtf(in[i]);
+      return;
+    case UnaryOp::kRsqrt:
+      // TF computes 1 / sqrt(x) (not an approximate reciprocal square root).
+      for (ptrdiff_t i = 0; i < n; ++i) out[i] = 1.0f / sqrtf(in[i]);
+      return;
+    case UnaryOp::kSquare:
+      for (ptrdiff_t i = 0; i < n; ++i) out[i] = in[i] * in[i];
       return;
   }
 }

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
-// Element-wise activations: Relu, Relu6, Sigmoid, Tanh. Input and output have the
+// Element-wise unary math: Relu, Relu6, Sigmoid, Tanh, Abs, Neg, Exp, Log,
+// Sqrt, Rsqrt, Square. Input and output have the
 // same shape; the kernel is alias-safe (output may be the input buffer).
 #pragma once
 
@@ -7,7 +8,9 @@
 
 namespace floe::ref {
 
-enum class UnaryOp : uint8_t { kRelu, kRelu6, kSigmoid, kTanh };
+enum class UnaryOp : uint8_t {
+  kRelu, kRelu6, kSigmoid, kTanh, kAbs, kNeg, kExp, kLog, kSqrt, kRsqrt, kSquare
+};
 
 struct UnaryOperands {
   In<float> input;
