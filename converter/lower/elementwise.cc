@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // Element-wise TF ops: binary arithmetic with broadcasting (Add, AddV2, Sub,
-// Mul, RealDiv, Div, Maximum, Minimum, BiasAdd) and activations (Relu, Relu6,
-// Sigmoid, Tanh).
+// Mul, RealDiv, Div, Maximum, Minimum, BiasAdd) and unary math (Relu, Relu6,
+// Sigmoid, Tanh, Abs, Neg, Exp, Log, Sqrt, Rsqrt, Square).
 #include "converter/frontend/graphdef/attrs.h"
 #include "converter/lower/op_registry.h"
 
@@ -74,6 +74,13 @@ const std::vector<OpHandler>& elementwise_handlers() {
       {"Relu6", infer_unary, lower_unary<OpCode::RELU6>},
       {"Sigmoid", infer_unary, lower_unary<OpCode::SIGMOID>},
       {"Tanh", infer_unary, lower_unary<OpCode::TANH>},
+      {"Abs", infer_unary, lower_unary<OpCode::ABS>},
+      {"Neg", infer_unary, lower_unary<OpCode::NEG>},
+      {"Exp", infer_unary, lower_unary<OpCode::EXP>},
+      {"Log", infer_unary, lower_unary<OpCode::LOG>},
+      {"Sqrt", infer_unary, lower_unary<OpCode::SQRT>},
+      {"Rsqrt", infer_unary, lower_unary<OpCode::RSQRT>},
+      {"Square", infer_unary, lower_unary<OpCode::SQUARE>},
   };
   return handlers;
 }

@@ -119,6 +119,8 @@ LoweredModel lower_graph(const Graph& graph, const std::vector<bool>& keep,
     std::vector<TensorInfo> outs = handler->infer(NodeContext(graph, node, inputs));
     bool outputs_constant = true;
     for (const TensorInfo& o : outs) outputs_constant = outputs_constant && o.value != nullptr;
+    // Values known from inference alone (Identity of a constant, Shape, ...).
+    if (outputs_constant && !node.inputs.empty()) ++st.folded_nodes;
 
     if (!outputs_constant && inputs_constant && handler->lower != nullptr) {
       // Fold: run this node alone on its constant inputs.

@@ -82,7 +82,7 @@ struct Window {
 };
 
 std::vector<int64_t> four_ints(const NodeContext& ctx, const char* name, int64_t fallback) {
-  std::vector<int64_t> v = attr_ints(ctx.node().def, name);
+  std::vector<int64_t> v = attr_ints(ctx.node().def, name, {});
   if (v.empty()) v.assign(4, fallback);
   if (v.size() != 4) ctx.fail(std::string("attr '") + name + "' must have 4 values");
   return v;
@@ -100,7 +100,7 @@ Window resolve_window(const NodeContext& ctx, int64_t kh, int64_t kw) {
   const std::vector<int64_t> dilations = four_ints(ctx, "dilations", 1);
   if (strides[0] != 1 || strides[3] != 1) ctx.fail("strides over batch or channels are not supported");
   const std::string padding = attr_string(ctx.node().def, "padding", "");
-  std::vector<int64_t> explicit_pads = attr_ints(ctx.node().def, "explicit_paddings");
+  std::vector<int64_t> explicit_pads = attr_ints(ctx.node().def, "explicit_paddings", {});
   if (padding == "EXPLICIT" && explicit_pads.size() != 8) {
     ctx.fail("EXPLICIT padding needs 8 explicit_paddings values");
   }

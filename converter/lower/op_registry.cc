@@ -10,7 +10,22 @@
 
 namespace floe::conv {
 
+DType compute_dtype(DType t) { return t == DType::kFloat64 ? DType::kFloat32 : t; }
+
+std::shared_ptr<const HostTensor> narrow_float64(std::shared_ptr<const HostTensor> value) {
+  if (value->dtype != DType::kFloat64) return value;
+  auto narrowed = std::make_shared<HostTensor>();
+  narrowed->dtype = DType::kFloat32;
+  narrowed->shape = value->shape;
+  narrowed->data.resize(static_cast<size_t>(value->num_elements()) * sizeof(float));
+  for (int64_t i = 0; i < value->num_elements(); ++i) {
+    narrowed->as<float>()[i] = static_cast<float>(value->as<double>()[i]);
+  }
+  return narrowed;
+}
+
 TensorInfo TensorInfo::of(std::shared_ptr<const HostTensor> value) {
+  value = narrow_float64(std::move(value));
   TensorInfo info;
   info.dtype = value->dtype;
   info.shape = value->shape;
@@ -162,7 +177,7 @@ int64_t normalize_axis(const NodeContext& ctx, int64_t axis, int64_t rank) {
 
 DType dtype_attr(const NodeContext& ctx, const char* name) {
   const int tf_type = attr_type(ctx.node().def, name, 0);
-  const DType t = tf_dtype_to_floe(tf_type);
+  const DType t = compute_dtype(tf_dtype_to_floe(tf_type));
   if (t == DType::kInvalid) {
     ctx.fail(std::string("attr '") + name + "' has dtype " + tf_dtype_name(tf_type) +
              ", which floe does not support");

@@ -15,12 +15,18 @@
 
 namespace floe::conv {
 
+// floe computes float64 graphs in float32 (Cortex-M FPUs are single precision;
+// TFLite makes the same choice): every float64 tensor is narrowed on entry.
+DType compute_dtype(DType t);
+std::shared_ptr<const HostTensor> narrow_float64(std::shared_ptr<const HostTensor> value);
+
 // What the converter knows about one TF tensor.
 struct TensorInfo {
   DType dtype = DType::kInvalid;
   std::vector<int64_t> shape;                // fully known (the converter resolves every dim)
   std::shared_ptr<const HostTensor> value;   // set when the tensor is a known constant
 
+  // From a constant value (float64 values are narrowed to float32).
   static TensorInfo of(std::shared_ptr<const HostTensor> value);
 };
 

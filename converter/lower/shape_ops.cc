@@ -60,8 +60,8 @@ std::vector<TensorInfo> infer_squeeze(const NodeContext& ctx) {
   ctx.expect_inputs(1, 1);
   const auto& in = ctx.input(0).shape;
   const int64_t rank = static_cast<int64_t>(in.size());
-  std::vector<int64_t> dims = attr_ints(ctx.node().def, "squeeze_dims");
-  if (dims.empty()) dims = attr_ints(ctx.node().def, "axis");
+  std::vector<int64_t> dims = attr_ints(ctx.node().def, "squeeze_dims", {});
+  if (dims.empty()) dims = attr_ints(ctx.node().def, "axis", {});
   std::vector<bool> drop(in.size(), false);
   if (dims.empty()) {
     for (size_t i = 0; i < in.size(); ++i) drop[i] = in[i] == 1;

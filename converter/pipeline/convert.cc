@@ -14,6 +14,7 @@
 #include "converter/frontend/graphdef/tensor_proto.h"
 #include "converter/ir/error.h"
 #include "converter/lower/lower_graph.h"
+#include "converter/lower/op_registry.h"
 #include "converter/passes/freeze.h"
 #include "converter/passes/prune.h"
 
@@ -61,14 +62,14 @@ Feed describe_feed(const Graph& graph, TensorRef ref, bool* unknown_rank) {
     const tfproto::AttrValue* value = find_attr(node.def, "value");
     if (value && value->has_tensor()) {
       const HostTensor t = tensor_from_proto(value->tensor(), graph.source() + ": node '" + node.name() + "'");
-      feed.dtype = t.dtype;
+      feed.dtype = compute_dtype(t.dtype);
       feed.shape = t.shape;
       return feed;
     }
   }
   int tf_type = attr_type(node.def, "dtype", 0);
   if (tf_type == 0) tf_type = attr_type(node.def, "T", 0);
-  feed.dtype = tf_type == 0 ? DType::kFloat32 : tf_dtype_to_floe(tf_type);
+  feed.dtype = tf_type == 0 ? DType::kFloat32 : compute_dtype(tf_dtype_to_floe(tf_type));
   if (feed.dtype == DType::kInvalid) {
     throw ConvertError(graph.source() + ": input '" + graph.tensor_name(ref) + "' has dtype " +
                        tf_dtype_name(tf_type) + ", which floe cannot feed");
@@ -127,6 +128,13 @@ ConvertResult convert(const ConvertOptions& options) {
   }
   std::vector<Feed> feeds;
   std::vector<std::string> notes;
+  for (size_t n = 0; n < graph.size(); ++n) {
+    const Node& node = graph.node(static_cast<int>(n));
+    if (pruned.keep[n] && (attr_type(node.def, "T", 0) == kTfDouble || attr_type(node.def, "dtype", 0) == kTfDouble)) {
+      notes.push_back("the graph computes in float64; floe computes it in float32");
+      break;
+    }
+  }
   for (const TensorRef& ref : feed_refs) {
     bool unknown_rank = false;
     Feed feed = describe_feed(graph, ref, &unknown_rank);

@@ -122,6 +122,13 @@ Status eval_relu(const OpContext& ctx) { return eval_unary(ctx, ref::UnaryOp::kR
 Status eval_relu6(const OpContext& ctx) { return eval_unary(ctx, ref::UnaryOp::kRelu6); }
 Status eval_sigmoid(const OpContext& ctx) { return eval_unary(ctx, ref::UnaryOp::kSigmoid); }
 Status eval_tanh(const OpContext& ctx) { return eval_unary(ctx, ref::UnaryOp::kTanh); }
+Status eval_abs(const OpContext& ctx) { return eval_unary(ctx, ref::UnaryOp::kAbs); }
+Status eval_neg(const OpContext& ctx) { return eval_unary(ctx, ref::UnaryOp::kNeg); }
+Status eval_exp(const OpContext& ctx) { return eval_unary(ctx, ref::UnaryOp::kExp); }
+Status eval_log(const OpContext& ctx) { return eval_unary(ctx, ref::UnaryOp::kLog); }
+Status eval_sqrt(const OpContext& ctx) { return eval_unary(ctx, ref::UnaryOp::kSqrt); }
+Status eval_rsqrt(const OpContext& ctx) { return eval_unary(ctx, ref::UnaryOp::kRsqrt); }
+Status eval_square(const OpContext& ctx) { return eval_unary(ctx, ref::UnaryOp::kSquare); }
 
 const char* prepare_softmax(const OpContext& ctx) {
   if (const char* err = prepare_unary(ctx)) return err;

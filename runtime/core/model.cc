@@ -60,7 +60,7 @@ Status Model::Load(const void* data, size_t size) {
   if (const auto* constants = model->constants()) {
     constants_ = constants->data();
     constants_size_ = constants->size();
-    if ((constants_ - buffer_) % kTensorAlignment != 0) {
+    if (constants_size_ > 0 && (constants_ - buffer_) % kTensorAlignment != 0) {
       return fail(Status::kMisalignedModel, FLOE_MSG("constant section is not 16-byte aligned"));
     }
   }

@@ -1,0 +1,159 @@
+// SPDX-License-Identifier: Apache-2.0
+// Model::Load is the trust boundary: malformed models get a status, never a
+// crash; the interpreter checks the caller's arena and stays inside it.
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <functional>
+
+#include "runtime/core/interpreter.h"
+#include "runtime/tools/model_file.h"
+#include "schemas/floe_generated.h"
+
+namespace floe {
+namespace {
+
+struct TensorSpec {
+  std::vector<int32_t> shape;
+  bool constant = false;
+  uint64_t offset = 0;
+  int64_t size = -1;  // -1: derived from the shape
+};
+
+// A tiny model y = relu(x) + c, built by hand so each test can break one field.
+struct ModelSpec {
+  uint32_t version = 1;
+  std::vector<TensorSpec> tensors = {{{4}, false, 0}, {{4}, false, 16}, {{4}, true, 0}, {{4}, false, 32}};
+  schema::OpCode first_op = schema::OpCode::RELU;
+  std::vector<int32_t> relu_inputs = {0};
+  std::vector<int32_t> inputs = {0}, outputs = {3};
+  uint64_t arena_size = 48;
+};
+
+std::vector<uint8_t> build(const ModelSpec& spec) {
+  flatbuffers::FlatBufferBuilder b;
+  const float c[4] = {1.0f, 2.0f, 3.0f, 4.0f};
+  std::vector<uint8_t> constants(16);
+  std::memcpy(constants.data(), c, 16);
+  b.ForceVectorAlignment(constants.size(), 1, 16);
+  auto constants_fb = b.CreateVector(constants);
+  std::vector<flatbuffers::Offset<schema::Tensor>> tensors;
+  const char* names[] = {"x:0", "r:0", "c:0", "y:0"};
+  for (size_t i = 0; i < spec.tensors.size(); ++i) {
+    const TensorSpec& t = spec.tensors[i];
+    int64_t size = 4;
+    for (int32_t d : t.shape) size *= d;
+    tensors.push_back(schema::CreateTensor(b, b.CreateString(names[i % 4]), schema::DType::FLOAT32,
+                                           b.CreateVector(t.shape), t.constant, t.offset,
+                                           static_cast<uint64_t>(t.size >= 0 ? t.size : size)));
+  }
+  std::vector<flatbuffers::Offset<schema::Operator>> ops = {
+      schema::CreateOperator(b, spec.first_op, b.CreateVector(spec.relu_inputs),
+                             b.CreateVector(std::vector<int32_t>{1})),
+      schema::CreateOperator(b, schema::OpCode::ADD, b.CreateVector(std::vector<int32_t>{1, 2}),
+                             b.CreateVector(std::vector<int32_t>{3}))};
+  auto model = schema::CreateModel(b, spec.version, b.CreateVector(tensors), b.CreateVector(ops),
+                                   b.CreateVector(spec.inputs), b.CreateVector(spec.outputs),
+                                   spec.arena_size, constants_fb, b.CreateString("test"));
+  schema::FinishModelBuffer(b, model);
+  return std::vector<uint8_t>(b.GetBufferPointer(), b.GetBufferPointer() + b.GetSize());
+}
+
+struct Loaded {
+  tools::AlignedBytes buffer;
+  Model model;
+  Status status;
+};
+
+Loaded load(const std::vector<uint8_t>& bytes, size_t offset = 0) {
+  Loaded l{tools::aligned_bytes(bytes.size() + 16), Model(), Status::kOk};
+  std::memcpy(l.buffer.get() + offset, bytes.data(), bytes.size());
+  l.status = l.model.Load(l.buffer.get() + offset, bytes.size());
+  return l;
+}
+
+TEST(Model, ValidModelRuns) {
+  Loaded l = load(build(ModelSpec()));
+  ASSERT_EQ(l.status, Status::kOk) << l.model.error().message;
+  alignas(16) uint8_t arena[48 + 64];
+  std::memset(arena, 0xA5, sizeof(arena));  // canary past the planned size
+  Interpreter interp(l.model, arena, 48);
+  ASSERT_EQ(interp.Init(), Status::kOk);
+  const float x[4] = {-1.0f, 0.5f, -2.0f, 3.0f};
+  std::memcpy(interp.input(0).data, x, sizeof(x));
+  ASSERT_EQ(interp.Invoke(), Status::kOk);
+  const float* y = interp.output(0).as<float>();
+  EXPECT_FLOAT_EQ(y[0], 1.0f);
+  EXPECT_FLOAT_EQ(y[1], 2.5f);
+  EXPECT_FLOAT_EQ(y[2], 3.0f);
+  EXPECT_FLOAT_EQ(y[3], 7.0f);
+  for (size_t i = 48; i < sizeof(arena); ++i) ASSERT_EQ(arena[i], 0xA5) << "wrote past the arena at " << i;
+  EXPECT_EQ(interp.input_index("x"), 0);
+  EXPECT_EQ(interp.input_index("x:0"), 0);
+  EXPECT_EQ(interp.input_index("x:1"), -1);
+  EXPECT_EQ(interp.output_index("y"), 0);
+  EXPECT_EQ(interp.output_index("nope"), -1);
+}
+
+TEST(Model, RejectsBadBuffers) {
+  const std::vector<uint8_t> good = build(ModelSpec());
+  EXPECT_EQ(load({}).status, Status::kInvalidModel);
+  EXPECT_EQ(load(std::vector<uint8_t>(good.begin(), good.begin() + 4)).status, Status::kInvalidModel);
+  // Misaligned base address.
+  EXPECT_EQ(load(good, 4).status, Status::kMisalignedModel);
+  // Wrong file identifier.
+  std::vector<uint8_t> bad_id = good;
+  bad_id[4] = 'X';
+  EXPECT_EQ(load(bad_id).status, Status::kInvalidModel);
+  // Every truncation is caught by the verifier.
+  for (size_t n = 8; n < good.size(); n += 7) {
+    EXPECT_NE(load(std::vector<uint8_t>(good.begin(), good.begin() + n)).status, Status::kOk) << n;
+  }
+}
+
+TEST(Model, RejectsBadSemantics) {
+  auto status_of = [](const std::function<void(ModelSpec&)>& mutate) {
+    ModelSpec spec;
+    mutate(spec);
+    return load(build(spec)).status;
+  };
+  EXPECT_EQ(status_of([](ModelSpec& s) { s.version = 99; }), Status::kUnsupportedVersion);
+  EXPECT_EQ(status_of([](ModelSpec& s) { s.tensors[1].offset = 48; }), Status::kInvalidModel);
+  EXPECT_EQ(status_of([](ModelSpec& s) { s.tensors[1].offset = 8; }), Status::kInvalidModel);  // misaligned
+  EXPECT_EQ(status_of([](ModelSpec& s) { s.tensors[2].offset = 16; }), Status::kInvalidModel);  // past constants
+  EXPECT_EQ(status_of([](ModelSpec& s) { s.tensors[0].size = 12; }), Status::kInvalidModel);
+  EXPECT_EQ(status_of([](ModelSpec& s) { s.tensors[0].shape = {-4}; }), Status::kInvalidModel);
+  EXPECT_EQ(status_of([](ModelSpec& s) { s.tensors[0].shape = {1 << 30, 1 << 30, 16}; }),
+            Status::kInvalidModel);  // overflowing byte size
+  EXPECT_EQ(status_of([](ModelSpec& s) { s.relu_inputs = {7}; }), Status::kInvalidModel);
+  EXPECT_EQ(status_of([](ModelSpec& s) { s.outputs = {-1}; }), Status::kInvalidModel);
+  EXPECT_EQ(status_of([](ModelSpec& s) { s.inputs = {2}; }), Status::kInvalidModel);  // constant input
+  EXPECT_EQ(status_of([](ModelSpec& s) { s.first_op = static_cast<schema::OpCode>(999); }),
+            Status::kUnsupportedOp);
+  // Options of the wrong type for the opcode.
+  EXPECT_EQ(status_of([](ModelSpec& s) { s.first_op = schema::OpCode::CONV2D; }), Status::kInvalidModel);
+}
+
+TEST(Interpreter, ChecksTheArenaAndOpShapes) {
+  Loaded l = load(build(ModelSpec()));
+  ASSERT_EQ(l.status, Status::kOk);
+  alignas(16) uint8_t arena[64];
+  Interpreter small(l.model, arena, 32);
+  EXPECT_EQ(small.Init(), Status::kArenaTooSmall);
+  Interpreter misaligned(l.model, arena + 4, 48);
+  EXPECT_EQ(misaligned.Init(), Status::kMisalignedArena);
+  Interpreter not_init(l.model, arena, 48);
+  EXPECT_EQ(not_init.Invoke(), Status::kNotInitialized);
+
+  // Relu whose output shape differs from its input: rejected at Init, not run.
+  ModelSpec spec;
+  spec.tensors[1].shape = {2};
+  Loaded bad = load(build(spec));
+  ASSERT_EQ(bad.status, Status::kOk);
+  Interpreter interp(bad.model, arena, 48);
+  EXPECT_EQ(interp.Init(), Status::kInvalidModel);
+  EXPECT_EQ(interp.error().op, 0);
+}
+
+}  // namespace
+}  // namespace floe
