@@ -118,11 +118,9 @@ std::vector<uint8_t> emit_model(const LoweredModel& model, const std::string& pr
 
   std::vector<flatbuffers::Offset<schema::Operator>> ops;
   for (const LoweredOp& op : model.ops) {
-    const flatbuffers::Offset<void> options =
-        op.build_options ? op.build_options(builder) : flatbuffers::Offset<void>();
     ops.push_back(schema::CreateOperator(builder, op.opcode, builder.CreateVector(op.inputs),
-                                         builder.CreateVector(op.outputs), op.options_type,
-                                         options, builder.CreateString(op.node_name)));
+                                         builder.CreateVector(op.outputs), op.options.type,
+                                         op.options.Pack(builder), builder.CreateString(op.node_name)));
   }
 
   const auto root = schema::CreateModel(

@@ -1,18 +1,20 @@
 // SPDX-License-Identifier: Apache-2.0
 // The lowered model: floe tensors ("values") and floe operators in execution
-// order, before memory planning and serialization. Options are kept as a
-// builder callback so each op's options are written in exactly one place.
+// order, before memory planning and serialization. Options are the schema's
+// object-API structs (floe::schema_obj), so passes can read and rewrite them.
 #pragma once
 
-#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
 
 #include "converter/ir/host_tensor.h"
-#include "schemas/floe_generated.h"
+#include "schemas/floe_obj_generated.h"
 
 namespace floe::conv {
+
+// Inside the converter, `schema` is the mutable object-API flavour of floe.fbs.
+namespace schema = ::floe::schema_obj;
 
 struct Value {
   std::string name;  // TF tensor name ("node:k") or a derived name for helper tensors
@@ -24,12 +26,9 @@ struct Value {
   uint64_t byte_size() const;
 };
 
-using OptionsBuilder = std::function<flatbuffers::Offset<void>(flatbuffers::FlatBufferBuilder&)>;
-
 struct LoweredOp {
   schema::OpCode opcode = schema::OpCode::INVALID;
-  schema::OpOptions options_type = schema::OpOptions::NONE;
-  OptionsBuilder build_options;  // empty when options_type is NONE
+  schema::OpOptionsUnion options;  // type NONE for ops without options
   std::vector<int> inputs;       // value ids; -1 = optional input absent
   std::vector<int> outputs;
   std::string node_name;         // originating TF node

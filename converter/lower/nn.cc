@@ -36,11 +36,11 @@ void lower_matmul(LowerContext& ctx) {
   require_f32(ctx);
   const bool ta = attr_bool(ctx.node().def, "transpose_a", false);
   const bool tb = attr_bool(ctx.node().def, "transpose_b", false);
+  schema::MatMulOptionsT options;
+  options.transpose_a = ta;
+  options.transpose_b = tb;
   ctx.add_op(schema::OpCode::MATMUL, {ctx.input_value(0), ctx.input_value(1)},
-             {ctx.output_value(0)}, schema::OpOptions::MatMulOptions,
-             [ta, tb](flatbuffers::FlatBufferBuilder& b) {
-               return schema::CreateMatMulOptions(b, ta, tb).Union();
-             });
+             {ctx.output_value(0)}, LowerContext::options(options));
 }
 
 // Resolved geometry of one spatial dimension.
@@ -118,6 +118,19 @@ Window resolve_window(const NodeContext& ctx, int64_t kh, int64_t kw) {
   return w;
 }
 
+// Conv2D and DepthwiseConv2D options share their window fields.
+template <typename Options>
+void set_window(Options& o, const Window& w) {
+  o.stride_h = static_cast<int32_t>(w.sh);
+  o.stride_w = static_cast<int32_t>(w.sw);
+  o.dilation_h = static_cast<int32_t>(w.dh);
+  o.dilation_w = static_cast<int32_t>(w.dw);
+  o.pad_top = static_cast<int32_t>(w.h.pad_before);
+  o.pad_left = static_cast<int32_t>(w.w.pad_before);
+  o.pad_bottom = static_cast<int32_t>(w.h.pad_after);
+  o.pad_right = static_cast<int32_t>(w.w.pad_after);
+}
+
 std::vector<TensorInfo> infer_conv2d(const NodeContext& ctx) {
   ctx.expect_inputs(2, 2);
   ctx.expect_rank(0, 4);
@@ -135,16 +148,10 @@ void lower_conv2d(LowerContext& ctx) {
   require_f32(ctx);
   const auto& f = ctx.input(1).shape;
   const Window w = resolve_window(ctx, f[0], f[1]);
+  schema::Conv2DOptionsT o;
+  set_window(o, w);
   ctx.add_op(schema::OpCode::CONV2D, {ctx.input_value(0), ctx.input_value(1)},
-             {ctx.output_value(0)}, schema::OpOptions::Conv2DOptions,
-             [w](flatbuffers::FlatBufferBuilder& b) {
-               return schema::CreateConv2DOptions(
-                          b, static_cast<int32_t>(w.sh), static_cast<int32_t>(w.sw),
-                          static_cast<int32_t>(w.dh), static_cast<int32_t>(w.dw),
-                          static_cast<int32_t>(w.h.pad_before), static_cast<int32_t>(w.w.pad_before),
-                          static_cast<int32_t>(w.h.pad_after), static_cast<int32_t>(w.w.pad_after))
-                   .Union();
-             });
+             {ctx.output_value(0)}, LowerContext::options(o));
 }
 
 std::vector<TensorInfo> infer_depthwise(const NodeContext& ctx) {
@@ -161,18 +168,11 @@ void lower_depthwise(LowerContext& ctx) {
   require_f32(ctx);
   const auto& f = ctx.input(1).shape;
   const Window w = resolve_window(ctx, f[0], f[1]);
-  const int32_t multiplier = static_cast<int32_t>(f[3]);
+  schema::DepthwiseConv2DOptionsT o;
+  set_window(o, w);
+  o.depth_multiplier = static_cast<int32_t>(f[3]);
   ctx.add_op(schema::OpCode::DEPTHWISE_CONV2D, {ctx.input_value(0), ctx.input_value(1)},
-             {ctx.output_value(0)}, schema::OpOptions::DepthwiseConv2DOptions,
-             [w, multiplier](flatbuffers::FlatBufferBuilder& b) {
-               return schema::CreateDepthwiseConv2DOptions(
-                          b, static_cast<int32_t>(w.sh), static_cast<int32_t>(w.sw),
-                          static_cast<int32_t>(w.dh), static_cast<int32_t>(w.dw),
-                          static_cast<int32_t>(w.h.pad_before), static_cast<int32_t>(w.w.pad_before),
-                          static_cast<int32_t>(w.h.pad_after), static_cast<int32_t>(w.w.pad_after),
-                          multiplier)
-                   .Union();
-             });
+             {ctx.output_value(0)}, LowerContext::options(o));
 }
 
 Window pool_window(const NodeContext& ctx) {
@@ -193,15 +193,16 @@ template <schema::OpCode kCode>
 void lower_pool(LowerContext& ctx) {
   require_f32(ctx);
   const Window w = pool_window(ctx);
-  ctx.add_op(kCode, {ctx.input_value(0)}, {ctx.output_value(0)}, schema::OpOptions::Pool2DOptions,
-             [w](flatbuffers::FlatBufferBuilder& b) {
-               return schema::CreatePool2DOptions(
-                          b, static_cast<int32_t>(w.kh), static_cast<int32_t>(w.kw),
-                          static_cast<int32_t>(w.sh), static_cast<int32_t>(w.sw),
-                          static_cast<int32_t>(w.h.pad_before), static_cast<int32_t>(w.w.pad_before),
-                          static_cast<int32_t>(w.h.pad_after), static_cast<int32_t>(w.w.pad_after))
-                   .Union();
-             });
+  schema::Pool2DOptionsT o;
+  o.filter_h = static_cast<int32_t>(w.kh);
+  o.filter_w = static_cast<int32_t>(w.kw);
+  o.stride_h = static_cast<int32_t>(w.sh);
+  o.stride_w = static_cast<int32_t>(w.sw);
+  o.pad_top = static_cast<int32_t>(w.h.pad_before);
+  o.pad_left = static_cast<int32_t>(w.w.pad_before);
+  o.pad_bottom = static_cast<int32_t>(w.h.pad_after);
+  o.pad_right = static_cast<int32_t>(w.w.pad_after);
+  ctx.add_op(kCode, {ctx.input_value(0)}, {ctx.output_value(0)}, LowerContext::options(o));
 }
 
 std::vector<TensorInfo> infer_softmax(const NodeContext& ctx) {
@@ -213,9 +214,7 @@ std::vector<TensorInfo> infer_softmax(const NodeContext& ctx) {
 void lower_softmax(LowerContext& ctx) {
   require_f32(ctx);
   ctx.add_op(schema::OpCode::SOFTMAX, {ctx.input_value(0)}, {ctx.output_value(0)},
-             schema::OpOptions::SoftmaxOptions, [](flatbuffers::FlatBufferBuilder& b) {
-               return schema::CreateSoftmaxOptions(b, 1.0f).Union();
-             });
+             LowerContext::options(schema::SoftmaxOptionsT()));
 }
 
 }  // namespace

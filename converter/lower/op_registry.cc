@@ -127,13 +127,12 @@ int LowerContext::constant_value(const std::string& suffix, HostTensor tensor) {
 }
 
 void LowerContext::add_op(schema::OpCode opcode, std::vector<int> inputs, std::vector<int> outputs,
-                          schema::OpOptions options_type, OptionsBuilder build_options) {
+                          schema::OpOptionsUnion options) {
   LoweredOp op;
   op.opcode = opcode;
   op.inputs = std::move(inputs);
   op.outputs = std::move(outputs);
-  op.options_type = options_type;
-  op.build_options = std::move(build_options);
+  op.options = std::move(options);
   op.node_name = node().name();
   model_.ops.push_back(std::move(op));
 }

@@ -76,8 +76,14 @@ class LowerContext : public NodeContext {
   int constant_value(const std::string& suffix, HostTensor tensor);
 
   void add_op(schema::OpCode opcode, std::vector<int> inputs, std::vector<int> outputs,
-              schema::OpOptions options_type = schema::OpOptions::NONE,
-              OptionsBuilder build_options = {});
+              schema::OpOptionsUnion options = {});
+  // Options of one type, wrapped: add_op(code, in, out, options(schema::Conv2DOptionsT{...})).
+  template <typename T>
+  static schema::OpOptionsUnion options(T value) {
+    schema::OpOptionsUnion u;
+    u.Set(std::move(value));
+    return u;
+  }
 
   const std::vector<int>& output_values() const { return output_values_; }
   const TensorInfo& output_info(int port) const { return outputs_[static_cast<size_t>(port)]; }

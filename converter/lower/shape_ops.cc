@@ -129,10 +129,9 @@ void lower_concat(LowerContext& ctx) {
       static_cast<int64_t>(ctx.input(0).shape.size())));
   std::vector<int> inputs;
   for (int i = 0; i < n; ++i) inputs.push_back(ctx.input_value(i));
-  ctx.add_op(schema::OpCode::CONCAT, inputs, {ctx.output_value(0)},
-             schema::OpOptions::ConcatOptions, [axis](flatbuffers::FlatBufferBuilder& b) {
-               return schema::CreateConcatOptions(b, axis).Union();
-             });
+  schema::ConcatOptionsT options;
+  options.axis = axis;
+  ctx.add_op(schema::OpCode::CONCAT, inputs, {ctx.output_value(0)}, LowerContext::options(options));
 }
 
 // Sorted, unique, non-negative reduction axes.
@@ -171,10 +170,9 @@ void lower_mean(LowerContext& ctx) {
     lower_reshape(ctx);
     return;
   }
-  ctx.add_op(schema::OpCode::MEAN, {ctx.input_value(0)}, {ctx.output_value(0)},
-             schema::OpOptions::ReduceOptions, [axes](flatbuffers::FlatBufferBuilder& b) {
-               return schema::CreateReduceOptions(b, b.CreateVector(axes), false).Union();
-             });
+  schema::ReduceOptionsT options;
+  options.axes = axes;
+  ctx.add_op(schema::OpCode::MEAN, {ctx.input_value(0)}, {ctx.output_value(0)}, LowerContext::options(options));
 }
 
 }  // namespace
