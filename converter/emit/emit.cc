@@ -2,20 +2,34 @@
 // FlatBuffer emission. Invariants the runtime's validator re-checks: every
 // tensor's size equals dtype x shape, constants and arena offsets are 16-byte
 // aligned, and every arena range lies inside arena_size. The plan itself is
-// re-verified here with check_plan() before anything is written.
+// re-verified here with check_plan() before anything is written. Each arena
+// tensor carries its planned lifetime (Model::Load re-proves the plan from it),
+// and the finished buffer is sealed with payload_crc32c (model_checksum.h).
 #include "converter/emit/emit.h"
 
+#include <algorithm>
 #include <map>
 
 #include "converter/ir/error.h"
 #include "converter/plan/memory_planner.h"
+#include "runtime/core/model_checksum.h"
 
 namespace floe::conv {
 namespace {
 
 constexpr uint64_t kAlignment = 16;
+// Nonzero, so FlatBuffers stores the field (defaults are omitted); replaced by
+// the real CRC once the buffer is complete.
+constexpr uint32_t kChecksumPlaceholder = 0xFFFFFFFFu;
 
 uint64_t align_up(uint64_t v) { return (v + kAlignment - 1) / kAlignment * kAlignment; }
+
+// XNNPACK's persistent budget plus the Init scratch the activations cannot hold.
+uint64_t xnnpack_arena_size(const LoweredModel& model, uint64_t activation_bytes) {
+  if (model.xnnpack_budget == 0) return 0;
+  const uint64_t scratch = model.xnnpack_scratch > activation_bytes ? align_up(model.xnnpack_scratch) : 0;
+  return model.xnnpack_budget + scratch;
+}
 
 // Arena lifetimes: a value is live from the op that writes it (or the start,
 // for graph inputs) to the last op that reads it (or the end, for outputs).
@@ -62,13 +76,18 @@ std::vector<uint8_t> emit_model(const LoweredModel& model, const std::string& pr
     if (!model.values[v].is_constant()) arena_values.push_back(static_cast<int>(v));
   }
   const std::vector<BufferRequest> requests = buffer_requests(model, arena_values);
-  const MemoryPlan plan = plan_memory(requests, kAlignment);
-  const std::string problem = check_plan(requests, plan, kAlignment);
+  const uint64_t arena_alignment = std::max<uint64_t>(kAlignment, model.arena_alignment);
+  const MemoryPlan plan = plan_memory(requests, arena_alignment);
+  const std::string problem = check_plan(requests, plan, arena_alignment);
   if (!problem.empty()) throw ConvertError("internal error: invalid memory plan: " + problem);
 
   std::vector<uint64_t> offsets(model.values.size(), 0);
+  std::vector<int32_t> live_first(model.values.size(), -1), live_last(model.values.size(), -1);
   for (size_t i = 0; i < arena_values.size(); ++i) {
-    offsets[static_cast<size_t>(arena_values[i])] = plan.offsets[i];
+    const size_t v = static_cast<size_t>(arena_values[i]);
+    offsets[v] = plan.offsets[i];
+    live_first[v] = requests[i].first_op;
+    live_last[v] = requests[i].last_op;
   }
 
   // Constant section: each distinct constant once, 16-byte aligned.
@@ -95,6 +114,12 @@ std::vector<uint8_t> emit_model(const LoweredModel& model, const std::string& pr
     offsets[v] = it->second;
   }
   constants.resize(align_up(constants.size()));
+  // XNNPACK reads up to XNN_EXTRA_BYTES (16) past an operand; constants it reads
+  // at run time (binary-op operands) may end the section, so pad it. Arena
+  // operands need no padding: the XNNPACK region always follows the activations.
+  bool uses_xnnpack = false;
+  for (const LoweredOp& op : model.ops) uses_xnnpack |= op.backend == schema::Backend::XNNPACK;
+  if (uses_xnnpack) constants.resize(constants.size() + kAlignment);
 
   flatbuffers::FlatBufferBuilder builder(1024 + constants.size());
   builder.ForceVectorAlignment(constants.size(), 1, kAlignment);
@@ -113,20 +138,24 @@ std::vector<uint8_t> emit_model(const LoweredModel& model, const std::string& pr
     }
     tensors.push_back(schema::CreateTensor(
         builder, builder.CreateString(value.name), static_cast<schema::DType>(value.dtype),
-        builder.CreateVector(shape), value.is_constant(), offsets[v], value.byte_size()));
+        builder.CreateVector(shape), value.is_constant(), offsets[v], value.byte_size(),
+        live_first[v], live_last[v]));
   }
 
   std::vector<flatbuffers::Offset<schema::Operator>> ops;
   for (const LoweredOp& op : model.ops) {
     ops.push_back(schema::CreateOperator(builder, op.opcode, builder.CreateVector(op.inputs),
                                          builder.CreateVector(op.outputs), op.options.type,
-                                         op.options.Pack(builder), builder.CreateString(op.node_name)));
+                                         op.options.Pack(builder), builder.CreateString(op.node_name),
+                                         op.backend));
   }
 
   const auto root = schema::CreateModel(
       builder, /*version=*/1, builder.CreateVector(tensors), builder.CreateVector(ops),
       builder.CreateVector(model.inputs), builder.CreateVector(model.outputs), plan.arena_size,
-      constants_fb, builder.CreateString(producer));
+      constants_fb, builder.CreateString(producer), kChecksumPlaceholder,
+      model.target.empty() ? 0 : builder.CreateString(model.target),
+      xnnpack_arena_size(model, plan.arena_size));
   schema::FinishModelBuffer(builder, root);
 
   if (stats) {
@@ -135,9 +164,22 @@ std::vector<uint8_t> emit_model(const LoweredModel& model, const std::string& pr
     for (const BufferRequest& r : requests) stats->naive_bytes += align_up(r.size);
     stats->constant_bytes = constants.size();
     stats->parameter_count = parameter_count;
+    stats->xnnpack_arena_bytes = xnnpack_arena_size(model, plan.arena_size);
   }
-  return std::vector<uint8_t>(builder.GetBufferPointer(),
-                              builder.GetBufferPointer() + builder.GetSize());
+  std::vector<uint8_t> bytes(builder.GetBufferPointer(),
+                             builder.GetBufferPointer() + builder.GetSize());
+  seal_model(&bytes);
+  return bytes;
+}
+
+void seal_model(std::vector<uint8_t>* bytes) {
+  flatbuffers::Verifier verifier(bytes->data(), bytes->size(), 16, 1u << 20);
+  size_t field = 0;
+  if (!schema::VerifyModelBuffer(verifier) || !find_model_checksum_field(bytes->data(), &field)) {
+    throw ConvertError("internal error: emitted model has no payload_crc32c field to seal");
+  }
+  const uint32_t crc = compute_model_checksum(bytes->data(), bytes->size(), field);
+  for (int i = 0; i < 4; ++i) (*bytes)[field + static_cast<size_t>(i)] = static_cast<uint8_t>(crc >> (8 * i));
 }
 
 }  // namespace floe::conv

@@ -16,9 +16,15 @@ struct EmitStats {
   uint64_t naive_bytes = 0;     // sum of all activation sizes (no reuse), for comparison
   uint64_t constant_bytes = 0;  // constant section incl. alignment padding
   uint64_t parameter_count = 0; // elements in constants
+  uint64_t xnnpack_arena_bytes = 0;  // XNNPACK persistent budget (Model.xnnpack_arena_size)
 };
 
 std::vector<uint8_t> emit_model(const LoweredModel& model, const std::string& producer,
                                 EmitStats* stats = nullptr);
+
+// Writes payload_crc32c into a finished model buffer (which must already hold
+// the field): CRC32C of the whole buffer with the field's 4 bytes read as zero.
+// Tools that edit a model's bytes call it again afterwards.
+void seal_model(std::vector<uint8_t>* bytes);
 
 }  // namespace floe::conv

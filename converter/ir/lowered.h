@@ -32,6 +32,7 @@ struct LoweredOp {
   std::vector<int> inputs;       // value ids; -1 = optional input absent
   std::vector<int> outputs;
   std::string node_name;         // originating TF node
+  schema::Backend backend = schema::Backend::REFERENCE;  // set by lower/backend_xnnpack.cc
 };
 
 struct LoweredModel {
@@ -39,6 +40,16 @@ struct LoweredModel {
   std::vector<LoweredOp> ops;
   std::vector<int> inputs;
   std::vector<int> outputs;
+  // Backend plan (converter/lower/backend_xnnpack.h): the target the ops were
+  // assigned for, XNNPACK's persistent arena budget, and the largest weight
+  // rewrite XNNPACK needs as Init-time scratch (taken from the activations when
+  // they are large enough, else added to the budget by emit).
+  std::string target;
+  uint64_t xnnpack_budget = 0;
+  uint64_t xnnpack_scratch = 0;
+  // Arena offsets are multiples of this (>= 16; XNNPACK targets use the 64-byte
+  // cache line, so SIMD rows never straddle two lines in a 64-aligned arena).
+  uint64_t arena_alignment = 16;
 
   int add_value(Value value) {
     values.push_back(std::move(value));

@@ -24,8 +24,15 @@ std::vector<TensorInfo> infer_binary(const NodeContext& ctx) {
 std::vector<TensorInfo> infer_bias_add(const NodeContext& ctx) {
   ctx.expect_inputs(2, 2);
   const std::string format = attr_string(ctx.node().def, "data_format", "NHWC");
-  if (format != "NHWC") ctx.fail("data_format " + format + " is not supported yet (NHWC only)");
   const TensorInfo &value = ctx.input(0), &bias = ctx.input(1);
+  if (format == "NCHW" || format == "NCDHW") {
+    if (bias.shape.size() != 1 || value.shape.size() < 2 || value.shape[1] != bias.shape[0]) {
+      ctx.fail("bias shape " + shape_to_string(bias.shape) + " does not match dim 1 of " +
+               shape_to_string(value.shape));
+    }
+    return {TensorInfo{value.dtype, value.shape, nullptr}};
+  }
+  if (format != "NHWC" && format != "NDHWC") ctx.fail("unknown data_format " + format);
   if (bias.shape.size() != 1 || value.shape.empty() || value.shape.back() != bias.shape[0]) {
     ctx.fail("bias shape " + shape_to_string(bias.shape) + " does not match the last dim of " +
              shape_to_string(value.shape));
@@ -35,10 +42,8 @@ std::vector<TensorInfo> infer_bias_add(const NodeContext& ctx) {
 
 template <schema::OpCode kCode>
 void lower_binary(LowerContext& ctx) {
-  if (ctx.output_info(0).dtype != DType::kFloat32) {
-    ctx.fail(std::string("dtype ") + dtype_name(ctx.output_info(0).dtype) +
-             " is only supported when the result is known at conversion time");
-  }
+  // Every dtype reaching here is float32/int32/int64 (narrow types are widened
+  // by the driver); the runtime's prepare names any unsupported combination.
   ctx.add_op(kCode, {ctx.input_value(0), ctx.input_value(1)}, {ctx.output_value(0)});
 }
 
@@ -49,10 +54,32 @@ std::vector<TensorInfo> infer_unary(const NodeContext& ctx) {
 
 template <schema::OpCode kCode>
 void lower_unary(LowerContext& ctx) {
-  if (ctx.output_info(0).dtype != DType::kFloat32) {
-    ctx.fail(std::string("dtype ") + dtype_name(ctx.output_info(0).dtype) + " is not supported");
+  const bool int_ok = kCode == schema::OpCode::ABS || kCode == schema::OpCode::NEG ||
+                      kCode == schema::OpCode::SQUARE;
+  const DType t = ctx.output_info(0).dtype;
+  if (t != DType::kFloat32 && !(int_ok && (t == DType::kInt32 || t == DType::kInt64))) {
+    ctx.fail(std::string("dtype ") + dtype_name(t) + " is not supported");
   }
   ctx.add_op(kCode, {ctx.input_value(0)}, {ctx.output_value(0)});
+}
+
+// BiasAdd: NCHW bias [C] becomes a [C, 1, ..., 1] constant (or reshape) so the
+// broadcasting ADD puts it on dim 1.
+void lower_bias_add(LowerContext& ctx) {
+  const std::string format = attr_string(ctx.node().def, "data_format", "NHWC");
+  int bias = ctx.input_value(1);
+  if (format == "NCHW" || format == "NCDHW") {
+    std::vector<int64_t> shape(ctx.input(0).shape.size() - 1, 1);
+    shape[0] = ctx.input(1).shape[0];
+    if (ctx.input(1).value) {
+      HostTensor t = *ctx.input(1).value;
+      t.shape = shape;
+      bias = ctx.constant_value("bias_nchw", std::move(t));
+    } else {
+      bias = ctx.reshaped_value(bias, shape, "bias_nchw");
+    }
+  }
+  ctx.add_op(schema::OpCode::ADD, {ctx.input_value(0), bias}, {ctx.output_value(0)});
 }
 
 }  // namespace
@@ -62,8 +89,8 @@ const std::vector<OpHandler>& elementwise_handlers() {
   static const std::vector<OpHandler> handlers = {
       {"Add", infer_binary, lower_binary<OpCode::ADD>},
       {"AddV2", infer_binary, lower_binary<OpCode::ADD>},
-      {"BiasAdd", infer_bias_add, lower_binary<OpCode::ADD>},
-      {"BiasAddV1", infer_bias_add, lower_binary<OpCode::ADD>},
+      {"BiasAdd", infer_bias_add, lower_bias_add},
+      {"BiasAddV1", infer_bias_add, lower_bias_add},
       {"Sub", infer_binary, lower_binary<OpCode::SUB>},
       {"Mul", infer_binary, lower_binary<OpCode::MUL>},
       {"RealDiv", infer_binary, lower_binary<OpCode::DIV>},

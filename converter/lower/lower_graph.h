@@ -29,6 +29,10 @@ void check_supported_ops(const Graph& graph, const std::vector<bool>& keep);
 
 LoweredModel lower_graph(const Graph& graph, const std::vector<bool>& keep,
                          const std::vector<Feed>& feeds, const std::vector<TensorRef>& fetches,
-                         LowerStats* stats = nullptr);
+                         LowerStats* stats = nullptr, bool fold_constants = true);
+// fold_constants = false (floe-convert --disable-pass fold-constants): nodes over
+// constants are still evaluated (inference needs shape arguments), but they are
+// also lowered as ops, so the model computes them at run time; the optimizer's
+// fold-constants pass is then what folds them (tests compare both ways).
 
 }  // namespace floe::conv

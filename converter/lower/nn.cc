@@ -81,21 +81,58 @@ struct Window {
   Axis h, w;
 };
 
+// NCHW graphs are computed in NHWC: the input is transposed on entry and the
+// output back (the optimizer's transpose pass may cancel neighbouring pairs).
+bool is_nchw(const NodeContext& ctx) {
+  const std::string format = attr_string(ctx.node().def, "data_format", "NHWC");
+  if (format != "NHWC" && format != "NCHW") ctx.fail("unknown data_format " + format);
+  return format == "NCHW";
+}
+
+std::vector<int64_t> to_nhwc(const std::vector<int64_t>& v) { return {v[0], v[2], v[3], v[1]}; }
+std::vector<int64_t> to_nchw(const std::vector<int64_t>& v) { return {v[0], v[3], v[1], v[2]}; }
+
+// A 4-value attr in NHWC order whatever the node's data_format.
 std::vector<int64_t> four_ints(const NodeContext& ctx, const char* name, int64_t fallback) {
   std::vector<int64_t> v = attr_ints(ctx.node().def, name, {});
   if (v.empty()) v.assign(4, fallback);
   if (v.size() != 4) ctx.fail(std::string("attr '") + name + "' must have 4 values");
-  return v;
+  return is_nchw(ctx) ? to_nhwc(v) : v;
 }
 
-void require_nhwc(const NodeContext& ctx) {
-  const std::string format = attr_string(ctx.node().def, "data_format", "NHWC");
-  if (format != "NHWC") ctx.fail("data_format " + format + " is not supported yet (NHWC only)");
+// Input 0's shape in NHWC order.
+std::vector<int64_t> nhwc_input(const NodeContext& ctx) {
+  return is_nchw(ctx) ? to_nhwc(ctx.input(0).shape) : ctx.input(0).shape;
+}
+
+// The op's NHWC output shape in the node's own layout.
+std::vector<int64_t> in_node_layout(const NodeContext& ctx, std::vector<int64_t> nhwc) {
+  return is_nchw(ctx) ? to_nchw(nhwc) : nhwc;
+}
+
+// Emits `code` on NHWC operands: for NCHW nodes, input 0 is transposed to
+// NHWC first and the result transposed back into output 0.
+void add_nhwc_op(LowerContext& ctx, schema::OpCode code, std::vector<int> inputs,
+                 schema::OpOptionsUnion options) {
+  if (!is_nchw(ctx)) {
+    ctx.add_op(code, std::move(inputs), {ctx.output_value(0)}, std::move(options));
+    return;
+  }
+  const DType t = ctx.output_info(0).dtype;
+  const int in = ctx.new_value(t, to_nhwc(ctx.input(0).shape), "input_nhwc");
+  schema::TransposeOptionsT to;
+  to.perm = {0, 2, 3, 1};
+  ctx.add_op(schema::OpCode::TRANSPOSE, {inputs[0]}, {in}, LowerContext::options(to));
+  inputs[0] = in;
+  const int out = ctx.new_value(t, to_nhwc(ctx.output_info(0).shape), "output_nhwc");
+  ctx.add_op(code, std::move(inputs), {out}, std::move(options));
+  schema::TransposeOptionsT back;
+  back.perm = {0, 3, 1, 2};
+  ctx.add_op(schema::OpCode::TRANSPOSE, {out}, {ctx.output_value(0)}, LowerContext::options(back));
 }
 
 Window resolve_window(const NodeContext& ctx, int64_t kh, int64_t kw) {
-  require_nhwc(ctx);
-  const auto& in = ctx.input(0).shape;
+  const std::vector<int64_t> in = nhwc_input(ctx);
   const std::vector<int64_t> strides = four_ints(ctx, "strides", 1);
   const std::vector<int64_t> dilations = four_ints(ctx, "dilations", 1);
   if (strides[0] != 1 || strides[3] != 1) ctx.fail("strides over batch or channels are not supported");
@@ -105,6 +142,10 @@ Window resolve_window(const NodeContext& ctx, int64_t kh, int64_t kw) {
     ctx.fail("EXPLICIT padding needs 8 explicit_paddings values");
   }
   explicit_pads.resize(8, 0);
+  if (is_nchw(ctx)) {  // pairs per dim: N, C, H, W -> N, H, W, C
+    explicit_pads = {explicit_pads[0], explicit_pads[1], explicit_pads[4], explicit_pads[5],
+                     explicit_pads[6], explicit_pads[7], explicit_pads[2], explicit_pads[3]};
+  }
   Window w;
   w.kh = kh;
   w.kw = kw;
@@ -135,13 +176,14 @@ std::vector<TensorInfo> infer_conv2d(const NodeContext& ctx) {
   ctx.expect_inputs(2, 2);
   ctx.expect_rank(0, 4);
   ctx.expect_rank(1, 4);
-  const auto &in = ctx.input(0).shape, &f = ctx.input(1).shape;
+  const std::vector<int64_t> in = nhwc_input(ctx);
+  const auto& f = ctx.input(1).shape;
   if (f[2] != in[3]) {
     ctx.fail("filter " + shape_to_string(f) + " expects " + std::to_string(f[2]) +
-             " input channels, input " + shape_to_string(in) + " has " + std::to_string(in[3]));
+             " input channels, input " + shape_to_string(ctx.input(0).shape) + " has " + std::to_string(in[3]));
   }
   const Window w = resolve_window(ctx, f[0], f[1]);
-  return {TensorInfo{ctx.input(0).dtype, {in[0], w.h.out, w.w.out, f[3]}, nullptr}};
+  return {TensorInfo{ctx.input(0).dtype, in_node_layout(ctx, {in[0], w.h.out, w.w.out, f[3]}), nullptr}};
 }
 
 void lower_conv2d(LowerContext& ctx) {
@@ -150,18 +192,18 @@ void lower_conv2d(LowerContext& ctx) {
   const Window w = resolve_window(ctx, f[0], f[1]);
   schema::Conv2DOptionsT o;
   set_window(o, w);
-  ctx.add_op(schema::OpCode::CONV2D, {ctx.input_value(0), ctx.input_value(1)},
-             {ctx.output_value(0)}, LowerContext::options(o));
+  add_nhwc_op(ctx, schema::OpCode::CONV2D, {ctx.input_value(0), ctx.input_value(1)}, LowerContext::options(o));
 }
 
 std::vector<TensorInfo> infer_depthwise(const NodeContext& ctx) {
   ctx.expect_inputs(2, 2);
   ctx.expect_rank(0, 4);
   ctx.expect_rank(1, 4);
-  const auto &in = ctx.input(0).shape, &f = ctx.input(1).shape;
+  const std::vector<int64_t> in = nhwc_input(ctx);
+  const auto& f = ctx.input(1).shape;
   if (f[2] != in[3]) ctx.fail("filter channels do not match input channels");
   const Window w = resolve_window(ctx, f[0], f[1]);
-  return {TensorInfo{ctx.input(0).dtype, {in[0], w.h.out, w.w.out, in[3] * f[3]}, nullptr}};
+  return {TensorInfo{ctx.input(0).dtype, in_node_layout(ctx, {in[0], w.h.out, w.w.out, in[3] * f[3]}), nullptr}};
 }
 
 void lower_depthwise(LowerContext& ctx) {
@@ -171,8 +213,8 @@ void lower_depthwise(LowerContext& ctx) {
   schema::DepthwiseConv2DOptionsT o;
   set_window(o, w);
   o.depth_multiplier = static_cast<int32_t>(f[3]);
-  ctx.add_op(schema::OpCode::DEPTHWISE_CONV2D, {ctx.input_value(0), ctx.input_value(1)},
-             {ctx.output_value(0)}, LowerContext::options(o));
+  add_nhwc_op(ctx, schema::OpCode::DEPTHWISE_CONV2D, {ctx.input_value(0), ctx.input_value(1)},
+              LowerContext::options(o));
 }
 
 Window pool_window(const NodeContext& ctx) {
@@ -184,9 +226,9 @@ Window pool_window(const NodeContext& ctx) {
 std::vector<TensorInfo> infer_pool(const NodeContext& ctx) {
   ctx.expect_inputs(1, 1);
   ctx.expect_rank(0, 4);
-  const auto& in = ctx.input(0).shape;
+  const std::vector<int64_t> in = nhwc_input(ctx);
   const Window w = pool_window(ctx);
-  return {TensorInfo{ctx.input(0).dtype, {in[0], w.h.out, w.w.out, in[3]}, nullptr}};
+  return {TensorInfo{ctx.input(0).dtype, in_node_layout(ctx, {in[0], w.h.out, w.w.out, in[3]}), nullptr}};
 }
 
 template <schema::OpCode kCode>
@@ -202,7 +244,7 @@ void lower_pool(LowerContext& ctx) {
   o.pad_left = static_cast<int32_t>(w.w.pad_before);
   o.pad_bottom = static_cast<int32_t>(w.h.pad_after);
   o.pad_right = static_cast<int32_t>(w.w.pad_after);
-  ctx.add_op(kCode, {ctx.input_value(0)}, {ctx.output_value(0)}, LowerContext::options(o));
+  add_nhwc_op(ctx, kCode, {ctx.input_value(0)}, LowerContext::options(o));
 }
 
 std::vector<TensorInfo> infer_softmax(const NodeContext& ctx) {

@@ -126,6 +126,14 @@ int LowerContext::constant_value(const std::string& suffix, HostTensor tensor) {
   return model_.add_value(std::move(v));
 }
 
+int LowerContext::intermediate_value(const std::string& suffix, DType dtype, std::vector<int64_t> shape) {
+  Value v;
+  v.name = node().name() + "/" + suffix;
+  v.dtype = dtype;
+  v.shape = std::move(shape);
+  return model_.add_value(std::move(v));
+}
+
 void LowerContext::add_op(schema::OpCode opcode, std::vector<int> inputs, std::vector<int> outputs,
                           schema::OpOptionsUnion options) {
   LoweredOp op;
@@ -137,11 +145,33 @@ void LowerContext::add_op(schema::OpCode opcode, std::vector<int> inputs, std::v
   model_.ops.push_back(std::move(op));
 }
 
+int LowerContext::new_value(DType dtype, std::vector<int64_t> shape, const std::string& suffix) {
+  Value v;
+  v.name = node().name() + "/" + suffix;
+  v.dtype = dtype;
+  v.shape = std::move(shape);
+  return model_.add_value(std::move(v));
+}
+
+int LowerContext::reshaped_value(int value, std::vector<int64_t> shape, const std::string& suffix) {
+  const Value& from = model_.values[static_cast<size_t>(value)];
+  if (from.is_constant()) {
+    HostTensor t = *from.constant;
+    t.shape = shape;
+    return constant_value(suffix, std::move(t));
+  }
+  const int id = new_value(from.dtype, std::move(shape), suffix);
+  add_op(schema::OpCode::RESHAPE, {value}, {id});
+  return id;
+}
+
 const OpHandler* find_handler(const std::string& tf_op) {
   static const std::unordered_map<std::string, const OpHandler*> table = [] {
     std::unordered_map<std::string, const OpHandler*> t;
     for (const auto* family :
-         {&elementwise_handlers(), &nn_handlers(), &shape_handlers(), &source_handlers()}) {
+         {&elementwise_handlers(), &nn_handlers(), &shape_handlers(), &source_handlers(),
+          &batch_norm_handlers(), &layout_handlers(), &math_handlers(), &data_handlers(),
+          &nn_extra_handlers(), &rnn_cell_handlers(), &index_handlers()}) {
       for (const OpHandler& h : *family) t.emplace(h.tf_op, &h);
     }
     return t;

@@ -74,9 +74,18 @@ class LowerContext : public NodeContext {
   void alias_output(int port, int value);
   // A new constant value owned by this node (e.g. a reshaped bias).
   int constant_value(const std::string& suffix, HostTensor tensor);
+  // A new non-constant value owned by this node, for ops lowered to several floe
+  // ops (e.g. FusedBatchNorm -> MUL then ADD): named "<node>/<suffix>".
+  int intermediate_value(const std::string& suffix, DType dtype, std::vector<int64_t> shape);
 
   void add_op(schema::OpCode opcode, std::vector<int> inputs, std::vector<int> outputs,
               schema::OpOptionsUnion options = {});
+  // A new non-constant helper value named "<node>/<suffix>".
+  int new_value(DType dtype, std::vector<int64_t> shape, const std::string& suffix);
+  // `value` with a new shape (a RESHAPE op into a new helper value).
+  int reshaped_value(int value, std::vector<int64_t> shape, const std::string& suffix);
+  // dtype/shape of a value of the model being built.
+  const Value& value_info(int value) const { return model_.values[static_cast<size_t>(value)]; }
   // Options of one type, wrapped: add_op(code, in, out, options(schema::Conv2DOptionsT{...})).
   template <typename T>
   static schema::OpOptionsUnion options(T value) {
@@ -112,6 +121,13 @@ const std::vector<OpHandler>& elementwise_handlers();
 const std::vector<OpHandler>& nn_handlers();
 const std::vector<OpHandler>& shape_handlers();
 const std::vector<OpHandler>& source_handlers();
+const std::vector<OpHandler>& math_handlers();      // math_ops.cc
+const std::vector<OpHandler>& data_handlers();      // data_ops.cc
+const std::vector<OpHandler>& nn_extra_handlers();  // nn_extra_ops.cc
+const std::vector<OpHandler>& rnn_cell_handlers();  // rnn_cells.cc
+const std::vector<OpHandler>& index_handlers();     // index_ops.cc
+const std::vector<OpHandler>& batch_norm_handlers();
+const std::vector<OpHandler>& layout_handlers();
 
 // Shared helpers for handlers.
 std::vector<int64_t> broadcast_shapes(const NodeContext& ctx, const std::vector<int64_t>& a,

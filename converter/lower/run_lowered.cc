@@ -22,7 +22,11 @@ AlignedBuffer aligned_copy(const void* data, size_t size) {
   const size_t rounded = (size + 15) / 16 * 16 + 16;
   AlignedBuffer buffer(static_cast<uint8_t*>(std::aligned_alloc(16, rounded)));
   if (!buffer) throw ConvertError("out of memory");
-  if (size) std::memcpy(buffer.get(), data, size);
+  if (data != nullptr && size > 0) {
+    std::memcpy(buffer.get(), data, size);
+  } else {
+    std::memset(buffer.get(), 0, rounded);
+  }
   return buffer;
 }
 

@@ -2,6 +2,8 @@
 // Variable freezing (see freeze.h).
 #include "converter/passes/freeze.h"
 
+#include <algorithm>
+#include <cstdlib>
 #include <map>
 
 #include "converter/frontend/checkpoint/tf_dtype.h"
@@ -66,6 +68,58 @@ std::map<int, std::pair<std::string, std::string>> keys_from_saver(const Graph& 
   return keys;
 }
 
+// "10 20 0,5:-" -> per-dimension (start, length) of the box; full dims give (0, dim).
+std::vector<std::pair<int64_t, int64_t>> parse_slice_spec(const std::string& spec,
+                                                          const std::vector<int64_t>& full_shape,
+                                                          const std::string& where) {
+  std::vector<std::string> tokens;
+  size_t start = 0;
+  while (start < spec.size()) {
+    size_t end = spec.find(' ', start);
+    if (end == std::string::npos) end = spec.size();
+    if (end > start) tokens.push_back(spec.substr(start, end - start));
+    start = end + 1;
+  }
+  const size_t rank = full_shape.size();
+  auto bad = [&](const std::string& why) {
+    throw ConvertError(where + ": bad shape-and-slice '" + spec + "': " + why);
+  };
+  if (tokens.size() != rank + 1) bad("expected " + std::to_string(rank) + " dims and a slice");
+  for (size_t d = 0; d < rank; ++d) {
+    char* end = nullptr;
+    const long long v = std::strtoll(tokens[d].c_str(), &end, 10);
+    if (*end != '\0' || v != full_shape[d]) {
+      bad("dim " + std::to_string(d) + " is " + tokens[d] + " but the checkpoint tensor has shape " +
+          shape_to_string(full_shape));
+    }
+  }
+  std::vector<std::pair<int64_t, int64_t>> box;
+  size_t pos = 0;
+  const std::string& slice = tokens[rank];
+  for (size_t d = 0; d < rank; ++d) {
+    size_t end = slice.find(':', pos);
+    if (end == std::string::npos) end = slice.size();
+    const std::string part = slice.substr(pos, end - pos);
+    pos = end + 1;
+    if (part == "-") {
+      box.emplace_back(0, full_shape[d]);
+      continue;
+    }
+    const size_t comma = part.find(',');
+    if (comma == std::string::npos) bad("extent '" + part + "' is not start,length or -");
+    char* e1 = nullptr;
+    char* e2 = nullptr;
+    const long long s0 = std::strtoll(part.c_str(), &e1, 10);
+    const long long len = std::strtoll(part.c_str() + comma + 1, &e2, 10);
+    if (e1 != part.c_str() + comma || *e2 != '\0' || s0 < 0 || len < 0 || s0 + len > full_shape[d]) {
+      bad("extent '" + part + "' lies outside dim " + std::to_string(d));
+    }
+    box.emplace_back(s0, len);
+  }
+  if (pos <= slice.size()) bad("more extents than dims");
+  return box;
+}
+
 std::string key_list(const CheckpointReader& checkpoint) {
   std::string list;
   int shown = 0;
@@ -82,8 +136,65 @@ bool is_variable_op(const std::string& op) {
   return op == "VariableV2" || op == "Variable" || op == "VarHandleOp";
 }
 
+HostTensor extract_slice(const HostTensor& full, const std::string& slice_spec, const std::string& where) {
+  const auto box = parse_slice_spec(slice_spec, full.shape, where);
+  const size_t rank = full.shape.size();
+  const size_t element = dtype_size(full.dtype);
+  HostTensor part;
+  part.dtype = full.dtype;
+  for (const auto& extent : box) part.shape.push_back(extent.second);
+  part.data.resize(static_cast<size_t>(part.num_elements()) * element);
+  if (part.num_elements() == 0) return part;
+  std::vector<int64_t> stride(rank, 1);
+  for (size_t d = rank; d-- > 1;) stride[d - 1] = stride[d] * full.shape[d];
+  const int64_t run = part.shape[rank - 1];
+  std::vector<int64_t> index(rank, 0);
+  for (int64_t done = 0; done < part.num_elements(); done += run) {
+    int64_t source = 0;
+    for (size_t d = 0; d < rank; ++d) source += (box[d].first + index[d]) * stride[d];
+    std::copy_n(full.data.data() + source * static_cast<int64_t>(element), run * static_cast<int64_t>(element),
+                part.data.data() + done * static_cast<int64_t>(element));
+    for (size_t d = rank - 1; d-- > 0;) {  // odometer over the outer dims
+      if (++index[d] < part.shape[d]) break;
+      index[d] = 0;
+    }
+  }
+  return part;
+}
+
+std::map<std::string, VariableKeyHint> variable_hints_from_collections(const tfproto::MetaGraphDef& meta) {
+  std::map<std::string, VariableKeyHint> hints;
+  for (const char* collection : {"variables", "trainable_variables", "model_variables", "local_variables"}) {
+    const auto it = meta.collection_def().find(collection);
+    if (it == meta.collection_def().end() || !it->second.has_bytes_list()) continue;
+    for (const std::string& bytes : it->second.bytes_list().value()) {
+      tfproto::VariableDef def;
+      if (!def.ParseFromString(bytes)) continue;
+      std::string node = def.variable_name();
+      const size_t colon = node.rfind(':');
+      if (colon != std::string::npos) node.resize(colon);
+      if (node.empty() || hints.count(node) || !def.has_save_slice_info_def()) continue;
+      const auto& info = def.save_slice_info_def();
+      if (info.full_shape_size() != info.var_offset_size() || info.full_shape_size() != info.var_shape_size()) {
+        continue;
+      }
+      VariableKeyHint hint;
+      hint.key = info.full_name();
+      std::string dims, slice;
+      for (int d = 0; d < info.full_shape_size(); ++d) {
+        dims += std::to_string(info.full_shape(d)) + " ";
+        slice += (d ? ":" : "") + std::to_string(info.var_offset(d)) + "," + std::to_string(info.var_shape(d));
+      }
+      hint.slice_spec = dims + slice;
+      hints[node] = hint;
+    }
+  }
+  return hints;
+}
+
 FreezeReport freeze_variables(Graph& graph, const std::vector<bool>& keep,
-                              const CheckpointReader* checkpoint, const std::string& saver_scope) {
+                              const CheckpointReader* checkpoint, const std::string& saver_scope,
+                              const std::map<std::string, VariableKeyHint>& hints) {
   std::vector<int> needed;
   for (size_t n = 0; n < graph.size(); ++n) {
     if (keep[n] && is_variable_op(graph.node(static_cast<int>(n)).op())) {
@@ -103,18 +214,20 @@ FreezeReport freeze_variables(Graph& graph, const std::vector<bool>& keep,
   }
 
   const auto saver_keys = keys_from_saver(graph, saver_scope);
+  std::map<std::string, HostTensor> full_tensors;  // partitioned keys, read once
   std::string problems;
   for (int n : needed) {
     Node& node = graph.node(n);
     std::string key = node.name();
+    std::string slice_spec;
     const auto it = saver_keys.find(n);
+    const auto hint = hints.find(node.name());
     if (it != saver_keys.end()) {
       key = it->second.first;
-      if (!it->second.second.empty()) {
-        problems += "\n  variable '" + node.name() + "' is a slice ('" + it->second.second +
-                    "') of partitioned variable '" + key + "': not supported yet";
-        continue;
-      }
+      slice_spec = it->second.second;
+    } else if (hint != hints.end() && checkpoint->contains(hint->second.key)) {
+      key = hint->second.key;
+      slice_spec = hint->second.slice_spec;
     } else if (!checkpoint->contains(key)) {
       const std::string shared = attr_string(node.def, "shared_name", "");
       if (!shared.empty() && checkpoint->contains(shared)) key = shared;
@@ -124,7 +237,16 @@ FreezeReport freeze_variables(Graph& graph, const std::vector<bool>& keep,
                   "' in the checkpoint";
       continue;
     }
-    HostTensor value = checkpoint->read(key);
+    HostTensor value;
+    if (slice_spec.empty()) {
+      value = checkpoint->read(key);
+    } else {
+      // A part of a partitioned variable: reassemble the full tensor once, cut the box.
+      auto full = full_tensors.find(key);
+      if (full == full_tensors.end()) full = full_tensors.emplace(key, checkpoint->read(key)).first;
+      value = extract_slice(full->second, slice_spec,
+                            graph.source() + ": variable '" + node.name() + "' (slice of '" + key + "')");
+    }
     const DType declared = tf_dtype_to_floe(attr_type(node.def, "dtype", 0));
     if (declared != DType::kInvalid && declared != value.dtype) {
       problems += "\n  variable '" + node.name() + "' is " + dtype_name(declared) +

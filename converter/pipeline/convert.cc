@@ -4,6 +4,7 @@
 
 #include <map>
 #include <memory>
+#include <optional>
 #include <set>
 #include <sstream>
 
@@ -13,10 +14,16 @@
 #include "converter/frontend/graphdef/graph_loader.h"
 #include "converter/frontend/graphdef/tensor_proto.h"
 #include "converter/ir/error.h"
+#include "converter/lower/backend_cortexm.h"
+#include "converter/lower/backend_xnnpack.h"
 #include "converter/lower/lower_graph.h"
 #include "converter/lower/op_registry.h"
+#include "converter/passes/control_flow.h"
 #include "converter/passes/freeze.h"
 #include "converter/passes/prune.h"
+#include "converter/passes/training_structure.h"
+#include "converter/pipeline/info.h"
+#include "converter/pipeline/signature.h"
 
 namespace floe::conv {
 namespace {
@@ -30,30 +37,17 @@ std::string saver_scope(const LoadedGraph& loaded) {
   return slash == std::string::npos ? "" : restore.substr(0, slash + 1);
 }
 
-// Nodes nobody consumes: the likely outputs, listed when --outputs is missing.
-std::string candidate_outputs(const Graph& graph) {
-  std::vector<bool> consumed(graph.size(), false);
-  for (size_t n = 0; n < graph.size(); ++n) {
-    for (const TensorRef& in : graph.node(static_cast<int>(n)).inputs) {
-      consumed[static_cast<size_t>(in.node)] = true;
-    }
-    for (int c : graph.node(static_cast<int>(n)).control_inputs) consumed[static_cast<size_t>(c)] = true;
-  }
+// Candidate outputs for the "--outputs is required" message.
+std::string candidate_list(const Graph& graph) {
+  const std::vector<std::string> names = candidate_outputs(graph);
   std::string list;
-  int shown = 0;
-  for (size_t n = 0; n < graph.size() && shown < 10; ++n) {
-    const Node& node = graph.node(static_cast<int>(n));
-    if (consumed[n] || node.op() == "NoOp" || node.op() == "Assign" || node.op() == "SaveV2" ||
-        node.name().rfind("save", 0) == 0) {
-      continue;
-    }
-    list += (shown++ ? ", " : "") + node.name();
-  }
-  return list;
+  for (size_t i = 0; i < names.size() && i < 10; ++i) list += (i ? ", " : "") + names[i];
+  if (names.size() > 10) list += ", ... (" + std::to_string(names.size()) + " in all; see --info)";
+  return list.empty() ? "none found; see --info" : list;
 }
 
 // dtype and (possibly partial) shape of a tensor that is about to be fed.
-Feed describe_feed(const Graph& graph, TensorRef ref, bool* unknown_rank) {
+Feed describe_feed(const Graph& graph, TensorRef ref, int producer, bool* unknown_rank) {
   const Node& node = graph.node(ref.node);
   Feed feed;
   feed.ref = ref;
@@ -74,7 +68,9 @@ Feed describe_feed(const Graph& graph, TensorRef ref, bool* unknown_rank) {
     throw ConvertError(graph.source() + ": input '" + graph.tensor_name(ref) + "' has dtype " +
                        tf_dtype_name(tf_type) + ", which floe cannot feed");
   }
-  if (find_attr(node.def, "shape")) {
+  if ((node.op() == "Placeholder" || node.op() == "PlaceholderV2") && find_attr(node.def, "shape")) {
+    feed.shape = placeholder_shape(node.def, producer, unknown_rank);  // producer < 22: [] = unknown
+  } else if (find_attr(node.def, "shape")) {
     feed.shape = attr_shape(node.def, "shape", unknown_rank);
   } else if (const tfproto::AttrValue* shapes = find_attr(node.def, "_output_shapes");
              shapes && shapes->list().shape_size() > ref.port) {
@@ -87,6 +83,24 @@ Feed describe_feed(const Graph& graph, TensorRef ref, bool* unknown_rank) {
   return feed;
 }
 
+// TF2 (tf.saved_model.save): the model lives in library functions behind
+// StatefulPartitionedCall, with object-based checkpoint keys. Said first, before
+// signature selection, because that is the reason it cannot convert.
+void refuse_tf2_saved_model(const LoadedGraph& loaded) {
+  if (loaded.kind != GraphFileKind::kSavedModel || loaded.graph.library().function_size() == 0) return;
+  int calls = 0;
+  for (const auto& node : loaded.graph.node()) {
+    calls += node.op() == "StatefulPartitionedCall" || node.op() == "PartitionedCall";
+  }
+  if (calls == 0) return;
+  throw ConvertError(loaded.path + ": a TF2 SavedModel (tf.saved_model.save: the computation lives in " +
+                     std::to_string(loaded.graph.library().function_size()) +
+                     " FunctionDefLibrary functions called through " + std::to_string(calls) +
+                     " StatefulPartitionedCall node(s), variables use object-based checkpoint keys); floe "
+                     "converts TF1 graphs: export with TF1 SavedModelBuilder / tf.compat.v1, or freeze the "
+                     "concrete function to a GraphDef");
+}
+
 std::string join_shape_notes(const std::vector<std::string>& notes) {
   std::string s;
   for (const auto& n : notes) s += "  note: " + n + "\n";
@@ -96,24 +110,65 @@ std::string join_shape_notes(const std::vector<std::string>& notes) {
 }  // namespace
 
 ConvertResult convert(const ConvertOptions& options) {
-  LoadedGraph loaded = load_graph(options.graph_path);
+  LoadOptions load_options;
+  load_options.tags = options.tags;
+  LoadedGraph loaded = load_graph(options.graph_path, load_options);
   Graph graph(loaded.graph, loaded.path);
+  freeze_placeholders(graph, options.frozen_inputs);
 
-  if (options.outputs.empty()) {
-    throw ConvertError(loaded.path + ": --outputs is required (nodes nobody consumes: " +
-                       candidate_outputs(graph) + ")");
+  refuse_tf2_saved_model(loaded);
+
+  // Default inputs/outputs from the SignatureDef (SavedModel / MetaGraphDef).
+  std::vector<std::string> output_names = options.outputs, input_names = options.inputs;
+  std::optional<Signature> signature;
+  if (loaded.meta && (output_names.empty() || !options.signature.empty())) {
+    signature = choose_signature(*loaded.meta, options.signature, loaded.path);
+  } else if (!options.signature.empty()) {
+    throw ConvertError(loaded.path + ": --signature needs a SavedModel or MetaGraphDef (a " +
+                       graph_file_kind_name(loaded.kind) + " has no signatures)");
+  }
+  if (signature && output_names.empty()) {
+    for (const SignatureTensor& t : signature->outputs) output_names.push_back(t.tensor);
+    if (input_names.empty()) {
+      for (const SignatureTensor& t : signature->inputs) input_names.push_back(t.tensor);
+    }
+  }
+  if (output_names.empty()) {
+    throw ConvertError(loaded.path + ": --outputs is required (candidate outputs: " + candidate_list(graph) + ")");
   }
   std::vector<TensorRef> fetches;
-  for (const std::string& name : options.outputs) fetches.push_back(graph.resolve_tensor(name));
+  for (const std::string& name : output_names) fetches.push_back(graph.resolve_tensor(name));
 
   std::vector<TensorRef> explicit_feeds;
   std::set<TensorRef> feed_set;
-  for (const std::string& name : options.inputs) {
+  for (const std::string& name : input_names) {
     explicit_feeds.push_back(graph.resolve_tensor(name));
     feed_set.insert(explicit_feeds.back());
   }
 
-  const PruneResult pruned = prune_for_fetches(graph, fetches, feed_set);
+  // Training-only structure: Switch/Merge on conversion-time constants collapse,
+  // then the pruned graph must be an inference graph (all offenders listed at once).
+  const ControlFlowReport control_flow = resolve_static_control_flow(graph, fetches, feed_set);
+  PruneResult pruned = prune_for_fetches(graph, fetches, feed_set);
+  // TF1 while loops and TensorArrays are unrolled after freezing (below); their
+  // insides are checked once they are plain nodes.
+  check_inference_graph(graph, outside_loops(graph, pruned.keep), control_flow);
+
+  // Variables before input shapes: a missing or V1 checkpoint is the more basic problem.
+  std::unique_ptr<CheckpointReader> checkpoint;
+  std::string checkpoint_path = options.checkpoint_path;
+  if (checkpoint_path.empty()) checkpoint_path = default_checkpoint_for(loaded);
+  bool needs_variables = false;
+  for (size_t n = 0; n < graph.size(); ++n) {
+    needs_variables = needs_variables || (pruned.keep[n] && is_variable_op(graph.node(static_cast<int>(n)).op()));
+  }
+  if (!checkpoint_path.empty() && needs_variables) {
+    checkpoint = std::make_unique<CheckpointReader>(CheckpointReader::open(checkpoint_path));
+  }
+  const FreezeReport frozen =
+      freeze_variables(graph, pruned.keep, checkpoint.get(), saver_scope(loaded),
+                       loaded.meta ? variable_hints_from_collections(*loaded.meta)
+                                   : std::map<std::string, VariableKeyHint>{});
   std::vector<TensorRef> feed_refs = explicit_feeds;
   for (int p : pruned.placeholders) feed_refs.push_back(TensorRef{p, 0});
 
@@ -130,14 +185,18 @@ ConvertResult convert(const ConvertOptions& options) {
   std::vector<std::string> notes;
   for (size_t n = 0; n < graph.size(); ++n) {
     const Node& node = graph.node(static_cast<int>(n));
-    if (pruned.keep[n] && (attr_type(node.def, "T", 0) == kTfDouble || attr_type(node.def, "dtype", 0) == kTfDouble)) {
+    auto is_double = [&](const char* attr) {
+      const tfproto::AttrValue* v = find_attr(node.def, attr);
+      return v != nullptr && v->value_case() == tfproto::AttrValue::kType && tf_dtype_base(v->type()) == kTfDouble;
+    };
+    if (pruned.keep[n] && (is_double("T") || is_double("dtype"))) {
       notes.push_back("the graph computes in float64; floe computes it in float32");
       break;
     }
   }
   for (const TensorRef& ref : feed_refs) {
     bool unknown_rank = false;
-    Feed feed = describe_feed(graph, ref, &unknown_rank);
+    Feed feed = describe_feed(graph, ref, loaded.graph.versions().producer(), &unknown_rank);
     const auto it = shape_overrides.find(ref);
     const std::string name = graph.tensor_name(ref);
     if (it != shape_overrides.end()) {
@@ -167,31 +226,34 @@ ConvertResult convert(const ConvertOptions& options) {
     feeds.push_back(std::move(feed));
   }
 
-  std::unique_ptr<CheckpointReader> checkpoint;
-  std::string checkpoint_path = options.checkpoint_path;
-  if (checkpoint_path.empty() && !loaded.saved_model_dir.empty()) {
-    checkpoint_path = loaded.saved_model_dir + "/variables/variables";
+  const size_t graph_nodes = graph.size();  // as loaded: unrolling appends nodes
+  size_t kept = 0;
+  for (bool k : pruned.keep) kept += k;
+  const UnrollReport unrolled = unroll_control_flow(graph, pruned.keep, feeds);
+  if (unrolled.changed()) {
+    pruned = prune_for_fetches(graph, fetches, feed_set);
+    check_inference_graph(graph, pruned.keep, control_flow);
   }
-  bool needs_variables = false;
-  for (size_t n = 0; n < graph.size(); ++n) {
-    needs_variables = needs_variables || (pruned.keep[n] && is_variable_op(graph.node(static_cast<int>(n)).op()));
-  }
-  if (!checkpoint_path.empty() && needs_variables) {
-    checkpoint = std::make_unique<CheckpointReader>(CheckpointReader::open(checkpoint_path));
-  }
-  const FreezeReport frozen = freeze_variables(graph, pruned.keep, checkpoint.get(), saver_scope(loaded));
   check_supported_ops(graph, pruned.keep);
 
   LowerStats lower_stats;
-  LoweredModel lowered = lower_graph(graph, pruned.keep, feeds, fetches, &lower_stats);
+  const bool fold = options.optimize.enabled && options.optimize.disabled.count("fold-constants") == 0 &&
+                    options.optimize.fold_while_lowering;
+  check_optimize_options(options.optimize);
+  LoweredModel lowered = lower_graph(graph, pruned.keep, feeds, fetches, &lower_stats, fold);
+  OptimizeReport optimization = optimize(lowered, options.optimize);
+  // Cortex-M targets: the CORTEX_M kernels (lower/backend_cortexm.h); no XNNPACK.
+  const bool cortexm = is_cortexm_target(options.target);
+  const int cortexm_ops = cortexm ? assign_cortexm_backends(&lowered, options.target) : 0;
+  const BackendReport backends = assign_backends(&lowered, cortexm ? "reference" : options.target);
   ConvertResult result;
   result.model = emit_model(lowered, kProducer, &result.stats);
+  result.optimization = std::move(optimization);
 
   // ---- summary ----
   std::ostringstream s;
-  size_t kept = 0;
-  for (bool k : pruned.keep) kept += k;
   s << "floe-convert: " << loaded.path << "\n";
+  if (signature) s << "  signature " << signature->name << "\n";
   for (int v : lowered.inputs) {
     const Value& value = lowered.values[static_cast<size_t>(v)];
     s << "  input   " << value.name << "  " << dtype_name(value.dtype) << " " << shape_to_string(value.shape) << "\n";
@@ -200,16 +262,23 @@ ConvertResult convert(const ConvertOptions& options) {
     const Value& value = lowered.values[static_cast<size_t>(v)];
     s << "  output  " << value.name << "  " << dtype_name(value.dtype) << " " << shape_to_string(value.shape) << "\n";
   }
-  s << "  graph: " << graph.size() << " nodes, " << kept << " needed by the outputs";
+  s << "  graph: " << graph_nodes << " nodes, " << kept << " needed by the outputs";
   if (!pruned.control_only.empty()) {
     s << " (+" << pruned.control_only.size() << " reached only by control edges, dropped)";
   }
   s << "\n";
+  if (control_flow.switches_resolved > 0) {
+    s << "  resolved " << control_flow.switches_resolved << " Switch and " << control_flow.merges_resolved
+      << " Merge node(s) on conversion-time predicates (" << control_flow.dead_nodes
+      << " node(s) on untaken branches dropped)\n";
+  }
   if (!frozen.frozen.empty()) {
     s << "  froze " << frozen.frozen.size() << " variable(s) from " << checkpoint->prefix() << "\n";
   }
   s << "  folded " << lower_stats.folded_nodes << " node(s), removed " << lower_stats.aliased_nodes
     << " identity-like node(s)\n";
+  s << unrolled.summary();
+  s << result.optimization.summary();
   std::map<std::string, int> histogram;
   for (const LoweredOp& op : lowered.ops) histogram[schema::EnumNameOpCode(op.opcode)]++;
   s << "  ops (" << lowered.ops.size() << "):";
@@ -219,6 +288,16 @@ ConvertResult convert(const ConvertOptions& options) {
     << " bytes)\n";
   s << "  arena: " << result.stats.arena_bytes << " bytes (" << result.stats.naive_bytes
     << " without reuse)\n";
+  if (cortexm) {
+    s << "  target " << options.target << ": " << cortexm_ops << " of " << lowered.ops.size()
+      << " ops on the Cortex-M kernels\n";
+  }
+  if (backends.target != "reference") {
+    s << "  target " << backends.target << ": " << backends.xnnpack_ops << " of " << lowered.ops.size()
+      << " ops on XNNPACK";
+    s << "; XNNPACK arena budget " << result.stats.xnnpack_arena_bytes << " bytes; total arena "
+      << result.stats.arena_bytes + result.stats.xnnpack_arena_bytes << " bytes\n";
+  }
   s << "  model: " << result.model.size() << " bytes\n";
   s << join_shape_notes(notes);
   result.summary = s.str();

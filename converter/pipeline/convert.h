@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "converter/emit/emit.h"
+#include "converter/passes/optimize/optimize.h"
 
 namespace floe::conv {
 
@@ -18,12 +19,26 @@ struct ConvertOptions {
   std::vector<std::string> outputs;        // node or node:k
   std::vector<std::string> inputs;         // any tensor; default: the Placeholders the outputs need
   std::map<std::string, std::vector<int64_t>> input_shapes;  // fixes unknown dims
+  // Kernel backends are chosen for this target (converter/lower/backend_xnnpack.h):
+  // "reference" (portable kernels only), "x86_64", "aarch64" or "host".
+  std::string target = "reference";
+  // SavedModel: the MetaGraphDef whose tag set equals this one.
+  std::vector<std::string> tags = {"serve"};
+  // SignatureDef supplying default inputs/outputs ("" = serving_default, or the only one).
+  std::string signature;
+  // Placeholders fixed to constants at conversion time: name -> "v0,v1,..." (e.g.
+  // is_training -> "false"); lets Switch/Merge on them resolve statically.
+  std::map<std::string, std::string> frozen_inputs;
+  // Optimization passes over the lowered model (converter/passes/optimize):
+  // all on by default; --no-optimize / --disable-pass NAME turn them off.
+  OptimizeOptions optimize;
 };
 
 struct ConvertResult {
   std::vector<uint8_t> model;
   std::string summary;  // human-readable report (op histogram, parameters, arena)
   EmitStats stats;
+  OptimizeReport optimization;  // what each optimization pass did
 };
 
 ConvertResult convert(const ConvertOptions& options);

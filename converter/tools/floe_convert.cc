@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
-// floe-convert: TF1 GraphDef/MetaGraphDef (+ checkpoint) -> .floe model.
+// floe-convert: TF1 GraphDef/MetaGraphDef/SavedModel (+ checkpoint) -> .floe
+// model; --info / --list-ops describe a graph (or a checkpoint) instead.
 // Exit 0 on success; on any error exit 2 with one message naming the file /
 // node / op, and leave no output file behind (the model is written to a
 // temporary file and renamed into place only when complete).
@@ -8,10 +9,16 @@
 #include <cstdio>
 #include <fstream>
 #include <iostream>
+#include <cerrno>
+#include <cstdlib>
+#include <csignal>
+#include <cstring>
+#include <fcntl.h>
 #include <unistd.h>
 
 #include "converter/ir/error.h"
 #include "converter/pipeline/convert.h"
+#include "converter/pipeline/info.h"
 
 namespace {
 
@@ -47,21 +54,60 @@ std::pair<std::string, std::vector<int64_t>> parse_input_shape(const std::string
   return {spec.substr(0, eq), dims};
 }
 
+// The temporary file being written, for the signal handler (which may only
+// make async-signal-safe calls: unlink, signal, raise).
+char g_pending_tmp[4096] = "";
+
+extern "C" void remove_pending_output(int signal_number) {
+  if (g_pending_tmp[0] != '\0') ::unlink(g_pending_tmp);
+  std::signal(signal_number, SIG_DFL);
+  std::raise(signal_number);
+}
+
+// Writes `bytes` to `path` atomically: a temporary file in the same directory
+// (so rename() is atomic), every byte written (short writes and EINTR retried),
+// fsync'ed, then renamed over `path`. On any failure, and on SIGINT / SIGTERM /
+// SIGHUP / SIGQUIT while writing, the temporary file is removed and `path` is
+// left as it was. SIGXFSZ is ignored so a file-size limit is an error, not a kill.
 void write_atomically(const std::string& path, const std::vector<uint8_t>& bytes) {
   const std::string tmp = path + ".tmp." + std::to_string(::getpid());
-  {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    out.write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
-    out.close();
-    if (!out) {
-      std::remove(tmp.c_str());
-      throw floe::conv::ConvertError(path + ": cannot write the output file");
+  if (tmp.size() >= sizeof(g_pending_tmp)) throw floe::conv::ConvertError(path + ": output path is too long");
+  std::memcpy(g_pending_tmp, tmp.c_str(), tmp.size() + 1);
+  for (int s : {SIGINT, SIGTERM, SIGHUP, SIGQUIT}) std::signal(s, remove_pending_output);
+  std::signal(SIGXFSZ, SIG_IGN);
+  auto fail = [&](const std::string& what) {
+    const int error = errno;
+    ::unlink(tmp.c_str());
+    g_pending_tmp[0] = '\0';
+    throw floe::conv::ConvertError(path + ": " + what + ": " + std::strerror(error));
+  };
+  const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+  if (fd < 0) {
+    g_pending_tmp[0] = '\0';
+    throw floe::conv::ConvertError(path + ": cannot create the output file: " + std::strerror(errno));
+  }
+  // Test hook (tests/e2e/robustness_test.cc): die by SIGTERM half-way through the write.
+  const bool die_half_way = std::getenv("FLOE_CONVERT_TEST_SIGNAL_MID_WRITE") != nullptr;
+  size_t done = 0;
+  while (done < bytes.size()) {
+    size_t chunk = bytes.size() - done;
+    if (die_half_way && done == 0 && chunk > 1) chunk /= 2;
+    const ssize_t n = ::write(fd, bytes.data() + done, chunk);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      ::close(fd);
+      fail("cannot write the output file");
     }
+    done += static_cast<size_t>(n);
+    if (die_half_way) std::raise(SIGTERM);
   }
-  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
-    std::remove(tmp.c_str());
-    throw floe::conv::ConvertError(path + ": cannot rename the output file into place");
+  if (::fsync(fd) != 0) {
+    ::close(fd);
+    fail("cannot write the output file (fsync)");
   }
+  if (::close(fd) != 0) fail("cannot write the output file (close)");
+  if (std::rename(tmp.c_str(), path.c_str()) != 0) fail("cannot rename the output file into place");
+  g_pending_tmp[0] = '\0';
 }
 
 }  // namespace
@@ -70,19 +116,38 @@ int main(int argc, char** argv) {
   CLI::App app{"floe-convert: TensorFlow 1.x graph (+ checkpoint) -> floe model"};
   floe::conv::ConvertOptions options;
   std::string outputs, inputs, output_path;
-  std::vector<std::string> shapes;
-  bool quiet = false;
+  std::vector<std::string> shapes, frozen_inputs;
+  std::string tags = "serve";
+  bool quiet = false, info = false, list_ops = false;
   app.add_option("--graph,-g", options.graph_path,
-                 "GraphDef (.pb/.pbtxt), MetaGraphDef (.meta) or SavedModel directory")
-      ->required();
+                 "GraphDef (.pb/.pbtxt), MetaGraphDef (.meta) or SavedModel directory");
   app.add_option("--checkpoint,-c", options.checkpoint_path,
                  "checkpoint prefix, or a directory with a 'checkpoint' file");
   app.add_option("--outputs", outputs, "comma-separated output nodes or tensors (node:k)");
   app.add_option("--inputs", inputs,
                  "comma-separated tensors to feed (default: the Placeholders the outputs need)");
   app.add_option("--input-shape", shapes, "NAME=d0,d1,... fixes an input's shape (repeatable)");
-  app.add_option("-o,--output", output_path, "output .floe file")->required();
+  app.add_option("--tags", tags, "SavedModel: comma-separated tag set of the MetaGraphDef (default: serve)");
+  app.add_option("--signature", options.signature,
+                 "SignatureDef giving the default inputs/outputs (default: serving_default)");
+  app.add_option("--freeze-input", frozen_inputs,
+                 "NAME=v0,v1,... fixes a placeholder to constant values, e.g. is_training=false (repeatable)");
+  app.add_flag("--info", info,
+               "describe the graph (placeholders, candidate outputs, variables, signatures) or, without "
+               "--graph, the checkpoint; writes nothing");
+  app.add_flag("--list-ops", list_ops, "list the graph's ops with counts and how floe treats each; writes nothing");
+  app.add_option("-o,--output", output_path, "output .floe file");
+  options.target = "host";
+  app.add_option("--target", options.target,
+                 "kernel backends for: host (default; this machine's arch), x86_64, aarch64 "
+                 "(XNNPACK where it applies) or reference (portable kernels only)");
   app.add_flag("-q,--quiet", quiet, "print nothing on success");
+  bool no_optimize = false;
+  std::vector<std::string> disabled_passes;
+  app.add_flag("--no-optimize", no_optimize, "run none of the optimization passes (and fold no constants)");
+  app.add_option("--disable-pass", disabled_passes,
+                 "turn one optimization pass off (repeatable, or comma-separated): fold-constants, "
+                 "transposes, fold-pads, fold-batch-norms, fuse-bias-activation, dead-code");
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -91,8 +156,34 @@ int main(int argc, char** argv) {
   }
 
   try {
+    options.tags = split(tags, ',');
+    if (info || list_ops) {
+      if (options.graph_path.empty() && (list_ops || options.checkpoint_path.empty())) {
+        throw floe::conv::ConvertError(std::string(list_ops ? "--list-ops" : "--info") +
+                                       " needs --graph" + (list_ops ? "" : " (or --checkpoint)"));
+      }
+      floe::conv::InfoOptions info_options;
+      info_options.graph_path = options.graph_path;
+      info_options.checkpoint_path = options.checkpoint_path;
+      info_options.tags = options.tags;
+      std::cout << (list_ops ? floe::conv::describe_ops(info_options) : floe::conv::describe_graph(info_options));
+      return 0;
+    }
+    if (options.graph_path.empty()) throw floe::conv::ConvertError("--graph is required");
+    if (output_path.empty()) throw floe::conv::ConvertError("-o/--output is required");
+    for (const std::string& spec : frozen_inputs) {
+      const size_t eq = spec.find('=');
+      if (eq == std::string::npos || eq == 0) {
+        throw floe::conv::ConvertError("--freeze-input '" + spec + "': expected NAME=VALUE[,VALUE...]");
+      }
+      options.frozen_inputs[spec.substr(0, eq)] = spec.substr(eq + 1);
+    }
     options.outputs = split(outputs, ',');
     options.inputs = split(inputs, ',');
+    options.optimize.enabled = !no_optimize;
+    for (const std::string& list : disabled_passes) {
+      for (const std::string& name : split(list, ',')) options.optimize.disabled.insert(name);
+    }
     for (const std::string& spec : shapes) options.input_shapes.insert(parse_input_shape(spec));
     const floe::conv::ConvertResult result = floe::conv::convert(options);
     write_atomically(output_path, result.model);

@@ -4,8 +4,16 @@
 // into the kernel's params struct and its tensors into named operands. Kernels
 // never see the FlatBuffers schema.
 #include "runtime/core/dispatch.h"
+#include "runtime/core/dispatch_layout.h"
+#include "runtime/core/dispatch_ops.h"
 
 #include "runtime/core/model.h"
+#if defined(FLOE_OP_SELECTION_HEADER)
+#include FLOE_OP_SELECTION_HEADER  // namespace floe: constexpr schema::OpCode kSelectedOps[]
+#endif
+#include "runtime/kernels/cortexm/conv2d.h"
+#include "runtime/kernels/cortexm/depthwise_conv2d.h"
+#include "runtime/kernels/cortexm/matmul.h"
 #include "runtime/kernels/reference/binary.h"
 #include "runtime/kernels/reference/concat.h"
 #include "runtime/kernels/reference/conv2d.h"
@@ -78,33 +86,8 @@ const char* expect_f32_io(const OpContext& ctx, int inputs) {
 
 // ---- element-wise --------------------------------------------------------
 
-const char* prepare_binary(const OpContext& ctx) {
-  if (const char* err = expect_f32_io(ctx, 2)) return err;
-  const Shape a = ctx.input(0).shape, b = ctx.input(1).shape, o = ctx.output(0).shape;
-  const int rank = a.rank > b.rank ? a.rank : b.rank;
-  if (o.rank != rank) return FLOE_MSG("output rank is not the broadcast rank");
-  for (int i = 0; i < rank; ++i) {
-    const int ia = i - (rank - a.rank), ib = i - (rank - b.rank);
-    const int32_t da = ia >= 0 ? a.dims[ia] : 1, db = ib >= 0 ? b.dims[ib] : 1;
-    if (da != db && da != 1 && db != 1) return FLOE_MSG("input shapes do not broadcast");
-    const int32_t expected = da == 1 ? db : da;
-    if (o.dims[i] != expected) return FLOE_MSG("output shape is not the broadcast shape");
-  }
-  return nullptr;
-}
-
-Status eval_binary(const OpContext& ctx, ref::BinaryOp op) {
-  ref::BinaryParams params;
-  params.op = op;
-  ref::binary_f32(params, {in<float>(ctx.input(0)), in<float>(ctx.input(1)), out<float>(ctx.output(0))});
-  return Status::kOk;
-}
-Status eval_add(const OpContext& ctx) { return eval_binary(ctx, ref::BinaryOp::kAdd); }
-Status eval_sub(const OpContext& ctx) { return eval_binary(ctx, ref::BinaryOp::kSub); }
-Status eval_mul(const OpContext& ctx) { return eval_binary(ctx, ref::BinaryOp::kMul); }
-Status eval_div(const OpContext& ctx) { return eval_binary(ctx, ref::BinaryOp::kDiv); }
-Status eval_maximum(const OpContext& ctx) { return eval_binary(ctx, ref::BinaryOp::kMaximum); }
-Status eval_minimum(const OpContext& ctx) { return eval_binary(ctx, ref::BinaryOp::kMinimum); }
+// ADD..MINIMUM, ABS, NEG, SQUARE and MEAN have typed adapters (dispatch_math.cc,
+// dispatch_data.cc).
 
 const char* prepare_unary(const OpContext& ctx) {
   if (const char* err = expect_f32_io(ctx, 1)) return err;
@@ -122,13 +105,10 @@ Status eval_relu(const OpContext& ctx) { return eval_unary(ctx, ref::UnaryOp::kR
 Status eval_relu6(const OpContext& ctx) { return eval_unary(ctx, ref::UnaryOp::kRelu6); }
 Status eval_sigmoid(const OpContext& ctx) { return eval_unary(ctx, ref::UnaryOp::kSigmoid); }
 Status eval_tanh(const OpContext& ctx) { return eval_unary(ctx, ref::UnaryOp::kTanh); }
-Status eval_abs(const OpContext& ctx) { return eval_unary(ctx, ref::UnaryOp::kAbs); }
-Status eval_neg(const OpContext& ctx) { return eval_unary(ctx, ref::UnaryOp::kNeg); }
 Status eval_exp(const OpContext& ctx) { return eval_unary(ctx, ref::UnaryOp::kExp); }
 Status eval_log(const OpContext& ctx) { return eval_unary(ctx, ref::UnaryOp::kLog); }
 Status eval_sqrt(const OpContext& ctx) { return eval_unary(ctx, ref::UnaryOp::kSqrt); }
 Status eval_rsqrt(const OpContext& ctx) { return eval_unary(ctx, ref::UnaryOp::kRsqrt); }
-Status eval_square(const OpContext& ctx) { return eval_unary(ctx, ref::UnaryOp::kSquare); }
 
 const char* prepare_softmax(const OpContext& ctx) {
   if (const char* err = prepare_unary(ctx)) return err;
@@ -203,34 +183,6 @@ Status eval_concat(const OpContext& ctx) {
   return Status::kOk;
 }
 
-const char* prepare_mean(const OpContext& ctx) {
-  if (const char* err = expect_f32_io(ctx, 1)) return err;
-  const auto* options = ctx.op->options_as_ReduceOptions();
-  const Shape input = ctx.input(0).shape;
-  int64_t kept = 1;
-  int next_axis = 0;
-  const auto* axes = options->axes();
-  const int axis_count = axes ? static_cast<int>(axes->size()) : 0;
-  for (int d = 0; d < input.rank; ++d) {
-    if (next_axis < axis_count && axes->Get(next_axis) == d) {
-      ++next_axis;
-    } else {
-      kept *= input.dims[d];
-    }
-  }
-  if (next_axis != axis_count) return FLOE_MSG("reduce axes must be sorted, unique and < rank");
-  if (ctx.output(0).shape.num_elements() != kept) return FLOE_MSG("reduce output has wrong size");
-  return nullptr;
-}
-
-Status eval_mean(const OpContext& ctx) {
-  const auto* axes = ctx.op->options_as_ReduceOptions()->axes();
-  ref::ReduceParams params;
-  params.axes = axes ? axes->data() : nullptr;
-  params.axis_count = axes ? static_cast<int32_t>(axes->size()) : 0;
-  ref::mean_f32(params, {in<float>(ctx.input(0)), out<float>(ctx.output(0))});
-  return Status::kOk;
-}
 
 // ---- dense / convolution / pooling ---------------------------------------
 
@@ -275,8 +227,15 @@ Status eval_matmul(const OpContext& ctx) {
   params.transpose_a = options->transpose_a();
   params.transpose_b = options->transpose_b();
   params.activation = activation(options->activation());
-  ref::matmul_f32(params, {in<float>(ctx.input(0)), in<float>(ctx.input(1)),
-                           in<float>(ctx.input(2)), out<float>(ctx.output(0))});
+  const ref::MatMulOperands operands{in<float>(ctx.input(0)), in<float>(ctx.input(1)),
+                                     in<float>(ctx.input(2)), out<float>(ctx.output(0))};
+  // The converter chose the kernel library (Operator.backend); any other value
+  // runs the reference kernel, which defines the result.
+  if (ctx.op->backend() == schema::Backend::CORTEX_M) {
+    cortexm::matmul_f32(params, operands);
+  } else {
+    ref::matmul_f32(params, operands);
+  }
   return Status::kOk;
 }
 
@@ -318,8 +277,13 @@ Status eval_conv2d(const OpContext& ctx) {
   params.pad_top = o->pad_top();
   params.pad_left = o->pad_left();
   params.activation = activation(o->activation());
-  ref::conv2d_f32(params, {in<float>(ctx.input(0)), in<float>(ctx.input(1)),
-                           in<float>(ctx.input(2)), out<float>(ctx.output(0))});
+  const ref::Conv2DOperands operands{in<float>(ctx.input(0)), in<float>(ctx.input(1)),
+                                     in<float>(ctx.input(2)), out<float>(ctx.output(0))};
+  if (ctx.op->backend() == schema::Backend::CORTEX_M) {
+    cortexm::conv2d_f32(params, operands);
+  } else {
+    ref::conv2d_f32(params, operands);
+  }
   return Status::kOk;
 }
 
@@ -352,8 +316,13 @@ Status eval_depthwise_conv2d(const OpContext& ctx) {
   params.pad_left = o->pad_left();
   params.depth_multiplier = o->depth_multiplier();
   params.activation = activation(o->activation());
-  ref::depthwise_conv2d_f32(params, {in<float>(ctx.input(0)), in<float>(ctx.input(1)),
-                                     in<float>(ctx.input(2)), out<float>(ctx.output(0))});
+  const ref::DepthwiseConv2DOperands operands{in<float>(ctx.input(0)), in<float>(ctx.input(1)),
+                                              in<float>(ctx.input(2)), out<float>(ctx.output(0))};
+  if (ctx.op->backend() == schema::Backend::CORTEX_M) {
+    cortexm::depthwise_conv2d_f32(params, operands);
+  } else {
+    ref::depthwise_conv2d_f32(params, operands);
+  }
   return Status::kOk;
 }
 
@@ -393,12 +362,50 @@ Status eval_avg_pool2d(const OpContext& ctx) {
 
 // ---- the table -------------------------------------------------------------
 
-constexpr OpKernel kKernels[] = {
-#define FLOE_OP(code, options, prepare, eval) \
-  {schema::OpCode::code, schema::OpOptions::options, #code, prepare, eval},
+// Op selection. A firmware build compiles in only the ops its models use:
+// FLOE_OP_SELECTION_HEADER (generated on the host from the embedded models, see
+// ports/cortex-m/CMakeLists.txt) lists them, every other row is dropped from
+// the table at compile time, so its adapters and kernels are never referenced
+// and the linker removes them (TFLM's MicroMutableOpResolver, decided by the
+// converter). Model::Load reports a dropped op as unsupported.
+#if defined(FLOE_OP_SELECTION_HEADER)
+constexpr bool op_selected(schema::OpCode code) {
+  for (schema::OpCode selected : kSelectedOps) {
+    if (selected == code) return true;
+  }
+  return false;
+}
+#else
+constexpr bool op_selected(schema::OpCode) { return true; }
+#endif
+
+constexpr OpKernel kAllKernels[] = {
+#define FLOE_OP(code, options, prepare, eval)                            \
+  {schema::OpCode::code, schema::OpOptions::options, #code,              \
+   op_selected(schema::OpCode::code) ? prepare : nullptr,                \
+   op_selected(schema::OpCode::code) ? eval : nullptr},
 #include "runtime/ops.def"
 #undef FLOE_OP
 };
+constexpr int count_selected() {
+  int n = 0;
+  for (const OpKernel& k : kAllKernels) n += k.eval != nullptr ? 1 : 0;
+  return n;
+}
+struct KernelTable {
+  OpKernel rows[count_selected() > 0 ? count_selected() : 1];
+};
+constexpr KernelTable make_table() {
+  KernelTable table{};
+  int n = 0;
+  for (const OpKernel& k : kAllKernels) {
+    if (k.eval != nullptr) table.rows[n++] = k;
+  }
+  return table;
+}
+// Only this compacted table is emitted; kAllKernels exists at compile time only.
+constexpr KernelTable kTable = make_table();
+constexpr int kKernelCount = count_selected();
 
 // Direct lookup by opcode value; built at compile time from kKernels.
 constexpr int kMaxOpCode = static_cast<int>(schema::OpCode::MAX);
@@ -408,8 +415,8 @@ struct KernelIndex {
 constexpr KernelIndex make_index() {
   KernelIndex index{};
   for (int i = 0; i <= kMaxOpCode; ++i) index.slot[i] = -1;
-  for (int i = 0; i < static_cast<int>(sizeof(kKernels) / sizeof(kKernels[0])); ++i) {
-    index.slot[static_cast<int>(kKernels[i].opcode)] = static_cast<int16_t>(i);
+  for (int i = 0; i < kKernelCount; ++i) {
+    index.slot[static_cast<int>(kTable.rows[i].opcode)] = static_cast<int16_t>(i);
   }
   return index;
 }
@@ -420,7 +427,7 @@ constexpr KernelIndex kIndex = make_index();
 const OpKernel* find_kernel(schema::OpCode code) {
   const int value = static_cast<int>(code);
   if (value < 0 || value > kMaxOpCode || kIndex.slot[value] < 0) return nullptr;
-  return &kKernels[kIndex.slot[value]];
+  return &kTable.rows[kIndex.slot[value]];
 }
 
 }  // namespace floe

@@ -29,8 +29,15 @@ Status Interpreter::fail(Status status, const char* message, int32_t op) {
   return status;
 }
 
+bool Interpreter::runs_on_backend(size_t op_index) const {
+  return initialized_ && backend_owns(backend_, static_cast<uint32_t>(op_index));
+}
+
 Status Interpreter::Init() {
   initialized_ = false;
+  backend_ = nullptr;
+  backend_ops_ = 0;
+  backend_bytes_used_ = 0;
   error_ = Error();
   if (!model_.loaded()) return fail(Status::kNotInitialized, FLOE_MSG("model is not loaded"));
   if (arena_ == nullptr && model_.arena_size() > 0) {
@@ -51,6 +58,20 @@ Status Interpreter::Init() {
       return fail(Status::kInvalidModel, reason, static_cast<int32_t>(i));
     }
   }
+  // Backend operators are created after the checks above, in the arena region
+  // after the activations (the activations serve as Init-time scratch).
+  BackendInit backend_init;
+  backend_init.arena = arena_;
+  backend_init.arena_bytes = arena_bytes_;
+  backend_init.activation_bytes = static_cast<size_t>(model_.activation_arena_size());
+  backend_init.thread_pool = thread_pool_;
+  BackendResult backend;
+  if (backend_prepare(model_, backend_init, &backend) != Status::kOk) {
+    return fail(backend.error.status, backend.error.message, backend.error.op);
+  }
+  backend_ = backend.state;
+  backend_ops_ = backend.ops_taken;
+  backend_bytes_used_ = backend.bytes_used;
   initialized_ = true;
   return Status::kOk;
 }
@@ -61,7 +82,8 @@ Status Interpreter::Invoke() {
   for (uint32_t i = 0; i < ops->size(); ++i) {
     const schema::Operator* op = ops->Get(i);
     const OpKernel* kernel = find_kernel(op->opcode());
-    const Status status = kernel->eval(OpContext{op, &model_, arena_});
+    const Status status = backend_owns(backend_, i) ? backend_run(backend_, i, thread_pool_)
+                                                    : kernel->eval(OpContext{op, &model_, arena_});
     if (status != Status::kOk) {
       return fail(status, FLOE_MSG("kernel failed"), static_cast<int32_t>(i));
     }

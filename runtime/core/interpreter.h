@@ -5,6 +5,9 @@
 //   +-----------------------------------------------+
 //   | planned activations (offsets from the model)  |
 //   +-----------------------------------------------+
+//   | backend region (XNNPACK operators, packed      |  only when this build runs
+//   | weights; 64-aligned, budget from the model)    |  the model's XNNPACK ops
+//   +-----------------------------------------------+
 //
 // Every offset was fixed by the converter; the interpreter only binds pointers
 // and calls kernels. It allocates nothing and never touches memory outside the
@@ -14,6 +17,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "runtime/core/backend.h"
 #include "runtime/core/model.h"
 #include "runtime/core/status.h"
 #include "runtime/core/tensor.h"
@@ -51,6 +55,18 @@ class Interpreter {
 
   const Error& error() const { return error_; }
 
+  // Optional kernel library (runtime/core/backend.h; XNNPACK when built with it).
+  // Threads: a caller-owned pthreadpool_t (pthreadpool_create(n)), or null for
+  // the caller's thread only (the default). Set it before Init(): XNNPACK tiles
+  // the work for the pool when it sets the operators up.
+  void set_thread_pool(void* pthreadpool) { thread_pool_ = pthreadpool; }
+  // After Init(): operators run by the backend, and the arena bytes its
+  // persistent region really used (<= the converter's budget, which
+  // Model::arena_size() includes).
+  size_t backend_op_count() const { return backend_ops_; }
+  size_t backend_arena_used() const { return backend_bytes_used_; }
+  bool runs_on_backend(size_t op_index) const;
+
  private:
   Status fail(Status status, const char* message, int32_t op = -1);
   int find_io(const void* list, const char* name) const;
@@ -59,6 +75,10 @@ class Interpreter {
   uint8_t* arena_;
   size_t arena_bytes_;
   bool initialized_ = false;
+  BackendState* backend_ = nullptr;  // inside the arena, after the activations
+  void* thread_pool_ = nullptr;
+  size_t backend_ops_ = 0;
+  size_t backend_bytes_used_ = 0;
   OpObserver observer_ = nullptr;
   void* observer_user_ = nullptr;
   Error error_;

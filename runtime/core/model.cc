@@ -3,11 +3,16 @@
 // stage relies on: tensor byte sizes match dtype x shape, every range lies in
 // the constant section or the planned arena, every op index is in range and
 // its options have the type its opcode expects. Op-specific shape rules are
-// checked by each op's prepare step at Interpreter::Init().
+// checked by each op's prepare step at Interpreter::Init(). The memory plan
+// is verified here too (runtime/core/verify_plan.h), and, when the caller asks,
+// the file checksum (runtime/core/model_checksum.h).
 #include "runtime/core/model.h"
 
+#include "runtime/core/backend.h"
 #include "runtime/core/checked_math.h"
 #include "runtime/core/dispatch.h"
+#include "runtime/core/model_checksum.h"
+#include "runtime/core/verify_plan.h"
 #include "schemas/floe_generated.h"
 
 namespace floe {
@@ -28,7 +33,7 @@ Status Model::fail(Status status, const char* message, int32_t op, int32_t tenso
   return status;
 }
 
-Status Model::Load(const void* data, size_t size) {
+Status Model::Load(const void* data, size_t size, const LoadOptions& options) {
   model_ = nullptr;
   error_ = Error();
   buffer_ = static_cast<const uint8_t*>(data);
@@ -46,6 +51,7 @@ Status Model::Load(const void* data, size_t size) {
   if (!schema::VerifyModelBuffer(verifier)) {
     return fail(Status::kInvalidModel, FLOE_MSG("model failed FlatBuffers verification"));
   }
+  if (options.verify_checksum) FLOE_RETURN_IF_ERROR(verify_checksum(size));
   const schema::Model* model = schema::GetModel(data);
   if (model->version() == 0 || model->version() > kSchemaVersion) {
     return fail(Status::kUnsupportedVersion,
@@ -71,6 +77,26 @@ Status Model::Load(const void* data, size_t size) {
   FLOE_RETURN_IF_ERROR(validate_tensors());
   FLOE_RETURN_IF_ERROR(validate_operators());
   FLOE_RETURN_IF_ERROR(validate_io());
+  int32_t bad_tensor = -1;
+  if (const char* reason = verify_memory_plan(*model_, &bad_tensor)) {
+    return fail(Status::kInvalidModel, reason, -1, bad_tensor);
+  }
+  // XNNPACK's persistent region follows the activations (runtime/core/backend.h).
+  if (!checked_add(arena_size_, backend_arena_bytes(*this), &total_arena_size_)) {
+    return fail(Status::kInvalidModel, FLOE_MSG("model's xnnpack_arena_size overflows"));
+  }
+  return Status::kOk;
+}
+
+Status Model::verify_checksum(size_t size) {
+  size_t field = 0;
+  if (!find_model_checksum_field(buffer_, &field)) {
+    return fail(Status::kChecksumMismatch, FLOE_MSG("model has no payload_crc32c to verify"));
+  }
+  if (compute_model_checksum(buffer_, size, field) != stored_model_checksum(buffer_, field)) {
+    return fail(Status::kChecksumMismatch,
+                FLOE_MSG("model checksum mismatch: the file is corrupted or was modified"));
+  }
   return Status::kOk;
 }
 
@@ -88,11 +114,20 @@ Status Model::validate_tensors() {
       return fail(Status::kInvalidModel, FLOE_MSG("tensor rank exceeds kMaxRank"), -1, index);
     }
     uint64_t bytes = dtype_size(static_cast<DType>(t->dtype()));
+    // Kernels loop over every dim; with a 0 dim elsewhere the byte size is 0
+    // but loops over the other dims would still run (for ~forever with dims
+    // near INT32_MAX). So the product of the nonzero dims must fit in int32.
+    uint64_t nonzero_elements = 1;
     for (uint32_t d = 0; d < rank; ++d) {
       const int32_t dim = shape->Get(d);
       if (dim < 0 || !checked_mul(bytes, static_cast<uint64_t>(dim), &bytes)) {
         return fail(Status::kInvalidModel, FLOE_MSG("tensor has a negative or overflowing shape"),
                     -1, index);
+      }
+      if (dim > 0) nonzero_elements *= static_cast<uint64_t>(dim);  // < 2^62: checked below
+      if (nonzero_elements > static_cast<uint64_t>(INT32_MAX)) {
+        return fail(Status::kInvalidModel, FLOE_MSG("tensor has more than 2^31-1 elements"), -1,
+                    index);
       }
     }
     if (bytes != t->size()) {
@@ -131,6 +166,10 @@ Status Model::validate_operators() {
     if (op->options_type() != kernel->options) {
       return fail(Status::kInvalidModel, FLOE_MSG("operator options do not match its opcode"),
                   index);
+    }
+    // A union type with no table behind it: prepare/eval would read null options.
+    if (kernel->options != schema::OpOptions::NONE && op->options() == nullptr) {
+      return fail(Status::kInvalidModel, FLOE_MSG("operator options are missing"), index);
     }
     for (int32_t t : *op->inputs()) {
       if (t < -1 || t >= tensor_count) {

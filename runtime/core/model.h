@@ -23,16 +23,37 @@ constexpr uint32_t kSchemaVersion = 1;
 // Constants and arena offsets are aligned to this (SIMD loads, XNNPACK).
 constexpr size_t kTensorAlignment = 16;
 
+// What Model::Load checks beyond the structural and semantic validation that
+// always runs (and that alone keeps every read and write inside the model
+// buffer and the arena).
+struct LoadOptions {
+  // Recompute the CRC32C of the whole buffer and compare it with the model's
+  // payload_crc32c (absent = mismatch). Off by default, like TFLite Micro's
+  // loads: a model linked into a verified firmware image is trusted and need
+  // not be hashed at every boot. Turn it on for models read from disk or
+  // received over the air: it catches corruption that still validates (a
+  // flipped weight bit). Cost: one pass over the buffer (~2 table lookups/byte).
+  bool verify_checksum = false;
+};
+
 class Model {
  public:
   Model() = default;
 
   // Validates `data` (which must be 16-byte aligned and stay alive).
-  [[nodiscard]] Status Load(const void* data, size_t size);
+  [[nodiscard]] Status Load(const void* data, size_t size) {
+    return Load(data, size, LoadOptions());
+  }
+  [[nodiscard]] Status Load(const void* data, size_t size, const LoadOptions& options);
 
   bool loaded() const { return model_ != nullptr; }
   const schema::Model* schema() const { return model_; }
-  uint64_t arena_size() const { return arena_size_; }
+  // Bytes of arena Interpreter::Init() needs on this runtime build: the planned
+  // activations plus, when this build runs the model's XNNPACK operators
+  // (runtime/core/backend.h), the converter's budget for their persistent state.
+  uint64_t arena_size() const { return total_arena_size_; }
+  // The planned activations alone; every arena tensor lies below this.
+  uint64_t activation_arena_size() const { return arena_size_; }
   size_t tensor_count() const { return tensor_count_; }
   size_t operator_count() const { return operator_count_; }
 
@@ -49,12 +70,14 @@ class Model {
   Status validate_tensors();
   Status validate_operators();
   Status validate_io();
+  Status verify_checksum(size_t size);
 
   const schema::Model* model_ = nullptr;
   const uint8_t* buffer_ = nullptr;
   const uint8_t* constants_ = nullptr;
   uint64_t constants_size_ = 0;
   uint64_t arena_size_ = 0;
+  uint64_t total_arena_size_ = 0;
   size_t tensor_count_ = 0;
   size_t operator_count_ = 0;
   Error error_;

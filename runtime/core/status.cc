@@ -13,6 +13,7 @@ const char* status_name(Status status) {
     case Status::kUnsupportedVersion: return "unsupported model version";
     case Status::kUnsupportedOp: return "unsupported op";
     case Status::kMisalignedModel: return "model buffer not 16-byte aligned";
+    case Status::kChecksumMismatch: return "model checksum mismatch";
     case Status::kArenaTooSmall: return "arena too small";
     case Status::kMisalignedArena: return "arena not 16-byte aligned";
     case Status::kInvalidArgument: return "invalid argument";

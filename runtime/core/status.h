@@ -15,6 +15,7 @@ enum class Status : uint8_t {
   kUnsupportedVersion = 11,
   kUnsupportedOp = 12,
   kMisalignedModel = 13,
+  kChecksumMismatch = 14,  // LoadOptions::verify_checksum: payload_crc32c absent or wrong
   // Caller problems.
   kArenaTooSmall = 20,
   kMisalignedArena = 21,

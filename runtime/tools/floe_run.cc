@@ -1,18 +1,26 @@
 // SPDX-License-Identifier: Apache-2.0
 // floe-run: runs a .floe model on the host with inputs from .npy files.
 //   floe-run model.floe --input NAME=file.npy ... [--output-dir DIR] [--print]
+//            [--dump-intermediates DIR]
 // Each output is written to DIR/<name>.npy ('/' and ':' replaced by '_', a
-// trailing ":0" dropped). Exit 0 on success, 2 on any error.
+// trailing ":0" dropped). --dump-intermediates writes every op's outputs, as
+// the op finishes (before the arena slot is reused), to
+// DIR/<op index>_<tensor name>.npy plus DIR/index.tsv (op, opcode, tensor, file),
+// to find the first op that diverges from a reference. Exit 0 on success, 2 on
+// any error.
 #include <CLI/CLI.hpp>
 
 #include <cstdio>
 #include <cstring>
+#include <filesystem>
+#include <fstream>
 #include <iostream>
 #include <map>
 
 #include "runtime/core/interpreter.h"
 #include "runtime/tools/model_file.h"
 #include "runtime/tools/npy.h"
+#include "schemas/floe_generated.h"
 
 namespace {
 
@@ -69,11 +77,45 @@ void print_tensor(const floe::TensorView& t) {
   }
 }
 
+// Observer state for --dump-intermediates.
+struct Dumper {
+  const floe::Model* model = nullptr;
+  const floe::Interpreter* interpreter = nullptr;
+  std::string dir;
+  std::ofstream index;
+  std::string error;
+};
+
+void dump_op_outputs(void* user, size_t op_index, const char* op_name) {
+  auto* d = static_cast<Dumper*>(user);
+  if (!d->error.empty()) return;
+  const auto* op = d->model->schema()->operators()->Get(static_cast<uint32_t>(op_index));
+  for (int32_t t : *op->outputs()) {
+    const floe::TensorView v = d->interpreter->tensor(static_cast<size_t>(t));
+    char prefix[24];
+    std::snprintf(prefix, sizeof prefix, "%04zu_", op_index);
+    const std::string file = prefix + file_stem(v.name) + ".npy";
+    try {
+      if (v.dtype == floe::DType::kBFloat16) {
+        d->index << op_index << "\t" << op_name << "\t" << v.name << "\t(bfloat16: no .npy type)\n";
+        continue;
+      }
+      std::vector<int64_t> shape(v.shape.dims, v.shape.dims + v.shape.rank);
+      floe::tools::write_npy(d->dir + "/" + file, v.dtype, shape, v.data);
+      d->index << op_index << "\t" << op_name << "\t" << v.name << "\t" << file << "\n";
+    } catch (const std::exception& e) {
+      d->error = e.what();
+    }
+  }
+}
+
 int run(const std::string& model_path, const std::vector<std::string>& input_specs,
-        const std::string& output_dir, bool print) {
+        const std::string& output_dir, bool print, bool skip_checksum, const std::string& dump_dir) {
   const floe::tools::ModelFile file = floe::tools::read_model_file(model_path);
   floe::Model model;
-  if (model.Load(file.data.get(), file.size) != floe::Status::kOk) {
+  floe::LoadOptions load_options;
+  load_options.verify_checksum = !skip_checksum;  // a file from disk: check it
+  if (model.Load(file.data.get(), file.size, load_options) != floe::Status::kOk) {
     std::cerr << "floe-run: " << model_path << ": " << describe(model.error()) << "\n";
     return 2;
   }
@@ -112,10 +154,22 @@ int run(const std::string& model_path, const std::vector<std::string>& input_spe
     }
   }
 
+  Dumper dumper;
+  if (!dump_dir.empty()) {
+    std::filesystem::create_directories(dump_dir);
+    dumper.model = &model;
+    dumper.interpreter = &interpreter;
+    dumper.dir = dump_dir;
+    dumper.index.open(dump_dir + "/index.tsv");
+    if (!dumper.index) throw std::runtime_error(dump_dir + "/index.tsv: cannot write");
+    dumper.index << "op\topcode\ttensor\tfile\n";
+    interpreter.set_observer(dump_op_outputs, &dumper);
+  }
   if (interpreter.Invoke() != floe::Status::kOk) {
     std::cerr << "floe-run: " << describe(interpreter.error()) << "\n";
     return 2;
   }
+  if (!dumper.error.empty()) throw std::runtime_error("--dump-intermediates: " + dumper.error);
   for (size_t i = 0; i < interpreter.output_count(); ++i) {
     const floe::TensorView out = interpreter.output(i);
     if (print) print_tensor(out);
@@ -132,13 +186,18 @@ int run(const std::string& model_path, const std::vector<std::string>& input_spe
 
 int main(int argc, char** argv) {
   CLI::App app{"floe-run: run a floe model on the host"};
-  std::string model_path, output_dir;
+  std::string model_path, output_dir, dump_dir;
   std::vector<std::string> inputs;
   bool print = false;
   app.add_option("model", model_path, "the .floe model")->required();
   app.add_option("--input,-i", inputs, "NAME=file.npy (repeatable)");
   app.add_option("--output-dir,-o", output_dir, "write each output to DIR/<name>.npy");
   app.add_flag("--print,-p", print, "print every output's name, shape and values");
+  app.add_option("--dump-intermediates", dump_dir,
+                 "write every op's outputs to DIR/<op>_<tensor>.npy (+ DIR/index.tsv) as the ops run");
+  bool skip_checksum = false;
+  app.add_flag("--no-verify-checksum", skip_checksum,
+               "load without checking the model's payload_crc32c (validation still runs)");
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -146,7 +205,7 @@ int main(int argc, char** argv) {
     return code == 0 ? 0 : 2;
   }
   try {
-    return run(model_path, inputs, output_dir, print);
+    return run(model_path, inputs, output_dir, print, skip_checksum, dump_dir);
   } catch (const std::exception& e) {
     std::cerr << "floe-run: error: " << e.what() << "\n";
     return 2;

@@ -40,7 +40,7 @@ bool expected_not_a_graph(const std::string& relative) {
 const char* kServeTrainSavedModel = "tensorflow_rust/test_resources/regression-model/saved_model.pb";
 
 bool expected_to_fail(const std::string& relative) {
-  return expected_not_a_graph(relative) || relative == kServeTrainSavedModel;
+  return expected_not_a_graph(relative);
 }
 
 TEST(GraphLoaderCorpus, EveryGraphFileLoadsOrFailsCleanly) {
@@ -103,6 +103,21 @@ TEST(GraphLoaderCorpus, SavedModelWithOtherTags) {
   const LoadedGraph loaded = load_graph(floe::testing::corpus_path(kServeTrainSavedModel), options);
   EXPECT_EQ(format_tag_set(*loaded.meta), "{serve, train}");
   EXPECT_GT(loaded.graph.node_size(), 0);
+  EXPECT_TRUE(loaded.warnings.empty());
+  // The default {serve} matches no tag set exactly; the only superset is taken, with a warning.
+  const LoadedGraph by_default = load_graph(floe::testing::corpus_path(kServeTrainSavedModel));
+  EXPECT_EQ(format_tag_set(*by_default.meta), "{serve, train}");
+  ASSERT_EQ(by_default.warnings.size(), 1u);
+  EXPECT_NE(by_default.warnings[0].find("using the one tagged {serve, train}"), std::string::npos);
+  options.tags = {"gpu"};
+  try {
+    load_graph(floe::testing::corpus_path(kServeTrainSavedModel), options);
+    ADD_FAILURE() << "tags {gpu} should not load";
+  } catch (const ConvertError& e) {
+    EXPECT_NE(std::string(e.what()).find("no MetaGraphDef with tags {gpu}; available tag sets: {serve, train}"),
+              std::string::npos)
+        << e.what();
+  }
 }
 
 TEST(GraphLoaderCorpus, Dl4jBinaryAndTextTwinsAreIdentical) {

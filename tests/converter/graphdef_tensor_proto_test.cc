@@ -7,6 +7,7 @@
 
 #include <cstring>
 
+#include "converter/frontend/checkpoint/tf_dtype.h"
 #include "converter/frontend/graphdef/tensor_proto.h"
 #include "converter/ir/error.h"
 
@@ -164,9 +165,9 @@ TEST(TensorProto, UnsupportedDtypesAreNamed) {
     tfp::TensorProto proto = make_proto(dtype, {1});
     try {
       tensor_from_proto(proto, "node 'c'");
-      FAIL() << "expected ConvertError for " << tf_datatype_name(dtype);
+      FAIL() << "expected ConvertError for " << tf_dtype_name(dtype);
     } catch (const ConvertError& e) {
-      EXPECT_NE(std::string(e.what()).find(tf_datatype_name(dtype)), std::string::npos) << e.what();
+      EXPECT_NE(std::string(e.what()).find(tf_dtype_name(dtype)), std::string::npos) << e.what();
       EXPECT_NE(std::string(e.what()).find("node 'c'"), std::string::npos) << e.what();
     }
   }
@@ -185,11 +186,11 @@ TEST(TensorProto, UnknownOrNegativeDimsAreErrors) {
 }
 
 TEST(TensorProto, DtypeNames) {
-  EXPECT_EQ(tf_datatype_name(1), "DT_FLOAT");
-  EXPECT_EQ(tf_datatype_name(101), "DT_FLOAT_REF");
-  EXPECT_EQ(tf_datatype_name(77), "DataType(77)");
-  EXPECT_EQ(tf_datatype_base(119), 19);
-  EXPECT_EQ(tf_datatype_base(19), 19);
+  EXPECT_EQ(tf_dtype_name(1), "DT_FLOAT");
+  EXPECT_EQ(tf_dtype_name(101), "DT_FLOAT_REF");
+  EXPECT_EQ(tf_dtype_name(77), "DataType(77)");
+  EXPECT_EQ(tf_dtype_base(119), 19);
+  EXPECT_EQ(tf_dtype_base(19), 19);
 }
 
 }  // namespace

@@ -6,6 +6,7 @@
 
 #include <unordered_map>
 
+#include "converter/frontend/checkpoint/tf_dtype.h"
 #include "converter/frontend/graphdef/tensor_proto.h"
 #include "converter/ir/error.h"
 
@@ -107,7 +108,7 @@ int64_t read_int(const AttrValue& v) { return v.i(); }
 float read_float(const AttrValue& v) { return v.f(); }
 bool read_bool(const AttrValue& v) { return v.b(); }
 std::string read_string(const AttrValue& v) { return v.s(); }
-int read_type(const AttrValue& v) { return tf_datatype_base(v.type()); }
+int read_type(const AttrValue& v) { return tf_dtype_base(v.type()); }
 }  // namespace
 
 int64_t attr_int(const NodeDef& node, const std::string& name) {
@@ -139,7 +140,7 @@ int attr_type(const NodeDef& node, const std::string& name) {
   return scalar_attr<int>(node, name, AttrValue::kType, "type", nullptr, read_type);
 }
 int attr_type(const NodeDef& node, const std::string& name, int default_value) {
-  const int base = tf_datatype_base(default_value);
+  const int base = tf_dtype_base(default_value);
   return scalar_attr(node, name, AttrValue::kType, "type", &base, read_type);
 }
 
@@ -173,7 +174,7 @@ std::vector<int> attr_types(const NodeDef& node, const std::string& name) {
   const auto* list = lookup_list(node, name, "list(type)", [](const auto& l) { return l.type_size(); });
   if (list == nullptr) fail_missing(node, name, "list(type)");
   std::vector<int> types;
-  for (int t : list->type()) types.push_back(tf_datatype_base(t));
+  for (int t : list->type()) types.push_back(tf_dtype_base(t));
   return types;
 }
 

@@ -129,13 +129,28 @@ std::set<std::string> tag_set(const tfp::MetaGraphDef& meta) {
   return {tags.begin(), tags.end()};
 }
 
+// TF's loader wants the exact tag set. When none matches but exactly one
+// MetaGraphDef's tags include every requested tag ({serve, train} for "serve"),
+// that one is what the user means: take it and say so in a warning.
 tfp::MetaGraphDef select_meta_graph(tfp::SavedModel& saved_model, const std::string& path,
-                                    const std::vector<std::string>& tags) {
+                                    const std::vector<std::string>& tags, std::vector<std::string>* warnings) {
   const std::set<std::string> wanted(tags.begin(), tags.end());
   std::string available;
+  tfp::MetaGraphDef* superset = nullptr;
+  int supersets = 0;
   for (auto& meta : *saved_model.mutable_meta_graphs()) {
-    if (tag_set(meta) == wanted) return std::move(meta);
+    const std::set<std::string> have = tag_set(meta);
+    if (have == wanted) return std::move(meta);
+    if (!wanted.empty() && std::includes(have.begin(), have.end(), wanted.begin(), wanted.end())) {
+      superset = &meta;
+      ++supersets;
+    }
     available += (available.empty() ? "" : ", ") + format_tag_set(meta);
+  }
+  if (supersets == 1) {
+    warnings->push_back(path + ": no MetaGraphDef has exactly the requested tags; using the one tagged " +
+                        format_tag_set(*superset));
+    return std::move(*superset);
   }
   std::string wanted_text;
   for (const auto& tag : wanted) wanted_text += (wanted_text.empty() ? "" : ", ") + tag;
@@ -218,7 +233,7 @@ LoadedGraph load_graph_from_bytes(const std::string& bytes, const std::string& p
                                std::to_string(saved_model.saved_model_schema_version()) +
                                " (TF writes 1)");
       }
-      adopt_meta_graph(select_meta_graph(saved_model, path, options.tags), out);
+      adopt_meta_graph(select_meta_graph(saved_model, path, options.tags, &out.warnings), out);
       const fs::path dir = fs::path(path).parent_path();
       out.saved_model_dir = dir.empty() ? "." : dir.string();
       break;

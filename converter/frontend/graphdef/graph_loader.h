@@ -27,7 +27,8 @@ struct LoadedGraph {
 };
 
 struct LoadOptions {
-  // SavedModel: the MetaGraphDef whose tag SET equals this one is chosen.
+  // SavedModel: the MetaGraphDef whose tag SET equals this one is chosen (else the
+  // only one whose tags include all of these, with a warning).
   std::vector<std::string> tags = {"serve"};
   // Fill attrs absent from nodes with the defaults in stripped_op_list (what TF's
   // importer does); without it, attr getters still fall back to the built-in table.

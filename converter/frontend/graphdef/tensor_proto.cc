@@ -9,6 +9,7 @@
 #include <cstring>
 #include <limits>
 
+#include "converter/frontend/checkpoint/tf_dtype.h"
 #include "converter/ir/error.h"
 
 namespace floe::conv {
@@ -16,8 +17,6 @@ namespace tfp = floe::tfproto;
 
 namespace {
 
-constexpr int kRefOffset = 100;
-constexpr int kLastBaseType = tfp::DT_FLOAT4_E2M1FN;
 // A Const holding more than this is certainly not an embedded model's weight; the
 // limit also stops a 1-value broadcast fill with an absurd shape from exhausting memory.
 constexpr uint64_t kMaxTensorBytes = uint64_t{4} << 30;
@@ -60,33 +59,6 @@ void fill_16bit_patterns(const tfp::TensorProto& proto, int64_t count, uint16_t*
 
 }  // namespace
 
-std::string tf_datatype_name(int tf_dtype) {
-  if (tfp::DataType_IsValid(tf_dtype)) return tfp::DataType_Name(static_cast<tfp::DataType>(tf_dtype));
-  return "DataType(" + std::to_string(tf_dtype) + ")";
-}
-
-int tf_datatype_base(int tf_dtype) {
-  return (tf_dtype > kRefOffset && tf_dtype <= kRefOffset + kLastBaseType) ? tf_dtype - kRefOffset
-                                                                           : tf_dtype;
-}
-
-std::optional<DType> floe_dtype_for_tf(int tf_dtype) {
-  switch (tf_datatype_base(tf_dtype)) {
-    case tfp::DT_FLOAT: return DType::kFloat32;
-    case tfp::DT_DOUBLE: return DType::kFloat64;
-    case tfp::DT_HALF: return DType::kFloat16;
-    case tfp::DT_BFLOAT16: return DType::kBFloat16;
-    case tfp::DT_INT8: return DType::kInt8;
-    case tfp::DT_INT16: return DType::kInt16;
-    case tfp::DT_INT32: return DType::kInt32;
-    case tfp::DT_INT64: return DType::kInt64;
-    case tfp::DT_UINT8: return DType::kUInt8;
-    case tfp::DT_UINT16: return DType::kUInt16;
-    case tfp::DT_BOOL: return DType::kBool;
-    default: return std::nullopt;
-  }
-}
-
 std::vector<int64_t> dims_from_shape_proto(const tfp::TensorShapeProto& shape, bool* unknown_rank) {
   if (unknown_rank != nullptr) *unknown_rank = shape.unknown_rank();
   std::vector<int64_t> dims;
@@ -97,19 +69,19 @@ std::vector<int64_t> dims_from_shape_proto(const tfp::TensorShapeProto& shape, b
 
 HostTensor tensor_from_proto(const tfp::TensorProto& proto, const std::string& context) {
   const int tf_dtype = proto.dtype();
-  const std::optional<DType> dtype = floe_dtype_for_tf(tf_dtype);
-  if (!dtype) {
-    fail(context, "tensor of dtype " + tf_datatype_name(tf_dtype) +
+  const DType dtype = tf_dtype_to_floe(tf_dtype_base(tf_dtype));
+  if (dtype == DType::kInvalid) {
+    fail(context, "tensor of dtype " + tf_dtype_name(tf_dtype) +
                       " is not supported (floe handles float/double/half/bfloat16, "
                       "int8/16/32/64, uint8/16 and bool)");
   }
 
   HostTensor tensor;
-  tensor.dtype = *dtype;
+  tensor.dtype = dtype;
   if (proto.tensor_shape().unknown_rank()) fail(context, "tensor_shape has unknown_rank set");
   tensor.shape = dims_from_shape_proto(proto.tensor_shape());
 
-  const uint64_t elem_size = dtype_size(*dtype);
+  const uint64_t elem_size = dtype_size(dtype);
   uint64_t count = 1;
   for (size_t i = 0; i < tensor.shape.size(); ++i) {
     const int64_t d = tensor.shape[i];
@@ -119,7 +91,7 @@ HostTensor tensor_from_proto(const tfp::TensorProto& proto, const std::string& c
     }
     if (d != 0 && count > kMaxTensorBytes / elem_size / static_cast<uint64_t>(d)) {
       fail(context, "tensor_shape " + dims_text(tensor.shape) + " of " +
-                        tf_datatype_name(tf_dtype) + " exceeds the " +
+                        tf_dtype_name(tf_dtype) + " exceeds the " +
                         std::to_string(kMaxTensorBytes >> 30) + " GiB limit for constants");
     }
     count *= static_cast<uint64_t>(d);
@@ -132,11 +104,11 @@ HostTensor tensor_from_proto(const tfp::TensorProto& proto, const std::string& c
   if (!content.empty()) {
     if (content.size() != byte_size) {
       fail(context, "tensor_content holds " + std::to_string(content.size()) + " bytes but " +
-                        tf_datatype_name(tf_dtype) + " " + dims_text(tensor.shape) +
+                        tf_dtype_name(tf_dtype) + " " + dims_text(tensor.shape) +
                         " needs " + std::to_string(byte_size));
     }
     std::memcpy(tensor.data.data(), content.data(), byte_size);
-    if (*dtype == DType::kBool) {
+    if (dtype == DType::kBool) {
       for (uint64_t i = 0; i < count; ++i) {
         if (tensor.data[i] > 1) {
           fail(context, "bool tensor_content byte " + std::to_string(i) + " is " +
@@ -148,7 +120,7 @@ HostTensor tensor_from_proto(const tfp::TensorProto& proto, const std::string& c
   }
 
   const auto n = static_cast<int64_t>(count);
-  switch (*dtype) {
+  switch (dtype) {
     case DType::kFloat32: fill_cast(proto.float_val(), n, tensor.as<float>()); break;
     case DType::kFloat64: fill_cast(proto.double_val(), n, tensor.as<double>()); break;
     case DType::kInt32: fill_cast(proto.int_val(), n, tensor.as<int32_t>()); break;

@@ -89,8 +89,8 @@ void mean_f32(const ReduceParams& params, const ReduceOperands& ops) {
   ptrdiff_t reduced_count = 1;
   for (int32_t k = 0; k < params.axis_count; ++k) reduced_count *= shape.dims[params.axes[k]];
   if (reduced_count == 0) {
-    // The mean of nothing is 0/0 (TensorFlow gives NaN).
-    for (ptrdiff_t i = 0; i < out_count; ++i) out[i] = NAN;
+    // The mean of nothing is 0/0 (TensorFlow gives NaN); the sum is 0.
+    for (ptrdiff_t i = 0; i < out_count; ++i) out[i] = params.average ? NAN : 0.0f;
     return;
   }
 
@@ -157,7 +157,7 @@ void mean_f32(const ReduceParams& params, const ReduceOperands& ops) {
       }
     }
     // sum / count, as TensorFlow's mean reducer finalises.
-    out[o] = acc.total() / divisor;
+    out[o] = params.average ? acc.total() / divisor : acc.total();
 
     for (int k = 0; k < kept_n; ++k) {
       base += kept[k].stride;

@@ -10,6 +10,7 @@ namespace floe::ref {
 struct ReduceParams {
   const int32_t* axes = nullptr;
   int32_t axis_count = 0;
+  bool average = true;  // false: the pairwise sum itself (Sum on float32)
 };
 
 struct ReduceOperands {
@@ -18,5 +19,10 @@ struct ReduceOperands {
 };
 
 void mean_f32(const ReduceParams& params, const ReduceOperands& ops);
+// Same walk and pairwise summation without the division (TF Sum on float32).
+inline void sum_f32(ReduceParams params, const ReduceOperands& ops) {
+  params.average = false;
+  mean_f32(params, ops);
+}
 
 }  // namespace floe::ref

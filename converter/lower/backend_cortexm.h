@@ -1,0 +1,24 @@
+// SPDX-License-Identifier: Apache-2.0
+// Backend selection for the Cortex-M targets (cortex-m4, cortex-m33,
+// cortex-m55): which lowered ops run the CORTEX_M kernels
+// (runtime/kernels/cortexm). Those kernels need no arena state, so unlike
+// XNNPACK there is no budget; the runtime's build picks the ISA variant
+// (FPU or Helium) of the kernel the converter chose.
+#pragma once
+
+#include <string>
+
+#include "converter/ir/lowered.h"
+
+namespace floe::conv {
+
+// True for "cortex-m4", "cortex-m33", "cortex-m55".
+bool is_cortexm_target(const std::string& target);
+
+// Assigns Operator.backend = CORTEX_M to the float32 MATMUL, CONV2D and
+// depth-multiplier-1 DEPTHWISE_CONV2D ops (the shapes those kernels are tuned
+// for; the rest stay on the reference kernels) and sets model->target.
+// Returns the number of ops assigned.
+int assign_cortexm_backends(LoweredModel* model, const std::string& target);
+
+}  // namespace floe::conv

@@ -1,0 +1,31 @@
+// SPDX-License-Identifier: Apache-2.0
+// Backend selection for a target: which lowered ops XNNPACK runs (after the
+// optimize passes fused bias and ReLU/ReLU6 into MatMul/Conv2D/Depthwise, which
+// XNNPACK runs as one operator), and how many arena bytes XNNPACK's persistent
+// state needs. The runtime
+// mirror is runtime/kernels/xnnpack/operators.cc; both must agree on the
+// op -> XNNPACK operator mapping for the budget to hold.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "converter/ir/lowered.h"
+
+namespace floe::conv {
+
+struct BackendReport {
+  std::string target;        // "reference", "x86_64" or "aarch64"
+  int xnnpack_ops = 0;       // ops assigned to XNNPACK
+  uint64_t xnnpack_budget = 0;
+};
+
+// Resolves "host" to the converter's own architecture; throws ConvertError for
+// an unknown name. Known: reference, host, x86_64, aarch64.
+std::string resolve_target(const std::string& name);
+
+// Assigns Operator.backend for `target` (resolved) and fills model->target,
+// model->xnnpack_budget and model->xnnpack_scratch. "reference" changes nothing.
+BackendReport assign_backends(LoweredModel* model, const std::string& target);
+
+}  // namespace floe::conv

@@ -1,0 +1,459 @@
+// SPDX-License-Identifier: Apache-2.0
+// Reductions and data-movement TF ops (op coverage, issue #4): Sum, Max, Min,
+// Prod, All, Any, ArgMax, ArgMin; Slice, StridedSlice (every mask), Split,
+// SplitV, Unpack, Pack, Tile, ReverseV2, GatherV2/Gather, GatherNd, OneHot.
+// (Ops whose output shape depends on values live in index_ops.cc.) Slicing variants all become one STRIDED_SLICE kernel with
+// per-dim begin/stride, plus a RESHAPE for inserted or removed dims.
+#include <algorithm>
+#include <cmath>
+
+#include "converter/frontend/graphdef/attrs.h"
+#include "converter/lower/op_registry.h"
+
+namespace floe::conv {
+namespace {
+
+// ---- reductions -------------------------------------------------------------------
+
+std::vector<int32_t> axes_of(const NodeContext& ctx) {
+  const int64_t rank = static_cast<int64_t>(ctx.input(0).shape.size());
+  std::vector<int32_t> axes;
+  for (int64_t a : ctx.constant_ints(1, "the reduction axes")) {
+    if (rank == 0 && (a == 0 || a == -1)) continue;  // reducing a scalar over "axis 0"
+    axes.push_back(static_cast<int32_t>(normalize_axis(ctx, a, rank)));
+  }
+  std::sort(axes.begin(), axes.end());
+  axes.erase(std::unique(axes.begin(), axes.end()), axes.end());
+  return axes;
+}
+
+std::vector<TensorInfo> infer_reduce(const NodeContext& ctx) {
+  ctx.expect_inputs(2, 2);
+  const std::vector<int32_t> axes = axes_of(ctx);
+  const bool keep = attr_bool(ctx.node().def, "keep_dims", false);
+  const auto& in = ctx.input(0).shape;
+  std::vector<int64_t> out;
+  for (size_t d = 0; d < in.size(); ++d) {
+    const bool reduced = std::binary_search(axes.begin(), axes.end(), static_cast<int32_t>(d));
+    if (!reduced) {
+      out.push_back(in[d]);
+    } else if (keep) {
+      out.push_back(1);
+    }
+  }
+  return {TensorInfo{ctx.input(0).dtype, out, nullptr}};
+}
+
+template <schema::OpCode kCode>
+void lower_reduce(LowerContext& ctx) {
+  const std::vector<int32_t> axes = axes_of(ctx);
+  if (axes.empty()) {
+    ctx.add_op(schema::OpCode::RESHAPE, {ctx.input_value(0)}, {ctx.output_value(0)});
+    return;
+  }
+  schema::ReduceOptionsT o;
+  o.axes = axes;
+  ctx.add_op(kCode, {ctx.input_value(0)}, {ctx.output_value(0)}, LowerContext::options(o));
+}
+
+std::vector<TensorInfo> infer_arg(const NodeContext& ctx) {
+  ctx.expect_inputs(2, 2);
+  const auto& in = ctx.input(0).shape;
+  const std::vector<int64_t> axis_v = ctx.constant_ints(1, "the ArgMax/ArgMin axis");
+  if (axis_v.size() != 1) ctx.fail("axis must be a scalar");
+  const int64_t axis = normalize_axis(ctx, axis_v[0], static_cast<int64_t>(in.size()));
+  if (in[static_cast<size_t>(axis)] == 0) ctx.fail("cannot take ArgMax/ArgMin over an empty axis");
+  std::vector<int64_t> out;
+  for (size_t d = 0; d < in.size(); ++d) {
+    if (static_cast<int64_t>(d) != axis) out.push_back(in[d]);
+  }
+  const DType t = find_attr(ctx.node().def, "output_type") ? dtype_attr(ctx, "output_type") : DType::kInt64;
+  return {TensorInfo{t, out, nullptr}};
+}
+
+template <schema::OpCode kCode>
+void lower_arg(LowerContext& ctx) {
+  schema::ArgOptionsT o;
+  o.axis = static_cast<int32_t>(normalize_axis(ctx, ctx.constant_ints(1, "axis")[0],
+                                               static_cast<int64_t>(ctx.input(0).shape.size())));
+  ctx.add_op(kCode, {ctx.input_value(0)}, {ctx.output_value(0)}, LowerContext::options(o));
+}
+
+// ---- slicing ----------------------------------------------------------------------------
+
+// A resolved slice: per input dim begin/stride/count, then the final shape.
+struct SliceSpec {
+  std::vector<int32_t> begin, stride;
+  std::vector<int64_t> counts;       // rank-preserving slice output
+  std::vector<int64_t> final_shape;  // after new axes / shrinks
+};
+
+void emit_slice(LowerContext& ctx, int input, const SliceSpec& s, int output, const std::string& suffix) {
+  schema::StridedSliceOptionsT o;
+  o.begin = s.begin;
+  o.stride = s.stride;
+  if (s.counts == s.final_shape) {
+    ctx.add_op(schema::OpCode::STRIDED_SLICE, {input}, {output}, LowerContext::options(o));
+    return;
+  }
+  const int mid = ctx.new_value(ctx.value_info(input).dtype, s.counts, suffix);
+  ctx.add_op(schema::OpCode::STRIDED_SLICE, {input}, {mid}, LowerContext::options(o));
+  ctx.add_op(schema::OpCode::RESHAPE, {mid}, {output});
+}
+
+SliceSpec strided_slice_spec(const NodeContext& ctx) {
+  ctx.expect_inputs(4, 4);
+  const auto& in = ctx.input(0).shape;
+  const std::vector<int64_t> begin = ctx.constant_ints(1, "StridedSlice begin");
+  const std::vector<int64_t> end = ctx.constant_ints(2, "StridedSlice end");
+  const std::vector<int64_t> strides = ctx.constant_ints(3, "StridedSlice strides");
+  if (begin.size() != end.size() || begin.size() != strides.size()) ctx.fail("begin/end/strides lengths differ");
+  const auto& def = ctx.node().def;
+  const int64_t begin_mask = attr_int(def, "begin_mask", 0), end_mask = attr_int(def, "end_mask", 0);
+  const int64_t ellipsis_mask = attr_int(def, "ellipsis_mask", 0);
+  const int64_t new_axis_mask = attr_int(def, "new_axis_mask", 0);
+  const int64_t shrink_mask = attr_int(def, "shrink_axis_mask", 0);
+  const size_t n = begin.size();
+  const int64_t rank = static_cast<int64_t>(in.size());
+  // Entries that consume an input dim (not new-axis, not ellipsis).
+  int64_t consuming = 0;
+  bool has_ellipsis = false;
+  for (size_t i = 0; i < n; ++i) {
+    if ((ellipsis_mask >> i) & 1) {
+      has_ellipsis = true;
+    } else if (!((new_axis_mask >> i) & 1)) {
+      ++consuming;
+    }
+  }
+  SliceSpec s;
+  s.begin.assign(static_cast<size_t>(rank), 0);
+  s.stride.assign(static_cast<size_t>(rank), 1);
+  s.counts = in;
+  int64_t d = 0;
+  auto full = [&](int64_t dim) { s.final_shape.push_back(in[static_cast<size_t>(dim)]); };
+  for (size_t i = 0; i < n; ++i) {
+    if ((ellipsis_mask >> i) & 1) {
+      const int64_t span = rank - consuming - d;
+      for (int64_t k = 0; k < span; ++k) full(d++);
+      continue;
+    }
+    if ((new_axis_mask >> i) & 1) {
+      s.final_shape.push_back(1);
+      continue;
+    }
+    if (d >= rank) ctx.fail("StridedSlice spec has more dims than the input");
+    const int64_t dim = in[static_cast<size_t>(d)];
+    const int64_t st = strides[i];
+    if (st == 0) ctx.fail("StridedSlice stride 0");
+    int64_t b = begin[i], e = end[i], count;
+    if ((shrink_mask >> i) & 1) {
+      b = b < 0 ? b + dim : b;
+      if (b < 0 || b >= dim) ctx.fail("StridedSlice shrink index out of range");
+      s.begin[static_cast<size_t>(d)] = static_cast<int32_t>(b);
+      s.counts[static_cast<size_t>(d)] = 1;
+      ++d;
+      continue;
+    }
+    const int64_t lo = st > 0 ? 0 : -1, hi = st > 0 ? dim : dim - 1;
+    if ((begin_mask >> i) & 1) {
+      b = st > 0 ? 0 : dim - 1;
+    } else {
+      b = b < 0 ? b + dim : b;
+      b = std::clamp(b, lo, hi);
+    }
+    if ((end_mask >> i) & 1) {
+      e = st > 0 ? dim : -1;
+    } else {
+      e = e < 0 ? e + dim : e;
+      e = std::clamp(e, lo, hi);
+    }
+    count = st > 0 ? (e > b ? (e - b + st - 1) / st : 0) : (b > e ? (b - e + (-st) - 1) / (-st) : 0);
+    s.begin[static_cast<size_t>(d)] = static_cast<int32_t>(count > 0 ? b : 0);
+    s.stride[static_cast<size_t>(d)] = static_cast<int32_t>(st);
+    s.counts[static_cast<size_t>(d)] = count;
+    s.final_shape.push_back(count);
+    ++d;
+  }
+  if (!has_ellipsis) {
+    while (d < rank) full(d++);
+  }
+  return s;
+}
+
+std::vector<TensorInfo> infer_strided_slice(const NodeContext& ctx) {
+  return {TensorInfo{ctx.input(0).dtype, strided_slice_spec(ctx).final_shape, nullptr}};
+}
+void lower_strided_slice(LowerContext& ctx) {
+  emit_slice(ctx, ctx.input_value(0), strided_slice_spec(ctx), ctx.output_value(0), "slice");
+}
+
+SliceSpec slice_spec(const NodeContext& ctx) {
+  ctx.expect_inputs(3, 3);
+  const auto& in = ctx.input(0).shape;
+  const std::vector<int64_t> begin = ctx.constant_ints(1, "Slice begin");
+  const std::vector<int64_t> size = ctx.constant_ints(2, "Slice size");
+  if (begin.size() != in.size() || size.size() != in.size()) ctx.fail("begin/size must have one value per dim");
+  SliceSpec s;
+  for (size_t d = 0; d < in.size(); ++d) {
+    const int64_t count = size[d] == -1 ? in[d] - begin[d] : size[d];
+    if (begin[d] < 0 || count < 0 || begin[d] + count > in[d]) ctx.fail("Slice window leaves the input");
+    s.begin.push_back(static_cast<int32_t>(count > 0 ? begin[d] : 0));
+    s.stride.push_back(1);
+    s.counts.push_back(count);
+  }
+  s.final_shape = s.counts;
+  return s;
+}
+
+std::vector<TensorInfo> infer_slice(const NodeContext& ctx) {
+  return {TensorInfo{ctx.input(0).dtype, slice_spec(ctx).counts, nullptr}};
+}
+void lower_slice(LowerContext& ctx) {
+  emit_slice(ctx, ctx.input_value(0), slice_spec(ctx), ctx.output_value(0), "slice");
+}
+
+// Split / SplitV / Unpack: consecutive pieces along one axis.
+struct Pieces {
+  int value_input = 0;
+  int64_t axis = 0;
+  std::vector<int64_t> sizes;
+  bool squeeze = false;  // Unpack drops the axis
+};
+
+Pieces pieces_of(const NodeContext& ctx) {
+  Pieces p;
+  const std::string& op = ctx.node().op();
+  if (op == "Split") {
+    ctx.expect_inputs(2, 2);
+    p.value_input = 1;
+    const auto& in = ctx.input(1).shape;
+    p.axis = normalize_axis(ctx, ctx.constant_ints(0, "the split axis")[0], static_cast<int64_t>(in.size()));
+    const int64_t num = attr_int(ctx.node().def, "num_split", 1);
+    const int64_t dim = in[static_cast<size_t>(p.axis)];
+    if (num < 1 || dim % num != 0) ctx.fail("cannot split dim " + std::to_string(dim) + " into " + std::to_string(num));
+    p.sizes.assign(static_cast<size_t>(num), dim / num);
+  } else if (op == "SplitV") {
+    ctx.expect_inputs(3, 3);
+    const auto& in = ctx.input(0).shape;
+    p.axis = normalize_axis(ctx, ctx.constant_ints(2, "the split axis")[0], static_cast<int64_t>(in.size()));
+    p.sizes = ctx.constant_ints(1, "size_splits");
+    const int64_t dim = in[static_cast<size_t>(p.axis)];
+    int64_t known = 0, unknown = -1;
+    for (size_t i = 0; i < p.sizes.size(); ++i) {
+      if (p.sizes[i] == -1) {
+        unknown = static_cast<int64_t>(i);
+      } else {
+        known += p.sizes[i];
+      }
+    }
+    if (unknown >= 0) p.sizes[static_cast<size_t>(unknown)] = dim - known;
+    int64_t total = 0;
+    for (int64_t s : p.sizes) total += s;
+    if (total != dim) ctx.fail("size_splits do not add up to the dim");
+  } else {  // Unpack
+    ctx.expect_inputs(1, 1);
+    const auto& in = ctx.input(0).shape;
+    p.axis = normalize_axis(ctx, attr_int(ctx.node().def, "axis", 0), static_cast<int64_t>(in.size()));
+    p.sizes.assign(static_cast<size_t>(in[static_cast<size_t>(p.axis)]), 1);
+    p.squeeze = true;
+  }
+  return p;
+}
+
+std::vector<TensorInfo> infer_pieces(const NodeContext& ctx) {
+  const Pieces p = pieces_of(ctx);
+  const TensorInfo& in = ctx.input(p.value_input);
+  std::vector<TensorInfo> out;
+  for (int64_t size : p.sizes) {
+    std::vector<int64_t> shape = in.shape;
+    if (p.squeeze) {
+      shape.erase(shape.begin() + p.axis);
+    } else {
+      shape[static_cast<size_t>(p.axis)] = size;
+    }
+    out.push_back(TensorInfo{in.dtype, shape, nullptr});
+  }
+  return out;
+}
+
+void lower_pieces(LowerContext& ctx) {
+  const Pieces p = pieces_of(ctx);
+  const TensorInfo& in = ctx.input(p.value_input);
+  const int value = ctx.input_value(p.value_input);
+  int64_t offset = 0;
+  for (size_t i = 0; i < p.sizes.size(); ++i) {
+    SliceSpec s;
+    for (size_t d = 0; d < in.shape.size(); ++d) {
+      const bool on_axis = static_cast<int64_t>(d) == p.axis;
+      s.begin.push_back(static_cast<int32_t>(on_axis && p.sizes[i] > 0 ? offset : 0));
+      s.stride.push_back(1);
+      s.counts.push_back(on_axis ? p.sizes[i] : in.shape[d]);
+    }
+    s.final_shape = ctx.output_info(static_cast<int>(i)).shape;
+    emit_slice(ctx, value, s, ctx.output_value(static_cast<int>(i)), "piece_" + std::to_string(i));
+    offset += p.sizes[i];
+  }
+}
+
+// Pack: each input gets the new axis (reshape), then one CONCAT.
+std::vector<TensorInfo> infer_pack(const NodeContext& ctx) {
+  if (ctx.input_count() < 1) ctx.fail("Pack needs inputs");
+  const TensorInfo& first = ctx.input(0);
+  for (int i = 1; i < ctx.input_count(); ++i) {
+    if (ctx.input(i).shape != first.shape || ctx.input(i).dtype != first.dtype) ctx.fail("Pack inputs differ");
+  }
+  const int64_t axis =
+      normalize_axis(ctx, attr_int(ctx.node().def, "axis", 0), static_cast<int64_t>(first.shape.size()) + 1);
+  std::vector<int64_t> shape = first.shape;
+  shape.insert(shape.begin() + axis, ctx.input_count());
+  return {TensorInfo{first.dtype, shape, nullptr}};
+}
+
+void lower_pack(LowerContext& ctx) {
+  const int n = ctx.input_count();
+  if (n > 64) ctx.fail("Pack of more than 64 tensors is not supported yet");
+  const int64_t axis = normalize_axis(ctx, attr_int(ctx.node().def, "axis", 0),
+                                      static_cast<int64_t>(ctx.input(0).shape.size()) + 1);
+  std::vector<int64_t> piece = ctx.input(0).shape;
+  piece.insert(piece.begin() + axis, 1);
+  std::vector<int> inputs;
+  for (int i = 0; i < n; ++i) inputs.push_back(ctx.reshaped_value(ctx.input_value(i), piece, "item_" + std::to_string(i)));
+  schema::ConcatOptionsT o;
+  o.axis = static_cast<int32_t>(axis);
+  ctx.add_op(schema::OpCode::CONCAT, inputs, {ctx.output_value(0)}, LowerContext::options(o));
+}
+
+std::vector<TensorInfo> infer_tile(const NodeContext& ctx) {
+  ctx.expect_inputs(2, 2);
+  const std::vector<int64_t> m = ctx.constant_ints(1, "Tile multiples");
+  std::vector<int64_t> shape = ctx.input(0).shape;
+  if (m.size() != shape.size()) ctx.fail("multiples must have one value per dim");
+  for (size_t d = 0; d < shape.size(); ++d) {
+    if (m[d] < 0) ctx.fail("negative multiple");
+    shape[d] *= m[d];
+  }
+  return {TensorInfo{ctx.input(0).dtype, shape, nullptr}};
+}
+void lower_tile(LowerContext& ctx) { ctx.add_op(schema::OpCode::TILE, {ctx.input_value(0)}, {ctx.output_value(0)}); }
+
+std::vector<TensorInfo> infer_reverse(const NodeContext& ctx) {
+  ctx.expect_inputs(2, 2);
+  return {TensorInfo{ctx.input(0).dtype, ctx.input(0).shape, nullptr}};
+}
+void lower_reverse(LowerContext& ctx) {
+  const auto& in = ctx.input(0).shape;
+  SliceSpec s;
+  s.counts = in;
+  s.final_shape = in;
+  s.begin.assign(in.size(), 0);
+  s.stride.assign(in.size(), 1);
+  for (int64_t a : ctx.constant_ints(1, "ReverseV2 axes")) {
+    const size_t d = static_cast<size_t>(normalize_axis(ctx, a, static_cast<int64_t>(in.size())));
+    s.begin[d] = static_cast<int32_t>(in[d] > 0 ? in[d] - 1 : 0);
+    s.stride[d] = -1;
+  }
+  emit_slice(ctx, ctx.input_value(0), s, ctx.output_value(0), "reverse");
+}
+
+// ---- gather / one-hot -------------------------------------------------------------------
+
+struct GatherGeometry {
+  int64_t axis = 0, batch_dims = 0;
+};
+
+GatherGeometry gather_geometry(const NodeContext& ctx) {
+  GatherGeometry g;
+  const int64_t rank = static_cast<int64_t>(ctx.input(0).shape.size());
+  const int64_t idx_rank = static_cast<int64_t>(ctx.input(1).shape.size());
+  if (ctx.node().op() == "GatherV2") {
+    ctx.expect_inputs(3, 3);
+    g.axis = normalize_axis(ctx, ctx.constant_ints(2, "the gather axis")[0], rank);
+    g.batch_dims = attr_int(ctx.node().def, "batch_dims", 0);
+    if (g.batch_dims < 0) g.batch_dims += idx_rank;
+  } else {
+    ctx.expect_inputs(2, 2);
+  }
+  if (g.batch_dims < 0 || g.batch_dims > g.axis) ctx.fail("batch_dims out of range");
+  return g;
+}
+
+std::vector<TensorInfo> infer_gather(const NodeContext& ctx) {
+  const GatherGeometry g = gather_geometry(ctx);
+  const auto &p = ctx.input(0).shape, &idx = ctx.input(1).shape;
+  std::vector<int64_t> out(p.begin(), p.begin() + g.axis);
+  out.insert(out.end(), idx.begin() + g.batch_dims, idx.end());
+  out.insert(out.end(), p.begin() + g.axis + 1, p.end());
+  return {TensorInfo{ctx.input(0).dtype, out, nullptr}};
+}
+
+void lower_gather(LowerContext& ctx) {
+  const GatherGeometry g = gather_geometry(ctx);
+  schema::GatherOptionsT o;
+  o.axis = static_cast<int32_t>(g.axis);
+  o.batch_dims = static_cast<int32_t>(g.batch_dims);
+  ctx.add_op(schema::OpCode::GATHER, {ctx.input_value(0), ctx.input_value(1)}, {ctx.output_value(0)},
+             LowerContext::options(o));
+}
+
+std::vector<TensorInfo> infer_gather_nd(const NodeContext& ctx) {
+  ctx.expect_inputs(2, 2);
+  const auto &p = ctx.input(0).shape, &idx = ctx.input(1).shape;
+  if (idx.empty() || idx.back() > static_cast<int64_t>(p.size())) ctx.fail("index depth exceeds params rank");
+  std::vector<int64_t> out(idx.begin(), idx.end() - 1);
+  out.insert(out.end(), p.begin() + idx.back(), p.end());
+  return {TensorInfo{ctx.input(0).dtype, out, nullptr}};
+}
+void lower_gather_nd(LowerContext& ctx) {
+  ctx.add_op(schema::OpCode::GATHER_ND, {ctx.input_value(0), ctx.input_value(1)}, {ctx.output_value(0)});
+}
+
+std::vector<TensorInfo> infer_one_hot(const NodeContext& ctx) {
+  ctx.expect_inputs(4, 4);
+  const int64_t depth = ctx.constant_ints(1, "OneHot depth")[0];
+  const auto& idx = ctx.input(0).shape;
+  int64_t axis = attr_int(ctx.node().def, "axis", -1);
+  if (axis == -1) axis = static_cast<int64_t>(idx.size());
+  if (depth < 0 || axis < 0 || axis > static_cast<int64_t>(idx.size())) ctx.fail("bad depth or axis");
+  std::vector<int64_t> out = idx;
+  out.insert(out.begin() + axis, depth);
+  return {TensorInfo{ctx.input(2).dtype, out, nullptr}};
+}
+void lower_one_hot(LowerContext& ctx) {
+  schema::OneHotOptionsT o;
+  int64_t axis = attr_int(ctx.node().def, "axis", -1);
+  if (axis == -1) axis = static_cast<int64_t>(ctx.input(0).shape.size());
+  o.axis = static_cast<int32_t>(axis);
+  ctx.add_op(schema::OpCode::ONE_HOT, {ctx.input_value(0), ctx.input_value(2), ctx.input_value(3)},
+             {ctx.output_value(0)}, LowerContext::options(o));
+}
+
+}  // namespace
+
+const std::vector<OpHandler>& data_handlers() {
+  using schema::OpCode;
+  static const std::vector<OpHandler> handlers = {
+      {"Sum", infer_reduce, lower_reduce<OpCode::SUM>},
+      {"Prod", infer_reduce, lower_reduce<OpCode::PROD>},
+      {"Max", infer_reduce, lower_reduce<OpCode::REDUCE_MAX>},
+      {"Min", infer_reduce, lower_reduce<OpCode::REDUCE_MIN>},
+      {"All", infer_reduce, lower_reduce<OpCode::REDUCE_ALL>},
+      {"Any", infer_reduce, lower_reduce<OpCode::REDUCE_ANY>},
+      {"ArgMax", infer_arg, lower_arg<OpCode::ARG_MAX>},
+      {"ArgMin", infer_arg, lower_arg<OpCode::ARG_MIN>},
+      {"StridedSlice", infer_strided_slice, lower_strided_slice},
+      {"Slice", infer_slice, lower_slice},
+      {"Split", infer_pieces, lower_pieces},
+      {"SplitV", infer_pieces, lower_pieces},
+      {"Unpack", infer_pieces, lower_pieces},
+      {"Pack", infer_pack, lower_pack},
+      {"Tile", infer_tile, lower_tile},
+      {"ReverseV2", infer_reverse, lower_reverse},
+      {"GatherV2", infer_gather, lower_gather},
+      {"Gather", infer_gather, lower_gather},
+      {"GatherNd", infer_gather_nd, lower_gather_nd},
+      {"OneHot", infer_one_hot, lower_one_hot},
+  };
+  return handlers;
+}
+
+}  // namespace floe::conv

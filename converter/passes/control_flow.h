@@ -1,0 +1,47 @@
+// SPDX-License-Identifier: Apache-2.0
+// TF1 while loops and TensorArrays resolved at conversion time. A loop
+// (Enter/Merge/Switch/LoopCond/NextIteration/Exit frame) whose condition folds to
+// a constant in every iteration is unrolled into plain nodes, iteration by
+// iteration; TensorArrayV3 ops whose sizes and indices are conversion-time
+// constants become ordinary tensors (reads forward the written tensor, gathers
+// stack, scatters unstack). Anything else is refused with the reason. Runs on
+// the frozen graph, before the graph is lowered; conds with a constant predicate
+// outside loops are training_structure's (resolve_static_control_flow).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "converter/ir/graph.h"
+#include "converter/lower/lower_graph.h"
+
+namespace floe::conv {
+
+struct UnrollReport {
+  int loops = 0;          // loop instances unrolled (an inner loop counts once per outer iteration)
+  int iterations = 0;     // loop bodies emitted, over all instances
+  int tensor_arrays = 0;  // TensorArrays resolved into ordinary tensors
+  int nodes_added = 0;
+  std::vector<std::string> details;  // one line per top-level loop
+
+  bool changed() const { return loops > 0 || tensor_arrays > 0 || nodes_added > 0; }
+  std::string summary() const;  // indented lines for floe-convert's summary ("" when nothing changed)
+};
+
+// True when the kept graph has TF1 loop nodes or TensorArray*V3 ops.
+bool has_loops_or_tensor_arrays(const Graph& graph, const std::vector<bool>& keep);
+
+// `keep` without the nodes unroll_control_flow resolves (every node inside a while
+// frame, the frames' Enter/Exit, TensorArray ops): what can be checked for
+// inference-graph problems before the loops are unrolled.
+std::vector<bool> outside_loops(const Graph& graph, const std::vector<bool>& keep);
+
+// Unrolls every loop and resolves every TensorArray among the kept nodes. New
+// nodes are appended (existing node indices stay valid; an Exit becomes an
+// Identity of the last iteration's value and keeps its name, so fetches still
+// resolve); nodes that become unreachable stay in the graph, so re-prune from the
+// fetches afterwards. Throws ConvertError naming the loop/node and why when a
+// loop or TensorArray cannot be resolved statically.
+UnrollReport unroll_control_flow(Graph& graph, const std::vector<bool>& keep, const std::vector<Feed>& feeds);
+
+}  // namespace floe::conv

@@ -1,0 +1,125 @@
+// SPDX-License-Identifier: Apache-2.0
+// Internals of the loop unroller (control_flow.cc) shared with its TensorArray
+// half (control_flow_tensor_array.cc). The unroller evaluates the graph
+// symbolically: each (instance, node) gets Syms (the tensor it became in the
+// output graph, its dtype/shape and, when known, its value). An instance is the
+// root graph or one iteration of one loop; nodes of an iteration are cloned with
+// a suffix, root nodes are rewritten in place. Invariant: every Sym that is
+// neither dead nor a TensorArray handle/flow names a node of the output graph (or
+// a fed tensor); handles and flows are read only by the TensorArray ops, which
+// this pass resolves, so their names never end up in a NodeDef.
+#pragma once
+
+#include <map>
+#include <memory>
+#include <set>
+#include <string>
+#include <unordered_map>
+#include <unordered_set>
+#include <vector>
+
+#include "converter/lower/op_registry.h"
+#include "converter/passes/control_flow.h"
+
+namespace floe::conv::cf {
+
+// A TensorArray's contents at one point of the dataflow (its flow value).
+struct TensorArrayState;
+
+struct Sym {
+  std::string node;  // output-graph node (or fed node) holding the tensor
+  int port = 0;
+  TensorInfo info;
+  std::shared_ptr<const TensorArrayState> array;  // set for TensorArray handles and flows
+  bool dead = false;                             // untaken branch of a cond / finished loop
+
+  std::string input() const { return port == 0 ? node : node + ":" + std::to_string(port); }
+};
+
+struct TensorArrayState {
+  int id = 0;               // which TensorArrayV3 node created it
+  int tf_dtype = 0;         // the element dtype attr, as TF numbers it
+  bool dynamic_size = false;
+  std::vector<Sym> elements;  // node empty = never written
+};
+
+struct NodeSyms {
+  bool dead = false;
+  std::vector<Sym> ports;
+};
+
+struct Instance {
+  const Instance* parent = nullptr;
+  std::string suffix;  // appended to clone names ("" for the root)
+  std::unordered_map<int, NodeSyms> nodes;
+};
+
+struct Frame {
+  std::string name;
+  int parent = -1;
+  int depth = 0;
+  std::vector<int> members;   // nodes directly in this frame, topological order
+  std::vector<int> children;  // nested frames
+  std::vector<int> enters, loop_merges, next_iterations, exits;
+  int loop_cond = -1;
+  std::vector<TensorRef> external_inputs;  // read inside the subtree, produced outside
+};
+
+class Unroller {
+ public:
+  // Splits the kept nodes into frames (throws on malformed loops).
+  Unroller(const Graph& graph, const std::vector<bool>& keep, const std::vector<Feed>& feeds);
+  // Unrolls and resolves everything, then replaces `target` (the graph given to
+  // the constructor) with the rewritten graph.
+  UnrollReport run(Graph& target);
+  // Kept nodes that are in no while frame (frame analysis only).
+  std::vector<bool> root_nodes() const;
+
+  // ---- used by the TensorArray half ----
+  [[noreturn]] void fail(int node, const std::string& message) const;
+  // A new node in the output graph (unique name derived from `base`); returns its name.
+  std::string append(tfproto::NodeDef def, const std::string& base);
+  // The node standing for original node `n` in `inst`: rewritten in place for the
+  // root instance, a suffixed clone otherwise. Returns its name.
+  std::string emit(const Instance& inst, int n, tfproto::NodeDef def);
+  std::string const_node(const HostTensor& value, const std::string& base);
+  const Graph& graph() const { return graph_; }
+  // Why `ref` is not a conversion-time constant (the graph inputs it depends on),
+  // phrased as ": it depends on ...; 'x' must be known at conversion time to <goal> ...".
+  std::string unknown_reason(TensorRef ref, const std::string& goal) const;
+  int next_array_id() {
+    ++report_.tensor_arrays;
+    return ++arrays_;
+  }
+
+ private:
+  friend void process_tensor_array(Unroller& u, Instance& inst, int n, const std::vector<const Sym*>& in,
+                                   NodeSyms& out);
+  const Sym* lookup(const Instance& inst, TensorRef ref) const;
+  bool ready(const Instance& inst, int item) const;
+  void process_items(Instance& inst, int frame);
+  void process_node(Instance& inst, int n);
+  void process_ordinary(Instance& inst, int n, const std::vector<const Sym*>& in, NodeSyms& out);
+  void run_loop(Instance& parent, int frame);
+  tfproto::NodeDef rewired(const Instance& inst, int n, const std::vector<const Sym*>& in) const;
+  void analyze_frames();
+
+  const Graph& graph_;
+  const std::vector<bool>& keep_;
+  std::map<TensorRef, Sym> feeds_;
+  std::vector<int> frame_of_;  // per node; -1 = not kept
+  std::vector<Frame> frames_;  // [0] = root
+  std::vector<int> order_;     // kept nodes, topological with loop back edges cut
+  std::vector<tfproto::NodeDef> in_place_;
+  std::vector<bool> rewritten_;
+  std::vector<tfproto::NodeDef> appended_;
+  std::unordered_set<std::string> names_;
+  UnrollReport report_;
+  int arrays_ = 0;
+};
+
+bool is_tensor_array_op(const std::string& op);
+// Resolves TensorArray op `n` (handle/flow semantics; see control_flow_tensor_array.cc).
+void process_tensor_array(Unroller& u, Instance& inst, int n, const std::vector<const Sym*>& in, NodeSyms& out);
+
+}  // namespace floe::conv::cf

@@ -1,0 +1,72 @@
+// SPDX-License-Identifier: Apache-2.0
+// Training-only structure, resolved or refused before freezing: user-fixed
+// placeholders become constants, Switch/Merge pairs whose predicate is known at
+// conversion time collapse to the taken branch (the `is_training` pattern of
+// batch norm and dropout), and the pruned graph is checked to be an inference
+// graph (no training-mode batch norm, random, string/queue/reader/py_func,
+// variable-update or TF2 function-call ops), with every offender listed at once.
+#pragma once
+
+#include <map>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "converter/ir/graph.h"
+
+namespace floe::conv {
+
+// Placeholders the user fixes to constant values ("--freeze-input is_training=false"):
+// name -> comma-separated values (true/false/1/0 for bool, numbers otherwise). One
+// value fills the whole shape; otherwise the count must match the placeholder's
+// static shape. The node then acts as a Const. Throws naming the node on bad input.
+void freeze_placeholders(Graph& graph, const std::map<std::string, std::string>& values);
+
+struct ControlFlowReport {
+  int switches_resolved = 0;
+  int merges_resolved = 0;
+  int dead_nodes = 0;
+  // Switches on the path to the fetches whose predicate is not a conversion-time
+  // constant: switch node -> why (names the placeholder/op it depends on).
+  std::map<int, std::string> unresolved;
+};
+
+// Resolves every Switch/RefSwitch the fetches reach whose predicate folds to a
+// constant (Const, unfed PlaceholderWithDefault, frozen placeholder, or ops over
+// them, evaluated by the lowering's folding machinery). The untaken output is dead;
+// deadness propagates like TF's executor (through data and control edges, Merge
+// needs all inputs dead); a Merge left with one live input becomes an Identity of
+// it; a resolved Switch becomes an Identity of its data input. Dead nodes are
+// flagged `removed` and no live node reads them afterwards. Repeats until nested
+// conds are resolved. `fetches` are remapped if they named a resolved Switch/Merge.
+ControlFlowReport resolve_static_control_flow(Graph& graph, std::vector<TensorRef>& fetches,
+                                              const std::set<TensorRef>& feeds);
+
+// True for ops that only make sense while training or saving (optimizer updates,
+// gradients, savers, summaries, initializers): never candidate outputs.
+bool is_training_only_op(const std::string& op);
+
+// How an op fares on the inference path (check_inference_graph's categories).
+enum class OpClass {
+  kRandom,
+  kIo,            // string / queue / reader / py_func
+  kTrainingOnly,  // optimizer, gradient, assign, saver
+  kControlFlow,   // Switch / Merge left unresolved
+  kWhileLoop,
+  kFunctionCall,  // TF2 StatefulPartitionedCall & co.
+  kUnsupported,   // no handler
+  kSupported,
+};
+OpClass classify_op(const std::string& op);
+const char* op_class_description(OpClass c);
+
+// Checks the nodes kept for the outputs form an inference graph; throws one
+// ConvertError listing every offender by category with op counts:
+//   training-mode FusedBatchNorm* (is_training true, also when the attr is absent:
+//   TF's default is true; or empty mean/variance inputs), random ops, string /
+//   queue / reader / py_func ops, variable updates, unresolved control flow, TF1
+//   while loops, TF2 function calls, and ops floe has no handler for.
+void check_inference_graph(const Graph& graph, const std::vector<bool>& keep,
+                           const ControlFlowReport& control_flow);
+
+}  // namespace floe::conv

@@ -1,0 +1,37 @@
+// SPDX-License-Identifier: Apache-2.0
+// The shared body of the firmware examples: load an embedded model into a
+// static arena, run it on a fixed input, print the output through
+// runtime/platform.h and compare it with the output the host build computed
+// (floe_add_model_reference). The same code runs as a host program and as
+// Cortex-M firmware; nothing here allocates.
+#pragma once
+
+#include <stddef.h>
+#include <stdint.h>
+
+namespace floe::examples {
+
+struct Example {
+  const char* name;
+  const uint8_t* model;        // 16-byte aligned (floe_add_model)
+  size_t model_size;
+  uint8_t* arena;              // 16-byte aligned, arena_size bytes
+  size_t arena_size;
+  size_t input_index;          // interpreter.input(i)
+  const float* input;
+  size_t input_elements;
+  size_t output_index;         // interpreter.output(i)
+  const float* expected;       // what the host computed for `input`
+  size_t output_elements;
+};
+
+// Device and host may differ by fused multiply-add and summation order in the
+// Cortex-M kernels: |device - host| <= kTolerance * max(1, |host|) per element.
+constexpr float kTolerance = 1e-4f;
+
+// Runs the example once and checks it; then, when the command line holds
+// "reps=N", N more inferences (for instruction-count benches). Returns the
+// process exit status: 0 on a match, 1 on a mismatch, 2 if the runtime failed.
+int run_example(const Example& example);
+
+}  // namespace floe::examples

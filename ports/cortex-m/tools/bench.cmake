@@ -1,0 +1,89 @@
+# SPDX-License-Identifier: Apache-2.0
+# Instructions per inference under QEMU (cmake -P; the floe_bench target runs
+# it). Reads:
+#   QEMU, MACHINE   qemu-system-arm and the board
+#   PLUGIN          libinsncount.so (../shared/tools/qemu-insncount, built by the port)
+#   RUNS            |-separated "<elf>=<model header>" pairs
+#   REPS            N: each firmware runs with "reps=N" and "reps=2N" extra inferences
+#   WORK_DIR        where the counter files go
+#   KERNEL_BENCH    optional: the kernel bench firmware (bench/kernel_bench.cc),
+#                   run per kernel, reference and Cortex-M, on fixed layer shapes
+# Per inference = (count(2N) - count(N)) / N: boot, Load, Init, the checked
+# first inference and the printing cancel out. QEMU's count is deterministic
+# (same binary, same board: same number), unlike its wall time.
+cmake_minimum_required(VERSION 3.25)
+foreach(var RUNS)
+  string(REPLACE "|" ";" ${var} "${${var}}")
+endforeach()
+math(EXPR REPS2 "2 * ${REPS}")
+file(MAKE_DIRECTORY "${WORK_DIR}")
+
+# Runs `elf` with the command line `args`; sets <out> to the instruction count
+# and <out>_LOG to what the firmware printed.
+function(count_insns out elf args)
+  get_filename_component(name "${elf}" NAME_WE)
+  string(MAKE_C_IDENTIFIER "${name}_${args}" tag)
+  set(file "${WORK_DIR}/${tag}.txt")
+  file(REMOVE "${file}")
+  execute_process(
+    COMMAND ${QEMU} -M ${MACHINE} -nographic -semihosting-config enable=on,target=native
+            -plugin "${PLUGIN},out=${file}" -kernel "${elf}" -append "${args}"
+    RESULT_VARIABLE rc OUTPUT_VARIABLE stdout ERROR_VARIABLE stderr TIMEOUT 300)
+  if(NOT rc EQUAL 0)
+    message(FATAL_ERROR "${name} ${args}: exit ${rc}\n${stdout}${stderr}")
+  endif()
+  file(READ "${file}" text)
+  if(NOT text MATCHES "insns: ([0-9]+)")
+    message(FATAL_ERROR "${file}: no instruction count")
+  endif()
+  set(${out} ${CMAKE_MATCH_1} PARENT_SCOPE)
+  set(${out}_LOG "${stdout}${stderr}" PARENT_SCOPE)
+endfunction()
+
+# "<per> instructions per inference, x.yz per MAC"
+function(per_mac out per macs)
+  set(text "")
+  if(macs GREATER 0)
+    math(EXPR hundredths "(${per} * 100 + ${macs} / 2) / ${macs}")
+    math(EXPR whole "${hundredths} / 100")
+    math(EXPR frac "${hundredths} % 100")
+    if(frac LESS 10)
+      set(frac "0${frac}")
+    endif()
+    set(text ", ${whole}.${frac} per MAC (${macs} MACs)")
+  endif()
+  set(${out} "${text}" PARENT_SCOPE)
+endfunction()
+
+message("floe bench: ${MACHINE}, guest instructions per inference ((C(reps=${REPS2}) - C(reps=${REPS})) / ${REPS})")
+foreach(run IN LISTS RUNS)
+  if(NOT run MATCHES "^(.+)=(.+)$")
+    message(FATAL_ERROR "bad run '${run}'")
+  endif()
+  set(elf "${CMAKE_MATCH_1}")
+  set(header "${CMAKE_MATCH_2}")
+  get_filename_component(name "${elf}" NAME_WE)
+  file(STRINGS "${header}" macs_line REGEX "_MACS [0-9]+u")
+  string(REGEX MATCH "[0-9]+u$" macs "${macs_line}")
+  string(REPLACE "u" "" macs "${macs}")
+  count_insns(c1 "${elf}" "reps=${REPS}")
+  count_insns(c2 "${elf}" "reps=${REPS2}")
+  math(EXPR per "(${c2} - ${c1}) / ${REPS}")
+  per_mac(text ${per} "${macs}")
+  message("  ${name}: ${per} instructions per inference${text}")
+endforeach()
+
+if(KERNEL_BENCH)
+  message("kernels alone, one layer each (matmul [1,256]x[256,64]; conv2d 16x16x16 -> 16, 3x3;"
+          " depthwise 16x16x32, 3x3), instructions per call:")
+  foreach(kernel matmul conv2d depthwise)
+    foreach(variant reference cortexm)
+      count_insns(c1 "${KERNEL_BENCH}" "op=${kernel}_${variant} reps=2")
+      count_insns(c2 "${KERNEL_BENCH}" "op=${kernel}_${variant} reps=4")
+      string(REGEX MATCH "macs: ([0-9]+)" m "${c1_LOG}")
+      math(EXPR per "(${c2} - ${c1}) / 2")
+      per_mac(text ${per} "${CMAKE_MATCH_1}")
+      message("  ${kernel} ${variant}: ${per}${text}")
+    endforeach()
+  endforeach()
+endif()

@@ -1,0 +1,26 @@
+// SPDX-License-Identifier: Apache-2.0
+// Load-time proof that the converter's memory plan is sound, so a model that
+// validates cannot make two tensors that are live at the same time share arena
+// bytes (which would corrupt results, even though every access stays inside the
+// arena). The converter stores each arena tensor's lifetime [live_first_op,
+// live_last_op]; this check needs no heap and no trust in those numbers:
+//   1. each stored lifetime covers every op that reads or writes the tensor,
+//      starts at 0 for graph inputs and ends at the op count for graph outputs
+//      (absent lifetimes count as the whole run, which is always safe);
+//   2. no two arena tensors whose lifetimes intersect overlap in bytes.
+// Cost: O(operator inputs/outputs) + O(arena tensors^2) comparisons, no memory.
+// Relies on Model::Load having range-checked every index, offset and size.
+#pragma once
+
+#include <stdint.h>
+
+namespace floe {
+
+namespace schema {
+struct Model;
+}
+
+// nullptr when the plan is sound, else the reason; *tensor is the offending tensor.
+const char* verify_memory_plan(const schema::Model& model, int32_t* tensor);
+
+}  // namespace floe

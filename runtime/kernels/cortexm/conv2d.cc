@@ -1,0 +1,237 @@
+// SPDX-License-Identifier: Apache-2.0
+// Cortex-M CONV2D, direct (no im2col buffer, so no scratch arena). For each
+// output pixel the tap range is clipped once (window.h); output channels are
+// computed in blocks held in registers over all taps and input channels (FPU:
+// 8 scalars; MVE: 4 vectors = 16 channels, each input value broadcast by
+// VFMA Qd,Qn,Rm; microkernels.h) over each window row's contiguous (kx, ic)
+// run, so each filter value is loaded once per pixel and the output is written
+// once. A single output channel (out_c == 1) is a dot product along
+// the contiguous (kx, in_c) run of each window row instead (MVE: 4 lanes).
+// Sums run over (ky, kx, ic) in the reference's order: the portable build is
+// bit-exact with it.
+#include "runtime/kernels/cortexm/conv2d.h"
+
+#include <stddef.h>
+
+#include "runtime/kernels/cortexm/isa.h"
+#include "runtime/kernels/cortexm/microkernels.h"
+#include "runtime/kernels/cortexm/window.h"
+
+namespace floe::cortexm {
+namespace {
+
+struct Geometry {
+  const float* filter;
+  const float* bias;  // null when absent
+  ptrdiff_t in_c, out_c;
+  ptrdiff_t in_row;   // floats per input row
+  ptrdiff_t f_tap;    // floats per filter tap: in_c * out_c
+  ptrdiff_t f_row;    // floats per filter row: k_w * f_tap
+  ptrdiff_t dil_h, dil_w;
+  Clamp clamp;
+  bool clamped;
+};
+
+// One output pixel's window: its origin in the image and the taps inside it.
+struct Window {
+  const float* image;
+  ptrdiff_t y0, x0;
+  TapRange ky, kx;
+};
+
+inline const float* tap_input(const Geometry& g, const Window& w, ptrdiff_t ky, ptrdiff_t kx) {
+  return w.image + (w.y0 + ky * g.dil_h) * g.in_row + (w.x0 + kx * g.dil_w) * g.in_c;
+}
+
+inline float finish(const Geometry& g, float sum, ptrdiff_t oc) {
+  if (g.bias != nullptr) sum += g.bias[oc];
+  return g.clamped ? g.clamp(sum) : sum;
+}
+
+// out_c == 1: one dot product per window row.
+void single_channel(const Geometry& g, const Window& w, float* o) {
+  const ptrdiff_t run = g.dil_w == 1 ? (w.kx.end - w.kx.begin) * g.in_c : g.in_c;
+  const ptrdiff_t runs_per_row = g.dil_w == 1 ? (w.kx.begin < w.kx.end ? 1 : 0) : w.kx.end - w.kx.begin;
+#if defined(FLOE_CORTEXM_MVE)
+  float32x4_t acc = vdupq_n_f32(0.0f);
+#else
+  float acc = 0.0f;
+#endif
+  for (ptrdiff_t ky = w.ky.begin; ky < w.ky.end; ++ky) {
+    for (ptrdiff_t r = 0; r < runs_per_row; ++r) {
+      const ptrdiff_t kx = w.kx.begin + r;
+      const float* x = tap_input(g, w, ky, kx);
+      const float* f = g.filter + ky * g.f_row + kx * g.f_tap;
+#if defined(FLOE_CORTEXM_MVE)
+      for (ptrdiff_t t = 0; t < run; t += 4) {
+        const mve_pred16_t lanes = vctp32q(static_cast<uint32_t>(run - t));
+        acc = vfmaq_f32(acc, vldrwq_z_f32(x + t, lanes), vldrwq_z_f32(f + t, lanes));
+      }
+#else
+      for (ptrdiff_t t = 0; t < run; ++t) acc = mac(acc, x[t], f[t]);
+#endif
+    }
+  }
+#if defined(FLOE_CORTEXM_MVE)
+  const float sum = (vgetq_lane_f32(acc, 0) + vgetq_lane_f32(acc, 1)) +
+                    (vgetq_lane_f32(acc, 2) + vgetq_lane_f32(acc, 3));
+  o[0] = finish(g, sum, 0);
+#else
+  o[0] = finish(g, acc, 0);
+#endif
+}
+
+#if defined(FLOE_CORTEXM_MVE)
+
+inline float32x4_t finish4(const Geometry& g, float32x4_t sum, ptrdiff_t oc, mve_pred16_t lanes) {
+  if (g.bias != nullptr) sum = vaddq_f32(sum, vldrwq_z_f32(g.bias + oc, lanes));
+  if (g.clamped) {
+    const float32x4_t lo = vdupq_n_f32(g.clamp.lo), hi = vdupq_n_f32(g.clamp.hi);
+    sum = vpselq_f32(lo, sum, vcmpltq_f32(sum, lo));
+    sum = vpselq_f32(hi, sum, vcmpgtq_f32(sum, hi));
+  }
+  return sum;
+}
+
+void channel_blocks(const Geometry& g, const Window& w, float* o) {
+  const mve_pred16_t all = vctp32q(4);
+  ptrdiff_t oc = 0;
+  for (; oc + 16 <= g.out_c; oc += 16) {
+    alignas(16) float acc[16] = {};
+    for (ptrdiff_t ky = w.ky.begin; ky < w.ky.end; ++ky) {
+      const float* f_y = g.filter + ky * g.f_row + oc;
+      if (g.dil_w == 1) {
+        // The window row's (kx, ic) taps: contiguous input, filter out_c apart.
+        if (w.kx.begin < w.kx.end) {
+          mac16(acc, tap_input(g, w, ky, w.kx.begin), f_y + w.kx.begin * g.f_tap, g.out_c,
+                (w.kx.end - w.kx.begin) * g.in_c);
+        }
+      } else {
+        for (ptrdiff_t kx = w.kx.begin; kx < w.kx.end; ++kx) {
+          mac16(acc, tap_input(g, w, ky, kx), f_y + kx * g.f_tap, g.out_c, g.in_c);
+        }
+      }
+    }
+    vst1q_f32(o + oc, finish4(g, vld1q_f32(acc), oc, all));
+    vst1q_f32(o + oc + 4, finish4(g, vld1q_f32(acc + 4), oc + 4, all));
+    vst1q_f32(o + oc + 8, finish4(g, vld1q_f32(acc + 8), oc + 8, all));
+    vst1q_f32(o + oc + 12, finish4(g, vld1q_f32(acc + 12), oc + 12, all));
+  }
+  for (; oc < g.out_c; oc += 4) {
+    const mve_pred16_t lanes = vctp32q(static_cast<uint32_t>(g.out_c - oc));
+    float32x4_t c = vdupq_n_f32(0.0f);
+    for (ptrdiff_t ky = w.ky.begin; ky < w.ky.end; ++ky) {
+      for (ptrdiff_t kx = w.kx.begin; kx < w.kx.end; ++kx) {
+        const float* x = tap_input(g, w, ky, kx);
+        const float* f = g.filter + ky * g.f_row + kx * g.f_tap + oc;
+        for (ptrdiff_t ic = 0; ic < g.in_c; ++ic, f += g.out_c) {
+          c = vfmaq_n_f32(c, vldrwq_z_f32(f, lanes), x[ic]);
+        }
+      }
+    }
+    vstrwq_p_f32(o + oc, finish4(g, c, oc, lanes), lanes);
+  }
+}
+
+#else  // FPU or portable
+
+void channel_blocks(const Geometry& g, const Window& w, float* o) {
+  ptrdiff_t oc = 0;
+  for (; oc + 8 <= g.out_c; oc += 8) {
+    float acc[8] = {};
+    for (ptrdiff_t ky = w.ky.begin; ky < w.ky.end; ++ky) {
+      const float* f_y = g.filter + ky * g.f_row + oc;
+      if (g.dil_w == 1) {
+        // The window row's (kx, ic) taps are contiguous in the input, and
+        // out_c apart in the filter: one run.
+        if (w.kx.begin < w.kx.end) {
+          mac8(acc, tap_input(g, w, ky, w.kx.begin), f_y + w.kx.begin * g.f_tap, g.out_c,
+               (w.kx.end - w.kx.begin) * g.in_c);
+        }
+      } else {
+        for (ptrdiff_t kx = w.kx.begin; kx < w.kx.end; ++kx) {
+          mac8(acc, tap_input(g, w, ky, kx), f_y + kx * g.f_tap, g.out_c, g.in_c);
+        }
+      }
+    }
+    for (int c = 0; c < 8; ++c) o[oc + c] = finish(g, acc[c], oc + c);
+  }
+  for (; oc + 4 <= g.out_c; oc += 4) {
+    float c0 = 0.0f, c1 = 0.0f, c2 = 0.0f, c3 = 0.0f;
+    for (ptrdiff_t ky = w.ky.begin; ky < w.ky.end; ++ky) {
+      for (ptrdiff_t kx = w.kx.begin; kx < w.kx.end; ++kx) {
+        const float* x = tap_input(g, w, ky, kx);
+        const float* f = g.filter + ky * g.f_row + kx * g.f_tap + oc;
+        for (ptrdiff_t ic = 0; ic < g.in_c; ++ic, f += g.out_c) {
+          const float xv = x[ic];
+          c0 = mac(c0, xv, f[0]);
+          c1 = mac(c1, xv, f[1]);
+          c2 = mac(c2, xv, f[2]);
+          c3 = mac(c3, xv, f[3]);
+        }
+      }
+    }
+    o[oc] = finish(g, c0, oc);
+    o[oc + 1] = finish(g, c1, oc + 1);
+    o[oc + 2] = finish(g, c2, oc + 2);
+    o[oc + 3] = finish(g, c3, oc + 3);
+  }
+  for (; oc < g.out_c; ++oc) {
+    float c = 0.0f;
+    for (ptrdiff_t ky = w.ky.begin; ky < w.ky.end; ++ky) {
+      for (ptrdiff_t kx = w.kx.begin; kx < w.kx.end; ++kx) {
+        const float* x = tap_input(g, w, ky, kx);
+        const float* f = g.filter + ky * g.f_row + kx * g.f_tap + oc;
+        for (ptrdiff_t ic = 0; ic < g.in_c; ++ic, f += g.out_c) c = mac(c, x[ic], *f);
+      }
+    }
+    o[oc] = finish(g, c, oc);
+  }
+}
+
+#endif
+
+}  // namespace
+
+void conv2d_f32(const ref::Conv2DParams& params, const ref::Conv2DOperands& ops) {
+  const int32_t* in_dims = ops.input.shape.dims;
+  const int32_t* f_dims = ops.filter.shape.dims;
+  const int32_t* out_dims = ops.output.shape.dims;
+  const ptrdiff_t batches = in_dims[0], in_h = in_dims[1], in_w = in_dims[2];
+  const ptrdiff_t k_h = f_dims[0], k_w = f_dims[1];
+  const ptrdiff_t out_h = out_dims[1], out_w = out_dims[2];
+
+  Geometry g;
+  g.filter = ops.filter.data;
+  g.bias = ops.bias.data;
+  g.in_c = in_dims[3];
+  g.out_c = f_dims[3];
+  g.in_row = in_w * g.in_c;
+  g.f_tap = g.in_c * g.out_c;
+  g.f_row = k_w * g.f_tap;
+  g.dil_h = params.dilation_h;
+  g.dil_w = params.dilation_w;
+  g.clamp = clamp_for(params.activation);
+  g.clamped = params.activation != Activation::kNone;
+
+  float* o = ops.output.data;
+  for (ptrdiff_t n = 0; n < batches; ++n) {
+    Window w;
+    w.image = ops.input.data + n * in_h * g.in_row;
+    for (ptrdiff_t oy = 0; oy < out_h; ++oy) {
+      w.y0 = oy * params.stride_h - params.pad_top;
+      w.ky = tap_range(w.y0, in_h, k_h, g.dil_h);
+      for (ptrdiff_t ox = 0; ox < out_w; ++ox, o += g.out_c) {
+        w.x0 = ox * params.stride_w - params.pad_left;
+        w.kx = tap_range(w.x0, in_w, k_w, g.dil_w);
+        if (g.out_c == 1) {
+          single_channel(g, w, o);
+        } else {
+          channel_blocks(g, w, o);
+        }
+      }
+    }
+  }
+}
+
+}  // namespace floe::cortexm

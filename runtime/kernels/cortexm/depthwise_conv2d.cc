@@ -1,0 +1,219 @@
+// SPDX-License-Identifier: Apache-2.0
+// Cortex-M DEPTHWISE_CONV2D. With depth multiplier 1 (MobileNet-style, the case
+// the converter assigns here) an output pixel is, per channel, a sum over the
+// window's taps of input x filter, both contiguous across channels: channels
+// are computed in blocks held in registers over all taps (FPU: 8 scalars, two
+// VLDMs and eight VFMAs per tap; MVE: 4 vectors = 16 channels) and the output
+// is written once. Other multipliers
+// run the reference kernel. Per channel the taps are summed in the reference's
+// (ky, kx) order: the portable build is bit-exact with it.
+#include "runtime/kernels/cortexm/depthwise_conv2d.h"
+
+#include <stddef.h>
+
+#include "runtime/kernels/cortexm/isa.h"
+#include "runtime/kernels/cortexm/window.h"
+
+namespace floe::cortexm {
+namespace {
+
+struct Geometry {
+  const float* filter;
+  const float* bias;  // null when absent
+  ptrdiff_t channels;
+  ptrdiff_t in_row;   // floats per input row
+  ptrdiff_t f_row;    // floats per filter row: k_w * channels
+  ptrdiff_t dil_h, dil_w;
+  Clamp clamp;
+  bool clamped;
+};
+
+struct Window {
+  const float* image;
+  ptrdiff_t y0, x0;
+  TapRange ky, kx;
+};
+
+inline const float* tap_input(const Geometry& g, const Window& w, ptrdiff_t ky, ptrdiff_t kx) {
+  return w.image + (w.y0 + ky * g.dil_h) * g.in_row + (w.x0 + kx * g.dil_w) * g.channels;
+}
+inline const float* tap_filter(const Geometry& g, ptrdiff_t ky, ptrdiff_t kx) {
+  return g.filter + ky * g.f_row + kx * g.channels;
+}
+
+inline float finish(const Geometry& g, float sum, ptrdiff_t c) {
+  if (g.bias != nullptr) sum += g.bias[c];
+  return g.clamped ? g.clamp(sum) : sum;
+}
+
+#if defined(FLOE_CORTEXM_MVE)
+
+inline float32x4_t finish4(const Geometry& g, float32x4_t sum, ptrdiff_t c, mve_pred16_t lanes) {
+  if (g.bias != nullptr) sum = vaddq_f32(sum, vldrwq_z_f32(g.bias + c, lanes));
+  if (g.clamped) {
+    const float32x4_t lo = vdupq_n_f32(g.clamp.lo), hi = vdupq_n_f32(g.clamp.hi);
+    sum = vpselq_f32(lo, sum, vcmpltq_f32(sum, lo));
+    sum = vpselq_f32(hi, sum, vcmpgtq_f32(sum, hi));
+  }
+  return sum;
+}
+
+void pixel(const Geometry& g, const Window& w, float* o) {
+  const mve_pred16_t all = vctp32q(4);
+  const ptrdiff_t x_step = g.dil_w * g.channels;  // next tap along the row
+  ptrdiff_t c = 0;
+  for (; c + 16 <= g.channels; c += 16) {
+    float32x4_t c0 = vdupq_n_f32(0.0f), c1 = c0, c2 = c0, c3 = c0;
+    for (ptrdiff_t ky = w.ky.begin; ky < w.ky.end; ++ky) {
+      const float* x = tap_input(g, w, ky, w.kx.begin) + c;
+      const float* f = tap_filter(g, ky, w.kx.begin) + c;
+      for (ptrdiff_t kx = w.kx.begin; kx < w.kx.end; ++kx, x += x_step, f += g.channels) {
+        c0 = vfmaq_f32(c0, vld1q_f32(x), vld1q_f32(f));
+        c1 = vfmaq_f32(c1, vld1q_f32(x + 4), vld1q_f32(f + 4));
+        c2 = vfmaq_f32(c2, vld1q_f32(x + 8), vld1q_f32(f + 8));
+        c3 = vfmaq_f32(c3, vld1q_f32(x + 12), vld1q_f32(f + 12));
+      }
+    }
+    vst1q_f32(o + c, finish4(g, c0, c, all));
+    vst1q_f32(o + c + 4, finish4(g, c1, c + 4, all));
+    vst1q_f32(o + c + 8, finish4(g, c2, c + 8, all));
+    vst1q_f32(o + c + 12, finish4(g, c3, c + 12, all));
+  }
+  for (; c < g.channels; c += 4) {
+    const mve_pred16_t lanes = vctp32q(static_cast<uint32_t>(g.channels - c));
+    float32x4_t acc = vdupq_n_f32(0.0f);
+    for (ptrdiff_t ky = w.ky.begin; ky < w.ky.end; ++ky) {
+      const float* x = tap_input(g, w, ky, w.kx.begin) + c;
+      const float* f = tap_filter(g, ky, w.kx.begin) + c;
+      for (ptrdiff_t kx = w.kx.begin; kx < w.kx.end; ++kx, x += x_step, f += g.channels) {
+        acc = vfmaq_f32(acc, vldrwq_z_f32(x, lanes), vldrwq_z_f32(f, lanes));
+      }
+    }
+    vstrwq_p_f32(o + c, finish4(g, acc, c, lanes), lanes);
+  }
+}
+
+#else  // FPU or portable
+
+// acc[0..8) += sum over n taps of x[t * x_step + c] * f[t * f_step + c]:
+// one window row of one 8-channel block. FPU: two VLDMs and eight VFMAs per
+// tap, the accumulators staying in registers from row to row.
+struct Acc8 {
+  float c0 = 0.0f, c1 = 0.0f, c2 = 0.0f, c3 = 0.0f, c4 = 0.0f, c5 = 0.0f, c6 = 0.0f, c7 = 0.0f;
+};
+
+inline void row8(Acc8& a, const float* x, ptrdiff_t x_step, const float* f, ptrdiff_t f_step,
+                 ptrdiff_t n) {
+#if defined(FLOE_CORTEXM_FPU)
+  if (n <= 0) return;
+  __asm__ volatile(
+      "1:\n\t"
+      "vldmia %[x], {s8-s15}\n\t"
+      "vldmia %[f], {s16-s23}\n\t"
+      "add %[x], %[x], %[xs]\n\t"
+      "add %[f], %[f], %[fs]\n\t"
+      "vfma.f32 %[c0], s8, s16\n\t"
+      "vfma.f32 %[c1], s9, s17\n\t"
+      "vfma.f32 %[c2], s10, s18\n\t"
+      "vfma.f32 %[c3], s11, s19\n\t"
+      "vfma.f32 %[c4], s12, s20\n\t"
+      "vfma.f32 %[c5], s13, s21\n\t"
+      "vfma.f32 %[c6], s14, s22\n\t"
+      "vfma.f32 %[c7], s15, s23\n\t"
+      "subs %[n], %[n], #1\n\t"
+      "bne 1b\n\t"
+      : [c0] "+t"(a.c0), [c1] "+t"(a.c1), [c2] "+t"(a.c2), [c3] "+t"(a.c3), [c4] "+t"(a.c4),
+        [c5] "+t"(a.c5), [c6] "+t"(a.c6), [c7] "+t"(a.c7), [x] "+r"(x), [f] "+r"(f), [n] "+r"(n)
+      : [xs] "r"(x_step * static_cast<ptrdiff_t>(sizeof(float))),
+        [fs] "r"(f_step * static_cast<ptrdiff_t>(sizeof(float)))
+      : "s8", "s9", "s10", "s11", "s12", "s13", "s14", "s15", "s16", "s17", "s18", "s19", "s20",
+        "s21", "s22", "s23", "cc", "memory");
+#else
+  for (ptrdiff_t t = 0; t < n; ++t, x += x_step, f += f_step) {
+    a.c0 = mac(a.c0, x[0], f[0]);
+    a.c1 = mac(a.c1, x[1], f[1]);
+    a.c2 = mac(a.c2, x[2], f[2]);
+    a.c3 = mac(a.c3, x[3], f[3]);
+    a.c4 = mac(a.c4, x[4], f[4]);
+    a.c5 = mac(a.c5, x[5], f[5]);
+    a.c6 = mac(a.c6, x[6], f[6]);
+    a.c7 = mac(a.c7, x[7], f[7]);
+  }
+#endif
+}
+
+void pixel(const Geometry& g, const Window& w, float* o) {
+  const ptrdiff_t x_step = g.dil_w * g.channels;  // next tap along the row
+  const ptrdiff_t taps = w.kx.end - w.kx.begin;
+  ptrdiff_t c = 0;
+  for (; c + 8 <= g.channels; c += 8) {
+    Acc8 a;
+    for (ptrdiff_t ky = w.ky.begin; ky < w.ky.end; ++ky) {
+      row8(a, tap_input(g, w, ky, w.kx.begin) + c, x_step, tap_filter(g, ky, w.kx.begin) + c,
+           g.channels, taps);
+    }
+    o[c] = finish(g, a.c0, c);
+    o[c + 1] = finish(g, a.c1, c + 1);
+    o[c + 2] = finish(g, a.c2, c + 2);
+    o[c + 3] = finish(g, a.c3, c + 3);
+    o[c + 4] = finish(g, a.c4, c + 4);
+    o[c + 5] = finish(g, a.c5, c + 5);
+    o[c + 6] = finish(g, a.c6, c + 6);
+    o[c + 7] = finish(g, a.c7, c + 7);
+  }
+  for (; c < g.channels; ++c) {
+    float acc = 0.0f;
+    for (ptrdiff_t ky = w.ky.begin; ky < w.ky.end; ++ky) {
+      const float* x = tap_input(g, w, ky, w.kx.begin) + c;
+      const float* f = tap_filter(g, ky, w.kx.begin) + c;
+      for (ptrdiff_t t = 0; t < taps; ++t, x += x_step, f += g.channels) acc = mac(acc, *x, *f);
+    }
+    o[c] = finish(g, acc, c);
+  }
+}
+
+#endif
+
+}  // namespace
+
+void depthwise_conv2d_f32(const ref::DepthwiseConv2DParams& params,
+                          const ref::DepthwiseConv2DOperands& ops) {
+  const int32_t* in_dims = ops.input.shape.dims;
+  const int32_t* f_dims = ops.filter.shape.dims;
+  const int32_t* out_dims = ops.output.shape.dims;
+  if (f_dims[3] != 1) {
+    ref::depthwise_conv2d_f32(params, ops);
+    return;
+  }
+  const ptrdiff_t batches = in_dims[0], in_h = in_dims[1], in_w = in_dims[2];
+  const ptrdiff_t k_h = f_dims[0], k_w = f_dims[1];
+  const ptrdiff_t out_h = out_dims[1], out_w = out_dims[2];
+
+  Geometry g;
+  g.filter = ops.filter.data;
+  g.bias = ops.bias.data;
+  g.channels = in_dims[3];
+  g.in_row = in_w * g.channels;
+  g.f_row = k_w * g.channels;
+  g.dil_h = params.dilation_h;
+  g.dil_w = params.dilation_w;
+  g.clamp = clamp_for(params.activation);
+  g.clamped = params.activation != Activation::kNone;
+
+  float* o = ops.output.data;
+  for (ptrdiff_t n = 0; n < batches; ++n) {
+    Window w;
+    w.image = ops.input.data + n * in_h * g.in_row;
+    for (ptrdiff_t oy = 0; oy < out_h; ++oy) {
+      w.y0 = oy * params.stride_h - params.pad_top;
+      w.ky = tap_range(w.y0, in_h, k_h, g.dil_h);
+      for (ptrdiff_t ox = 0; ox < out_w; ++ox, o += g.channels) {
+        w.x0 = ox * params.stride_w - params.pad_left;
+        w.kx = tap_range(w.x0, in_w, k_w, g.dil_w);
+        pixel(g, w, o);
+      }
+    }
+  }
+}
+
+}  // namespace floe::cortexm

@@ -1,0 +1,26 @@
+// SPDX-License-Identifier: Apache-2.0
+// Window geometry shared by the Cortex-M convolutions: the tap range of one
+// output coordinate that falls inside the input (taps in the padding add zero
+// and are skipped), computed once per output row/column, never per tap.
+#pragma once
+
+#include <stddef.h>
+
+namespace floe::cortexm {
+
+struct TapRange {
+  ptrdiff_t begin;
+  ptrdiff_t end;
+};
+
+// Taps t in [begin, end) of a k-tap window at input coordinate
+// origin + t * dilation that lie inside [0, extent); origin = out * stride - pad.
+inline TapRange tap_range(ptrdiff_t origin, ptrdiff_t extent, ptrdiff_t k, ptrdiff_t dilation) {
+  ptrdiff_t b = origin < 0 ? (-origin + dilation - 1) / dilation : 0;
+  ptrdiff_t e = origin < extent ? (extent - origin - 1) / dilation + 1 : 0;
+  if (e > k) e = k;
+  if (b > e) b = e;
+  return {b, e};
+}
+
+}  // namespace floe::cortexm

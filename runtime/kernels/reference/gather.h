@@ -1,0 +1,30 @@
+// SPDX-License-Identifier: Apache-2.0
+// Index-driven data movement for any element size: GATHER (TF GatherV2 with
+// batch_dims), GATHER_ND, ONE_HOT. Indices (int32 or int64) come from run-time
+// data, so every kernel checks each index and returns false when one is out of
+// range (the interpreter turns that into kKernelError); TF's CPU kernels fail the
+// same way. ONE_HOT writes off_value for out-of-range indices, as TF does.
+#pragma once
+
+#include "runtime/core/tensor.h"
+
+namespace floe::ref {
+
+struct GatherParams {
+  int32_t axis = 0;
+  int32_t batch_dims = 0;
+  size_t element_size = 4;
+  bool indices_int64 = false;
+};
+
+// params [B..., A, rest...] (A at `axis`), indices [B..., I...] -> [B..., pre, I..., rest...].
+bool gather(const GatherParams& p, In<void> params, In<void> indices, Out<void> output);
+
+// indices [..., k] address the first k dims of params; output [..., params dims k..].
+bool gather_nd(size_t element_size, bool indices_int64, In<void> params, In<void> indices, Out<void> output);
+
+// indices [...] -> output with a new axis of size depth at `axis`.
+void one_hot(size_t element_size, bool indices_int64, int32_t axis, In<void> indices, const void* on_value,
+             const void* off_value, Out<void> output);
+
+}  // namespace floe::ref

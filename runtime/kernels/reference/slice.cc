@@ -1,0 +1,113 @@
+// SPDX-License-Identifier: Apache-2.0
+// Strided slice and tile (see slice.h): an odometer over the output's outer
+// dims keeps the input offset; the innermost dim is a strided copy loop.
+#include "runtime/kernels/reference/slice.h"
+
+#include "runtime/kernels/reference/element_copy.h"
+
+namespace floe::ref {
+namespace {
+
+template <typename U>
+void slice_typed(const StridedSliceParams& p, In<void> input, Out<void> output) {
+  const Shape& in = input.shape;
+  const Shape& out = output.shape;
+  const int64_t n = out.num_elements();
+  const U* src = static_cast<const U*>(input.data);
+  U* dst = static_cast<U*>(output.data);
+  if (n == 0) return;
+  if (out.rank == 0) {
+    dst[0] = src[0];
+    return;
+  }
+  ptrdiff_t in_stride[kMaxRank] = {};
+  ptrdiff_t step = 1;
+  for (int d = in.rank - 1; d >= 0; --d) {
+    in_stride[d] = step;
+    step *= in.dims[d];
+  }
+  ptrdiff_t move[kMaxRank] = {};  // input elements per output step along d
+  ptrdiff_t base = 0;
+  for (int d = 0; d < out.rank; ++d) {
+    move[d] = static_cast<ptrdiff_t>(p.stride[d]) * in_stride[d];
+    base += static_cast<ptrdiff_t>(p.begin[d]) * in_stride[d];
+  }
+  const int last = out.rank - 1;
+  const ptrdiff_t inner = out.dims[last];
+  const ptrdiff_t inner_move = move[last];
+  ptrdiff_t index[kMaxRank] = {};
+  ptrdiff_t off = base;
+  for (int64_t done = 0; done < n; done += inner) {
+    const U* s = src + off;
+    U* o = dst + done;
+    for (ptrdiff_t i = 0; i < inner; ++i) o[i] = s[i * inner_move];
+    for (int d = last - 1; d >= 0; --d) {
+      off += move[d];
+      if (++index[d] < out.dims[d]) break;
+      off -= move[d] * out.dims[d];
+      index[d] = 0;
+    }
+  }
+}
+
+template <typename U>
+void tile_typed(In<void> input, Out<void> output) {
+  const Shape& in = input.shape;
+  const Shape& out = output.shape;
+  const int64_t n = out.num_elements();
+  const U* src = static_cast<const U*>(input.data);
+  U* dst = static_cast<U*>(output.data);
+  if (n == 0) return;
+  if (out.rank == 0) {
+    dst[0] = src[0];
+    return;
+  }
+  // Output index (o_d) reads input (o_d mod in_d): odometer with wrap-around.
+  ptrdiff_t in_stride[kMaxRank] = {};
+  ptrdiff_t step = 1;
+  for (int d = in.rank - 1; d >= 0; --d) {
+    in_stride[d] = step;
+    step *= in.dims[d];
+  }
+  const int last = out.rank - 1;
+  const ptrdiff_t inner = out.dims[last];
+  const ptrdiff_t inner_in = in.dims[last];
+  ptrdiff_t index[kMaxRank] = {};
+  ptrdiff_t in_index[kMaxRank] = {};
+  ptrdiff_t off = 0;
+  for (int64_t done = 0; done < n; done += inner) {
+    const U* s = src + off;
+    U* o = dst + done;
+    for (ptrdiff_t i = 0, j = 0; i < inner; ++i) {
+      o[i] = s[j];
+      if (++j == inner_in) j = 0;
+    }
+    for (int d = last - 1; d >= 0; --d) {
+      ++index[d];
+      if (++in_index[d] == in.dims[d]) {
+        in_index[d] = 0;
+        off -= in_stride[d] * (in.dims[d] - 1);
+      } else {
+        off += in_stride[d];
+      }
+      if (index[d] < out.dims[d]) break;
+      index[d] = 0;
+      off -= in_stride[d] * in_index[d];
+      in_index[d] = 0;
+    }
+  }
+}
+
+}  // namespace
+
+void strided_slice(const StridedSliceParams& params, In<void> input, Out<void> output) {
+  with_element_type(params.element_size, [&](auto tag) {
+    slice_typed<decltype(tag)>(params, input, output);
+  });
+}
+
+void tile(size_t element_size, In<void> input, Out<void> output) {
+  with_element_type(element_size, [&](auto tag) { tile_typed<decltype(tag)>(input, output); });
+}
+
+}  // namespace floe::ref

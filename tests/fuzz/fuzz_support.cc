@@ -1,0 +1,137 @@
+// SPDX-License-Identifier: Apache-2.0
+// Guarded buffers and the model-run check used by every harness (fuzz_support.h).
+#include "tests/fuzz/fuzz_support.h"
+
+#include <cerrno>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <iterator>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "runtime/core/interpreter.h"
+
+#if defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define FLOE_FUZZ_ASAN 1
+#endif
+#endif
+#if defined(__SANITIZE_ADDRESS__)
+#define FLOE_FUZZ_ASAN 1
+#endif
+#if defined(FLOE_FUZZ_ASAN)
+#include <sanitizer/asan_interface.h>
+#endif
+
+namespace floe::fuzz {
+namespace {
+
+constexpr size_t kGuardBytes = 64;
+
+// Touches every byte of a view so ASan checks the view lies in live memory.
+uint32_t read_all(const TensorView& view) {
+  const auto* p = static_cast<const volatile uint8_t*>(view.data);
+  uint32_t sum = 0;
+  if (p == nullptr) return 0;
+  for (size_t i = 0; i < view.bytes; ++i) sum += p[i];
+  return sum;
+}
+
+}  // namespace
+
+GuardedBuffer::GuardedBuffer(size_t size, const void* contents) : size_(size) {
+  void* p = nullptr;
+  if (posix_memalign(&p, 16, size + kGuardBytes) != 0) std::abort();
+  data_ = static_cast<uint8_t*>(p);
+  std::memset(data_, 0, size + kGuardBytes);
+  if (contents != nullptr && size > 0) std::memcpy(data_, contents, size);
+#if defined(FLOE_FUZZ_ASAN)
+  ASAN_POISON_MEMORY_REGION(data_ + size, kGuardBytes);
+#endif
+}
+
+GuardedBuffer::~GuardedBuffer() {
+#if defined(FLOE_FUZZ_ASAN)
+  ASAN_UNPOISON_MEMORY_REGION(data_ + size_, kGuardBytes);
+#endif
+  std::free(data_);
+}
+
+bool run_model_bytes(const uint8_t* data, size_t size) {
+  GuardedBuffer buffer(size, data);
+  {
+    // The checksum path must be as robust as the rest (it runs first).
+    Model checked;
+    LoadOptions options;
+    options.verify_checksum = true;
+    (void)checked.Load(buffer.data(), size, options);
+  }
+  Model model;
+  if (model.Load(buffer.data(), size) != Status::kOk) return false;
+  if (model.arena_size() > kMaxFuzzArena) return false;
+  GuardedBuffer arena(static_cast<size_t>(model.arena_size()));
+  Interpreter interpreter(model, arena.data(), arena.size());
+  if (interpreter.Init() != Status::kOk) return false;
+  // Every view the API hands out must lie inside the arena or the model.
+  volatile uint32_t sink = 0;
+  for (size_t i = 0; i < interpreter.tensor_count(); ++i) sink = sink + read_all(interpreter.tensor(i));
+  (void)interpreter.Invoke();
+  (void)interpreter.Invoke();  // a second run must be just as safe
+  for (size_t i = 0; i < interpreter.output_count(); ++i) sink = sink + read_all(interpreter.output(i));
+  for (size_t i = 0; i < interpreter.input_count(); ++i) sink = sink + read_all(interpreter.input(i));
+  return true;
+}
+
+void require_valid_converted_model(const std::vector<uint8_t>& bytes) {
+  GuardedBuffer buffer(bytes.size(), bytes.data());
+  Model model;
+  LoadOptions options;
+  options.verify_checksum = true;
+  if (model.Load(buffer.data(), bytes.size(), options) != Status::kOk) {
+    std::fprintf(stderr, "converter emitted a model the runtime rejects: %s (op %d, tensor %d)\n",
+                 model.error().message, model.error().op, model.error().tensor);
+    std::abort();
+  }
+  if (model.arena_size() > kMaxFuzzArena) return;
+  GuardedBuffer arena(static_cast<size_t>(model.arena_size()));
+  Interpreter interpreter(model, arena.data(), arena.size());
+  if (interpreter.Init() != Status::kOk) {
+    std::fprintf(stderr, "converter emitted a model whose Init fails: %s (op %d)\n",
+                 interpreter.error().message, interpreter.error().op);
+    std::abort();
+  }
+  if (interpreter.Invoke() != Status::kOk) {
+    std::fprintf(stderr, "converter emitted a model whose Invoke fails: %s (op %d)\n",
+                 interpreter.error().message, interpreter.error().op);
+    std::abort();
+  }
+}
+
+const std::string& scratch_dir() {
+  static const std::string dir = [] {
+    std::string d = "/tmp/floe-fuzz-" + std::to_string(::getpid());
+    if (::mkdir(d.c_str(), 0700) != 0 && errno != EEXIST) std::abort();
+    return d;
+  }();
+  return dir;
+}
+
+void write_file(const std::string& path, const uint8_t* data, size_t size) {
+  FILE* f = std::fopen(path.c_str(), "wb");
+  if (f == nullptr) std::abort();
+  if (size > 0 && std::fwrite(data, 1, size, f) != size) std::abort();
+  std::fclose(f);
+}
+
+std::string read_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in), {});
+}
+
+std::string source_path(const std::string& relative) {
+  return std::string(FLOE_SOURCE_DIR) + "/" + relative;
+}
+
+}  // namespace floe::fuzz

@@ -1,0 +1,52 @@
+#!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
+# Leak check (ctest label "leaks"): runs floe-convert under valgrind memcheck
+# on successful and failing conversions (the error paths unwind through
+# exceptions, where leaks hide). Fails on any definite/indirect leak or memory
+# error (valgrind exit 99), or on an unexpected floe-convert exit code.
+#   leak_check.sh FLOE_CONVERT SOURCE_DIR SHARED_DIR
+# "Still reachable" blocks are not leaks: protobuf's and libstdc++'s
+# process-lifetime singletons stay allocated until exit by design.
+set -u
+convert=$1; src=$2; shared=$3
+tmp=$(mktemp -d /tmp/floe-leaks-XXXXXX)
+trap 'rm -rf "$tmp"' EXIT
+passed=0; failed=0
+
+check() {  # check NAME EXPECTED_EXIT ARGS...
+  name=$1; expected=$2; shift 2
+  valgrind --quiet --leak-check=full --show-leak-kinds=definite,indirect \
+    --errors-for-leak-kinds=definite,indirect --error-exitcode=99 \
+    "$convert" -q "$@" -o "$tmp/out.floe" > "$tmp/log" 2>&1
+  rc=$?
+  rm -f "$tmp/out.floe"
+  if [ "$rc" -eq "$expected" ]; then
+    passed=$((passed + 1)); echo "ok: $name (exit $rc)"
+  else
+    failed=$((failed + 1)); echo "FAIL: $name: exit $rc, expected $expected"; cat "$tmp/log"
+  fi
+}
+
+ex=$src/examples
+check conv_seed 0 --graph "$ex/conv_seed/model/conv_seed.meta" --checkpoint "$ex/conv_seed/model" --outputs conv
+check zoo_conv 0 --graph "$src/tests/fuzz/graphs/zoo_conv.pbtxt" --outputs prob,amean
+check mnist_mlp 0 --graph "$ex/mnist_mlp/model/mnist_mlp.pbtxt" --checkpoint "$ex/mnist_mlp/model" \
+  --outputs softmax_linear/add
+head -c 1500 "$ex/conv_seed/model/conv_seed.meta" > "$tmp/truncated.meta"
+check truncated_meta 2 --graph "$tmp/truncated.meta" --outputs conv
+cp "$ex/conv_seed/model/model.ckpt.index" "$tmp/model.ckpt.index"
+printf 'corrupted' | cat - "$ex/conv_seed/model/model.ckpt.data-00000-of-00001" | head -c 108 \
+  > "$tmp/model.ckpt.data-00000-of-00001"
+check corrupt_checkpoint 2 --graph "$ex/conv_seed/model/conv_seed.meta" --checkpoint "$tmp/model.ckpt" --outputs conv
+check unknown_output 2 --graph "$src/tests/fuzz/graphs/zoo_conv.pbtxt" --outputs no_such_node
+
+corpus=$shared/corpus
+if [ -f "$corpus/tf2onnx/models/regression/checkpoint/model.meta" ]; then
+  d=$corpus/tf2onnx/models/regression/checkpoint
+  check corpus_regression_ckpt 0 --graph "$d/model.meta" --checkpoint "$d" --outputs pred --input-shape X=4
+  check corpus_simple_graph 0 --graph "$corpus/dl4j_tf_graphs/nd4j_convert/simple_graph/frozen_model.pb" --outputs output
+else
+  echo "SKIPPED: ../shared/corpus not available (corpus cases)"
+fi
+echo "leak check: $passed passed, $failed failed"
+[ "$failed" -eq 0 ]
