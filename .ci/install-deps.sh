@@ -2,6 +2,8 @@
 # SPDX-License-Identifier: Apache-2.0
 # Installs the Debian 12 packages floe builds and tests with (only what is
 # missing, so repeated runs are fast). Runs apt-get as root, else via sudo.
+#   .ci/install-deps.sh          host build + tests (demo.sh, test.sh)
+#   .ci/install-deps.sh --all    plus cross toolchains, QEMU, clang/fuzzing, valgrind (CI)
 set -euo pipefail
 
 packages=(
@@ -9,8 +11,16 @@ packages=(
   libflatbuffers-dev flatbuffers-compiler
   libprotobuf-dev protobuf-compiler
   libsnappy-dev libcli11-dev googletest
+  libxnnpack-dev libpthreadpool-dev libcpuinfo-dev
   python3 python3-numpy python3-sklearn
 )
+if [ "${1:-}" = "--all" ]; then
+  packages+=(
+    g++-aarch64-linux-gnu qemu-user
+    gcc-arm-none-eabi libnewlib-arm-none-eabi libstdc++-arm-none-eabi-dev qemu-system-arm
+    clang libclang-rt-14-dev valgrind
+  )
+fi
 
 missing=()
 for p in "${packages[@]}"; do
@@ -24,5 +34,6 @@ echo "install-deps: installing ${missing[*]}"
 sudo_cmd=()
 [ "$(id -u)" -eq 0 ] || sudo_cmd=(sudo)
 export DEBIAN_FRONTEND=noninteractive
-"${sudo_cmd[@]}" apt-get update -qq
-"${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}"
+apt_opts=(-o DPkg::Lock::Timeout=900)
+"${sudo_cmd[@]}" apt-get "${apt_opts[@]}" update -qq || { sleep 15; "${sudo_cmd[@]}" apt-get "${apt_opts[@]}" update -qq; } || true
+"${sudo_cmd[@]}" apt-get "${apt_opts[@]}" install -y -qq --no-install-recommends "${missing[@]}"

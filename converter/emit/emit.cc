@@ -7,7 +7,6 @@
 // and the finished buffer is sealed with payload_crc32c (model_checksum.h).
 #include "converter/emit/emit.h"
 
-#include <algorithm>
 #include <map>
 
 #include "converter/ir/error.h"
@@ -76,9 +75,8 @@ std::vector<uint8_t> emit_model(const LoweredModel& model, const std::string& pr
     if (!model.values[v].is_constant()) arena_values.push_back(static_cast<int>(v));
   }
   const std::vector<BufferRequest> requests = buffer_requests(model, arena_values);
-  const uint64_t arena_alignment = std::max<uint64_t>(kAlignment, model.arena_alignment);
-  const MemoryPlan plan = plan_memory(requests, arena_alignment);
-  const std::string problem = check_plan(requests, plan, arena_alignment);
+  const MemoryPlan plan = plan_memory(requests, kAlignment);
+  const std::string problem = check_plan(requests, plan, kAlignment);
   if (!problem.empty()) throw ConvertError("internal error: invalid memory plan: " + problem);
 
   std::vector<uint64_t> offsets(model.values.size(), 0);

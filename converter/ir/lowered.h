@@ -47,9 +47,6 @@ struct LoweredModel {
   std::string target;
   uint64_t xnnpack_budget = 0;
   uint64_t xnnpack_scratch = 0;
-  // Arena offsets are multiples of this (>= 16; XNNPACK targets use the 64-byte
-  // cache line, so SIMD rows never straddle two lines in a 64-aligned arena).
-  uint64_t arena_alignment = 16;
 
   int add_value(Value value) {
     values.push_back(std::move(value));

@@ -274,7 +274,6 @@ BackendReport assign_backends(LoweredModel* model, const std::string& target) {
   }
   model->target = report.target;
   if (report.xnnpack_ops > 0) {
-    model->arena_alignment = kRegionAlignment;
     model->xnnpack_budget = kRegionAlignment + budget.total();
     model->xnnpack_scratch = scratch;
   }

@@ -41,7 +41,9 @@ bool is_training_only_op(const std::string& op) {
   };
   return starts("Apply") || starts("ResourceApply") || starts("SparseApply") || starts("ResourceSparseApply") ||
          starts("Scatter") || starts("ResourceScatter") || ends("Summary") || ends("SummaryV2") ||
-         ends("Grad") || ends("GradV2") || ends("GradV3") || starts("Conv2DBackprop") ||
+         ends("Grad") || ends("GradV2") || ends("GradV3") ||
+         // Conv2DBackpropInput is also the inference op behind conv2d_transpose.
+         (starts("Conv2DBackprop") && op != "Conv2DBackpropInput") ||
          starts("DepthwiseConv2dNativeBackprop") || starts("Conv3DBackprop");
 }
 

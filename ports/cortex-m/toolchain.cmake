@@ -33,7 +33,7 @@ elseif(FLOE_CORTEXM_BOARD STREQUAL "mps2-an505")
   set(_floe_cpu_flags "-mcpu=cortex-m33 -mfpu=fpv5-sp-d16 -mfloat-abi=hard")
   set(FLOE_CORTEXM_CORE cortex-m33)
   set(FLOE_CORTEXM_ISA_NAME fpu)
-  set(FLOE_CORTEXM_CORE_CLOCK_HZ 25000000)
+  set(FLOE_CORTEXM_CORE_CLOCK_HZ 20000000)
 elseif(FLOE_CORTEXM_BOARD STREQUAL "mps3-an547")
   # -mcpu=cortex-m55 implies MVE-I+F and the FPU (__ARM_FEATURE_MVE == 3).
   set(_floe_cpu_flags "-mcpu=cortex-m55 -mfloat-abi=hard")

@@ -39,16 +39,24 @@ double ms_since(Clock::time_point start) {
   return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
 }
 
+// Per-op times of every profiled run; the report takes each op's median, so a
+// run preempted by another process does not skew one op's figure.
 struct Profile {
-  std::vector<double> op_ms;
+  std::vector<std::vector<double>> op_ms;  // [op][run]
   Clock::time_point last;
 };
 
 void on_op(void* user, size_t op, const char*) {
   auto* p = static_cast<Profile*>(user);
   const Clock::time_point now = Clock::now();
-  p->op_ms[op] += std::chrono::duration<double, std::milli>(now - p->last).count();
+  p->op_ms[op].push_back(std::chrono::duration<double, std::milli>(now - p->last).count());
   p->last = now;
+}
+
+double median(std::vector<double> v) {
+  if (v.empty()) return 0.0;
+  std::sort(v.begin(), v.end());
+  return v[v.size() / 2];
 }
 
 std::pair<std::string, std::string> split_spec(const std::string& spec, const char* flag) {
@@ -173,7 +181,7 @@ int run(int argc, char** argv) {
 
   // Per-op profile: separate runs with an observer between ops.
   const size_t op_count = model.operator_count();
-  Profile profile{std::vector<double>(op_count, 0.0), Clock::now()};
+  Profile profile{std::vector<std::vector<double>>(op_count), Clock::now()};
   interpreter.set_observer(on_op, &profile);
   for (int i = 0; i < profile_runs; ++i) {
     load_inputs();
@@ -197,17 +205,18 @@ int run(int argc, char** argv) {
               static_cast<unsigned long long>(interpreter.backend_arena_used()),
               static_cast<unsigned long long>(budget),
               static_cast<unsigned long long>(model.arena_size()));
+  std::vector<double> op_median(op_count);
   double total = 0;
-  for (double t : profile.op_ms) total += t;
-  std::printf("  per-op profile (mean of %d runs):\n", profile_runs);
+  for (size_t i = 0; i < op_count; ++i) total += op_median[i] = median(profile.op_ms[i]);
+  std::printf("  per-op profile (median of %d runs; share of the sum of op medians):\n", profile_runs);
   std::printf("    %3s  %-18s %-9s %10s %7s  %s\n", "#", "op", "backend", "ms", "share", "node");
   const auto* ops = model.schema()->operators();
   for (size_t i = 0; i < op_count; ++i) {
     const auto* op = ops->Get(static_cast<uint32_t>(i));
-    const double ms = profile_runs > 0 ? profile.op_ms[i] / profile_runs : 0.0;
+    const double ms = op_median[i];
     std::printf("    %3zu  %-18s %-9s %10.4f %6.1f%%  %s\n", i, floe::schema::EnumNameOpCode(op->opcode()),
                 interpreter.runs_on_backend(i) ? "xnnpack" : "reference", ms,
-                total > 0 ? 100.0 * profile.op_ms[i] / total : 0.0, op->name() ? op->name()->c_str() : "");
+                total > 0 ? 100.0 * ms / total : 0.0, op->name() ? op->name()->c_str() : "");
   }
 #if defined(FLOE_BENCH_WITH_PTHREADPOOL)
   if (pool != nullptr) pthreadpool_destroy(static_cast<pthreadpool_t>(pool));

@@ -505,11 +505,14 @@ Outcome run_case(const Config& config, const CaseRow& row) {
       }
       // The needed value is computed from inputs (e.g. partition indices derived
       // from ids): keep the integer in_<k> constant (indices, not data) and retry.
-      if (message.find("must be known at conversion time") != std::string::npos) {
+      // Likewise a cond predicate: keep the bool in_<k> constant (it is a Const in the graph).
+      const bool predicate = message.find("predicate is not known at conversion time") != std::string::npos;
+      if (predicate || message.find("must be known at conversion time") != std::string::npos) {
         bool dropped = false;
         for (auto it = feeds.begin(); it != feeds.end();) {
           const HostTensor& v = values[*it];
-          if (it->rfind("in_", 0) == 0 && (v.dtype == DType::kInt32 || v.dtype == DType::kInt64)) {
+          const bool index_like = v.dtype == DType::kInt32 || v.dtype == DType::kInt64;
+          if (it->rfind("in_", 0) == 0 && (predicate ? v.dtype == DType::kBool : index_like)) {
             kept_constant.push_back(*it);
             options.input_shapes.erase(*it);
             it = feeds.erase(it);

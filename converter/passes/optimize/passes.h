@@ -20,9 +20,9 @@ using PassLog = std::vector<std::string>;
 int fold_constants(LoweredModel& model, PassLog& log);
 
 // TRANSPOSE pairs that compose to the identity cancel (or merge into one);
-// transposes move down through elementwise ops (constants are re-laid out by a
-// TRANSPOSE that constant folding then evaluates) and through MEAN, so NCHW
-// islands lowered as transpose-op-transpose collapse to their boundaries.
+// transposes move down through elementwise ops (constant operands re-laid out
+// by running the reference TRANSPOSE kernel), PAD, reductions and CONCAT, so
+// NCHW islands lowered as transpose-op-transpose collapse to their boundaries.
 int minimize_transposes(LoweredModel& model, PassLog& log);
 
 // A zero CONSTANT PAD of the spatial dims feeding a CONV2D / DEPTHWISE_CONV2D

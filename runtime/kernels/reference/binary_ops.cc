@@ -13,9 +13,21 @@
 namespace floe::ref {
 namespace {
 
-template <typename T> struct Add { T operator()(T a, T b) const { return static_cast<T>(a + b); } };
-template <typename T> struct Sub { T operator()(T a, T b) const { return static_cast<T>(a - b); } };
-template <typename T> struct Mul { T operator()(T a, T b) const { return static_cast<T>(a * b); } };
+// Integer overflow wraps (two's complement, as TF's kernels do) instead of
+// being undefined behaviour: the values come from the model and its inputs.
+template <typename T> inline T wrapping_add(T a, T b) { T r; __builtin_add_overflow(a, b, &r); return r; }
+template <typename T> inline T wrapping_sub(T a, T b) { T r; __builtin_sub_overflow(a, b, &r); return r; }
+template <typename T> inline T wrapping_mul(T a, T b) { T r; __builtin_mul_overflow(a, b, &r); return r; }
+inline float wrapping_add(float a, float b) { return a + b; }
+inline float wrapping_sub(float a, float b) { return a - b; }
+inline float wrapping_mul(float a, float b) { return a * b; }
+inline double wrapping_add(double a, double b) { return a + b; }
+inline double wrapping_sub(double a, double b) { return a - b; }
+inline double wrapping_mul(double a, double b) { return a * b; }
+
+template <typename T> struct Add { T operator()(T a, T b) const { return wrapping_add(a, b); } };
+template <typename T> struct Sub { T operator()(T a, T b) const { return wrapping_sub(a, b); } };
+template <typename T> struct Mul { T operator()(T a, T b) const { return wrapping_mul(a, b); } };
 template <typename T> struct Max {
   T operator()(T a, T b) const { return (a > b || a != a) ? a : b; }
 };
@@ -23,7 +35,7 @@ template <typename T> struct Min {
   T operator()(T a, T b) const { return (a < b || a != a) ? a : b; }
 };
 template <typename T> struct SquaredDifference {
-  T operator()(T a, T b) const { return static_cast<T>((a - b) * (a - b)); }
+  T operator()(T a, T b) const { return wrapping_mul(wrapping_sub(a, b), wrapping_sub(a, b)); }
 };
 
 // Integer division: INT_MIN / -1 overflows in C++; TF's result wraps to

@@ -11,13 +11,25 @@
 namespace floe::ref {
 namespace {
 
+// Integer overflow wraps (two's complement, as TF's kernels do) instead of
+// being undefined behaviour: the values come from the model and its inputs.
+template <typename T> inline T wrapping_add(T a, T b) { T r; __builtin_add_overflow(a, b, &r); return r; }
+template <typename T> inline T wrapping_sub(T a, T b) { T r; __builtin_sub_overflow(a, b, &r); return r; }
+template <typename T> inline T wrapping_mul(T a, T b) { T r; __builtin_mul_overflow(a, b, &r); return r; }
+inline float wrapping_add(float a, float b) { return a + b; }
+inline float wrapping_sub(float a, float b) { return a - b; }
+inline float wrapping_mul(float a, float b) { return a * b; }
+inline double wrapping_add(double a, double b) { return a + b; }
+inline double wrapping_sub(double a, double b) { return a - b; }
+inline double wrapping_mul(double a, double b) { return a * b; }
+
 template <typename T> struct SumOp {
   static T init() { return 0; }
-  static T combine(T a, T b) { return static_cast<T>(a + b); }
+  static T combine(T a, T b) { return wrapping_add(a, b); }
 };
 template <typename T> struct ProdOp {
   static T init() { return 1; }
-  static T combine(T a, T b) { return static_cast<T>(a * b); }
+  static T combine(T a, T b) { return wrapping_mul(a, b); }
 };
 template <typename T> struct MaxOp {
   static T init();

@@ -95,7 +95,6 @@ Status backend_prepare(const Model& model, const BackendInit& init, BackendResul
   const uintptr_t base = (activations_end + kBackendRegionAlignment - 1) &
                          ~uintptr_t{kBackendRegionAlignment - 1};
   const uint64_t budget = model.schema()->xnnpack_arena_size();
-  const uint64_t gap = base - activations_end;
   if (budget < kBackendRegionAlignment || init.arena_bytes < init.activation_bytes ||
       budget > init.arena_bytes - init.activation_bytes) {
     return fail(result, Status::kArenaTooSmall,
@@ -107,7 +106,6 @@ Status backend_prepare(const Model& model, const BackendInit& init, BackendResul
   // The budget reserves a whole alignment unit for the gap; what it does not
   // use stays unused, so the region is the same size on every arena address.
   region.limit = static_cast<size_t>(budget - kBackendRegionAlignment);
-  (void)gap;
   xnnpack::RegionScope scope(&region);
 
   const auto* ops = model.schema()->operators();
