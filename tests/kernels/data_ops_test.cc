@@ -48,7 +48,9 @@ TEST(ReduceOps, RandomAxisSetsMatchNaive) {
         }
         int32_t& w = want[static_cast<size_t>(o)];
         const int32_t v = in[static_cast<size_t>(i)];
-        w = kind == ReduceKind::kSum ? w + v : kind == ReduceKind::kProd ? w * v : kind == ReduceKind::kMax ? (v > w ? v : w) : (v < w ? v : w);
+        // int32 sums/products wrap (as in TF): compute them in uint32, where that is defined.
+        const uint32_t uw = static_cast<uint32_t>(w), uv = static_cast<uint32_t>(v);
+        w = kind == ReduceKind::kSum ? static_cast<int32_t>(uw + uv) : kind == ReduceKind::kProd ? static_cast<int32_t>(uw * uv) : kind == ReduceKind::kMax ? (v > w ? v : w) : (v < w ? v : w);
       }
       ASSERT_EQ(out, want) << "mask " << mask << " kind " << static_cast<int>(kind);
     }

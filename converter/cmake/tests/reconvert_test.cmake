@@ -5,9 +5,9 @@
 # line ("floe_add_model(seed): converting"):
 #   first build: converts;  no change: does not;  graph touched: converts;
 #   checkpoint index touched: converts.
-# Inputs: FLOE_SOURCE_DIR, WORK_DIR, GENERATOR, and either CONVERT + EMBED
-# (prebuilt host tools) or TOOLCHAIN + HOST_TOOLS_DIR (a cross build: the
-# nested host-tools build, already up to date, is what runs).
+# Inputs: FLOE_SOURCE_DIR, WORK_DIR, GENERATOR, optionally TOOLCHAIN (a cross
+# build), and either CONVERT + EMBED (prebuilt host tools) or HOST_TOOLS_DIR
+# (the nested host-tools build, already up to date, is what runs).
 cmake_minimum_required(VERSION 3.25)
 file(REMOVE_RECURSE "${WORK_DIR}")
 file(MAKE_DIRECTORY "${WORK_DIR}/model")
@@ -27,10 +27,13 @@ const unsigned char* model_bytes() { return floe_seed_model; }
 ")
 
 set(args -S "${WORK_DIR}" -B "${WORK_DIR}/build" -G "${GENERATOR}")
+if(TOOLCHAIN)
+  list(APPEND args "-DCMAKE_TOOLCHAIN_FILE=${TOOLCHAIN}")
+endif()
 if(CONVERT)
   list(APPEND args "-DFLOE_CONVERT_EXECUTABLE=${CONVERT}" "-DFLOE_EMBED_EXECUTABLE=${EMBED}")
 else()
-  list(APPEND args "-DCMAKE_TOOLCHAIN_FILE=${TOOLCHAIN}" "-DFLOE_HOST_TOOLS_BINARY_DIR=${HOST_TOOLS_DIR}")
+  list(APPEND args "-DFLOE_HOST_TOOLS_BINARY_DIR=${HOST_TOOLS_DIR}")
 endif()
 execute_process(COMMAND ${CMAKE_COMMAND} ${args} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
 if(NOT rc EQUAL 0)
