@@ -21,6 +21,7 @@
 #include "runtime/core/interpreter.h"
 #include "runtime/core/model_checksum.h"
 #include "runtime/tools/model_file.h"
+#include "schemas/floe_generated.h"
 #include "tests/support/corpus.h"
 #include "tests/support/model_runner.h"
 
@@ -102,6 +103,28 @@ TEST(ModelIntegrity, EveryFlippedByteIsCaughtWithChecksumAndHarmlessWithout) {
   EXPECT_GT(still_valid_without_checksum, 0u);
   std::printf("%zu of %zu byte flips still load and run with the checksum off\n",
               still_valid_without_checksum, model.size() * 3);
+}
+
+TEST(ModelIntegrity, FloeRunVerifiesTheChecksumOfFilesFromDisk) {
+  std::vector<uint8_t> model = convert_conv_seed();
+  const std::string dir = make_temp_dir();
+  // Flip one bit of the last constant byte (a weight): validation cannot notice.
+  tools::AlignedBytes buffer = tools::aligned_bytes(model.size());
+  std::memcpy(buffer.get(), model.data(), model.size());
+  Model loaded;
+  ASSERT_EQ(loaded.Load(buffer.get(), model.size()), Status::kOk);
+  const auto* constants = loaded.schema()->constants();
+  ASSERT_NE(constants, nullptr);
+  const size_t weight = static_cast<size_t>(constants->data() - buffer.get()) + constants->size() - 20;
+  model[weight] ^= 0x10;
+  write_file(dir + "/m.floe", std::string(model.begin(), model.end()));
+  const std::string input = " --input image=" + kExamples + "conv_seed/model/input.npy";
+  const CommandResult checked = run_command(tool_path("floe-run") + " " + dir + "/m.floe" + input);
+  EXPECT_EQ(checked.exit_code, 2) << checked.output;
+  EXPECT_NE(checked.output.find("checksum"), std::string::npos) << checked.output;
+  const CommandResult trusted =
+      run_command(tool_path("floe-run") + " --no-verify-checksum " + dir + "/m.floe" + input);
+  EXPECT_EQ(trusted.exit_code, 0) << trusted.output;
 }
 
 // ---- floe-convert on corrupted inputs --------------------------------------

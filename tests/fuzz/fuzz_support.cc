@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <iterator>
 #include <sys/stat.h>
@@ -110,12 +111,17 @@ void require_valid_converted_model(const std::vector<uint8_t>& bytes) {
 }
 
 const std::string& scratch_dir() {
-  static const std::string dir = [] {
-    std::string d = "/tmp/floe-fuzz-" + std::to_string(::getpid());
-    if (::mkdir(d.c_str(), 0700) != 0 && errno != EEXIST) std::abort();
+  // Never destroyed, so the exit handler that removes the directory can use it.
+  static const std::string* const dir = [] {
+    auto* d = new std::string("/tmp/floe-fuzz-" + std::to_string(::getpid()));
+    if (::mkdir(d->c_str(), 0700) != 0 && errno != EEXIST) std::abort();
+    std::atexit([] {
+      std::error_code ignored;
+      std::filesystem::remove_all(scratch_dir(), ignored);
+    });
     return d;
   }();
-  return dir;
+  return *dir;
 }
 
 void write_file(const std::string& path, const uint8_t* data, size_t size) {
