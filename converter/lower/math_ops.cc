@@ -65,8 +65,8 @@ void lower_cast(LowerContext& ctx) {
   ctx.add_op(schema::OpCode::CAST, {ctx.input_value(0)}, {ctx.output_value(0)});
 }
 
-// TF1 Select: cond is x's shape, or a vector selecting along dim 0. SelectV2
-// broadcasts all three.
+// TF1 Select: cond is x's shape, a vector selecting along dim 0, or a scalar
+// picking x or y whole (x and y have one shape). SelectV2 broadcasts all three.
 std::vector<TensorInfo> infer_select(const NodeContext& ctx) {
   ctx.expect_inputs(3, 3);
   const TensorInfo &c = ctx.input(0), &x = ctx.input(1), &y = ctx.input(2);
@@ -74,8 +74,13 @@ std::vector<TensorInfo> infer_select(const NodeContext& ctx) {
   if (x.dtype != y.dtype) ctx.fail("x and y dtypes differ");
   std::vector<int64_t> shape = broadcast_shapes(ctx, x.shape, y.shape);
   if (ctx.node().op() == "Select") {
-    if (c.shape != shape && !(c.shape.size() == 1 && !shape.empty() && c.shape[0] == shape[0])) {
-      ctx.fail("Select condition " + shape_to_string(c.shape) + " must equal x's shape or be [dim 0]");
+    // TF1 Select does not broadcast x against y; a scalar condition picks one whole tensor.
+    if (x.shape != y.shape) {
+      ctx.fail("Select needs x and y of one shape, got " + shape_to_string(x.shape) + " and " +
+               shape_to_string(y.shape));
+    }
+    if (c.shape != shape && !c.shape.empty() && !(c.shape.size() == 1 && !shape.empty() && c.shape[0] == shape[0])) {
+      ctx.fail("Select condition " + shape_to_string(c.shape) + " must be a scalar, equal x's shape or be [dim 0]");
     }
   } else {
     shape = broadcast_shapes(ctx, c.shape, shape);

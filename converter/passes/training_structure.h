@@ -29,6 +29,10 @@ struct ControlFlowReport {
   // Switches on the path to the fetches whose predicate is not a conversion-time
   // constant: switch node -> why (names the placeholder/op it depends on).
   std::map<int, std::string> unresolved;
+  // Conds whose predicate is an input, computed both ways with a Select picking
+  // (passes/cond_to_select.h): count, and the Merges that became Selects.
+  int conds_selected = 0;
+  std::vector<std::string> selected_merges;
 };
 
 // Resolves every Switch/RefSwitch the fetches reach whose predicate folds to a

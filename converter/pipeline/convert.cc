@@ -18,6 +18,7 @@
 #include "converter/lower/backend_xnnpack.h"
 #include "converter/lower/lower_graph.h"
 #include "converter/lower/op_registry.h"
+#include "converter/passes/cond_to_select.h"
 #include "converter/passes/control_flow.h"
 #include "converter/passes/freeze.h"
 #include "converter/passes/prune.h"
@@ -148,7 +149,8 @@ ConvertResult convert(const ConvertOptions& options) {
 
   // Training-only structure: Switch/Merge on conversion-time constants collapse,
   // then the pruned graph must be an inference graph (all offenders listed at once).
-  const ControlFlowReport control_flow = resolve_static_control_flow(graph, fetches, feed_set);
+  ControlFlowReport control_flow = resolve_static_control_flow(graph, fetches, feed_set);
+  select_input_dependent_conds(graph, fetches, feed_set, control_flow);
   PruneResult pruned = prune_for_fetches(graph, fetches, feed_set);
   // TF1 while loops and TensorArrays are unrolled after freezing (below); their
   // insides are checked once they are plain nodes.
@@ -271,6 +273,14 @@ ConvertResult convert(const ConvertOptions& options) {
     s << "  resolved " << control_flow.switches_resolved << " Switch and " << control_flow.merges_resolved
       << " Merge node(s) on conversion-time predicates (" << control_flow.dead_nodes
       << " node(s) on untaken branches dropped)\n";
+  }
+  if (control_flow.conds_selected > 0) {
+    s << "  " << control_flow.conds_selected << " cond(s) with an input-dependent predicate: both branches "
+      << "computed, a Select picks (";
+    for (size_t i = 0; i < control_flow.selected_merges.size(); ++i) {
+      s << (i ? ", " : "") << control_flow.selected_merges[i];
+    }
+    s << ")\n";
   }
   if (!frozen.frozen.empty()) {
     s << "  froze " << frozen.frozen.size() << " variable(s) from " << checkpoint->prefix() << "\n";
