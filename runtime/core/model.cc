@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// Model validation: structure (FlatBuffers verifier), then semantics every later
+// Model validation: structure (runtime/core/verify_buffer.h), then semantics every later
 // stage relies on: tensor byte sizes match dtype x shape, every range lies in
 // the constant section or the planned arena, every op index is in range and
 // its options have the type its opcode expects. Op-specific shape rules are
@@ -12,6 +12,7 @@
 #include "runtime/core/checked_math.h"
 #include "runtime/core/dispatch.h"
 #include "runtime/core/model_checksum.h"
+#include "runtime/core/verify_buffer.h"
 #include "runtime/core/verify_plan.h"
 #include "schemas/floe_generated.h"
 
@@ -33,7 +34,19 @@ Status Model::fail(Status status, const char* message, int32_t op, int32_t tenso
   return status;
 }
 
+// Two entry points so that a firmware that never asks for the checksum links
+// none of its code (verify_checksum, CRC32C: ~400 B on Cortex-M).
+Status Model::Load(const void* data, size_t size) { return load(data, size, nullptr); }
+
 Status Model::Load(const void* data, size_t size, const LoadOptions& options) {
+  ChecksumStep checksum = nullptr;
+  if (options.verify_checksum) {
+    checksum = [](Model& model, size_t n) { return model.verify_checksum(n); };
+  }
+  return load(data, size, checksum);
+}
+
+Status Model::load(const void* data, size_t size, ChecksumStep checksum) {
   model_ = nullptr;
   error_ = Error();
   buffer_ = static_cast<const uint8_t*>(data);
@@ -47,11 +60,11 @@ Status Model::Load(const void* data, size_t size, const LoadOptions& options) {
   if (!schema::ModelBufferHasIdentifier(data)) {
     return fail(Status::kInvalidModel, FLOE_MSG("not a floe model (file identifier is not FLOE)"));
   }
-  flatbuffers::Verifier verifier(buffer_, size, /*max_depth=*/16, /*max_tables=*/1u << 20);
-  if (!schema::VerifyModelBuffer(verifier)) {
+  // Table-driven, same rules as flatbuffers::Verifier (runtime/core/verify_buffer.h).
+  if (!verify_model_buffer(buffer_, size)) {
     return fail(Status::kInvalidModel, FLOE_MSG("model failed FlatBuffers verification"));
   }
-  if (options.verify_checksum) FLOE_RETURN_IF_ERROR(verify_checksum(size));
+  if (checksum != nullptr) FLOE_RETURN_IF_ERROR(checksum(*this, size));
   const schema::Model* model = schema::GetModel(data);
   if (model->version() == 0 || model->version() > kSchemaVersion) {
     return fail(Status::kUnsupportedVersion,
@@ -113,23 +126,28 @@ Status Model::validate_tensors() {
     if (rank > static_cast<uint32_t>(kMaxRank)) {
       return fail(Status::kInvalidModel, FLOE_MSG("tensor rank exceeds kMaxRank"), -1, index);
     }
-    uint64_t bytes = dtype_size(static_cast<DType>(t->dtype()));
     // Kernels loop over every dim; with a 0 dim elsewhere the byte size is 0
     // but loops over the other dims would still run (for ~forever with dims
-    // near INT32_MAX). So the product of the nonzero dims must fit in int32.
-    uint64_t nonzero_elements = 1;
+    // near INT32_MAX). So the product of the nonzero dims must fit in int32,
+    // which also bounds the byte size (<= 8 * (2^31 - 1): no overflow).
+    uint32_t nonzero_elements = 1;
+    bool empty = false;
     for (uint32_t d = 0; d < rank; ++d) {
       const int32_t dim = shape->Get(d);
-      if (dim < 0 || !checked_mul(bytes, static_cast<uint64_t>(dim), &bytes)) {
-        return fail(Status::kInvalidModel, FLOE_MSG("tensor has a negative or overflowing shape"),
-                    -1, index);
+      if (dim < 0) {
+        return fail(Status::kInvalidModel, FLOE_MSG("tensor has a negative dimension"), -1, index);
       }
-      if (dim > 0) nonzero_elements *= static_cast<uint64_t>(dim);  // < 2^62: checked below
-      if (nonzero_elements > static_cast<uint64_t>(INT32_MAX)) {
+      empty |= dim == 0;
+      // Both factors < 2^31: the 64-bit product is exact.
+      const uint64_t product = static_cast<uint64_t>(nonzero_elements) * static_cast<uint32_t>(dim);
+      if (dim > 0) nonzero_elements = static_cast<uint32_t>(product);
+      if (product > static_cast<uint64_t>(INT32_MAX)) {
         return fail(Status::kInvalidModel, FLOE_MSG("tensor has more than 2^31-1 elements"), -1,
                     index);
       }
     }
+    const uint64_t bytes =
+        empty ? 0 : uint64_t{nonzero_elements} * dtype_size(static_cast<DType>(t->dtype()));
     if (bytes != t->size()) {
       return fail(Status::kInvalidModel, FLOE_MSG("tensor size does not match dtype x shape"), -1,
                   index);
@@ -149,9 +167,23 @@ Status Model::validate_tensors() {
   return Status::kOk;
 }
 
+// Every entry of `list` must be a tensor index in [lowest, tensor count) (-1
+// marks an absent optional input) and, when `written`, not name a constant.
+Status Model::check_indices(const void* list, int32_t lowest, bool written, int32_t op,
+                            const char* out_of_range, const char* constant) {
+  for (const int32_t t : *static_cast<const flatbuffers::Vector<int32_t>*>(list)) {
+    if (t < lowest || t >= static_cast<int64_t>(tensor_count_)) {
+      return fail(Status::kInvalidModel, out_of_range, op, t);
+    }
+    if (written && t >= 0 && is_constant(static_cast<size_t>(t))) {
+      return fail(Status::kInvalidModel, constant, op, t);
+    }
+  }
+  return Status::kOk;
+}
+
 Status Model::validate_operators() {
   const auto* ops = model_->operators();
-  const int64_t tensor_count = static_cast<int64_t>(tensor_count_);
   for (uint32_t i = 0; i < ops->size(); ++i) {
     const schema::Operator* op = ops->Get(i);
     const int32_t index = static_cast<int32_t>(i);
@@ -171,40 +203,20 @@ Status Model::validate_operators() {
     if (kernel->options != schema::OpOptions::NONE && op->options() == nullptr) {
       return fail(Status::kInvalidModel, FLOE_MSG("operator options are missing"), index);
     }
-    for (int32_t t : *op->inputs()) {
-      if (t < -1 || t >= tensor_count) {
-        return fail(Status::kInvalidModel, FLOE_MSG("operator input index out of range"), index, t);
-      }
-    }
-    for (int32_t t : *op->outputs()) {
-      if (t < 0 || t >= tensor_count) {
-        return fail(Status::kInvalidModel, FLOE_MSG("operator output index out of range"), index,
-                    t);
-      }
-      if (model_->tensors()->Get(static_cast<uint32_t>(t))->is_constant()) {
-        return fail(Status::kInvalidModel, FLOE_MSG("operator writes a constant tensor"), index, t);
-      }
-    }
+    FLOE_RETURN_IF_ERROR(check_indices(op->inputs(), -1, false, index,
+                                       FLOE_MSG("operator input index out of range"), nullptr));
+    FLOE_RETURN_IF_ERROR(check_indices(op->outputs(), 0, true, index,
+                                       FLOE_MSG("operator output index out of range"),
+                                       FLOE_MSG("operator writes a constant tensor")));
   }
   return Status::kOk;
 }
 
 Status Model::validate_io() {
-  const int64_t tensor_count = static_cast<int64_t>(tensor_count_);
-  for (const auto* list : {model_->inputs(), model_->outputs()}) {
-    for (int32_t t : *list) {
-      if (t < 0 || t >= tensor_count) {
-        return fail(Status::kInvalidModel, FLOE_MSG("model input/output index out of range"), -1,
-                    t);
-      }
-    }
-  }
-  for (int32_t t : *model_->inputs()) {
-    if (model_->tensors()->Get(static_cast<uint32_t>(t))->is_constant()) {
-      return fail(Status::kInvalidModel, FLOE_MSG("model input is a constant tensor"), -1, t);
-    }
-  }
-  return Status::kOk;
+  const char* out_of_range = FLOE_MSG("model input/output index out of range");
+  FLOE_RETURN_IF_ERROR(check_indices(model_->inputs(), 0, true, -1, out_of_range,
+                                     FLOE_MSG("model input is a constant tensor")));
+  return check_indices(model_->outputs(), 0, false, -1, out_of_range, nullptr);
 }
 
 bool Model::is_constant(size_t index) const {

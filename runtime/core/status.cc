@@ -7,21 +7,22 @@
 namespace floe {
 
 const char* status_name(Status status) {
-  switch (status) {
-    case Status::kOk: return "ok";
-    case Status::kInvalidModel: return "invalid model";
-    case Status::kUnsupportedVersion: return "unsupported model version";
-    case Status::kUnsupportedOp: return "unsupported op";
-    case Status::kMisalignedModel: return "model buffer not 16-byte aligned";
-    case Status::kChecksumMismatch: return "model checksum mismatch";
-    case Status::kArenaTooSmall: return "arena too small";
-    case Status::kMisalignedArena: return "arena not 16-byte aligned";
-    case Status::kInvalidArgument: return "invalid argument";
-    case Status::kNotFound: return "not found";
-    case Status::kNotInitialized: return "not initialized";
-    case Status::kKernelError: return "kernel error";
+  // One string per code, in kCodes order, back to back (no pointer table:
+  // Status codes are sparse and this is linked into every firmware).
+  static constexpr uint8_t kCodes[] = {0, 10, 11, 12, 13, 14, 20, 21, 22, 23, 24, 30};
+  static constexpr char kNames[] =
+      "ok\0invalid model\0unsupported model version\0unsupported op\0"
+      "model buffer not 16-byte aligned\0model checksum mismatch\0arena too small\0"
+      "arena not 16-byte aligned\0invalid argument\0not found\0not initialized\0"
+      "kernel error\0unknown status";
+  static_assert(static_cast<int>(Status::kKernelError) == 30, "update kCodes and kNames");
+  const char* name = kNames;
+  for (const uint8_t code : kCodes) {
+    if (static_cast<uint8_t>(status) == code) return name;
+    while (*name++ != '\0') {
+    }
   }
-  return "unknown status";
+  return name;
 }
 
 const char* dtype_name(DType t) {

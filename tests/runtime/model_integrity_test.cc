@@ -30,6 +30,7 @@ TEST(Crc32c, KnownAnswers) {
 struct T {
   uint64_t offset;
   int32_t first = -1, last = -1;  // lifetime; -1 = absent
+  int32_t elements = 4;           // float32 [elements]
 };
 
 // x -> relu -> r -> relu -> y: three arena tensors of 16 bytes, two ops.
@@ -41,8 +42,9 @@ std::vector<uint8_t> chain(const T& x, const T& r, const T& y, bool with_checksu
   const T specs[] = {x, r, y};
   for (int i = 0; i < 3; ++i) {
     tensors.push_back(schema::CreateTensor(b, b.CreateString(names[i]), schema::DType::FLOAT32,
-                                           b.CreateVector(std::vector<int32_t>{4}), false,
-                                           specs[i].offset, 16, specs[i].first, specs[i].last));
+                                           b.CreateVector(std::vector<int32_t>{specs[i].elements}),
+                                           false, specs[i].offset, 4u * specs[i].elements,
+                                           specs[i].first, specs[i].last));
   }
   std::vector<flatbuffers::Offset<schema::Operator>> ops = {
       schema::CreateOperator(b, schema::OpCode::RELU, b.CreateVector(std::vector<int32_t>{0}),
@@ -86,6 +88,14 @@ TEST(MemoryPlan, SoundReuseIsAccepted) {
   EXPECT_EQ(load(chain({0, 0, 0}, {16, 0, 1}, {0, 1, 2}, false, 32)).status, Status::kOk);
   // Without lifetimes every tensor is live throughout: disjoint bytes are fine.
   EXPECT_EQ(load(chain({0}, {16}, {32})).status, Status::kOk);
+}
+
+TEST(MemoryPlan, EmptyTensorsOwnNoBytes) {
+  // r has no elements; its offset points inside x, which is live at the same
+  // time: no byte is shared, so the plan is sound.
+  EXPECT_EQ(load(chain({0, 0, 0, 8}, {16, 0, 1, 0}, {32, 1, 2})).status, Status::kOk);
+  // The same offset with one element does overlap.
+  EXPECT_EQ(load(chain({0, 0, 0, 8}, {16, 0, 1, 1}, {32, 1, 2})).status, Status::kInvalidModel);
 }
 
 TEST(MemoryPlan, OverlapOfLiveTensorsIsRejected) {

@@ -155,5 +155,23 @@ TEST(Interpreter, ChecksTheArenaAndOpShapes) {
   EXPECT_EQ(interp.error().op, 0);
 }
 
+// status_name walks a packed string table (runtime/core/status.cc): each code
+// keeps its own name.
+TEST(StatusName, EveryCodeHasItsName) {
+  EXPECT_STREQ(status_name(Status::kOk), "ok");
+  EXPECT_STREQ(status_name(Status::kInvalidModel), "invalid model");
+  EXPECT_STREQ(status_name(Status::kUnsupportedVersion), "unsupported model version");
+  EXPECT_STREQ(status_name(Status::kUnsupportedOp), "unsupported op");
+  EXPECT_STREQ(status_name(Status::kMisalignedModel), "model buffer not 16-byte aligned");
+  EXPECT_STREQ(status_name(Status::kChecksumMismatch), "model checksum mismatch");
+  EXPECT_STREQ(status_name(Status::kArenaTooSmall), "arena too small");
+  EXPECT_STREQ(status_name(Status::kMisalignedArena), "arena not 16-byte aligned");
+  EXPECT_STREQ(status_name(Status::kInvalidArgument), "invalid argument");
+  EXPECT_STREQ(status_name(Status::kNotFound), "not found");
+  EXPECT_STREQ(status_name(Status::kNotInitialized), "not initialized");
+  EXPECT_STREQ(status_name(Status::kKernelError), "kernel error");
+  EXPECT_STREQ(status_name(static_cast<Status>(99)), "unknown status");
+}
+
 }  // namespace
 }  // namespace floe

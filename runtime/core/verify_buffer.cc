@@ -1,0 +1,231 @@
+// SPDX-License-Identifier: Apache-2.0
+// Table-driven structure check of a .floe buffer (see verify_buffer.h). The
+// rules mirror flatbuffers::Verifier 2.x exactly (same bounds formula, same
+// alignment and offset-sign checks), so the generated accessors stay in
+// bounds on anything accepted here. The descriptors are bound to the generated
+// vtable offsets by static_asserts; verify_buffer_test.cc checks them against
+// the schema itself, so a field appended to floe.fbs cannot go unverified.
+#include "runtime/core/verify_buffer.h"
+
+#include "schemas/floe_generated.h"
+
+namespace floe {
+namespace verify_layout {
+namespace {
+
+constexpr uint8_t kU8 = kScalar | 1, kU16 = kScalar | 2, kU32 = kScalar | 4, kU64 = kScalar | 8;
+constexpr uint8_t kVec8 = kVector | 1, kVec32 = kVector | 4;
+
+// Every table's slots, back to back, in table-id order; kStart[id] is where
+// table id begins (kStart[id + 1] where it ends).
+constexpr uint8_t kSlots[] = {
+    // 0 Model: version, tensors, operators, inputs, outputs, arena_size,
+    // constants, producer, payload_crc32c, target, xnnpack_arena_size
+    kU32, kTableVector | 1, kTableVector | 2, kVec32, kVec32, kU64, kVec8, kString, kU32, kString,
+    kU64,
+    // 1 Tensor: name, dtype, shape, is_constant, offset, size, live_first_op, live_last_op
+    kString, kU8, kVec32, kU8, kU64, kU64, kU32, kU32,
+    // 2 Operator: opcode, inputs, outputs, options_type, options, name, backend
+    kU16, kVec32, kVec32, kUnionType, kUnionValue, kString, kU8,
+    // 3 MatMulOptions
+    kU8, kU8, kU8,
+    // 4 Conv2DOptions: 8 ints, activation
+    kU32, kU32, kU32, kU32, kU32, kU32, kU32, kU32, kU8,
+    // 5 DepthwiseConv2DOptions: 9 ints, activation
+    kU32, kU32, kU32, kU32, kU32, kU32, kU32, kU32, kU32, kU8,
+    // 6 Pool2DOptions: 8 ints, activation
+    kU32, kU32, kU32, kU32, kU32, kU32, kU32, kU32, kU8,
+    // 7 ConcatOptions
+    kU32,
+    // 8 ReduceOptions: axes, keep_dims
+    kVec32, kU8,
+    // 9 SoftmaxOptions
+    kU32,
+    // 10 TransposeOptions
+    kVec32,
+    // 11 PadOptions: paddings, mode, constant_value
+    kVec32, kU8, kU32,
+    // 12 LeakyReluOptions
+    kU32,
+    // 13 ArgOptions
+    kU32,
+    // 14 StridedSliceOptions: begin, stride
+    kVec32, kVec32,
+    // 15 GatherOptions
+    kU32, kU32,
+    // 16 OneHotOptions
+    kU32,
+    // 17 BatchMatMulOptions
+    kU8, kU8,
+    // 18 Conv3DOptions: 9 ints
+    kU32, kU32, kU32, kU32, kU32, kU32, kU32, kU32, kU32,
+    // 19 ResizeOptions
+    kU8, kU8,
+    // 20 TopKOptions
+    kU8,
+    // 21 CumulativeOptions: axis, exclusive, reverse
+    kU32, kU8, kU8,
+    // 22 FakeQuantOptions: num_bits, narrow_range
+    kU32, kU8,
+    // 23 LrnOptions: depth_radius, bias, alpha, beta
+    kU32, kU32, kU32, kU32,
+    // 24 ExtractPatchesOptions: 8 ints
+    kU32, kU32, kU32, kU32, kU32, kU32, kU32, kU32,
+};
+
+constexpr uint8_t kStart[kTableCount + 1] = {0,  11, 19, 26, 29, 38, 48, 57, 58,
+                                             60, 61, 62, 65, 66, 67, 69, 71, 72,
+                                             74, 83, 85, 86, 89, 91, 95, 103};
+static_assert(sizeof(kSlots) == kStart[kTableCount], "kStart must cover kSlots");
+
+// The last slot of each table sits where the generated code says.
+constexpr uint32_t slot_voffset(uint32_t id, uint32_t end) {
+  return 4 + 2 * (kStart[id + 1] - kStart[id] - end);
+}
+using namespace schema;  // NOLINT: the VT_ constants below
+static_assert(slot_voffset(0, 1) == Model::VT_XNNPACK_ARENA_SIZE, "Model slots");
+static_assert(slot_voffset(1, 1) == Tensor::VT_LIVE_LAST_OP, "Tensor slots");
+static_assert(slot_voffset(2, 1) == Operator::VT_BACKEND, "Operator slots");
+static_assert(slot_voffset(2, 3) == Operator::VT_OPTIONS, "Operator union slot");
+static_assert(slot_voffset(3, 1) == MatMulOptions::VT_ACTIVATION, "MatMulOptions");
+static_assert(slot_voffset(4, 1) == Conv2DOptions::VT_ACTIVATION, "Conv2DOptions");
+static_assert(slot_voffset(5, 1) == DepthwiseConv2DOptions::VT_ACTIVATION, "Depthwise");
+static_assert(slot_voffset(6, 1) == Pool2DOptions::VT_ACTIVATION, "Pool2DOptions");
+static_assert(slot_voffset(7, 1) == ConcatOptions::VT_AXIS, "ConcatOptions");
+static_assert(slot_voffset(8, 1) == ReduceOptions::VT_KEEP_DIMS, "ReduceOptions");
+static_assert(slot_voffset(9, 1) == SoftmaxOptions::VT_BETA, "SoftmaxOptions");
+static_assert(slot_voffset(10, 1) == TransposeOptions::VT_PERM, "TransposeOptions");
+static_assert(slot_voffset(11, 1) == PadOptions::VT_CONSTANT_VALUE, "PadOptions");
+static_assert(slot_voffset(12, 1) == LeakyReluOptions::VT_ALPHA, "LeakyReluOptions");
+static_assert(slot_voffset(13, 1) == ArgOptions::VT_AXIS, "ArgOptions");
+static_assert(slot_voffset(14, 1) == StridedSliceOptions::VT_STRIDE, "StridedSliceOptions");
+static_assert(slot_voffset(15, 1) == GatherOptions::VT_BATCH_DIMS, "GatherOptions");
+static_assert(slot_voffset(16, 1) == OneHotOptions::VT_AXIS, "OneHotOptions");
+static_assert(slot_voffset(17, 1) == BatchMatMulOptions::VT_ADJ_Y, "BatchMatMulOptions");
+static_assert(slot_voffset(18, 1) == Conv3DOptions::VT_PAD_LEFT, "Conv3DOptions");
+static_assert(slot_voffset(19, 1) == ResizeOptions::VT_HALF_PIXEL_CENTERS, "ResizeOptions");
+static_assert(slot_voffset(20, 1) == TopKOptions::VT_SORTED, "TopKOptions");
+static_assert(slot_voffset(21, 1) == CumulativeOptions::VT_REVERSE, "CumulativeOptions");
+static_assert(slot_voffset(22, 1) == FakeQuantOptions::VT_NARROW_RANGE, "FakeQuantOptions");
+static_assert(slot_voffset(23, 1) == LrnOptions::VT_BETA, "LrnOptions");
+static_assert(slot_voffset(24, 1) == ExtractPatchesOptions::VT_PAD_LEFT, "ExtractPatches");
+static_assert(static_cast<uint32_t>(OpOptions::MAX) == kUnionMembers, "OpOptions members");
+static_assert(static_cast<uint32_t>(OpOptions::ExtractPatchesOptions) + 2 == kTableCount - 1,
+              "union member k is table 2 + k");
+
+}  // namespace
+
+uint32_t table_slots(uint32_t id, const uint8_t** codes) {
+  *codes = kSlots + kStart[id];
+  return static_cast<uint32_t>(kStart[id + 1] - kStart[id]);
+}
+
+}  // namespace verify_layout
+
+namespace {
+
+using namespace verify_layout;  // NOLINT: slot kinds
+
+// flatbuffers' FLATBUFFERS_MAX_BUFFER_SIZE: offsets are signed 32-bit.
+constexpr uint32_t kMaxBufferSize = 0x7FFFFFFFu;
+
+class Walker {
+ public:
+  Walker(const uint8_t* buffer, uint32_t size) : buf_(buffer), size_(size) {}
+
+  // flatbuffers::Verifier::Verify: [pos, pos + len) inside the buffer.
+  bool fits(uint32_t pos, uint32_t len) const { return len < size_ && pos <= size_ - len; }
+  bool aligned_fits(uint32_t pos, uint32_t len) const {
+    return (pos & (len - 1)) == 0 && fits(pos, len);
+  }
+  // Only called at positions aligned_fits() has accepted for the size (the
+  // buffer itself is 16-byte aligned): plain little-endian loads.
+  uint32_t u16(uint32_t pos) const { return flatbuffers::ReadScalar<uint16_t>(buf_ + pos); }
+  uint32_t u32(uint32_t pos) const { return flatbuffers::ReadScalar<uint32_t>(buf_ + pos); }
+
+  // The target of the uoffset at pos (VerifyOffset), or 0 when invalid (a
+  // target is never 0: it lies after a nonzero forward offset).
+  uint32_t follow(uint32_t pos) const {
+    if (!aligned_fits(pos, 4)) return 0;
+    const uint32_t offset = u32(pos);
+    if (offset == 0 || offset > kMaxBufferSize) return 0;
+    const uint32_t target = pos + offset;  // both < 2^31: no wrap
+    return fits(target, 1) ? target : 0;
+  }
+
+  // VerifyVectorOrString: length word, then count * elem bytes, no overflow.
+  bool vector(uint32_t pos, uint32_t elem, uint32_t* count) const {
+    if (!aligned_fits(pos, 4)) return false;
+    *count = u32(pos);
+    if (*count >= kMaxBufferSize / elem) return false;
+    return fits(pos, 4 + elem * *count);
+  }
+
+  bool table(uint32_t pos, uint32_t id) {
+    if (!aligned_fits(pos, 4) || ++tables_ > kMaxVerifiedTables) return false;
+    // The vtable sits at pos - soffset (either direction).
+    const int64_t vtable = static_cast<int64_t>(pos) - static_cast<int32_t>(u32(pos));
+    if (vtable < 0 || vtable > size_) return false;
+    const uint32_t vt = static_cast<uint32_t>(vtable);
+    if (!aligned_fits(vt, 2)) return false;
+    const uint32_t vsize = u16(vt);
+    if ((vsize & 1) != 0 || !fits(vt, vsize)) return false;
+    const uint8_t* codes = kSlots + kStart[id];
+    const uint32_t slots = static_cast<uint32_t>(kStart[id + 1] - kStart[id]);
+    uint32_t union_type = 0;
+    for (uint32_t i = 0; i < slots; ++i) {
+      const uint32_t slot = 4 + 2 * i;
+      const uint32_t field_offset = slot < vsize ? u16(vt + slot) : 0;
+      if (field_offset == 0) continue;  // absent: the accessor returns the default
+      const uint32_t field = pos + field_offset;
+      const uint32_t code = codes[i], kind = code & 0xF0, arg = code & 0x0F;
+      if (kind == kScalar || kind == kUnionType) {
+        const uint32_t bytes = kind == kScalar ? arg : 1;
+        if (!aligned_fits(field, bytes)) return false;
+        if (kind == kUnionType) union_type = buf_[field];
+        continue;
+      }
+      const uint32_t target = follow(field);
+      if (target == 0) return false;
+      uint32_t count;
+      if (kind == kVector) {
+        if (!vector(target, arg, &count)) return false;
+      } else if (kind == kString) {
+        if (!vector(target, 1, &count)) return false;
+        const uint32_t end = target + 4 + count;
+        if (!fits(end, 1) || buf_[end] != 0) return false;
+      } else if (kind == kTableVector) {
+        if (!vector(target, 4, &count)) return false;
+        for (uint32_t k = 0; k < count; ++k) {
+          const uint32_t element = target + 4 + 4 * k;
+          const uint64_t at = static_cast<uint64_t>(element) + u32(element);
+          if (at >= size_ || !table(static_cast<uint32_t>(at), arg)) return false;
+        }
+      } else if (union_type >= 1 && union_type <= kUnionMembers) {  // kUnionValue
+        // NONE and values this runtime does not know carry nothing it reads.
+        if (!table(target, 2 + union_type)) return false;
+      }
+    }
+    return true;
+  }
+
+ private:
+  const uint8_t* buf_;
+  uint32_t size_;
+  uint32_t tables_ = 0;
+};
+
+}  // namespace
+
+bool verify_model_buffer(const uint8_t* buffer, size_t size) {
+  // FLATBUFFERS_MIN_BUFFER_SIZE: root offset, soffset, vtable size, table size.
+  if (buffer == nullptr || reinterpret_cast<uintptr_t>(buffer) % 16 != 0 || size < 12 ||
+      size >= kMaxBufferSize) {
+    return false;
+  }
+  Walker walker(buffer, static_cast<uint32_t>(size));
+  const uint32_t root = walker.follow(0);
+  return root != 0 && walker.table(root, 0);
+}
+
+}  // namespace floe
