@@ -145,7 +145,7 @@ std::vector<uint8_t> emit_model(const LoweredModel& model, const std::string& pr
     ops.push_back(schema::CreateOperator(builder, op.opcode, builder.CreateVector(op.inputs),
                                          builder.CreateVector(op.outputs), op.options.type,
                                          op.options.Pack(builder), builder.CreateString(op.node_name),
-                                         op.backend));
+                                         op.backend, op.single_threaded));
   }
 
   const auto root = schema::CreateModel(

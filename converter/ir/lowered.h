@@ -33,6 +33,7 @@ struct LoweredOp {
   std::vector<int> outputs;
   std::string node_name;         // originating TF node
   schema::Backend backend = schema::Backend::REFERENCE;  // set by lower/backend_xnnpack.cc
+  bool single_threaded = false;  // XNNPACK op too small for a thread pool (same file)
 };
 
 struct LoweredModel {

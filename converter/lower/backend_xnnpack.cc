@@ -241,6 +241,36 @@ bool take(const LoweredModel& m, const LoweredOp& op, Budget* budget, uint64_t* 
   }
 }
 
+// Multiply-adds (GEMM-like ops) or elements touched (the rest) of `op`: what
+// decides whether splitting it across threads pays.
+uint64_t parallel_work(const LoweredModel& m, const LoweredOp& op) {
+  auto elements = [&](int v) {
+    uint64_t n = 1;
+    for (int64_t d : shape_of(m, v)) n *= static_cast<uint64_t>(d);
+    return n;
+  };
+  const uint64_t out = elements(op.outputs[0]);
+  switch (op.opcode) {
+    case schema::OpCode::MATMUL: {  // out = rows x N; K is A's last dim (no transpose_a here)
+      const auto& a = shape_of(m, op.inputs[0]);
+      return out * static_cast<uint64_t>(a.empty() ? 1 : a.back());
+    }
+    case schema::OpCode::CONV2D: {
+      const auto& w = shape_of(m, op.inputs[1]);  // HWIO
+      return out * static_cast<uint64_t>(w[0] * w[1] * w[2]);
+    }
+    case schema::OpCode::DEPTHWISE_CONV2D: {
+      const auto& w = shape_of(m, op.inputs[1]);
+      return out * static_cast<uint64_t>(w[0] * w[1]);
+    }
+    default: {
+      uint64_t n = out;
+      for (int v : op.inputs) n += v >= 0 ? elements(v) : 0;
+      return n;
+    }
+  }
+}
+
 }  // namespace
 
 std::string resolve_target(const std::string& name) {
@@ -269,6 +299,8 @@ BackendReport assign_backends(LoweredModel* model, const std::string& target) {
   for (LoweredOp& op : model->ops) {
     if (take(*model, op, &budget, &scratch)) {
       op.backend = schema::Backend::XNNPACK;
+      op.single_threaded = parallel_work(*model, op) < kParallelMinWork;
+      report.single_threaded_ops += op.single_threaded;
       ++report.xnnpack_ops;
     }
   }

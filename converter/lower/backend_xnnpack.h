@@ -17,6 +17,7 @@ namespace floe::conv {
 struct BackendReport {
   std::string target;        // "reference", "x86_64" or "aarch64"
   int xnnpack_ops = 0;       // ops assigned to XNNPACK
+  int single_threaded_ops = 0;  // of those, marked too small for a thread pool
   uint64_t xnnpack_budget = 0;
 };
 
@@ -26,6 +27,13 @@ std::string resolve_target(const std::string& name);
 
 // Assigns Operator.backend for `target` (resolved) and fills model->target,
 // model->xnnpack_budget and model->xnnpack_scratch. "reference" changes nothing.
+// XNNPACK ops doing less work than this (multiply-adds for MatMul/Conv2D/
+// Depthwise, elements read and written otherwise) are marked single_threaded:
+// measured on x86-64 (tests/bench/compare.sh, 2 threads), the pool's wake-up
+// and join cost more than half of a 30k-MAC MatMul (300x100: 2.0 us alone,
+// 2.2 us split), while a 41k-MAC one with 160 KB of weights gains 10 %.
+constexpr uint64_t kParallelMinWork = 32768;
+
 BackendReport assign_backends(LoweredModel* model, const std::string& target);
 
 }  // namespace floe::conv

@@ -305,6 +305,9 @@ ConvertResult convert(const ConvertOptions& options) {
   if (backends.target != "reference") {
     s << "  target " << backends.target << ": " << backends.xnnpack_ops << " of " << lowered.ops.size()
       << " ops on XNNPACK";
+    if (backends.single_threaded_ops > 0) {
+      s << " (" << backends.single_threaded_ops << " too small for a thread pool run on the caller's thread)";
+    }
     s << "; XNNPACK arena budget " << result.stats.xnnpack_arena_bytes << " bytes; total arena "
       << result.stats.arena_bytes + result.stats.xnnpack_arena_bytes << " bytes\n";
   }

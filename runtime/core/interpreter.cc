@@ -82,8 +82,10 @@ Status Interpreter::Invoke() {
   for (uint32_t i = 0; i < ops->size(); ++i) {
     const schema::Operator* op = ops->Get(i);
     const OpKernel* kernel = find_kernel(op->opcode());
-    const Status status = backend_owns(backend_, i) ? backend_run(backend_, i, thread_pool_)
-                                                    : kernel->eval(OpContext{op, &model_, arena_});
+    // The converter marks ops too small for the thread pool; they run on this thread.
+    const Status status = backend_owns(backend_, i)
+                              ? backend_run(backend_, i, op->single_threaded() ? nullptr : thread_pool_)
+                              : kernel->eval(OpContext{op, &model_, arena_});
     if (status != Status::kOk) {
       return fail(status, FLOE_MSG("kernel failed"), static_cast<int32_t>(i));
     }

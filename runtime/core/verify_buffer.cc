@@ -25,8 +25,9 @@ constexpr uint8_t kSlots[] = {
     kU64,
     // 1 Tensor: name, dtype, shape, is_constant, offset, size, live_first_op, live_last_op
     kString, kU8, kVec32, kU8, kU64, kU64, kU32, kU32,
-    // 2 Operator: opcode, inputs, outputs, options_type, options, name, backend
-    kU16, kVec32, kVec32, kUnionType, kUnionValue, kString, kU8,
+    // 2 Operator: opcode, inputs, outputs, options_type, options, name, backend,
+    // single_threaded
+    kU16, kVec32, kVec32, kUnionType, kUnionValue, kString, kU8, kU8,
     // 3 MatMulOptions
     kU8, kU8, kU8,
     // 4 Conv2DOptions: 8 ints, activation
@@ -73,9 +74,9 @@ constexpr uint8_t kSlots[] = {
     kU32, kU32, kU32, kU32, kU32, kU32, kU32, kU32,
 };
 
-constexpr uint8_t kStart[kTableCount + 1] = {0,  11, 19, 26, 29, 38, 48, 57, 58,
-                                             60, 61, 62, 65, 66, 67, 69, 71, 72,
-                                             74, 83, 85, 86, 89, 91, 95, 103};
+constexpr uint8_t kStart[kTableCount + 1] = { 0, 11, 19, 27, 30, 39, 49, 58, 59,
+                                             61, 62, 63, 66, 67, 68, 70, 72, 73,
+                                             75, 84, 86, 87, 90, 92, 96, 104};
 static_assert(sizeof(kSlots) == kStart[kTableCount], "kStart must cover kSlots");
 
 // The last slot of each table sits where the generated code says.
@@ -85,8 +86,9 @@ constexpr uint32_t slot_voffset(uint32_t id, uint32_t end) {
 using namespace schema;  // NOLINT: the VT_ constants below
 static_assert(slot_voffset(0, 1) == Model::VT_XNNPACK_ARENA_SIZE, "Model slots");
 static_assert(slot_voffset(1, 1) == Tensor::VT_LIVE_LAST_OP, "Tensor slots");
-static_assert(slot_voffset(2, 1) == Operator::VT_BACKEND, "Operator slots");
-static_assert(slot_voffset(2, 3) == Operator::VT_OPTIONS, "Operator union slot");
+static_assert(slot_voffset(2, 1) == Operator::VT_SINGLE_THREADED, "Operator slots");
+static_assert(slot_voffset(2, 2) == Operator::VT_BACKEND, "Operator slots");
+static_assert(slot_voffset(2, 4) == Operator::VT_OPTIONS, "Operator union slot");
 static_assert(slot_voffset(3, 1) == MatMulOptions::VT_ACTIVATION, "MatMulOptions");
 static_assert(slot_voffset(4, 1) == Conv2DOptions::VT_ACTIVATION, "Conv2DOptions");
 static_assert(slot_voffset(5, 1) == DepthwiseConv2DOptions::VT_ACTIVATION, "Depthwise");

@@ -209,13 +209,16 @@ int run(int argc, char** argv) {
   double total = 0;
   for (size_t i = 0; i < op_count; ++i) total += op_median[i] = median(profile.op_ms[i]);
   std::printf("  per-op profile (median of %d runs; share of the sum of op medians):\n", profile_runs);
-  std::printf("    %3s  %-18s %-9s %10s %7s  %s\n", "#", "op", "backend", "ms", "share", "node");
+  std::printf("    %3s  %-18s %-10s %10s %7s  %s\n", "#", "op", "backend", "ms", "share", "node");
   const auto* ops = model.schema()->operators();
   for (size_t i = 0; i < op_count; ++i) {
     const auto* op = ops->Get(static_cast<uint32_t>(i));
     const double ms = op_median[i];
-    std::printf("    %3zu  %-18s %-9s %10.4f %6.1f%%  %s\n", i, floe::schema::EnumNameOpCode(op->opcode()),
-                interpreter.runs_on_backend(i) ? "xnnpack" : "reference", ms,
+    // "xnnpack/1t": the converter judged the op too small for the thread pool.
+    const char* backend = !interpreter.runs_on_backend(i) ? "reference"
+                          : op->single_threaded() && threads > 1 ? "xnnpack/1t"
+                                                                 : "xnnpack";
+    std::printf("    %3zu  %-18s %-10s %10.4f %6.1f%%  %s\n", i, floe::schema::EnumNameOpCode(op->opcode()), backend, ms,
                 total > 0 ? 100.0 * ms / total : 0.0, op->name() ? op->name()->c_str() : "");
   }
 #if defined(FLOE_BENCH_WITH_PTHREADPOOL)

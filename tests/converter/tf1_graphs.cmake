@@ -12,6 +12,11 @@ floe_add_test(cond_to_select_test
   LIBS floe_converter floe_model_file
   LABELS converter)
 
+floe_add_test(backend_assignment_test
+  SOURCES ${CMAKE_CURRENT_LIST_DIR}/backend_assignment_test.cc ${PROJECT_SOURCE_DIR}/tests/support/model_runner.cc
+  LIBS floe_converter floe_model_file
+  LABELS converter)
+
 floe_add_test(batch_norm_test
   SOURCES ${CMAKE_CURRENT_LIST_DIR}/batch_norm_test.cc ${PROJECT_SOURCE_DIR}/tests/support/model_runner.cc
   LIBS floe_converter floe_model_file
@@ -32,7 +37,7 @@ floe_add_test(frontend_throughput_test
   LIBS floe_converter
   LABELS converter)
 
-foreach(test training_structure_test cond_to_select_test batch_norm_test freeze_partitioned_test signature_info_test
+foreach(test training_structure_test cond_to_select_test backend_assignment_test batch_norm_test freeze_partitioned_test signature_info_test
              frontend_throughput_test)
   target_compile_options(${test} PRIVATE ${FLOE_HOST_FLAGS})
 endforeach()

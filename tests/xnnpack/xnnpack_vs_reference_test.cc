@@ -184,14 +184,21 @@ TEST(XnnpackArena, ModelForAnotherTargetRunsTheReferenceKernels) {
   }
 }
 
+// The converter marks XNNPACK ops below kParallelMinWork single_threaded: those
+// run on the caller's thread, the rest on the pool; both must match.
 TEST(XnnpackThreads, TwoThreadPoolMatchesReference) {
   ASSERT_EQ(backend_initialize(), Status::kOk);
   pthreadpool_t pool = pthreadpool_create(2);
   ASSERT_NE(pool, nullptr);
-  for (const char* graph : {"dense", "conv", "eltwise"}) {
+  size_t pooled = 0, single = 0;
+  for (const char* graph : {"dense", "conv", "eltwise", "bigfilter"}) {
     Loaded xnn, ref;
     ASSERT_NO_FATAL_FAILURE(load(graph, &xnn));
     ASSERT_NO_FATAL_FAILURE(load(std::string(graph) + "_ref", &ref));
+    for (const schema::Operator* op : *xnn.model.schema()->operators()) {
+      if (op->backend() != schema::Backend::XNNPACK) continue;
+      (op->single_threaded() ? single : pooled) += 1;
+    }
     Arena xa(xnn.model.arena_size()), ra(ref.model.arena_size());
     Interpreter xi(xnn.model, xa.data, xnn.model.arena_size());
     xi.set_thread_pool(pool);
@@ -202,6 +209,8 @@ TEST(XnnpackThreads, TwoThreadPoolMatchesReference) {
     expect_close(run(xi, inputs), run(ri, inputs), std::string(graph) + " (2 threads)");
   }
   pthreadpool_destroy(pool);
+  EXPECT_GT(pooled, 0u) << "no op ran on the pool";
+  EXPECT_GT(single, 0u) << "no op was marked single_threaded";
 }
 
 }  // namespace

@@ -126,8 +126,9 @@ Status backend_prepare(const Model& model, const BackendInit& init, BackendResul
     const schema::Operator* op = ops->Get(i);
     if (op->backend() != schema::Backend::XNNPACK) continue;
     const OpContext ctx{op, &model, init.arena};
+    // Setup tiles the work for the pool the op will run on (none when single-threaded).
     const xnnpack::CreateArgs args{&ctx, &region, init.arena, init.activation_bytes,
-                                   static_cast<pthreadpool_t>(init.thread_pool)};
+                                   op->single_threaded() ? nullptr : static_cast<pthreadpool_t>(init.thread_pool)};
     const char* why = FLOE_MSG("XNNPACK operator creation failed");
     xnn_operator_t handle = nullptr;
     Status status = xnnpack::create_operator(args, &handle, &why);

@@ -1,0 +1,62 @@
+// SPDX-License-Identifier: Apache-2.0
+// Backend assignment for the XNNPACK targets: which ops XNNPACK takes, and that
+// ops below kParallelMinWork are marked single_threaded (the pool's wake-up
+// and join would cost more than they save) while large ones are not.
+#include <gtest/gtest.h>
+
+#include "converter/lower/backend_xnnpack.h"
+#include "schemas/floe_generated.h"
+#include "tests/converter/tf1_test_util.h"
+
+namespace floe::testing {
+namespace {
+
+std::string matmul(const std::string& name, const std::string& a, const std::string& b) {
+  return "node { name: '" + name + "' op: 'MatMul' input: '" + a + "' input: '" + b +
+         "' attr { key: 'T' value { type: DT_FLOAT } } }\n";
+}
+
+// x[1,784] -> 784x300 (235,200 MACs) -> 300x10 (3,000 MACs) -> Softmax (20 elements).
+std::string mlp_graph() {
+  return "versions { producer: 27 }\n" + placeholder("x", "DT_FLOAT", "dim { size: 1 } dim { size: 784 }") +
+         float_const("w1", "dim { size: 784 } dim { size: 300 }", "float_val: 0.01") + matmul("h", "x", "w1") +
+         float_const("w2", "dim { size: 300 } dim { size: 10 }", "float_val: 0.02") + matmul("logits", "h", "w2") +
+         unary("prob", "Softmax", "logits");
+}
+
+std::map<std::string, bool> single_threaded_by_node(const std::vector<uint8_t>& model) {
+  std::map<std::string, bool> out;
+  const auto* m = schema::GetModel(model.data());
+  for (const schema::Operator* op : *m->operators()) {
+    EXPECT_EQ(op->backend(), schema::Backend::XNNPACK) << op->name()->str();
+    out[op->name()->str()] = op->single_threaded();
+  }
+  return out;
+}
+
+TEST(BackendAssignment, SmallXnnpackOpsRunOnTheCallersThread) {
+  for (const char* target : {"x86_64", "aarch64"}) {
+    conv::ConvertOptions options = text_graph_options(mlp_graph(), {"prob"});
+    options.target = target;
+    const ConvertOutcome r = try_convert(options);
+    ASSERT_TRUE(r.error.empty()) << r.error;
+    const auto single = single_threaded_by_node(r.model);
+    ASSERT_EQ(single.size(), 3u);
+    EXPECT_FALSE(single.at("h")) << target << ": 235,200 MACs pay for a thread pool";
+    EXPECT_TRUE(single.at("logits")) << target << ": 3,000 MACs do not";
+    EXPECT_TRUE(single.at("prob")) << target;
+    EXPECT_TRUE(contains(r.summary, "(2 too small for a thread pool run on the caller's thread)")) << r.summary;
+  }
+}
+
+TEST(BackendAssignment, ReferenceTargetMarksNothing) {
+  const ConvertOutcome r = try_convert(text_graph_options(mlp_graph(), {"prob"}));
+  ASSERT_TRUE(r.error.empty()) << r.error;
+  for (const schema::Operator* op : *schema::GetModel(r.model.data())->operators()) {
+    EXPECT_EQ(op->backend(), schema::Backend::REFERENCE);
+    EXPECT_FALSE(op->single_threaded());
+  }
+}
+
+}  // namespace
+}  // namespace floe::testing
