@@ -235,6 +235,12 @@ std::vector<TensorInfo> infer_resize(const NodeContext& ctx) {
   const std::vector<int64_t> size = ctx.constant_ints(1, "the output size");
   if (size.size() != 2 || size[0] < 0 || size[1] < 0) ctx.fail("size must be [height, width]");
   const auto& in = ctx.input(0).shape;
+  // TF refuses it too ("input image must be of non-zero size"); the runtime's
+  // prepare would reject the emitted op, so it must be said here.
+  if ((in[1] == 0 || in[2] == 0) && in[0] * size[0] * size[1] * in[3] != 0) {
+    ctx.fail("cannot resize an empty image: input " + shape_to_string(in) + " to " + std::to_string(size[0]) +
+             "x" + std::to_string(size[1]));
+  }
   const DType t = ctx.node().op() == "ResizeNearestNeighbor" ? ctx.input(0).dtype : DType::kFloat32;
   return {TensorInfo{t, {in[0], size[0], size[1], in[3]}, nullptr}};
 }

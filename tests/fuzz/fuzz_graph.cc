@@ -3,10 +3,12 @@
 // through floe-convert's own path (format sniffing -> binary or text GraphDef,
 // MetaGraphDef or SavedModel loader -> prune -> freeze -> infer/fold/lower ->
 // plan -> emit). The outputs are the graph's unconsumed nodes (as a user would
-// name them); a MetaGraphDef whose variables match an example checkpoint is
-// frozen from it. Every run must end in a ConvertError or in a model that the
-// runtime accepts with its checksum and runs; any other exception, crash or
-// sanitizer report is a bug.
+// name them); a MetaGraphDef or SavedModel with SignatureDefs is also converted
+// with no --outputs, through signature selection (floe-convert's default for
+// them). A graph whose variables match an example checkpoint is frozen from it.
+// Every run must end in a ConvertError or in a model that the runtime accepts
+// with its checksum and runs; any other exception, crash or sanitizer report is
+// a bug.
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -86,6 +88,17 @@ std::string matching_checkpoint(const floe::tfproto::GraphDef& graph) {
   return "";
 }
 
+// One conversion as floe-convert runs it: ConvertError is the clean refusal.
+void convert_and_check(const floe::conv::ConvertOptions& options) {
+  floe::conv::ConvertResult result;
+  try {
+    result = floe::conv::convert(options);
+  } catch (const ConvertError&) {
+    return;
+  }
+  floe::fuzz::require_valid_converted_model(result.model);
+}
+
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
@@ -96,20 +109,20 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   floe::fuzz::write_file(path, data, size);
   floe::conv::ConvertOptions options;
   options.graph_path = path;
+  bool has_signatures = false;
   try {
     const floe::conv::LoadedGraph loaded = floe::conv::load_graph(path);
     options.outputs = pick_outputs(loaded.graph);
     options.checkpoint_path = matching_checkpoint(loaded.graph);
+    has_signatures = loaded.meta && loaded.meta->signature_def_size() > 0;
   } catch (const ConvertError&) {
     return 0;  // the clean outcome for a malformed file
   }
-  if (options.outputs.empty()) return 0;
-  floe::conv::ConvertResult result;
-  try {
-    result = floe::conv::convert(options);
-  } catch (const ConvertError&) {
-    return 0;
+  if (has_signatures) {  // `floe-convert --graph export_dir`: outputs and inputs from the signature
+    floe::conv::ConvertOptions by_signature = options;
+    by_signature.outputs.clear();
+    convert_and_check(by_signature);
   }
-  floe::fuzz::require_valid_converted_model(result.model);
+  if (!options.outputs.empty()) convert_and_check(options);
   return 0;
 }

@@ -39,12 +39,32 @@ printf 'corrupted' | cat - "$ex/conv_seed/model/model.ckpt.data-00000-of-00001" 
   > "$tmp/model.ckpt.data-00000-of-00001"
 check corrupt_checkpoint 2 --graph "$ex/conv_seed/model/conv_seed.meta" --checkpoint "$tmp/model.ckpt" --outputs conv
 check unknown_output 2 --graph "$src/tests/fuzz/graphs/zoo_conv.pbtxt" --outputs no_such_node
+head -c 700 "$src/tests/fuzz/graphs/zoo_conv.pbtxt" > "$tmp/truncated.pbtxt"
+check truncated_text_graph 2 --graph "$tmp/truncated.pbtxt" --outputs prob
 
 corpus=$shared/corpus
 if [ -f "$corpus/tf2onnx/models/regression/checkpoint/model.meta" ]; then
   d=$corpus/tf2onnx/models/regression/checkpoint
   check corpus_regression_ckpt 0 --graph "$d/model.meta" --checkpoint "$d" --outputs pred --input-shape X=4
   check corpus_simple_graph 0 --graph "$corpus/dl4j_tf_graphs/nd4j_convert/simple_graph/frozen_model.pb" --outputs output
+  # SavedModel directory through its serving_default signature (variables/ frozen).
+  serving=$corpus/tensorflow_serving/servables/tensorflow/testdata
+  check corpus_saved_model 0 --graph "$serving/saved_model_half_plus_two_cpu/00000123"
+  # Keras-in-TF1 .meta + checkpoint (resource variables, FusedBatchNormV3).
+  kws=$corpus/mlperf_tiny_qualcomm/KWS/trained_models
+  check corpus_kws_meta 0 --graph "$kws/kws.ckpt.meta" --checkpoint "$kws" --outputs dense/Softmax
+  # dynamic_rnn while loop + TensorArrays unrolled.
+  check corpus_lstm_unrolled 0 --graph "$corpus/ML-KWS-for-MCU/Pretrained_models/LSTM/LSTM_S.pb" \
+    --inputs Mfcc --input-shape Mfcc=1,25,10 --outputs labels_softmax
+  check corpus_info_saved_model 0 --info --graph "$serving/saved_model_half_plus_two_cpu/00000123"
+  check corpus_info_two_shards 0 --info --checkpoint "$corpus/tensor2tensor/transformer_test_ckpt"
+  # Refusals: each throws from a different stage.
+  check corpus_signature_ambiguous 2 --graph "$serving/saved_model_counter/00000123"
+  check corpus_tf2_saved_model 2 --graph "$serving/saved_model_half_plus_two_tf2_cpu/00000123"
+  check corpus_v1_checkpoint 2 --graph "$serving/bad_half_plus_two/00000123/export.meta" --outputs Add
+  check corpus_unsupported_ops 2 --graph "$corpus/TensorFlow.NET/graph/kmeans.meta" --outputs mul_2,cond/cond_3/Merge
+  check corpus_loop_not_constant 2 --graph "$corpus/dl4j_tf_graphs/examples/simplewhile_0/frozen_model.pb" \
+    --outputs output --input-shape input_0=2,2 --input-shape input_1=2,2
 else
   echo "SKIPPED: ../shared/corpus not available (corpus cases)"
 fi
