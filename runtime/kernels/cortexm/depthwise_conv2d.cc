@@ -142,24 +142,82 @@ inline void row8(Acc8& a, const float* x, ptrdiff_t x_step, const float* f, ptrd
 #endif
 }
 
+#if defined(FLOE_CORTEXM_FPU)
+// The whole window of one 8-channel block in one loop nest: `rows` window rows
+// of `taps` taps; after a row, x and f jump to the next row's first tap. One
+// asm statement keeps the accumulators in the same registers throughout.
+inline void window8(Acc8& a, const float* x, ptrdiff_t x_step, ptrdiff_t x_row_jump, const float* f,
+                    ptrdiff_t f_step, ptrdiff_t f_row_jump, ptrdiff_t rows, ptrdiff_t taps) {
+  if (rows <= 0 || taps <= 0) return;
+  ptrdiff_t n;
+  __asm__ volatile(
+      "1:\n\t"
+      "mov %[n], %[taps]\n\t"
+      "2:\n\t"
+      "vldmia %[x], {s8-s15}\n\t"
+      "vldmia %[f], {s16-s23}\n\t"
+      "add %[x], %[x], %[xs]\n\t"
+      "add %[f], %[f], %[fs]\n\t"
+      "vfma.f32 %[c0], s8, s16\n\t"
+      "vfma.f32 %[c1], s9, s17\n\t"
+      "vfma.f32 %[c2], s10, s18\n\t"
+      "vfma.f32 %[c3], s11, s19\n\t"
+      "vfma.f32 %[c4], s12, s20\n\t"
+      "vfma.f32 %[c5], s13, s21\n\t"
+      "vfma.f32 %[c6], s14, s22\n\t"
+      "vfma.f32 %[c7], s15, s23\n\t"
+      "subs %[n], %[n], #1\n\t"
+      "bne 2b\n\t"
+      "add %[x], %[x], %[xj]\n\t"
+      "add %[f], %[f], %[fj]\n\t"
+      "subs %[rows], %[rows], #1\n\t"
+      "bne 1b\n\t"
+      : [c0] "+t"(a.c0), [c1] "+t"(a.c1), [c2] "+t"(a.c2), [c3] "+t"(a.c3), [c4] "+t"(a.c4),
+        [c5] "+t"(a.c5), [c6] "+t"(a.c6), [c7] "+t"(a.c7), [x] "+r"(x), [f] "+r"(f), [rows] "+r"(rows),
+        [n] "=&r"(n)
+      : [xs] "r"(x_step * static_cast<ptrdiff_t>(sizeof(float))),
+        [fs] "r"(f_step * static_cast<ptrdiff_t>(sizeof(float))),
+        [xj] "r"(x_row_jump * static_cast<ptrdiff_t>(sizeof(float))),
+        [fj] "r"(f_row_jump * static_cast<ptrdiff_t>(sizeof(float))), [taps] "r"(taps)
+      : "s8", "s9", "s10", "s11", "s12", "s13", "s14", "s15", "s16", "s17", "s18", "s19", "s20",
+        "s21", "s22", "s23", "cc", "memory");
+}
+#endif
+
+// Bias, then the clamp, as finish() does per channel; each test made once per block.
+inline void finish8(const Geometry& g, Acc8& a, ptrdiff_t c, float* o) {
+  if (g.bias != nullptr) {
+    const float* b = g.bias + c;
+    a.c0 += b[0], a.c1 += b[1], a.c2 += b[2], a.c3 += b[3];
+    a.c4 += b[4], a.c5 += b[5], a.c6 += b[6], a.c7 += b[7];
+  }
+  if (g.clamped) {
+    const Clamp k = g.clamp;
+    a.c0 = k(a.c0), a.c1 = k(a.c1), a.c2 = k(a.c2), a.c3 = k(a.c3);
+    a.c4 = k(a.c4), a.c5 = k(a.c5), a.c6 = k(a.c6), a.c7 = k(a.c7);
+  }
+  o[0] = a.c0, o[1] = a.c1, o[2] = a.c2, o[3] = a.c3;
+  o[4] = a.c4, o[5] = a.c5, o[6] = a.c6, o[7] = a.c7;
+}
+
 void pixel(const Geometry& g, const Window& w, float* o) {
   const ptrdiff_t x_step = g.dil_w * g.channels;  // next tap along the row
   const ptrdiff_t taps = w.kx.end - w.kx.begin;
   ptrdiff_t c = 0;
   for (; c + 8 <= g.channels; c += 8) {
     Acc8 a;
+#if defined(FLOE_CORTEXM_FPU)
+    // From one row's end (taps steps in) to the next row's first tap.
+    window8(a, tap_input(g, w, w.ky.begin, w.kx.begin) + c, x_step, g.dil_h * g.in_row - taps * x_step,
+            tap_filter(g, w.ky.begin, w.kx.begin) + c, g.channels, g.f_row - taps * g.channels,
+            w.ky.end - w.ky.begin, taps);
+#else
     for (ptrdiff_t ky = w.ky.begin; ky < w.ky.end; ++ky) {
       row8(a, tap_input(g, w, ky, w.kx.begin) + c, x_step, tap_filter(g, ky, w.kx.begin) + c,
            g.channels, taps);
     }
-    o[c] = finish(g, a.c0, c);
-    o[c + 1] = finish(g, a.c1, c + 1);
-    o[c + 2] = finish(g, a.c2, c + 2);
-    o[c + 3] = finish(g, a.c3, c + 3);
-    o[c + 4] = finish(g, a.c4, c + 4);
-    o[c + 5] = finish(g, a.c5, c + 5);
-    o[c + 6] = finish(g, a.c6, c + 6);
-    o[c + 7] = finish(g, a.c7, c + 7);
+#endif
+    finish8(g, a, c, o + c);
   }
   for (; c < g.channels; ++c) {
     float acc = 0.0f;
