@@ -81,15 +81,18 @@ Status Interpreter::Invoke() {
   const auto* ops = model_.schema()->operators();
   for (uint32_t i = 0; i < ops->size(); ++i) {
     const schema::Operator* op = ops->Get(i);
-    const OpKernel* kernel = find_kernel(op->opcode());
-    // The converter marks ops too small for the thread pool; they run on this thread.
-    const Status status = backend_owns(backend_, i)
-                              ? backend_run(backend_, i, op->single_threaded() ? nullptr : thread_pool_)
-                              : kernel->eval(OpContext{op, &model_, arena_});
+    Status status;
+    if (backend_owns(backend_, i)) {
+      // The converter marks ops too small for the thread pool; they run on this thread.
+      void* pool = thread_pool_ != nullptr && !op->single_threaded() ? thread_pool_ : nullptr;
+      status = backend_run(backend_, i, pool);
+    } else {
+      status = find_kernel(op->opcode())->eval(OpContext{op, &model_, arena_});
+    }
     if (status != Status::kOk) {
       return fail(status, FLOE_MSG("kernel failed"), static_cast<int32_t>(i));
     }
-    if (observer_ != nullptr) observer_(observer_user_, i, kernel->name);
+    if (observer_ != nullptr) observer_(observer_user_, i, find_kernel(op->opcode())->name);
   }
   return Status::kOk;
 }
