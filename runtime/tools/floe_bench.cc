@@ -1,4 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
+// Host-only tool code (never built for a device): it may use the heap, the
+// standard library and exceptions; the arena-only rule binds runtime/core and kernels.
 // floe-bench: how fast a .floe model runs here, and where the time and memory go.
 //   floe-bench model.floe [--threads N] [--runs N] [--warmup N] [--profile-runs N]
 //              [--input NAME=file.npy ...] [--output NAME=file.npy ...]

@@ -1,4 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
+// Host-only tool code (never built for a device): it may use the heap, the
+// standard library and exceptions; the arena-only rule binds runtime/core and kernels.
 // floe-run: runs a .floe model on the host with inputs from .npy files.
 //   floe-run model.floe --input NAME=file.npy ... [--output-dir DIR] [--print]
 //            [--dump-intermediates DIR]

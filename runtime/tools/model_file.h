@@ -1,4 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
+// Host-only tool code (never built for a device): it may use the heap, the
+// standard library and exceptions; the arena-only rule binds runtime/core and kernels.
 // Host helper: a .floe file read into a 16-byte-aligned heap buffer (the
 // runtime reads constants in place and requires the alignment). Host tools and
 // tests only; firmware embeds the model as an aligned const array instead.

@@ -1,4 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
+// Host-only tool code (never built for a device): it may use the heap, the
+// standard library and exceptions; the arena-only rule binds runtime/core and kernels.
 // .npy reader/writer (format: numpy/lib/format.py). The reader parses the
 // header with a small, strict parser for the Python dict literal numpy writes
 // (never an evaluator), and checks the data length against the header before

@@ -1,4 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
+// Host-only tool code (never built for a device): it may use the heap, the
+// standard library and exceptions; the arena-only rule binds runtime/core and kernels.
 // NumPy .npy files for the host tools (floe-run inputs/outputs, test fixtures).
 // Only plain little-endian, C-ordered arrays of the dtypes floe::DType can hold
 // are accepted; anything else is rejected with an exception, never guessed at.

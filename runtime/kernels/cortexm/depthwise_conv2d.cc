@@ -95,40 +95,16 @@ void pixel(const Geometry& g, const Window& w, float* o) {
 
 #else  // FPU or portable
 
-// acc[0..8) += sum over n taps of x[t * x_step + c] * f[t * f_step + c]:
-// one window row of one 8-channel block. FPU: two VLDMs and eight VFMAs per
-// tap, the accumulators staying in registers from row to row.
+// The 8 accumulators of one channel block.
 struct Acc8 {
   float c0 = 0.0f, c1 = 0.0f, c2 = 0.0f, c3 = 0.0f, c4 = 0.0f, c5 = 0.0f, c6 = 0.0f, c7 = 0.0f;
 };
 
+#if !defined(FLOE_CORTEXM_FPU)
+// Portable: acc[0..8) += sum over n taps of x[t * x_step + c] * f[t * f_step + c],
+// one window row of one 8-channel block (the FPU build uses window8 below).
 inline void row8(Acc8& a, const float* x, ptrdiff_t x_step, const float* f, ptrdiff_t f_step,
                  ptrdiff_t n) {
-#if defined(FLOE_CORTEXM_FPU)
-  if (n <= 0) return;
-  __asm__ volatile(
-      "1:\n\t"
-      "vldmia %[x], {s8-s15}\n\t"
-      "vldmia %[f], {s16-s23}\n\t"
-      "add %[x], %[x], %[xs]\n\t"
-      "add %[f], %[f], %[fs]\n\t"
-      "vfma.f32 %[c0], s8, s16\n\t"
-      "vfma.f32 %[c1], s9, s17\n\t"
-      "vfma.f32 %[c2], s10, s18\n\t"
-      "vfma.f32 %[c3], s11, s19\n\t"
-      "vfma.f32 %[c4], s12, s20\n\t"
-      "vfma.f32 %[c5], s13, s21\n\t"
-      "vfma.f32 %[c6], s14, s22\n\t"
-      "vfma.f32 %[c7], s15, s23\n\t"
-      "subs %[n], %[n], #1\n\t"
-      "bne 1b\n\t"
-      : [c0] "+t"(a.c0), [c1] "+t"(a.c1), [c2] "+t"(a.c2), [c3] "+t"(a.c3), [c4] "+t"(a.c4),
-        [c5] "+t"(a.c5), [c6] "+t"(a.c6), [c7] "+t"(a.c7), [x] "+r"(x), [f] "+r"(f), [n] "+r"(n)
-      : [xs] "r"(x_step * static_cast<ptrdiff_t>(sizeof(float))),
-        [fs] "r"(f_step * static_cast<ptrdiff_t>(sizeof(float)))
-      : "s8", "s9", "s10", "s11", "s12", "s13", "s14", "s15", "s16", "s17", "s18", "s19", "s20",
-        "s21", "s22", "s23", "cc", "memory");
-#else
   for (ptrdiff_t t = 0; t < n; ++t, x += x_step, f += f_step) {
     a.c0 = mac(a.c0, x[0], f[0]);
     a.c1 = mac(a.c1, x[1], f[1]);
@@ -139,13 +115,12 @@ inline void row8(Acc8& a, const float* x, ptrdiff_t x_step, const float* f, ptrd
     a.c6 = mac(a.c6, x[6], f[6]);
     a.c7 = mac(a.c7, x[7], f[7]);
   }
-#endif
 }
-
-#if defined(FLOE_CORTEXM_FPU)
+#else
 // The whole window of one 8-channel block in one loop nest: `rows` window rows
 // of `taps` taps; after a row, x and f jump to the next row's first tap. One
-// asm statement keeps the accumulators in the same registers throughout.
+// asm statement keeps the accumulators in the same registers throughout: two
+// VLDMs and eight VFMAs per tap.
 inline void window8(Acc8& a, const float* x, ptrdiff_t x_step, ptrdiff_t x_row_jump, const float* f,
                     ptrdiff_t f_step, ptrdiff_t f_row_jump, ptrdiff_t rows, ptrdiff_t taps) {
   if (rows <= 0 || taps <= 0) return;

@@ -28,6 +28,7 @@ class RegionScope {
  public:
   explicit RegionScope(ArenaRegion* region);
   ~RegionScope();
+  // Deleted copies only forbid duplicating the scope; nothing here allocates.
   RegionScope(const RegionScope&) = delete;
   RegionScope& operator=(const RegionScope&) = delete;
 };
