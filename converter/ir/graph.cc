@@ -67,4 +67,12 @@ std::string Graph::tensor_name(TensorRef ref) const {
   return node(ref.node).name() + ":" + std::to_string(ref.port);
 }
 
+void sync_def_inputs(const Graph& graph, Node& node) {
+  node.def.clear_input();
+  for (const TensorRef& in : node.inputs) {
+    node.def.add_input(in.port == 0 ? graph.node(in.node).name() : graph.tensor_name(in));
+  }
+  for (int c : node.control_inputs) node.def.add_input("^" + graph.node(c).name());
+}
+
 }  // namespace floe::conv

@@ -37,6 +37,15 @@ struct Node {
   const std::string& op() const { return def.op(); }
 };
 
+// TF1 cond primitives, Ref variants included.
+inline bool is_switch_op(const std::string& op) { return op == "Switch" || op == "RefSwitch"; }
+inline bool is_merge_op(const std::string& op) { return op == "Merge" || op == "RefMerge"; }
+
+class Graph;
+// Rebuilds node.def's input strings from its resolved edges (after a pass
+// rewired them), so --info, dumps and error messages show the edited graph.
+void sync_def_inputs(const Graph& graph, Node& node);
+
 class Graph {
  public:
   // Resolves every input string; a reference to a missing node is an error

@@ -23,13 +23,11 @@
 namespace floe::conv {
 namespace {
 
-bool is_switch(const std::string& op) { return op == "Switch" || op == "RefSwitch"; }
-bool is_merge(const std::string& op) { return op == "Merge" || op == "RefMerge"; }
 
 // Why `node` may not run when its branch is not taken ("" when it may).
 std::string unsafe_in_untaken_branch(const Node& node) {
   const std::string& op = node.op();
-  if (is_switch(op) || is_merge(op)) return "it contains a nested cond that cannot be rewritten";
+  if (is_switch_op(op) || is_merge_op(op)) return "it contains a nested cond that cannot be rewritten";
   if (is_variable_op(op) || op == "Identity" || op == "NoOp") return "";
   if (classify_op(op) != OpClass::kSupported) return "branch node " + node.name() + " (" + op + ") is not a pure op";
   // Data-dependent failures: TF never runs the untaken branch, floe would.
@@ -100,7 +98,7 @@ class CondTracer {
       bool dep = false;
       for (const TensorRef& in : node.inputs) {
         if (feeds_.count(in)) continue;  // a fed tensor cuts the graph
-        if (is_switch(graph_.node(in.node).op())) {
+        if (is_switch_op(graph_.node(in.node).op())) {
           note_switch(in.node, in.port);
           dep = true;
         } else {
@@ -108,7 +106,7 @@ class CondTracer {
         }
       }
       for (int c : node.control_inputs) {
-        if (is_switch(graph_.node(c).op())) {
+        if (is_switch_op(graph_.node(c).op())) {
           b.problem = "node " + node.name() + " has a control edge from Switch " + graph_.node(c).name();
           dep = true;
         } else {
@@ -121,7 +119,7 @@ class CondTracer {
     };
     if (feeds_.count(start)) {
       b.problem = "a Merge input is fed";
-    } else if (is_switch(graph_.node(start.node).op())) {
+    } else if (is_switch_op(graph_.node(start.node).op())) {
       note_switch(start.node, start.port);  // the branch passes an outside tensor through
     } else {
       depends(start.node);
@@ -147,14 +145,6 @@ std::vector<std::vector<int>> users_of(const Graph& graph) {
   return users;
 }
 
-void sync_inputs(const Graph& graph, Node& node) {
-  node.def.clear_input();
-  for (const TensorRef& in : node.inputs) {
-    node.def.add_input(in.port == 0 ? graph.node(in.node).name() : graph.tensor_name(in));
-  }
-  for (int c : node.control_inputs) node.def.add_input("^" + graph.node(c).name());
-}
-
 struct CondGroup {
   std::vector<int> merges;
   std::vector<std::pair<Branch, Branch>> sides;  // per merge: (input 0, input 1)
@@ -170,7 +160,7 @@ int rewrite_round(Graph& graph, const std::vector<TensorRef>& fetches, const std
   std::map<TensorRef, std::string> refused;  // predicate -> why
   for (size_t n = 0; n < graph.size(); ++n) {
     const Node& node = graph.node(static_cast<int>(n));
-    if (!candidates[n] || node.removed || !is_merge(node.op())) continue;
+    if (!candidates[n] || node.removed || !is_merge_op(node.op())) continue;
     if (node.inputs.size() != 2) continue;
     Branch a = tracer.trace(node.inputs[0]), b = tracer.trace(node.inputs[1]);
     if (!a.pred || !b.pred) continue;  // no Switch at all: not ours to judge
@@ -248,12 +238,12 @@ int rewrite_round(Graph& graph, const std::vector<TensorRef>& fetches, const std
         for (TensorRef& in : user.inputs) {
           if (in.node == s) in.port = 0;
         }
-        sync_inputs(graph, user);
+        sync_def_inputs(graph, user);
       }
       Node& sw = graph.node(s);
       sw.inputs.resize(1);
       sw.def.set_op("Identity");
-      sync_inputs(graph, sw);
+      sync_def_inputs(graph, sw);
     }
     // Merge(false, true) -> Select(pred, true, false); Select has no N attr.
     for (size_t i = 0; i < group.merges.size(); ++i) {
@@ -264,7 +254,7 @@ int rewrite_round(Graph& graph, const std::vector<TensorRef>& fetches, const std
       merge.inputs = {pred, on_true, on_false};
       merge.def.set_op("Select");
       merge.def.mutable_attr()->erase("N");
-      sync_inputs(graph, merge);
+      sync_def_inputs(graph, merge);
       report.selected_merges.push_back(merge.name());
     }
     ++rewritten;
@@ -272,7 +262,7 @@ int rewrite_round(Graph& graph, const std::vector<TensorRef>& fetches, const std
   for (const auto& [pred, why] : refused) {
     for (size_t n = 0; n < graph.size(); ++n) {
       const Node& node = graph.node(static_cast<int>(n));
-      if (!node.removed && is_switch(node.op()) && node.inputs.size() == 2 &&
+      if (!node.removed && is_switch_op(node.op()) && node.inputs.size() == 2 &&
           canonical_predicate(graph, node.inputs[1], feeds) == pred) {
         std::string& reason = report.unresolved[static_cast<int>(n)];
         if (reason.find(why) == std::string::npos) {

@@ -32,8 +32,6 @@ constexpr int kMaxNodesAdded = 1000000;
 bool is_enter(const std::string& op) { return op == "Enter" || op == "RefEnter"; }
 bool is_exit(const std::string& op) { return op == "Exit" || op == "RefExit"; }
 bool is_next(const std::string& op) { return op == "NextIteration" || op == "RefNextIteration"; }
-bool is_merge(const std::string& op) { return op == "Merge" || op == "RefMerge"; }
-bool is_switch(const std::string& op) { return op == "Switch" || op == "RefSwitch"; }
 bool is_loop_op(const std::string& op) {
   return is_enter(op) || is_exit(op) || is_next(op) || op == "LoopCond";
 }
@@ -92,7 +90,7 @@ void Unroller::analyze_frames() {
   std::vector<std::vector<int>> users(count);
   auto counted = [&](int user, int producer) {
     return keep_[static_cast<size_t>(producer)] &&
-           !(is_merge(graph_.node(user).op()) && is_next(graph_.node(producer).op()));
+           !(is_merge_op(graph_.node(user).op()) && is_next(graph_.node(producer).op()));
   };
   std::vector<std::vector<int>> counted_inputs(count);
   for (size_t n = 0; n < count; ++n) {
@@ -192,7 +190,7 @@ void Unroller::analyze_frames() {
       if (frame.loop_cond >= 0) fail(n, "is the second LoopCond of while loop '" + frame.name + "'");
       frame.loop_cond = n;
     }
-    if (is_merge(node.op())) {
+    if (is_merge_op(node.op())) {
       for (const TensorRef& in : node.inputs) {
         if (is_enter(graph_.node(in.node).op()) && frame_of_[static_cast<size_t>(in.node)] == f) {
           frame.loop_merges.push_back(n);
@@ -337,7 +335,7 @@ void Unroller::process_node(Instance& inst, int n) {
     out.ports = {feeds_.at(TensorRef{n, 0})};
     return;
   }
-  if (is_merge(op)) {  // a cond's Merge (loop Merges are set by run_loop)
+  if (is_merge_op(op)) {  // a cond's Merge (loop Merges are set by run_loop)
     std::vector<const Sym*> live;
     for (const Sym* s : in) {
       if (!s->dead) live.push_back(s);
@@ -371,7 +369,7 @@ void Unroller::process_node(Instance& inst, int n) {
     process_tensor_array(*this, inst, n, in, out);
     return;
   }
-  if (is_switch(op)) {
+  if (is_switch_op(op)) {
     if (in.size() != 2) fail(n, "expects 2 inputs");
     if (in[1]->info.value) {
       const int taken = nonzero(*in[1]->info.value) ? 1 : 0;
@@ -587,7 +585,7 @@ UnrollReport Unroller::run(Graph& target) {
   for (int n : order_) {
     const Node& node = graph_.node(n);
     const std::string& op = node.op();
-    if (is_loop_op(op) || is_merge(op) || is_switch(op) || is_tensor_array_op(op) ||
+    if (is_loop_op(op) || is_merge_op(op) || is_switch_op(op) || is_tensor_array_op(op) ||
         (is_placeholder(op) && feeds_.count(TensorRef{n, 0})) || find_handler(op) != nullptr) {
       continue;
     }

@@ -14,8 +14,6 @@
 namespace floe::conv {
 namespace {
 
-bool is_switch(const std::string& op) { return op == "Switch" || op == "RefSwitch"; }
-bool is_merge(const std::string& op) { return op == "Merge" || op == "RefMerge"; }
 
 bool in_set(const std::string& op, std::initializer_list<const char*> ops) {
   for (const char* o : ops) {
@@ -63,7 +61,7 @@ OpClass classify_op(const std::string& op) {
                   "TensorSliceDataset", "LookupTableFindV2", "HashTableV2"})) {
     return OpClass::kIo;
   }
-  if (is_switch(op) || is_merge(op)) return OpClass::kControlFlow;
+  if (is_switch_op(op) || is_merge_op(op)) return OpClass::kControlFlow;
   if (in_set(op, {"Enter", "Exit", "NextIteration", "LoopCond", "RefEnter", "RefExit", "RefNextIteration"})) {
     return OpClass::kWhileLoop;
   }
@@ -176,7 +174,7 @@ void check_inference_graph(const Graph& graph, const std::vector<bool>& keep,
     }
     if (category < 0) continue;
     std::string label = node.name();
-    if (is_switch(op) && category == static_cast<int>(OpClass::kControlFlow)) {
+    if (is_switch_op(op) && category == static_cast<int>(OpClass::kControlFlow)) {
       const auto it = control_flow.unresolved.find(static_cast<int>(n));
       if (it != control_flow.unresolved.end()) label += " (" + it->second + ")";
     }

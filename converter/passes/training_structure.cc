@@ -21,8 +21,6 @@
 namespace floe::conv {
 namespace {
 
-bool is_switch(const std::string& op) { return op == "Switch" || op == "RefSwitch"; }
-bool is_merge(const std::string& op) { return op == "Merge" || op == "RefMerge"; }
 bool is_placeholder(const std::string& op) { return op == "Placeholder" || op == "PlaceholderV2"; }
 
 bool in_set(const std::string& op, std::initializer_list<const char*> ops) {
@@ -86,15 +84,6 @@ void store_value(HostTensor& t, int64_t i, const std::string& text, const std::s
   }
 }
 
-// Rebuilds NodeDef.input from the resolved edges (kept consistent for --info and dumps).
-void sync_def_inputs(const Graph& graph, Node& node) {
-  node.def.clear_input();
-  for (const TensorRef& in : node.inputs) {
-    node.def.add_input(in.port == 0 ? graph.node(in.node).name() : graph.tensor_name(in));
-  }
-  for (int c : node.control_inputs) node.def.add_input("^" + graph.node(c).name());
-}
-
 struct Predicate {
   bool known = false;
   bool value = false;
@@ -132,7 +121,7 @@ Predicate evaluate_predicate(const Graph& graph, TensorRef pred, const std::set<
       result.why = "predicate '" + pred_name + "' depends on variable " + named;
       return result;
     }
-    if (is_switch(op) || is_merge(op) || in_set(op, {"Enter", "Exit", "NextIteration", "LoopCond"})) {
+    if (is_switch_op(op) || is_merge_op(op) || in_set(op, {"Enter", "Exit", "NextIteration", "LoopCond"})) {
       result.why = "predicate '" + pred_name + "' depends on control flow node " + named + " (" + op + ")";
       return result;
     }
@@ -208,7 +197,7 @@ class Deadness {
   void reach(int user) {
     if (dead(user)) return;
     const Node& node = graph_.node(user);
-    if (is_merge(node.op())) {
+    if (is_merge_op(node.op())) {
       for (const TensorRef& in : node.inputs) {
         if (!tensor_dead(in)) return;
       }
@@ -222,7 +211,7 @@ class Deadness {
       queue_.pop_back();
       for (const auto& user_index : data_users(n)) reach(user_index.first);
       for (int user : control_users_[static_cast<size_t>(n)]) {
-        if (!is_merge(graph_.node(user).op())) reach(user);
+        if (!is_merge_op(graph_.node(user).op())) reach(user);
       }
     }
   }
@@ -273,7 +262,7 @@ int rewrite(Graph& graph, Deadness& deadness, const std::vector<int>& switches,
   int merges = 0;
   for (size_t n = 0; n < graph.size(); ++n) {
     Node& node = graph.node(static_cast<int>(n));
-    if (node.removed || !is_merge(node.op())) continue;
+    if (node.removed || !is_merge_op(node.op())) continue;
     std::vector<TensorRef> live;
     for (const TensorRef& in : node.inputs) {
       if (!deadness.tensor_dead(in)) live.push_back(in);
@@ -364,7 +353,7 @@ ControlFlowReport resolve_static_control_flow(Graph& graph, std::vector<TensorRe
     report.unresolved.clear();
     for (size_t n = 0; n < graph.size(); ++n) {
       const Node& node = graph.node(static_cast<int>(n));
-      if (!session[n] || node.removed || !is_switch(node.op()) || node.inputs.size() != 2) continue;
+      if (!session[n] || node.removed || !is_switch_op(node.op()) || node.inputs.size() != 2) continue;
       const TensorRef pred = node.inputs[1];
       auto it = cache.find(pred);
       if (it == cache.end()) it = cache.emplace(pred, evaluate_predicate(graph, pred, feeds)).first;
