@@ -11,6 +11,7 @@
 
 #include "converter/ir/error.h"
 #include "converter/plan/memory_planner.h"
+#include "runtime/core/dispatch.h"
 #include "runtime/core/model_checksum.h"
 
 namespace floe::conv {
@@ -29,6 +30,19 @@ uint64_t xnnpack_arena_size(const LoweredModel& model, uint64_t activation_bytes
   const uint64_t scratch = model.xnnpack_scratch > activation_bytes ? align_up(model.xnnpack_scratch) : 0;
   return model.xnnpack_budget + scratch;
 }
+
+}  // namespace
+
+uint64_t persistent_region_bytes(const LoweredModel& model, uint64_t pointer_bytes) {
+  PersistentLayout layout(pointer_bytes, model.ops.size());
+  for (const LoweredOp& op : model.ops) {
+    layout.add_op(op.inputs.size() + op.outputs.size(),
+                  op_params_bytes(static_cast<::floe::schema::OpCode>(static_cast<int>(op.opcode))));
+  }
+  return layout.total;
+}
+
+namespace {
 
 // Arena lifetimes: a value is live from the op that writes it (or the start,
 // for graph inputs) to the last op that reads it (or the end, for outputs).
@@ -153,7 +167,8 @@ std::vector<uint8_t> emit_model(const LoweredModel& model, const std::string& pr
       builder.CreateVector(model.inputs), builder.CreateVector(model.outputs), plan.arena_size,
       constants_fb, builder.CreateString(producer), kChecksumPlaceholder,
       model.target.empty() ? 0 : builder.CreateString(model.target),
-      xnnpack_arena_size(model, plan.arena_size));
+      xnnpack_arena_size(model, plan.arena_size), persistent_region_bytes(model, 4),
+      persistent_region_bytes(model, 8));
   schema::FinishModelBuffer(builder, root);
 
   if (stats) {
@@ -163,6 +178,8 @@ std::vector<uint8_t> emit_model(const LoweredModel& model, const std::string& pr
     stats->constant_bytes = constants.size();
     stats->parameter_count = parameter_count;
     stats->xnnpack_arena_bytes = xnnpack_arena_size(model, plan.arena_size);
+    stats->persistent_bytes_ptr32 = persistent_region_bytes(model, 4);
+    stats->persistent_bytes_ptr64 = persistent_region_bytes(model, 8);
   }
   std::vector<uint8_t> bytes(builder.GetBufferPointer(),
                              builder.GetBufferPointer() + builder.GetSize());

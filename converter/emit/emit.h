@@ -17,7 +17,14 @@ struct EmitStats {
   uint64_t constant_bytes = 0;  // constant section incl. alignment padding
   uint64_t parameter_count = 0; // elements in constants
   uint64_t xnnpack_arena_bytes = 0;  // XNNPACK persistent budget (Model.xnnpack_arena_size)
+  // The prepared ops' persistent region (Model.persistent_size_ptr32 / _ptr64).
+  uint64_t persistent_bytes_ptr32 = 0;
+  uint64_t persistent_bytes_ptr64 = 0;
 };
+
+// Bytes of the runtime's persistent region (runtime/core/dispatch.h) for
+// `model` on a target with `pointer_bytes`-byte pointers.
+uint64_t persistent_region_bytes(const LoweredModel& model, uint64_t pointer_bytes);
 
 std::vector<uint8_t> emit_model(const LoweredModel& model, const std::string& producer,
                                 EmitStats* stats = nullptr);

@@ -296,8 +296,12 @@ ConvertResult convert(const ConvertOptions& options) {
   s << "\n";
   s << "  parameters: " << result.stats.parameter_count << " (" << result.stats.constant_bytes
     << " bytes)\n";
-  s << "  arena: " << result.stats.arena_bytes << " bytes (" << result.stats.naive_bytes
-    << " without reuse)\n";
+  s << "  arena: " << result.stats.arena_bytes << " bytes of activations ("
+    << result.stats.naive_bytes << " without reuse) + prepared ops "
+    << (cortexm ? result.stats.persistent_bytes_ptr32 : result.stats.persistent_bytes_ptr64)
+    << " bytes (" << (cortexm ? "32" : "64") << "-bit pointers; "
+    << (cortexm ? result.stats.persistent_bytes_ptr64 : result.stats.persistent_bytes_ptr32) << " with "
+    << (cortexm ? "64" : "32") << ")\n";
   if (cortexm) {
     s << "  target " << options.target << ": " << cortexm_ops << " of " << lowered.ops.size()
       << " ops on the Cortex-M kernels\n";
@@ -309,7 +313,9 @@ ConvertResult convert(const ConvertOptions& options) {
       s << " (" << backends.single_threaded_ops << " too small for a thread pool run on the caller's thread)";
     }
     s << "; XNNPACK arena budget " << result.stats.xnnpack_arena_bytes << " bytes; total arena "
-      << result.stats.arena_bytes + result.stats.xnnpack_arena_bytes << " bytes\n";
+      << ((result.stats.arena_bytes + result.stats.xnnpack_arena_bytes + 15) / 16 * 16 +
+          result.stats.persistent_bytes_ptr64)
+      << " bytes\n";
   }
   s << "  model: " << result.model.size() << " bytes\n";
   s << join_shape_notes(notes);

@@ -154,15 +154,21 @@ void byte_list(std::ostringstream& s, const uint8_t* data, size_t size) {
 
 // The arena a device running this model needs: the planned activations, plus
 // XNNPACK's budget when the converter gave ops to XNNPACK (models for
-// x86_64/aarch64). Read from the model, not from Model::arena_size(), which
-// depends on whether *this* host build has XNNPACK.
-uint64_t device_arena_size(const floe::Model& model) {
+// x86_64/aarch64), plus the prepared ops' persistent region for the device's
+// pointer width. Read from the model, not from Model::arena_size(), which
+// depends on *this* host build (XNNPACK or not, 64-bit pointers).
+uint64_t device_arena_size(const floe::Model& model, bool pointers_32bit) {
+  uint64_t before = model.activation_arena_size();
   for (const auto* op : *model.schema()->operators()) {
     if (op->backend() == floe::schema::Backend::XNNPACK) {
-      return model.activation_arena_size() + model.schema()->xnnpack_arena_size();
+      before += model.schema()->xnnpack_arena_size();
+      break;
     }
   }
-  return model.activation_arena_size();
+  const uint64_t offset = (before + floe::kTensorAlignment - 1) / floe::kTensorAlignment *
+                          floe::kTensorAlignment;
+  return offset + (pointers_32bit ? model.schema()->persistent_size_ptr32()
+                                  : model.schema()->persistent_size_ptr64());
 }
 
 // MACs of the dense ops, from the tensors' shapes: MATMUL M*K*N, CONV2D
@@ -211,7 +217,12 @@ void emit_model(const std::string& model_path, const std::string& name, const st
   h << "#define " << prefix << "_MODEL_SIZE " << m.file.size << "u\n";
   h << "// Exact arena bytes the converter planned:\n"
     << "//   alignas(16) static uint8_t arena[" << prefix << "_ARENA_SIZE];\n";
-  h << "#define " << prefix << "_ARENA_SIZE " << device_arena_size(m.model) << "u\n";
+  h << "// (the prepared ops' region depends on the device's pointer width)\n";
+  h << "#if UINTPTR_MAX == 0xFFFFFFFFu\n";
+  h << "#define " << prefix << "_ARENA_SIZE " << device_arena_size(m.model, true) << "u\n";
+  h << "#else\n";
+  h << "#define " << prefix << "_ARENA_SIZE " << device_arena_size(m.model, false) << "u\n";
+  h << "#endif\n";
   h << "#define " << prefix << "_OPERATOR_COUNT " << m.model.operator_count() << "u\n";
   h << "// Multiply-accumulates per inference in MATMUL / CONV2D / DEPTHWISE_CONV2D (benches).\n";
   h << "#define " << prefix << "_MACS " << count_macs(m.model) << "u\n";

@@ -1,10 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 // Reference-backend adapters: prepare validates what the kernel assumes (ranks,
-// dims, dtypes, parameters) once at Init(); eval turns the operator's options
-// into the kernel's params struct and its tensors into named operands. Kernels
-// never see the FlatBuffers schema.
+// dims, dtypes, parameters) once at Init() and turns the operator's options
+// into the kernel's params block; eval hands the params and the bound operands
+// to the kernel. Kernels never see the FlatBuffers schema.
 #include "runtime/core/dispatch.h"
-#include "runtime/core/dispatch_layout.h"
 #include "runtime/core/dispatch_ops.h"
 
 #include "runtime/core/model.h"
@@ -19,6 +18,7 @@
 #include "runtime/kernels/reference/conv2d.h"
 #include "runtime/kernels/reference/depthwise_conv2d.h"
 #include "runtime/kernels/reference/matmul.h"
+#include "runtime/kernels/reference/nn_extra.h"
 #include "runtime/kernels/reference/pool2d.h"
 #include "runtime/kernels/reference/reduce.h"
 #include "runtime/kernels/reference/reshape.h"
@@ -32,7 +32,7 @@ static_assert(static_cast<int>(DType::kBool) == static_cast<int>(schema::DType::
 static_assert(static_cast<int>(Activation::kRelu6) == static_cast<int>(schema::Activation::RELU6),
               "runtime Activation must mirror schema Activation");
 
-// Concat inputs are gathered on the stack; the converter splits larger concats.
+// Concat inputs are gathered on the stack; the converter refuses larger concats.
 constexpr int kMaxConcatInputs = 64;
 
 TensorView bind_tensor(const Model& model, uint8_t* arena, int32_t index) {
@@ -44,6 +44,8 @@ TensorView bind_tensor(const Model& model, uint8_t* arena, int32_t index) {
   return view;
 }
 
+const TensorView PreparedOp::kAbsent = TensorView();
+
 TensorView OpContext::input(int i) const {
   return has_input(i) ? bind_tensor(*model, arena, op->inputs()->Get(i)) : TensorView();
 }
@@ -52,6 +54,8 @@ TensorView OpContext::output(int i) const {
 }
 
 namespace {
+
+using ops::ConcatPrepared;
 
 // ---- helpers -------------------------------------------------------------
 
@@ -97,29 +101,29 @@ const char* prepare_unary(const OpContext& ctx) {
   return nullptr;
 }
 
-Status eval_unary(const OpContext& ctx, ref::UnaryOp op) {
+Status eval_unary(const PreparedOp& ctx, ref::UnaryOp op) {
   ref::unary_f32(op, {in<float>(ctx.input(0)), out<float>(ctx.output(0))});
   return Status::kOk;
 }
-Status eval_relu(const OpContext& ctx) { return eval_unary(ctx, ref::UnaryOp::kRelu); }
-Status eval_relu6(const OpContext& ctx) { return eval_unary(ctx, ref::UnaryOp::kRelu6); }
-Status eval_sigmoid(const OpContext& ctx) { return eval_unary(ctx, ref::UnaryOp::kSigmoid); }
-Status eval_tanh(const OpContext& ctx) { return eval_unary(ctx, ref::UnaryOp::kTanh); }
-Status eval_exp(const OpContext& ctx) { return eval_unary(ctx, ref::UnaryOp::kExp); }
-Status eval_log(const OpContext& ctx) { return eval_unary(ctx, ref::UnaryOp::kLog); }
-Status eval_sqrt(const OpContext& ctx) { return eval_unary(ctx, ref::UnaryOp::kSqrt); }
-Status eval_rsqrt(const OpContext& ctx) { return eval_unary(ctx, ref::UnaryOp::kRsqrt); }
+Status eval_relu(const PreparedOp& ctx) { return eval_unary(ctx, ref::UnaryOp::kRelu); }
+Status eval_relu6(const PreparedOp& ctx) { return eval_unary(ctx, ref::UnaryOp::kRelu6); }
+Status eval_sigmoid(const PreparedOp& ctx) { return eval_unary(ctx, ref::UnaryOp::kSigmoid); }
+Status eval_tanh(const PreparedOp& ctx) { return eval_unary(ctx, ref::UnaryOp::kTanh); }
+Status eval_exp(const PreparedOp& ctx) { return eval_unary(ctx, ref::UnaryOp::kExp); }
+Status eval_log(const PreparedOp& ctx) { return eval_unary(ctx, ref::UnaryOp::kLog); }
+Status eval_sqrt(const PreparedOp& ctx) { return eval_unary(ctx, ref::UnaryOp::kSqrt); }
+Status eval_rsqrt(const PreparedOp& ctx) { return eval_unary(ctx, ref::UnaryOp::kRsqrt); }
 
 const char* prepare_softmax(const OpContext& ctx) {
   if (const char* err = prepare_unary(ctx)) return err;
   if (ctx.input(0).shape.rank < 1) return FLOE_MSG("softmax input must have rank >= 1");
+  ctx.params<ref::SoftmaxParams>().beta = ctx.op->options_as_SoftmaxOptions()->beta();
   return nullptr;
 }
 
-Status eval_softmax(const OpContext& ctx) {
-  ref::SoftmaxParams params;
-  params.beta = ctx.op->options_as_SoftmaxOptions()->beta();
-  ref::softmax_f32(params, {in<float>(ctx.input(0)), out<float>(ctx.output(0))});
+Status eval_softmax(const PreparedOp& ctx) {
+  ref::softmax_f32(ctx.params_as<ref::SoftmaxParams>(),
+                   {in<float>(ctx.input(0)), out<float>(ctx.output(0))});
   return Status::kOk;
 }
 
@@ -136,7 +140,7 @@ const char* prepare_reshape(const OpContext& ctx) {
   return nullptr;
 }
 
-Status eval_reshape(const OpContext& ctx) {
+Status eval_reshape(const PreparedOp& ctx) {
   const TensorView input = ctx.input(0), output = ctx.output(0);
   ref::reshape(input.data, output.data, output.bytes);
   return Status::kOk;
@@ -165,26 +169,36 @@ const char* prepare_concat(const OpContext& ctx) {
     axis_total += input.shape.dims[axis];
   }
   if (axis_total != output.shape.dims[axis]) return FLOE_MSG("concat axis sizes do not add up");
+  ConcatPrepared& prepared = ctx.params<ConcatPrepared>();
+  prepared.axis = axis;
+  prepared.element_size = static_cast<int32_t>(dtype_size(output.dtype));
   return nullptr;
 }
 
-Status eval_concat(const OpContext& ctx) {
+Status eval_concat(const PreparedOp& ctx) {
   In<void> inputs[kMaxConcatInputs];
   const int count = ctx.input_count();
   for (int i = 0; i < count; ++i) {
-    const TensorView v = ctx.input(i);
+    const TensorView& v = ctx.input(i);
     inputs[i] = In<void>{v.data, v.shape};
   }
-  const TensorView output = ctx.output(0);
+  const TensorView& output = ctx.output(0);
+  const ConcatPrepared& prepared = ctx.params_as<ConcatPrepared>();
   ref::ConcatParams params;
-  params.axis = ctx.op->options_as_ConcatOptions()->axis();
-  params.element_size = dtype_size(output.dtype);
+  params.axis = prepared.axis;
+  params.element_size = static_cast<size_t>(prepared.element_size);
   ref::concat(params, inputs, count, Out<void>{output.data, output.shape});
   return Status::kOk;
 }
 
 
 // ---- dense / convolution / pooling ---------------------------------------
+
+// Cortex-M variants, chosen at prepare when the converter assigned the op to
+// the CORTEX_M backend.
+Status eval_matmul_cortexm(const PreparedOp& ctx);
+Status eval_conv2d_cortexm(const PreparedOp& ctx);
+Status eval_depthwise_conv2d_cortexm(const PreparedOp& ctx);
 
 // Checks an optional bias of `channels` floats at input index 2.
 const char* check_bias(const OpContext& ctx, int32_t channels) {
@@ -218,24 +232,27 @@ const char* prepare_matmul(const OpContext& ctx) {
   const int32_t n = options->transpose_b() ? b.dims[0] : b.dims[1];
   if (ka != kb) return FLOE_MSG("matmul inner dimensions differ");
   if (o.dims[0] != m || o.dims[1] != n) return FLOE_MSG("matmul output shape is not [M, N]");
-  return check_bias(ctx, n);
-}
-
-Status eval_matmul(const OpContext& ctx) {
-  const auto* options = ctx.op->options_as_MatMulOptions();
-  ref::MatMulParams params;
+  if (const char* err = check_bias(ctx, n)) return err;
+  ref::MatMulParams& params = ctx.params<ref::MatMulParams>();
   params.transpose_a = options->transpose_a();
   params.transpose_b = options->transpose_b();
   params.activation = activation(options->activation());
-  const ref::MatMulOperands operands{in<float>(ctx.input(0)), in<float>(ctx.input(1)),
-                                     in<float>(ctx.input(2)), out<float>(ctx.output(0))};
   // The converter chose the kernel library (Operator.backend); any other value
   // runs the reference kernel, which defines the result.
-  if (ctx.op->backend() == schema::Backend::CORTEX_M) {
-    cortexm::matmul_f32(params, operands);
-  } else {
-    ref::matmul_f32(params, operands);
-  }
+  if (ctx.op->backend() == schema::Backend::CORTEX_M) ctx.set_eval(eval_matmul_cortexm);
+  return nullptr;
+}
+
+ref::MatMulOperands matmul_operands(const PreparedOp& ctx) {
+  return {in<float>(ctx.input(0)), in<float>(ctx.input(1)), in<float>(ctx.input(2)),
+          out<float>(ctx.output(0))};
+}
+Status eval_matmul(const PreparedOp& ctx) {
+  ref::matmul_f32(ctx.params_as<ref::MatMulParams>(), matmul_operands(ctx));
+  return Status::kOk;
+}
+Status eval_matmul_cortexm(const PreparedOp& ctx) {
+  cortexm::matmul_f32(ctx.params_as<ref::MatMulParams>(), matmul_operands(ctx));
   return Status::kOk;
 }
 
@@ -264,12 +281,8 @@ const char* prepare_conv2d(const OpContext& ctx) {
                                      o->dilation_w(), o->pad_top(), o->pad_left())) {
     return err;
   }
-  return check_bias(ctx, filter.dims[3]);
-}
-
-Status eval_conv2d(const OpContext& ctx) {
-  const auto* o = ctx.op->options_as_Conv2DOptions();
-  ref::Conv2DParams params;
+  if (const char* err = check_bias(ctx, filter.dims[3])) return err;
+  ref::Conv2DParams& params = ctx.params<ref::Conv2DParams>();
   params.stride_h = o->stride_h();
   params.stride_w = o->stride_w();
   params.dilation_h = o->dilation_h();
@@ -277,13 +290,20 @@ Status eval_conv2d(const OpContext& ctx) {
   params.pad_top = o->pad_top();
   params.pad_left = o->pad_left();
   params.activation = activation(o->activation());
-  const ref::Conv2DOperands operands{in<float>(ctx.input(0)), in<float>(ctx.input(1)),
-                                     in<float>(ctx.input(2)), out<float>(ctx.output(0))};
-  if (ctx.op->backend() == schema::Backend::CORTEX_M) {
-    cortexm::conv2d_f32(params, operands);
-  } else {
-    ref::conv2d_f32(params, operands);
-  }
+  if (ctx.op->backend() == schema::Backend::CORTEX_M) ctx.set_eval(eval_conv2d_cortexm);
+  return nullptr;
+}
+
+ref::Conv2DOperands conv2d_operands(const PreparedOp& ctx) {
+  return {in<float>(ctx.input(0)), in<float>(ctx.input(1)), in<float>(ctx.input(2)),
+          out<float>(ctx.output(0))};
+}
+Status eval_conv2d(const PreparedOp& ctx) {
+  ref::conv2d_f32(ctx.params_as<ref::Conv2DParams>(), conv2d_operands(ctx));
+  return Status::kOk;
+}
+Status eval_conv2d_cortexm(const PreparedOp& ctx) {
+  cortexm::conv2d_f32(ctx.params_as<ref::Conv2DParams>(), conv2d_operands(ctx));
   return Status::kOk;
 }
 
@@ -302,12 +322,8 @@ const char* prepare_depthwise_conv2d(const OpContext& ctx) {
                                      o->dilation_w(), o->pad_top(), o->pad_left())) {
     return err;
   }
-  return check_bias(ctx, output.dims[3]);
-}
-
-Status eval_depthwise_conv2d(const OpContext& ctx) {
-  const auto* o = ctx.op->options_as_DepthwiseConv2DOptions();
-  ref::DepthwiseConv2DParams params;
+  if (const char* err = check_bias(ctx, output.dims[3])) return err;
+  ref::DepthwiseConv2DParams& params = ctx.params<ref::DepthwiseConv2DParams>();
   params.stride_h = o->stride_h();
   params.stride_w = o->stride_w();
   params.dilation_h = o->dilation_h();
@@ -316,13 +332,21 @@ Status eval_depthwise_conv2d(const OpContext& ctx) {
   params.pad_left = o->pad_left();
   params.depth_multiplier = o->depth_multiplier();
   params.activation = activation(o->activation());
-  const ref::DepthwiseConv2DOperands operands{in<float>(ctx.input(0)), in<float>(ctx.input(1)),
-                                              in<float>(ctx.input(2)), out<float>(ctx.output(0))};
-  if (ctx.op->backend() == schema::Backend::CORTEX_M) {
-    cortexm::depthwise_conv2d_f32(params, operands);
-  } else {
-    ref::depthwise_conv2d_f32(params, operands);
-  }
+  if (ctx.op->backend() == schema::Backend::CORTEX_M) ctx.set_eval(eval_depthwise_conv2d_cortexm);
+  return nullptr;
+}
+
+ref::DepthwiseConv2DOperands depthwise_operands(const PreparedOp& ctx) {
+  return {in<float>(ctx.input(0)), in<float>(ctx.input(1)), in<float>(ctx.input(2)),
+          out<float>(ctx.output(0))};
+}
+Status eval_depthwise_conv2d(const PreparedOp& ctx) {
+  ref::depthwise_conv2d_f32(ctx.params_as<ref::DepthwiseConv2DParams>(), depthwise_operands(ctx));
+  return Status::kOk;
+}
+Status eval_depthwise_conv2d_cortexm(const PreparedOp& ctx) {
+  cortexm::depthwise_conv2d_f32(ctx.params_as<ref::DepthwiseConv2DParams>(),
+                                depthwise_operands(ctx));
   return Status::kOk;
 }
 
@@ -335,12 +359,10 @@ const char* prepare_pool2d(const OpContext& ctx) {
     return FLOE_MSG("pooling changes batch or channels");
   }
   if (o->filter_h() < 1 || o->filter_w() < 1) return FLOE_MSG("pooling window must be >= 1");
-  return check_window(o->stride_h(), o->stride_w(), 1, 1, o->pad_top(), o->pad_left());
-}
-
-ref::Pool2DParams pool_params(const OpContext& ctx) {
-  const auto* o = ctx.op->options_as_Pool2DOptions();
-  ref::Pool2DParams params;
+  if (const char* err = check_window(o->stride_h(), o->stride_w(), 1, 1, o->pad_top(), o->pad_left())) {
+    return err;
+  }
+  ref::Pool2DParams& params = ctx.params<ref::Pool2DParams>();
   params.filter_h = o->filter_h();
   params.filter_w = o->filter_w();
   params.stride_h = o->stride_h();
@@ -348,15 +370,17 @@ ref::Pool2DParams pool_params(const OpContext& ctx) {
   params.pad_top = o->pad_top();
   params.pad_left = o->pad_left();
   params.activation = activation(o->activation());
-  return params;
+  return nullptr;
 }
 
-Status eval_max_pool2d(const OpContext& ctx) {
-  ref::max_pool2d_f32(pool_params(ctx), {in<float>(ctx.input(0)), out<float>(ctx.output(0))});
+Status eval_max_pool2d(const PreparedOp& ctx) {
+  ref::max_pool2d_f32(ctx.params_as<ref::Pool2DParams>(),
+                      {in<float>(ctx.input(0)), out<float>(ctx.output(0))});
   return Status::kOk;
 }
-Status eval_avg_pool2d(const OpContext& ctx) {
-  ref::avg_pool2d_f32(pool_params(ctx), {in<float>(ctx.input(0)), out<float>(ctx.output(0))});
+Status eval_avg_pool2d(const PreparedOp& ctx) {
+  ref::avg_pool2d_f32(ctx.params_as<ref::Pool2DParams>(),
+                      {in<float>(ctx.input(0)), out<float>(ctx.output(0))});
   return Status::kOk;
 }
 
@@ -379,11 +403,23 @@ constexpr bool op_selected(schema::OpCode code) {
 constexpr bool op_selected(schema::OpCode) { return true; }
 #endif
 
+// Size of a params block; NoParams has none.
+struct NoParams {};
+template <typename T>
+struct ParamsBytes {
+  static_assert(alignof(T) <= kPersistentAlignment, "params blocks are 8-byte aligned");
+  static constexpr uint16_t value = static_cast<uint16_t>(sizeof(T));
+};
+template <>
+struct ParamsBytes<NoParams> {
+  static constexpr uint16_t value = 0;
+};
+
 constexpr OpKernel kAllKernels[] = {
-#define FLOE_OP(code, options, prepare, eval)                            \
+#define FLOE_OP(code, options, params, prepare, eval)                    \
   {schema::OpCode::code, schema::OpOptions::options, #code,              \
    op_selected(schema::OpCode::code) ? prepare : nullptr,                \
-   op_selected(schema::OpCode::code) ? eval : nullptr},
+   op_selected(schema::OpCode::code) ? eval : nullptr, ParamsBytes<params>::value},
 #include "runtime/ops.def"
 #undef FLOE_OP
 };
@@ -428,6 +464,11 @@ const OpKernel* find_kernel(schema::OpCode code) {
   const int value = static_cast<int>(code);
   if (value < 0 || value > kMaxOpCode || kIndex.slot[value] < 0) return nullptr;
   return &kTable.rows[kIndex.slot[value]];
+}
+
+size_t op_params_bytes(schema::OpCode code) {
+  const OpKernel* kernel = find_kernel(code);
+  return kernel != nullptr ? kernel->params_bytes : 0;
 }
 
 }  // namespace floe

@@ -1,9 +1,24 @@
 // SPDX-License-Identifier: Apache-2.0
-// The reference backend's dispatch table (expanded from runtime/ops.def): for
-// each opcode, the options type it expects, a prepare step that validates the
-// op's tensors once at Init(), and an eval step that binds pointers and calls
-// the kernel.
+// The reference backend's dispatch table (expanded from runtime/ops.def) and
+// the prepared-op contract.
+//
+// Prepare once, run lean (as TFLM's Prepare/Eval, but sized ahead of time):
+// Interpreter::Init() gives every operator a PreparedOp record in the arena's
+// persistent region, binds its operands (data pointer, shape, dtype) and calls
+// the op's prepare step, which validates the op once and writes everything its
+// eval needs (options, derived values, kernel variant) into the op's params
+// block. Invoke() then calls record.eval(record) for each op: it reads no
+// FlatBuffers table and derives nothing.
+//
+// The persistent region's size is decided by the converter (Model's
+// persistent_size_ptr32/64) from persistent_bytes() below, which depends only
+// on the opcodes, the operand counts and the pointer width: params blocks are
+// pointer-free and use fixed-width fields, so their size is the same on every
+// ABI floe targets.
 #pragma once
+
+#include <stddef.h>
+#include <stdint.h>
 
 #include "runtime/core/status.h"
 #include "runtime/core/tensor.h"
@@ -12,12 +27,41 @@
 namespace floe {
 
 class Model;
+struct PreparedOp;
 
-// What a kernel adapter sees of one operator.
+using EvalFn = Status (*)(const PreparedOp&);
+
+// One operator as Invoke() runs it. Lives in the arena's persistent region.
+struct PreparedOp {
+  EvalFn eval;
+  void* params;            // the op's params block (null when it has none)
+  TensorView* operands;    // inputs, then outputs; an absent input has dtype kInvalid
+  uint16_t inputs;
+  uint16_t outputs;
+  uint16_t opcode;         // schema::OpCode (profiles only)
+  uint16_t flags;          // kOnBackend, kUseThreadPool
+
+  static constexpr uint16_t kOnBackend = 1;      // run by the kernel library (XNNPACK)
+  static constexpr uint16_t kUseThreadPool = 2;  // with the caller's pool, if any
+  static const TensorView kAbsent;
+
+  int input_count() const { return inputs; }
+  int output_count() const { return outputs; }
+  bool has_input(int i) const { return i < inputs && operands[i].dtype != DType::kInvalid; }
+  // An absent optional input (or one past the op's inputs) is an empty view.
+  const TensorView& input(int i) const { return i < inputs ? operands[i] : kAbsent; }
+  const TensorView& output(int i) const { return operands[inputs + i]; }
+  template <typename T>
+  const T& params_as() const { return *static_cast<const T*>(params); }
+};
+
+// What a prepare step sees of one operator at Init(): the model's operator
+// (options, backend choice) and its record, whose operands are already bound.
 struct OpContext {
   const schema::Operator* op;
   const Model* model;
   uint8_t* arena;
+  PreparedOp* prepared = nullptr;  // null when only validating (XNNPACK set-up)
 
   int input_count() const { return static_cast<int>(op->inputs()->size()); }
   int output_count() const { return static_cast<int>(op->outputs()->size()); }
@@ -26,10 +70,14 @@ struct OpContext {
   // absent optional input yields a view with data == nullptr.
   TensorView input(int i) const;
   TensorView output(int i) const;
+  // The op's params block, sized by its ops.def row (valid when prepared != null).
+  template <typename T>
+  T& params() const { return *static_cast<T*>(prepared->params); }
+  // Picks the kernel variant Invoke() will call.
+  void set_eval(EvalFn eval) const { prepared->eval = eval; }
 };
 
 using PrepareFn = const char* (*)(const OpContext&);  // nullptr = ok, else the reason
-using EvalFn = Status (*)(const OpContext&);
 
 struct OpKernel {
   schema::OpCode opcode;
@@ -37,10 +85,48 @@ struct OpKernel {
   const char* name;
   PrepareFn prepare;
   EvalFn eval;
+  uint16_t params_bytes;  // sizeof the op's params block (0 = none)
 };
 
 // nullptr when this runtime has no kernel for `code`.
 const OpKernel* find_kernel(schema::OpCode code);
+
+// Bytes of the params block of `code` (the same on every ABI); 0 if unknown.
+size_t op_params_bytes(schema::OpCode code);
+
+// ---- persistent-region layout (shared with the converter) -------------------
+
+// Every block of the persistent region starts 8-byte aligned.
+constexpr uint64_t kPersistentAlignment = 8;
+constexpr uint64_t align_persistent(uint64_t n) {
+  return (n + kPersistentAlignment - 1) / kPersistentAlignment * kPersistentAlignment;
+}
+// sizeof(PreparedOp) and sizeof(TensorView) for a pointer width.
+constexpr uint64_t prepared_record_bytes(uint64_t pointer_bytes) {
+  return (3 * pointer_bytes + 8 + pointer_bytes - 1) / pointer_bytes * pointer_bytes;
+}
+constexpr uint64_t operand_bytes(uint64_t pointer_bytes) { return 6 * pointer_bytes; }
+static_assert(sizeof(PreparedOp) == prepared_record_bytes(sizeof(void*)), "PreparedOp layout");
+static_assert(sizeof(TensorView) == operand_bytes(sizeof(void*)), "TensorView layout");
+// An op's inputs + outputs fit PreparedOp's 16-bit counts.
+constexpr uint64_t kMaxOperands = 0xFFFF;
+
+// The region for a model: the records (one array), then per op its operands
+// and its params block, each rounded up to kPersistentAlignment. Interpreter::
+// Init() lays the region out in exactly this order; the converter computes
+// the same sum for both pointer widths.
+struct PersistentLayout {
+  uint64_t pointer_bytes;
+  uint64_t total;
+
+  PersistentLayout(uint64_t pointer_width, uint64_t op_count)
+      : pointer_bytes(pointer_width),
+        total(align_persistent(op_count * prepared_record_bytes(pointer_width))) {}
+  void add_op(uint64_t operand_count, uint64_t params_bytes) {
+    total += align_persistent(operand_count * operand_bytes(pointer_bytes));
+    total += align_persistent(params_bytes);
+  }
+};
 
 // Binds a tensor of the model to memory (arena or constants).
 TensorView bind_tensor(const Model& model, uint8_t* arena, int32_t index);

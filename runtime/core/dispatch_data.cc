@@ -34,14 +34,17 @@ const char* prepare_reduce(const OpContext& ctx, ReduceKind kind) {
   }
   if (next != count) return FLOE_MSG("reduce axes must be sorted, unique and < rank");
   if (out.shape.num_elements() != kept) return FLOE_MSG("reduce output has wrong size");
+  ReducePrepared& prepared = ctx.params<ReducePrepared>();
+  prepared.axis_count = count;  // <= rank <= kMaxRank: the axes are unique and < rank
+  for (int i = 0; i < count; ++i) prepared.axes[i] = axes->Get(static_cast<uint32_t>(i));
   return nullptr;
 }
 
-Status eval_reduce(const OpContext& ctx, ReduceKind kind) {
-  const auto* axes = ctx.op->options_as_ReduceOptions()->axes();
+Status eval_reduce(const PreparedOp& ctx, ReduceKind kind) {
+  const ReducePrepared& prepared = ctx.params_as<ReducePrepared>();
   ref::ReduceParams params;
-  params.axes = axes ? axes->data() : nullptr;
-  params.axis_count = axes ? static_cast<int32_t>(axes->size()) : 0;
+  params.axes = prepared.axes;
+  params.axis_count = prepared.axis_count;
   ref::reduce(kind, ctx.input(0).dtype, params, in_void(ctx.input(0)), out_void(ctx.output(0)));
   return Status::kOk;
 }
@@ -58,12 +61,13 @@ const char* prepare_arg(const OpContext& ctx) {
     if (d == axis) continue;
     if (out.shape.dims[o++] != in.shape.dims[d]) return FLOE_MSG("output shape mismatch");
   }
+  ctx.params<AxisPrepared>().axis = axis;
   return nullptr;
 }
 
-Status eval_arg(const OpContext& ctx, bool is_max) {
-  const TensorView in = ctx.input(0), out = ctx.output(0);
-  ref::arg_reduce(is_max, in.dtype, out.dtype, ctx.op->options_as_ArgOptions()->axis(), in_void(in),
+Status eval_arg(const PreparedOp& ctx, bool is_max) {
+  const TensorView &in = ctx.input(0), &out = ctx.output(0);
+  ref::arg_reduce(is_max, in.dtype, out.dtype, ctx.params_as<AxisPrepared>().axis, in_void(in),
                   out_void(out));
   return Status::kOk;
 }
@@ -72,7 +76,7 @@ Status eval_arg(const OpContext& ctx, bool is_max) {
 
 #define FLOE_REDUCE(name, kind)                                                           \
   const char* prepare_##name(const OpContext& ctx) { return prepare_reduce(ctx, kind); } \
-  Status eval_##name(const OpContext& ctx) { return eval_reduce(ctx, kind); }
+  Status eval_##name(const PreparedOp& ctx) { return eval_reduce(ctx, kind); }
 FLOE_REDUCE(sum, ReduceKind::kSum)
 FLOE_REDUCE(mean, ReduceKind::kMean)
 FLOE_REDUCE(prod, ReduceKind::kProd)
@@ -83,9 +87,9 @@ FLOE_REDUCE(reduce_any, ReduceKind::kAny)
 #undef FLOE_REDUCE
 
 const char* prepare_arg_max(const OpContext& ctx) { return prepare_arg(ctx); }
-Status eval_arg_max(const OpContext& ctx) { return eval_arg(ctx, true); }
+Status eval_arg_max(const PreparedOp& ctx) { return eval_arg(ctx, true); }
 const char* prepare_arg_min(const OpContext& ctx) { return prepare_arg(ctx); }
-Status eval_arg_min(const OpContext& ctx) { return eval_arg(ctx, false); }
+Status eval_arg_min(const PreparedOp& ctx) { return eval_arg(ctx, false); }
 
 const char* prepare_strided_slice(const OpContext& ctx) {
   if (!has_io(ctx, 1, 1)) return FLOE_MSG("expects 1 input and 1 output");
@@ -107,15 +111,21 @@ const char* prepare_strided_slice(const OpContext& ctx) {
       return FLOE_MSG("slice window leaves the input");
     }
   }
+  StridedSlicePrepared& prepared = ctx.params<StridedSlicePrepared>();
+  for (int d = 0; d < rank; ++d) {  // rank <= kMaxRank (Model::Load)
+    prepared.begin[d] = begin->Get(static_cast<uint32_t>(d));
+    prepared.stride[d] = stride->Get(static_cast<uint32_t>(d));
+  }
+  prepared.element_size = static_cast<int32_t>(dtype_size(in.dtype));
   return nullptr;
 }
 
-Status eval_strided_slice(const OpContext& ctx) {
-  const auto* o = ctx.op->options_as_StridedSliceOptions();
+Status eval_strided_slice(const PreparedOp& ctx) {
+  const StridedSlicePrepared& prepared = ctx.params_as<StridedSlicePrepared>();
   ref::StridedSliceParams params;
-  params.begin = o->begin()->data();
-  params.stride = o->stride()->data();
-  params.element_size = dtype_size(ctx.input(0).dtype);
+  params.begin = prepared.begin;
+  params.stride = prepared.stride;
+  params.element_size = static_cast<size_t>(prepared.element_size);
   ref::strided_slice(params, in_void(ctx.input(0)), out_void(ctx.output(0)));
   return Status::kOk;
 }
@@ -132,7 +142,7 @@ const char* prepare_tile(const OpContext& ctx) {
   return nullptr;
 }
 
-Status eval_tile(const OpContext& ctx) {
+Status eval_tile(const PreparedOp& ctx) {
   ref::tile(dtype_size(ctx.input(0).dtype), in_void(ctx.input(0)), out_void(ctx.output(0)));
   return Status::kOk;
 }
@@ -163,16 +173,21 @@ const char* prepare_gather(const OpContext& ctx) {
   for (int d = axis + 1; d < p.shape.rank; ++d) {
     if (out.shape.dims[o_d++] != p.shape.dims[d]) return FLOE_MSG("output shape mismatch");
   }
+  GatherPrepared& prepared = ctx.params<GatherPrepared>();
+  prepared.axis = axis;
+  prepared.batch_dims = batch;
+  prepared.element_size = static_cast<int32_t>(dtype_size(p.dtype));
+  prepared.indices_int64 = idx.dtype == DType::kInt64;
   return nullptr;
 }
 
-Status eval_gather(const OpContext& ctx) {
-  const auto* o = ctx.op->options_as_GatherOptions();
+Status eval_gather(const PreparedOp& ctx) {
+  const GatherPrepared& prepared = ctx.params_as<GatherPrepared>();
   ref::GatherParams params;
-  params.axis = o->axis();
-  params.batch_dims = o->batch_dims();
-  params.element_size = dtype_size(ctx.input(0).dtype);
-  params.indices_int64 = ctx.input(1).dtype == DType::kInt64;
+  params.axis = prepared.axis;
+  params.batch_dims = prepared.batch_dims;
+  params.element_size = static_cast<size_t>(prepared.element_size);
+  params.indices_int64 = prepared.indices_int64;
   return ref::gather(params, in_void(ctx.input(0)), in_void(ctx.input(1)), out_void(ctx.output(0)))
              ? Status::kOk
              : Status::kKernelError;
@@ -197,7 +212,7 @@ const char* prepare_gather_nd(const OpContext& ctx) {
   return nullptr;
 }
 
-Status eval_gather_nd(const OpContext& ctx) {
+Status eval_gather_nd(const PreparedOp& ctx) {
   return ref::gather_nd(dtype_size(ctx.input(0).dtype), ctx.input(1).dtype == DType::kInt64,
                         in_void(ctx.input(0)), in_void(ctx.input(1)), out_void(ctx.output(0)))
              ? Status::kOk
@@ -220,13 +235,14 @@ const char* prepare_one_hot(const OpContext& ctx) {
     if (d == axis) continue;
     if (out.shape.dims[d] != idx.shape.dims[i++]) return FLOE_MSG("output shape mismatch");
   }
+  ctx.params<AxisPrepared>().axis = axis;
   return nullptr;
 }
 
-Status eval_one_hot(const OpContext& ctx) {
-  const TensorView out = ctx.output(0);
+Status eval_one_hot(const PreparedOp& ctx) {
+  const TensorView& out = ctx.output(0);
   ref::one_hot(dtype_size(out.dtype), ctx.input(0).dtype == DType::kInt64,
-               ctx.op->options_as_OneHotOptions()->axis(), in_void(ctx.input(0)), ctx.input(1).data,
+               ctx.params_as<AxisPrepared>().axis, in_void(ctx.input(0)), ctx.input(1).data,
                ctx.input(2).data, out_void(out));
   return Status::kOk;
 }

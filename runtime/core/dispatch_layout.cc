@@ -1,17 +1,18 @@
 // SPDX-License-Identifier: Apache-2.0
-// Adapters for TRANSPOSE and PAD (see dispatch_layout.h). prepare checks, once
-// at Init(), everything the byte-moving kernels assume: rank <= kMaxRank, perm
-// a permutation, output shape = permuted / padded input shape, non-negative
-// paddings within the mirror limits, and a constant value of the tensor's dtype.
-// Both kernels are dtype-agnostic; eval only binds pointers.
-#include "runtime/core/dispatch_layout.h"
+// Adapters for TRANSPOSE and PAD. prepare checks, once at Init(), everything
+// the byte-moving kernels assume: rank <= kMaxRank, perm a permutation, output
+// shape = permuted / padded input shape, non-negative paddings within the
+// mirror limits, and a constant value of the tensor's dtype; it copies perm,
+// paddings and the pad element into the params block. Both kernels are
+// dtype-agnostic; eval only hands over pointers.
+#include "runtime/core/dispatch_ops.h"
 
 #include <string.h>
 
 #include "runtime/kernels/reference/pad.h"
 #include "runtime/kernels/reference/transpose.h"
 
-namespace floe {
+namespace floe::ops {
 
 static_assert(static_cast<int>(ref::PadMode::kReflect) == static_cast<int>(schema::PadMode::REFLECT) &&
                   static_cast<int>(ref::PadMode::kSymmetric) == static_cast<int>(schema::PadMode::SYMMETRIC),
@@ -122,14 +123,18 @@ const char* prepare_transpose(const OpContext& ctx) {
     seen[p] = true;
     if (out.dims[i] != in.dims[p]) return FLOE_MSG("transpose output shape is not the permuted input");
   }
+  TransposePrepared& prepared = ctx.params<TransposePrepared>();
+  for (int32_t i = 0; i < rank; ++i) prepared.perm[i] = perm->Get(static_cast<uint32_t>(i));
+  prepared.element_size = static_cast<int32_t>(dtype_size(ctx.input(0).dtype));
   return nullptr;
 }
 
-Status eval_transpose(const OpContext& ctx) {
-  const TensorView input = ctx.input(0), output = ctx.output(0);
+Status eval_transpose(const PreparedOp& ctx) {
+  const TensorView &input = ctx.input(0), &output = ctx.output(0);
+  const TransposePrepared& prepared = ctx.params_as<TransposePrepared>();
   ref::TransposeParams params;
-  params.perm = ctx.op->options_as_TransposeOptions()->perm()->data();
-  params.element_size = dtype_size(input.dtype);
+  params.perm = prepared.perm;
+  params.element_size = static_cast<size_t>(prepared.element_size);
   ref::transpose(params, In<void>{input.data, input.shape}, Out<void>{output.data, output.shape});
   return Status::kOk;
 }
@@ -165,35 +170,39 @@ const char* prepare_pad(const OpContext& ctx) {
       return FLOE_MSG("mirror paddings exceed the input dim");
     }
   }
+  PadPrepared& prepared = ctx.params<PadPrepared>();
   if (mode == schema::PadMode::CONSTANT) {
     if (ctx.has_input(1)) {
       const TensorView value = ctx.input(1);
       if (value.dtype != input.dtype || value.shape.num_elements() != 1) {
         return FLOE_MSG("pad constant value must be one element of the input's dtype");
       }
+      prepared.value_from_input = true;
     } else if (!option_value_fits(input.dtype, options->constant_value())) {
       return FLOE_MSG("pad constant value for this dtype must be given as input 1");
+    } else {
+      option_pad_element(input.dtype, options->constant_value(), prepared.constant_value);
     }
   }
+  for (int32_t i = 0; i < 2 * rank; ++i) {
+    prepared.paddings[i] = paddings->Get(static_cast<uint32_t>(i));
+  }
+  prepared.mode = static_cast<uint8_t>(mode);
+  prepared.element_size = static_cast<int32_t>(dtype_size(input.dtype));
   return nullptr;
 }
 
-Status eval_pad(const OpContext& ctx) {
-  const TensorView input = ctx.input(0), output = ctx.output(0);
-  const auto* options = ctx.op->options_as_PadOptions();
-  unsigned char element[8] = {0};
+Status eval_pad(const PreparedOp& ctx) {
+  const TensorView &input = ctx.input(0), &output = ctx.output(0);
+  const PadPrepared& prepared = ctx.params_as<PadPrepared>();
   ref::PadParams params;
-  params.paddings = options->paddings()->data();
-  params.mode = static_cast<ref::PadMode>(options->mode());
-  params.element_size = dtype_size(input.dtype);
-  if (ctx.has_input(1)) {
-    params.constant_value = ctx.input(1).data;
-  } else {
-    option_pad_element(input.dtype, options->constant_value(), element);
-    params.constant_value = element;
-  }
+  params.paddings = prepared.paddings;
+  params.mode = static_cast<ref::PadMode>(prepared.mode);
+  params.element_size = static_cast<size_t>(prepared.element_size);
+  params.constant_value =
+      prepared.value_from_input ? ctx.input(1).data : static_cast<const void*>(prepared.constant_value);
   ref::pad(params, In<void>{input.data, input.shape}, Out<void>{output.data, output.shape});
   return Status::kOk;
 }
 
-}  // namespace floe
+}  // namespace floe::ops

@@ -44,27 +44,47 @@ const char* check_binary_shapes(const OpContext& ctx) {
   return nullptr;
 }
 
-const char* prepare_arith(const OpContext& ctx, ArithOp op) {
+// Picks the kernel variant once: float32 operands of one shape run a flat loop
+// over `count` elements; other float32 shapes the broadcasting float kernel;
+// other dtypes the typed kernel.
+const char* prepare_arith(const OpContext& ctx, ArithOp op, EvalFn flat_f32, EvalFn broadcast_f32) {
   if (const char* err = check_binary_shapes(ctx)) return err;
   const DType t = ctx.input(0).dtype;
   if (ctx.output(0).dtype != t) return FLOE_MSG("output dtype differs from the inputs'");
   if (!ref::arith_supports(op, t)) return FLOE_MSG("dtype not supported by this op");
+  if (flat_f32 == nullptr) return nullptr;  // no params block: the typed kernel only
+  const TensorView a = ctx.input(0), b = ctx.input(1), o = ctx.output(0);
+  ctx.params<ElementwisePrepared>().count = static_cast<int32_t>(o.shape.num_elements());
+  if (t == DType::kFloat32) {
+    ctx.set_eval(dims_equal(a.shape, o.shape) && dims_equal(b.shape, o.shape) ? flat_f32 : broadcast_f32);
+  }
   return nullptr;
 }
 
-ref::TypedBinaryOperands binary_operands(const OpContext& ctx) {
+ref::TypedBinaryOperands binary_operands(const PreparedOp& ctx) {
   return {in_void(ctx.input(0)), in_void(ctx.input(1)), out_void(ctx.output(0))};
 }
 
-Status eval_arith(const OpContext& ctx, ArithOp op, ref::BinaryOp float_op, bool has_float_fast_path) {
-  const TensorView a = ctx.input(0);
-  if (a.dtype == DType::kFloat32 && has_float_fast_path) {
-    ref::BinaryParams params;
-    params.op = float_op;
-    ref::binary_f32(params, {in_as<float>(a), in_as<float>(ctx.input(1)), out_as<float>(ctx.output(0))});
-    return Status::kOk;
-  }
-  return ref::arith(op, a.dtype, binary_operands(ctx)) ? Status::kOk : Status::kKernelError;
+Status eval_arith(const PreparedOp& ctx, ArithOp op) {
+  return ref::arith(op, ctx.input(0).dtype, binary_operands(ctx)) ? Status::kOk : Status::kKernelError;
+}
+
+Status eval_binary_f32(const PreparedOp& ctx, ref::BinaryOp op) {
+  ref::BinaryParams params;
+  params.op = op;
+  ref::binary_f32(params, {in_as<float>(ctx.input(0)), in_as<float>(ctx.input(1)),
+                           out_as<float>(ctx.output(0))});
+  return Status::kOk;
+}
+
+// Same-shape float32 operands: no index arithmetic at all.
+template <typename Op>
+Status eval_flat_f32(const PreparedOp& ctx) {
+  ref::binary_flat_f32<Op>(static_cast<const float*>(ctx.input(0).data),
+                           static_cast<const float*>(ctx.input(1).data),
+                           static_cast<float*>(ctx.output(0).data),
+                           ctx.params_as<ElementwisePrepared>().count);
+  return Status::kOk;
 }
 
 const char* prepare_compare(const OpContext& ctx, CompareOp op) {
@@ -96,33 +116,43 @@ const char* prepare_math(const OpContext& ctx, MathOp op) {
   return check_unary(ctx, t, t);
 }
 
-Status eval_math(const OpContext& ctx, MathOp op) {
+Status eval_math(const PreparedOp& ctx, MathOp op) {
   ref::math(op, ctx.input(0).dtype, {in_void(ctx.input(0)), out_void(ctx.output(0))});
   return Status::kOk;
 }
 
 }  // namespace
 
-#define FLOE_ARITH(name, op, fop, fast)                                                   \
-  const char* prepare_##name(const OpContext& ctx) { return prepare_arith(ctx, op); }    \
-  Status eval_##name(const OpContext& ctx) { return eval_arith(ctx, op, fop, fast); }
-FLOE_ARITH(add, ArithOp::kAdd, ref::BinaryOp::kAdd, true)
-FLOE_ARITH(sub, ArithOp::kSub, ref::BinaryOp::kSub, true)
-FLOE_ARITH(mul, ArithOp::kMul, ref::BinaryOp::kMul, true)
-FLOE_ARITH(div, ArithOp::kDiv, ref::BinaryOp::kDiv, true)
-FLOE_ARITH(maximum, ArithOp::kMaximum, ref::BinaryOp::kMaximum, true)
-FLOE_ARITH(minimum, ArithOp::kMinimum, ref::BinaryOp::kMinimum, true)
-FLOE_ARITH(floor_div, ArithOp::kFloorDiv, ref::BinaryOp::kAdd, false)
-FLOE_ARITH(floor_mod, ArithOp::kFloorMod, ref::BinaryOp::kAdd, false)
-FLOE_ARITH(truncate_div, ArithOp::kTruncateDiv, ref::BinaryOp::kAdd, false)
-FLOE_ARITH(pow, ArithOp::kPow, ref::BinaryOp::kAdd, false)
-FLOE_ARITH(atan2, ArithOp::kAtan2, ref::BinaryOp::kAdd, false)
-FLOE_ARITH(squared_difference, ArithOp::kSquaredDifference, ref::BinaryOp::kAdd, false)
+#define FLOE_ARITH_F32(name, op, fop, element_op)                                              \
+  namespace {                                                                                  \
+  Status eval_##name##_f32(const PreparedOp& ctx) { return eval_binary_f32(ctx, fop); }       \
+  }                                                                                            \
+  const char* prepare_##name(const OpContext& ctx) {                                           \
+    return prepare_arith(ctx, op, eval_flat_f32<element_op>, eval_##name##_f32);               \
+  }                                                                                            \
+  Status eval_##name(const PreparedOp& ctx) { return eval_arith(ctx, op); }
+FLOE_ARITH_F32(add, ArithOp::kAdd, ref::BinaryOp::kAdd, ref::AddOp)
+FLOE_ARITH_F32(sub, ArithOp::kSub, ref::BinaryOp::kSub, ref::SubOp)
+FLOE_ARITH_F32(mul, ArithOp::kMul, ref::BinaryOp::kMul, ref::MulOp)
+FLOE_ARITH_F32(div, ArithOp::kDiv, ref::BinaryOp::kDiv, ref::DivOp)
+FLOE_ARITH_F32(maximum, ArithOp::kMaximum, ref::BinaryOp::kMaximum, ref::MaxOp)
+FLOE_ARITH_F32(minimum, ArithOp::kMinimum, ref::BinaryOp::kMinimum, ref::MinOp)
+#undef FLOE_ARITH_F32
+
+#define FLOE_ARITH(name, op)                                                                     \
+  const char* prepare_##name(const OpContext& ctx) { return prepare_arith(ctx, op, nullptr, nullptr); } \
+  Status eval_##name(const PreparedOp& ctx) { return eval_arith(ctx, op); }
+FLOE_ARITH(floor_div, ArithOp::kFloorDiv)
+FLOE_ARITH(floor_mod, ArithOp::kFloorMod)
+FLOE_ARITH(truncate_div, ArithOp::kTruncateDiv)
+FLOE_ARITH(pow, ArithOp::kPow)
+FLOE_ARITH(atan2, ArithOp::kAtan2)
+FLOE_ARITH(squared_difference, ArithOp::kSquaredDifference)
 #undef FLOE_ARITH
 
 #define FLOE_COMPARE(name, op)                                                            \
   const char* prepare_##name(const OpContext& ctx) { return prepare_compare(ctx, op); }  \
-  Status eval_##name(const OpContext& ctx) {                                              \
+  Status eval_##name(const PreparedOp& ctx) {                                              \
     ref::compare(op, ctx.input(0).dtype, binary_operands(ctx));                           \
     return Status::kOk;                                                                   \
   }
@@ -135,19 +165,19 @@ FLOE_COMPARE(greater_equal, CompareOp::kGreaterEqual)
 #undef FLOE_COMPARE
 
 const char* prepare_logical_and(const OpContext& ctx) { return prepare_logical(ctx); }
-Status eval_logical_and(const OpContext& ctx) {
+Status eval_logical_and(const PreparedOp& ctx) {
   ref::logical(ref::LogicalOp::kAnd, binary_operands(ctx));
   return Status::kOk;
 }
 const char* prepare_logical_or(const OpContext& ctx) { return prepare_logical(ctx); }
-Status eval_logical_or(const OpContext& ctx) {
+Status eval_logical_or(const PreparedOp& ctx) {
   ref::logical(ref::LogicalOp::kOr, binary_operands(ctx));
   return Status::kOk;
 }
 
 #define FLOE_MATH(name, op)                                                             \
   const char* prepare_##name(const OpContext& ctx) { return prepare_math(ctx, op); }   \
-  Status eval_##name(const OpContext& ctx) { return eval_math(ctx, op); }
+  Status eval_##name(const PreparedOp& ctx) { return eval_math(ctx, op); }
 FLOE_MATH(floor, MathOp::kFloor)
 FLOE_MATH(ceil, MathOp::kCeil)
 FLOE_MATH(round, MathOp::kRound)
@@ -176,14 +206,14 @@ FLOE_MATH(square, MathOp::kSquare)
 #undef FLOE_MATH
 
 const char* prepare_logical_not(const OpContext& ctx) { return check_unary(ctx, DType::kBool, DType::kBool); }
-Status eval_logical_not(const OpContext& ctx) {
+Status eval_logical_not(const PreparedOp& ctx) {
   ref::logical_not({in_void(ctx.input(0)), out_void(ctx.output(0))});
   return Status::kOk;
 }
 
 #define FLOE_PREDICATE(name, op)                                                                         \
   const char* prepare_##name(const OpContext& ctx) { return check_unary(ctx, DType::kFloat32, DType::kBool); } \
-  Status eval_##name(const OpContext& ctx) {                                                             \
+  Status eval_##name(const PreparedOp& ctx) {                                                             \
     ref::predicate_f32(op, {in_void(ctx.input(0)), out_void(ctx.output(0))});                            \
     return Status::kOk;                                                                                  \
   }
@@ -193,10 +223,11 @@ FLOE_PREDICATE(is_finite, ref::PredicateOp::kIsFinite)
 #undef FLOE_PREDICATE
 
 const char* prepare_leaky_relu(const OpContext& ctx) {
+  ctx.params<LeakyReluPrepared>().alpha = ctx.op->options_as_LeakyReluOptions()->alpha();
   return check_unary(ctx, DType::kFloat32, DType::kFloat32);
 }
-Status eval_leaky_relu(const OpContext& ctx) {
-  ref::leaky_relu_f32(ctx.op->options_as_LeakyReluOptions()->alpha(),
+Status eval_leaky_relu(const PreparedOp& ctx) {
+  ref::leaky_relu_f32(ctx.params_as<LeakyReluPrepared>().alpha,
                       {in_void(ctx.input(0)), out_void(ctx.output(0))});
   return Status::kOk;
 }
@@ -208,8 +239,8 @@ const char* prepare_cast(const OpContext& ctx) {
   if (!ref::cast_supports(i.dtype, o.dtype)) return FLOE_MSG("cast between these dtypes is not supported");
   return nullptr;
 }
-Status eval_cast(const OpContext& ctx) {
-  const TensorView i = ctx.input(0), o = ctx.output(0);
+Status eval_cast(const PreparedOp& ctx) {
+  const TensorView &i = ctx.input(0), &o = ctx.output(0);
   ref::cast(i.dtype, o.dtype, {in_void(i), out_void(o)});
   return Status::kOk;
 }
@@ -224,8 +255,8 @@ const char* prepare_select(const OpContext& ctx) {
   if (!is_broadcast_of(shapes, 3, o.shape)) return FLOE_MSG("output shape is not the broadcast shape");
   return nullptr;
 }
-Status eval_select(const OpContext& ctx) {
-  const TensorView c = ctx.input(0), o = ctx.output(0);
+Status eval_select(const PreparedOp& ctx) {
+  const TensorView &c = ctx.input(0), &o = ctx.output(0);
   ref::select(dtype_size(o.dtype),
               {in_as<uint8_t>(c), in_void(ctx.input(1)), in_void(ctx.input(2)), out_void(o)});
   return Status::kOk;

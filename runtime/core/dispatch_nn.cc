@@ -18,7 +18,7 @@ bool all_f32(const OpContext& ctx) {
   return true;
 }
 
-const char* prepare_resize(const OpContext& ctx, bool any_dtype) {
+const char* prepare_resize(const OpContext& ctx, ref::ResizeMode mode, bool any_dtype) {
   if (!has_io(ctx, 1, 1)) return FLOE_MSG("expects 1 input and 1 output");
   const TensorView in = ctx.input(0), out = ctx.output(0);
   if (any_dtype ? (in.dtype != out.dtype || dtype_size(in.dtype) == 0) : !all_f32(ctx)) {
@@ -31,37 +31,39 @@ const char* prepare_resize(const OpContext& ctx, bool any_dtype) {
   if ((in.shape.dims[1] == 0 || in.shape.dims[2] == 0) && out.shape.num_elements() != 0) {
     return FLOE_MSG("cannot resize an empty image");
   }
-  return nullptr;
-}
-
-Status eval_resize(const OpContext& ctx, ref::ResizeMode mode) {
   const auto* o = ctx.op->options_as_ResizeOptions();
-  ref::ResizeParams p;
+  ref::ResizeParams& p = ctx.params<ref::ResizeParams>();
   p.mode = mode;
   p.align_corners = o->align_corners();
   p.half_pixel_centers = o->half_pixel_centers();
-  ref::resize(p, dtype_size(ctx.input(0).dtype), in_void(ctx.input(0)), out_void(ctx.output(0)));
+  return nullptr;
+}
+
+Status eval_resize(const PreparedOp& ctx) {
+  ref::resize(ctx.params_as<ref::ResizeParams>(), dtype_size(ctx.input(0).dtype),
+              in_void(ctx.input(0)), out_void(ctx.output(0)));
   return Status::kOk;
 }
 
-const char* prepare_cumulative(const OpContext& ctx) {
+const char* prepare_cumulative(const OpContext& ctx, bool product) {
   if (!has_io(ctx, 1, 1)) return FLOE_MSG("expects 1 input and 1 output");
   const TensorView in = ctx.input(0), out = ctx.output(0);
   if (in.dtype != out.dtype || !ref::cumulative_supports(in.dtype)) return FLOE_MSG("unsupported dtype");
   if (!dims_equal(in.shape, out.shape)) return FLOE_MSG("output shape differs from input shape");
-  const int32_t axis = ctx.op->options_as_CumulativeOptions()->axis();
-  if (axis < 0 || axis >= in.shape.rank) return FLOE_MSG("axis out of range");
-  return nullptr;
-}
-
-Status eval_cumulative(const OpContext& ctx, bool product) {
   const auto* o = ctx.op->options_as_CumulativeOptions();
-  ref::CumulativeParams p;
-  p.axis = o->axis();
+  const int32_t axis = o->axis();
+  if (axis < 0 || axis >= in.shape.rank) return FLOE_MSG("axis out of range");
+  ref::CumulativeParams& p = ctx.params<ref::CumulativeParams>();
+  p.axis = axis;
   p.exclusive = o->exclusive();
   p.reverse = o->reverse();
   p.product = product;
-  ref::cumulative(p, ctx.input(0).dtype, in_void(ctx.input(0)), out_void(ctx.output(0)));
+  return nullptr;
+}
+
+Status eval_cumulative(const PreparedOp& ctx) {
+  ref::cumulative(ctx.params_as<ref::CumulativeParams>(), ctx.input(0).dtype,
+                  in_void(ctx.input(0)), out_void(ctx.output(0)));
   return Status::kOk;
 }
 
@@ -90,15 +92,14 @@ const char* prepare_batch_matmul(const OpContext& ctx) {
   const Shape xb{x.dims, x.rank - 2}, yb{y.dims, y.rank - 2}, ob{out.dims, out.rank - 2};
   const Shape shapes[2] = {xb, yb};
   if (!is_broadcast_of(shapes, 2, ob)) return FLOE_MSG("batch dims do not broadcast to the output's");
+  ref::BatchMatMulParams& p = ctx.params<ref::BatchMatMulParams>();
+  p.adj_x = o->adj_x();
+  p.adj_y = o->adj_y();
   return nullptr;
 }
 
-Status eval_batch_matmul(const OpContext& ctx) {
-  const auto* o = ctx.op->options_as_BatchMatMulOptions();
-  ref::BatchMatMulParams p;
-  p.adj_x = o->adj_x();
-  p.adj_y = o->adj_y();
-  ref::batch_matmul_f32(p, in_as<float>(ctx.input(0)), in_as<float>(ctx.input(1)), out_as<float>(ctx.output(0)));
+Status eval_batch_matmul(const PreparedOp& ctx) {
+  ref::batch_matmul_f32(ctx.params_as<ref::BatchMatMulParams>(), in_as<float>(ctx.input(0)), in_as<float>(ctx.input(1)), out_as<float>(ctx.output(0)));
   return Status::kOk;
 }
 
@@ -113,30 +114,38 @@ const char* prepare_transpose_conv2d(const OpContext& ctx) {
   if (o->stride_h() < 1 || o->stride_w() < 1 || o->dilation_h() < 1 || o->dilation_w() < 1) {
     return FLOE_MSG("strides and dilations must be >= 1");
   }
-  return nullptr;  // taps outside the output are skipped by the kernel
-}
-
-Status eval_transpose_conv2d(const OpContext& ctx) {
-  const auto* o = ctx.op->options_as_Conv2DOptions();
-  ref::TransposeConv2DParams p;
+  // Taps outside the output are skipped by the kernel.
+  ref::TransposeConv2DParams& p = ctx.params<ref::TransposeConv2DParams>();
   p.stride_h = o->stride_h();
   p.stride_w = o->stride_w();
   p.dilation_h = o->dilation_h();
   p.dilation_w = o->dilation_w();
   p.pad_top = o->pad_top();
   p.pad_left = o->pad_left();
-  ref::transpose_conv2d_f32(p, in_as<float>(ctx.input(0)), in_as<float>(ctx.input(1)), out_as<float>(ctx.output(0)));
+  return nullptr;
+}
+
+Status eval_transpose_conv2d(const PreparedOp& ctx) {
+  ref::transpose_conv2d_f32(ctx.params_as<ref::TransposeConv2DParams>(), in_as<float>(ctx.input(0)), in_as<float>(ctx.input(1)), out_as<float>(ctx.output(0)));
   return Status::kOk;
 }
 
-const char* prepare_resize_bilinear(const OpContext& ctx) { return prepare_resize(ctx, false); }
-Status eval_resize_bilinear(const OpContext& ctx) { return eval_resize(ctx, ref::ResizeMode::kBilinear); }
-const char* prepare_resize_nearest(const OpContext& ctx) { return prepare_resize(ctx, true); }
-Status eval_resize_nearest(const OpContext& ctx) { return eval_resize(ctx, ref::ResizeMode::kNearest); }
-const char* prepare_resize_bicubic(const OpContext& ctx) { return prepare_resize(ctx, false); }
-Status eval_resize_bicubic(const OpContext& ctx) { return eval_resize(ctx, ref::ResizeMode::kBicubic); }
-const char* prepare_resize_area(const OpContext& ctx) { return prepare_resize(ctx, false); }
-Status eval_resize_area(const OpContext& ctx) { return eval_resize(ctx, ref::ResizeMode::kArea); }
+const char* prepare_resize_bilinear(const OpContext& ctx) {
+  return prepare_resize(ctx, ref::ResizeMode::kBilinear, false);
+}
+Status eval_resize_bilinear(const PreparedOp& ctx) { return eval_resize(ctx); }
+const char* prepare_resize_nearest(const OpContext& ctx) {
+  return prepare_resize(ctx, ref::ResizeMode::kNearest, true);
+}
+Status eval_resize_nearest(const PreparedOp& ctx) { return eval_resize(ctx); }
+const char* prepare_resize_bicubic(const OpContext& ctx) {
+  return prepare_resize(ctx, ref::ResizeMode::kBicubic, false);
+}
+Status eval_resize_bicubic(const PreparedOp& ctx) { return eval_resize(ctx); }
+const char* prepare_resize_area(const OpContext& ctx) {
+  return prepare_resize(ctx, ref::ResizeMode::kArea, false);
+}
+Status eval_resize_area(const PreparedOp& ctx) { return eval_resize(ctx); }
 
 const char* prepare_topk(const OpContext& ctx) {
   if (!has_io(ctx, 1, 2)) return FLOE_MSG("expects 1 input and 2 outputs");
@@ -151,18 +160,19 @@ const char* prepare_topk(const OpContext& ctx) {
     if (values.shape.dims[d] != in.shape.dims[d]) return FLOE_MSG("output shapes mismatch");
   }
   if (values.shape.dims[in.shape.rank - 1] > in.shape.dims[in.shape.rank - 1]) return FLOE_MSG("k > last dim");
+  ctx.params<TopKPrepared>().sorted = ctx.op->options_as_TopKOptions()->sorted();
   return nullptr;
 }
 
-Status eval_topk(const OpContext& ctx) {
-  ref::topk_f32(ctx.op->options_as_TopKOptions()->sorted(), in_as<float>(ctx.input(0)), out_as<float>(ctx.output(0)), out_as<int32_t>(ctx.output(1)));
+Status eval_topk(const PreparedOp& ctx) {
+  ref::topk_f32(ctx.params_as<TopKPrepared>().sorted, in_as<float>(ctx.input(0)), out_as<float>(ctx.output(0)), out_as<int32_t>(ctx.output(1)));
   return Status::kOk;
 }
 
-const char* prepare_cumsum(const OpContext& ctx) { return prepare_cumulative(ctx); }
-Status eval_cumsum(const OpContext& ctx) { return eval_cumulative(ctx, false); }
-const char* prepare_cumprod(const OpContext& ctx) { return prepare_cumulative(ctx); }
-Status eval_cumprod(const OpContext& ctx) { return eval_cumulative(ctx, true); }
+const char* prepare_cumsum(const OpContext& ctx) { return prepare_cumulative(ctx, false); }
+Status eval_cumsum(const PreparedOp& ctx) { return eval_cumulative(ctx); }
+const char* prepare_cumprod(const OpContext& ctx) { return prepare_cumulative(ctx, true); }
+Status eval_cumprod(const PreparedOp& ctx) { return eval_cumulative(ctx); }
 
 const char* prepare_fake_quant(const OpContext& ctx) {
   if (!has_io(ctx, 3, 1) || !all_f32(ctx)) return FLOE_MSG("expects x, min, max (float32) and 1 output");
@@ -173,37 +183,41 @@ const char* prepare_fake_quant(const OpContext& ctx) {
   if (c > 1 && (x.shape.rank < 1 || x.shape.dims[x.shape.rank - 1] != c)) {
     return FLOE_MSG("per-channel min/max must match the last dim");
   }
-  const int32_t bits = ctx.op->options_as_FakeQuantOptions()->num_bits();
+  const auto* o = ctx.op->options_as_FakeQuantOptions();
+  const int32_t bits = o->num_bits();
   if (bits < 2 || bits > 16) return FLOE_MSG("num_bits must be in [2, 16]");
+  FakeQuantPrepared& prepared = ctx.params<FakeQuantPrepared>();
+  prepared.num_bits = bits;
+  prepared.narrow_range = o->narrow_range();
   return nullptr;
 }
 
-Status eval_fake_quant(const OpContext& ctx) {
-  const auto* o = ctx.op->options_as_FakeQuantOptions();
-  ref::fake_quant_f32(o->num_bits(), o->narrow_range(), in_as<float>(ctx.input(0)), in_as<float>(ctx.input(1)),
+Status eval_fake_quant(const PreparedOp& ctx) {
+  const FakeQuantPrepared& prepared = ctx.params_as<FakeQuantPrepared>();
+  ref::fake_quant_f32(prepared.num_bits, prepared.narrow_range, in_as<float>(ctx.input(0)), in_as<float>(ctx.input(1)),
                       in_as<float>(ctx.input(2)), out_as<float>(ctx.output(0)));
   return Status::kOk;
 }
 
 const char* prepare_lrn(const OpContext& ctx) {
   if (const char* err = prepare_last_axis_f32(ctx)) return err;
-  if (ctx.op->options_as_LrnOptions()->depth_radius() < 0) return FLOE_MSG("depth_radius must be >= 0");
-  return nullptr;
-}
-
-Status eval_lrn(const OpContext& ctx) {
   const auto* o = ctx.op->options_as_LrnOptions();
-  ref::LrnParams p;
+  if (o->depth_radius() < 0) return FLOE_MSG("depth_radius must be >= 0");
+  ref::LrnParams& p = ctx.params<ref::LrnParams>();
   p.depth_radius = o->depth_radius();
   p.bias = o->bias();
   p.alpha = o->alpha();
   p.beta = o->beta();
-  ref::lrn_f32(p, in_as<float>(ctx.input(0)), out_as<float>(ctx.output(0)));
+  return nullptr;
+}
+
+Status eval_lrn(const PreparedOp& ctx) {
+  ref::lrn_f32(ctx.params_as<ref::LrnParams>(), in_as<float>(ctx.input(0)), out_as<float>(ctx.output(0)));
   return Status::kOk;
 }
 
 const char* prepare_log_softmax(const OpContext& ctx) { return prepare_last_axis_f32(ctx); }
-Status eval_log_softmax(const OpContext& ctx) {
+Status eval_log_softmax(const PreparedOp& ctx) {
   ref::log_softmax_f32(in_as<float>(ctx.input(0)), out_as<float>(ctx.output(0)));
   return Status::kOk;
 }
@@ -226,12 +240,8 @@ const char* prepare_extract_patches(const OpContext& ctx) {
   if (out.shape.dims[0] != in.shape.dims[0] || out.shape.dims[3] != depth) {
     return FLOE_MSG("output must be [N, OH, OW, size_h * size_w * C]");
   }
-  return nullptr;  // taps outside the input are written as zeros, never read
-}
-
-Status eval_extract_patches(const OpContext& ctx) {
-  const auto* o = ctx.op->options_as_ExtractPatchesOptions();
-  ref::ExtractPatchesParams p;
+  // Taps outside the input are written as zeros, never read.
+  ref::ExtractPatchesParams& p = ctx.params<ref::ExtractPatchesParams>();
   p.size_h = o->size_h();
   p.size_w = o->size_w();
   p.stride_h = o->stride_h();
@@ -240,7 +250,11 @@ Status eval_extract_patches(const OpContext& ctx) {
   p.rate_w = o->rate_w();
   p.pad_top = o->pad_top();
   p.pad_left = o->pad_left();
-  ref::extract_patches(p, dtype_size(ctx.input(0).dtype), in_void(ctx.input(0)), out_void(ctx.output(0)));
+  return nullptr;
+}
+
+Status eval_extract_patches(const PreparedOp& ctx) {
+  ref::extract_patches(ctx.params_as<ref::ExtractPatchesParams>(), dtype_size(ctx.input(0).dtype), in_void(ctx.input(0)), out_void(ctx.output(0)));
   return Status::kOk;
 }
 
@@ -264,12 +278,8 @@ const char* prepare_conv3d(const OpContext& ctx) {
       o->dilation_h() < 1 || o->dilation_w() < 1) {
     return FLOE_MSG("strides and dilations must be >= 1");
   }
-  return nullptr;  // taps outside the input are skipped by the kernel
-}
-
-Status eval_conv3d(const OpContext& ctx) {
-  const auto* o = ctx.op->options_as_Conv3DOptions();
-  ref::Conv3DParams p;
+  // Taps outside the input are skipped by the kernel.
+  ref::Conv3DParams& p = ctx.params<ref::Conv3DParams>();
   p.stride_d = o->stride_d();
   p.stride_h = o->stride_h();
   p.stride_w = o->stride_w();
@@ -279,7 +289,11 @@ Status eval_conv3d(const OpContext& ctx) {
   p.pad_front = o->pad_front();
   p.pad_top = o->pad_top();
   p.pad_left = o->pad_left();
-  ref::conv3d_f32(p, in_as<float>(ctx.input(0)), in_as<float>(ctx.input(1)), out_as<float>(ctx.output(0)));
+  return nullptr;
+}
+
+Status eval_conv3d(const PreparedOp& ctx) {
+  ref::conv3d_f32(ctx.params_as<ref::Conv3DParams>(), in_as<float>(ctx.input(0)), in_as<float>(ctx.input(1)), out_as<float>(ctx.output(0)));
   return Status::kOk;
 }
 

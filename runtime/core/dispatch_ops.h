@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
-// Prepare/eval adapters of the op-coverage families, defined in
-// dispatch_<family>.cc and named by runtime/ops.def (as ops::prepare_x). Same
-// contract as dispatch.cc: prepare validates everything the kernel assumes
-// (counts, ranks, dims, dtypes, constant indices) once at Init(), so that no
-// model passing Init can make a kernel read or write out of bounds; eval checks
-// only data-dependent indices (returning kKernelError).
+// Prepare/eval adapters of the op families, defined in dispatch_<family>.cc and
+// named by runtime/ops.def (as ops::prepare_x). Same contract as dispatch.cc:
+// prepare validates everything the kernel assumes (counts, ranks, dims, dtypes,
+// constant indices) once at Init(), so that no model passing Init can make a
+// kernel read or write out of bounds, and writes the op's params block; eval
+// reads only that block and the bound operands, and checks only data-dependent
+// indices (returning kKernelError).
 #pragma once
 
 #include "runtime/core/dispatch.h"
@@ -41,9 +42,59 @@ inline bool has_io(const OpContext& ctx, int inputs, int outputs) {
 // `o` is the broadcast of the given shapes.
 bool is_broadcast_of(const Shape* shapes, int n, const Shape& o);
 
+// ---- params blocks (pointer-free, fixed-width: see runtime/core/dispatch.h) ----
+
+// Binary arithmetic: the element count when no operand broadcasts.
+struct ElementwisePrepared {
+  int32_t count;
+};
+struct AxisPrepared {
+  int32_t axis;
+};
+struct LeakyReluPrepared {
+  float alpha;
+};
+struct ReducePrepared {
+  int32_t axes[kMaxRank];
+  int32_t axis_count;
+};
+struct StridedSlicePrepared {
+  int32_t begin[kMaxRank];
+  int32_t stride[kMaxRank];
+  int32_t element_size;
+};
+struct GatherPrepared {
+  int32_t axis;
+  int32_t batch_dims;
+  int32_t element_size;
+  bool indices_int64;
+};
+struct TopKPrepared {
+  bool sorted;
+};
+struct FakeQuantPrepared {
+  int32_t num_bits;
+  bool narrow_range;
+};
+struct ConcatPrepared {
+  int32_t axis;
+  int32_t element_size;
+};
+struct TransposePrepared {
+  int32_t perm[kMaxRank];
+  int32_t element_size;
+};
+struct PadPrepared {
+  int32_t paddings[2 * kMaxRank];
+  int32_t element_size;
+  uint8_t mode;                 // ref::PadMode
+  bool value_from_input;        // CONSTANT mode: input 1 holds the value
+  uint8_t constant_value[8];    // CONSTANT mode otherwise: one element
+};
+
 #define FLOE_DECLARE(name)                  \
   const char* prepare_##name(const OpContext&); \
-  Status eval_##name(const OpContext&);
+  Status eval_##name(const PreparedOp&);
 
 // dispatch_math.cc
 FLOE_DECLARE(add) FLOE_DECLARE(sub) FLOE_DECLARE(mul) FLOE_DECLARE(div) FLOE_DECLARE(maximum)
@@ -70,6 +121,9 @@ FLOE_DECLARE(batch_matmul) FLOE_DECLARE(transpose_conv2d) FLOE_DECLARE(resize_bi
 FLOE_DECLARE(resize_nearest) FLOE_DECLARE(resize_bicubic) FLOE_DECLARE(resize_area) FLOE_DECLARE(topk)
 FLOE_DECLARE(cumsum) FLOE_DECLARE(cumprod) FLOE_DECLARE(fake_quant) FLOE_DECLARE(lrn)
 FLOE_DECLARE(log_softmax) FLOE_DECLARE(extract_patches) FLOE_DECLARE(conv3d)
+
+// dispatch_layout.cc
+FLOE_DECLARE(transpose) FLOE_DECLARE(pad)
 
 #undef FLOE_DECLARE
 

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
-// Interpreter: arena checks at Init(), then a straight loop over the operators.
+// Interpreter: arena checks and one prepare per op at Init(), then a straight
+// loop over the prepared records.
 #include "runtime/core/interpreter.h"
 
 #include "runtime/core/dispatch.h"
@@ -33,11 +34,19 @@ bool Interpreter::runs_on_backend(size_t op_index) const {
   return initialized_ && backend_owns(backend_, static_cast<uint32_t>(op_index));
 }
 
+size_t Interpreter::arena_used() const {
+  if (!initialized_) return 0;
+  return static_cast<size_t>(model_.activation_arena_size()) + backend_bytes_used_ + persistent_used_;
+}
+
 Status Interpreter::Init() {
   initialized_ = false;
   backend_ = nullptr;
   backend_ops_ = 0;
   backend_bytes_used_ = 0;
+  ops_ = nullptr;
+  op_count_ = 0;
+  persistent_used_ = 0;
   error_ = Error();
   if (!model_.loaded()) return fail(Status::kNotInitialized, FLOE_MSG("model is not loaded"));
   if (arena_ == nullptr && model_.arena_size() > 0) {
@@ -49,50 +58,97 @@ Status Interpreter::Init() {
   if (arena_bytes_ < model_.arena_size()) {
     return fail(Status::kArenaTooSmall, FLOE_MSG("arena is smaller than the model's arena_size"));
   }
+  // The persistent region, laid out as PersistentLayout describes; Model::Load
+  // checked that the model's size for this pointer width is that sum.
+  persistent_offset_ = static_cast<size_t>(model_.persistent_offset());
+  uint8_t* const region = arena_ + persistent_offset_;
+  const size_t region_bytes = static_cast<size_t>(model_.persistent_size());
+  size_t used = 0;
+  auto take = [&](uint64_t bytes) -> uint8_t* {
+    const size_t block = static_cast<size_t>(align_persistent(bytes));
+    if (block > region_bytes - used) return nullptr;
+    uint8_t* p = region + used;
+    for (size_t i = 0; i < block; ++i) p[i] = 0;
+    used += block;
+    return p;
+  };
   const auto* ops = model_.schema()->operators();
-  for (uint32_t i = 0; i < ops->size(); ++i) {
+  const size_t op_count = ops->size();
+  auto* records = reinterpret_cast<PreparedOp*>(take(op_count * sizeof(PreparedOp)));
+  const char* layout_error = FLOE_MSG("persistent region is smaller than the ops need");
+  if (records == nullptr) return fail(Status::kInvalidModel, layout_error);
+  for (uint32_t i = 0; i < op_count; ++i) {
     const schema::Operator* op = ops->Get(i);
     const OpKernel* kernel = find_kernel(op->opcode());  // non-null: checked by Model::Load
-    const OpContext ctx{op, &model_, arena_};
+    const uint32_t inputs = op->inputs()->size(), outputs = op->outputs()->size();
+    auto* operands = reinterpret_cast<TensorView*>(take(uint64_t{inputs + outputs} * sizeof(TensorView)));
+    void* params = kernel->params_bytes > 0 ? take(kernel->params_bytes) : nullptr;
+    if (operands == nullptr || (kernel->params_bytes > 0 && params == nullptr)) {
+      return fail(Status::kInvalidModel, layout_error, static_cast<int32_t>(i));
+    }
+    for (uint32_t k = 0; k < inputs; ++k) operands[k] = bind_tensor(model_, arena_, op->inputs()->Get(k));
+    for (uint32_t k = 0; k < outputs; ++k) {
+      operands[inputs + k] = bind_tensor(model_, arena_, op->outputs()->Get(k));
+    }
+    PreparedOp& record = records[i];
+    record.eval = kernel->eval;
+    record.params = params;
+    record.operands = operands;
+    record.inputs = static_cast<uint16_t>(inputs);
+    record.outputs = static_cast<uint16_t>(outputs);
+    record.opcode = static_cast<uint16_t>(op->opcode());
+    record.flags = 0;
+    const OpContext ctx{op, &model_, arena_, &record};
     if (const char* reason = kernel->prepare(ctx)) {
       return fail(Status::kInvalidModel, reason, static_cast<int32_t>(i));
     }
   }
+  if (used != region_bytes) {
+    return fail(Status::kInvalidModel, FLOE_MSG("persistent region is larger than the ops need"));
+  }
   // Backend operators are created after the checks above, in the arena region
-  // after the activations (the activations serve as Init-time scratch).
+  // after the activations (the activations serve as Init-time scratch); it
+  // ends where the persistent region starts.
   BackendInit backend_init;
   backend_init.arena = arena_;
-  backend_init.arena_bytes = arena_bytes_;
+  backend_init.arena_bytes = persistent_offset_;
   backend_init.activation_bytes = static_cast<size_t>(model_.activation_arena_size());
   backend_init.thread_pool = thread_pool_;
   BackendResult backend;
   if (backend_prepare(model_, backend_init, &backend) != Status::kOk) {
     return fail(backend.error.status, backend.error.message, backend.error.op);
   }
+  for (uint32_t i = 0; i < op_count; ++i) {
+    if (!backend_owns(backend.state, i)) continue;
+    // The converter marks ops too small for the thread pool; they run on the caller's thread.
+    records[i].flags = PreparedOp::kOnBackend;
+    if (!ops->Get(i)->single_threaded()) records[i].flags |= PreparedOp::kUseThreadPool;
+  }
   backend_ = backend.state;
   backend_ops_ = backend.ops_taken;
   backend_bytes_used_ = backend.bytes_used;
+  ops_ = records;
+  op_count_ = op_count;
+  persistent_used_ = used;
   initialized_ = true;
   return Status::kOk;
 }
 
 Status Interpreter::Invoke() {
   if (!initialized_) return fail(Status::kNotInitialized, FLOE_MSG("Init() has not succeeded"));
-  const auto* ops = model_.schema()->operators();
-  for (uint32_t i = 0; i < ops->size(); ++i) {
-    const schema::Operator* op = ops->Get(i);
-    Status status;
-    if (backend_owns(backend_, i)) {
-      // The converter marks ops too small for the thread pool; they run on this thread.
-      void* pool = thread_pool_ != nullptr && !op->single_threaded() ? thread_pool_ : nullptr;
-      status = backend_run(backend_, i, pool);
-    } else {
-      status = find_kernel(op->opcode())->eval(OpContext{op, &model_, arena_});
-    }
+  for (size_t i = 0; i < op_count_; ++i) {
+    const PreparedOp& op = ops_[i];
+    const Status status =
+        (op.flags & PreparedOp::kOnBackend) == 0
+            ? op.eval(op)
+            : backend_run(backend_, static_cast<uint32_t>(i),
+                          (op.flags & PreparedOp::kUseThreadPool) != 0 ? thread_pool_ : nullptr);
     if (status != Status::kOk) {
       return fail(status, FLOE_MSG("kernel failed"), static_cast<int32_t>(i));
     }
-    if (observer_ != nullptr) observer_(observer_user_, i, find_kernel(op->opcode())->name);
+    if (observer_ != nullptr) {
+      observer_(observer_user_, i, find_kernel(static_cast<schema::OpCode>(op.opcode))->name);
+    }
   }
   return Status::kOk;
 }

@@ -7,17 +7,22 @@
 //   +-----------------------------------------------+
 //   | backend region (XNNPACK operators, packed      |  only when this build runs
 //   | weights; 64-aligned, budget from the model)    |  the model's XNNPACK ops
+//   +-----------------------------------------------+  (16-aligned)
+//   | persistent region: one PreparedOp per op, its  |  size from the model, for
+//   | bound operands and params (dispatch.h)         |  this build's pointer width
 //   +-----------------------------------------------+
 //
-// Every offset was fixed by the converter; the interpreter only binds pointers
-// and calls kernels. It allocates nothing and never touches memory outside the
-// arena and the model buffer. Not thread-safe; one Invoke() at a time.
+// Every offset and size was fixed by the converter. Init() prepares each op
+// once; Invoke() calls each op's eval on its prepared record. The interpreter
+// allocates nothing and never touches memory outside the arena and the model
+// buffer. Not thread-safe; one Invoke() at a time.
 #pragma once
 
 #include <stddef.h>
 #include <stdint.h>
 
 #include "runtime/core/backend.h"
+#include "runtime/core/dispatch.h"
 #include "runtime/core/model.h"
 #include "runtime/core/status.h"
 #include "runtime/core/tensor.h"
@@ -28,9 +33,11 @@ class Interpreter {
  public:
   Interpreter(const Model& model, void* arena, size_t arena_bytes);
 
-  // Checks the arena (size, alignment) and validates every op's tensors.
+  // Checks the arena (size, alignment), then prepares every op once: binds
+  // its operands, validates its tensors and options, writes its params.
   [[nodiscard]] Status Init();
-  // Runs every operator in order.
+  // Runs every operator in order on its prepared record; reads nothing of the
+  // model's FlatBuffers tables.
   [[nodiscard]] Status Invoke();
 
   size_t input_count() const;
@@ -66,6 +73,12 @@ class Interpreter {
   size_t backend_op_count() const { return backend_ops_; }
   size_t backend_arena_used() const { return backend_bytes_used_; }
   bool runs_on_backend(size_t op_index) const;
+  // After Init(): the persistent region's bytes (records, operands, params),
+  // and the arena bytes in use: activations + what XNNPACK took + the
+  // persistent region. Equal to Model::arena_size() when no XNNPACK op runs;
+  // with XNNPACK the model's budget is an upper bound of what it takes.
+  size_t persistent_bytes_used() const { return persistent_used_; }
+  size_t arena_used() const;
 
  private:
   Status fail(Status status, const char* message, int32_t op = -1);
@@ -76,6 +89,10 @@ class Interpreter {
   size_t arena_bytes_;
   bool initialized_ = false;
   BackendState* backend_ = nullptr;  // inside the arena, after the activations
+  PreparedOp* ops_ = nullptr;        // [op count], in the persistent region
+  size_t op_count_ = 0;
+  size_t persistent_offset_ = 0;
+  size_t persistent_used_ = 0;
   void* thread_pool_ = nullptr;
   size_t backend_ops_ = 0;
   size_t backend_bytes_used_ = 0;

@@ -52,9 +52,14 @@ class Model {
   bool loaded() const { return model_ != nullptr; }
   const schema::Model* schema() const { return model_; }
   // Bytes of arena Interpreter::Init() needs on this runtime build: the planned
-  // activations plus, when this build runs the model's XNNPACK operators
-  // (runtime/core/backend.h), the converter's budget for their persistent state.
+  // activations, plus, when this build runs the model's XNNPACK operators
+  // (runtime/core/backend.h), the converter's budget for their state, plus the
+  // persistent region of the prepared ops (runtime/core/dispatch.h).
   uint64_t arena_size() const { return total_arena_size_; }
+  // Where the persistent region starts (16-byte aligned) and its bytes for
+  // this build's pointer width.
+  uint64_t persistent_offset() const { return persistent_offset_; }
+  uint64_t persistent_size() const { return persistent_size_; }
   // The planned activations alone; every arena tensor lies below this.
   uint64_t activation_arena_size() const { return arena_size_; }
   size_t tensor_count() const { return tensor_count_; }
@@ -75,6 +80,7 @@ class Model {
   Status validate_tensors();
   Status validate_operators();
   Status validate_io();
+  Status validate_persistent_size();
   Status check_indices(const void* list, int32_t lowest, bool written, int32_t op,
                        const char* out_of_range, const char* constant);
   Status verify_checksum(size_t size);
@@ -85,6 +91,8 @@ class Model {
   uint64_t constants_size_ = 0;
   uint64_t arena_size_ = 0;
   uint64_t total_arena_size_ = 0;
+  uint64_t persistent_offset_ = 0;
+  uint64_t persistent_size_ = 0;
   size_t tensor_count_ = 0;
   size_t operator_count_ = 0;
   Error error_;

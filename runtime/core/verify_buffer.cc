@@ -20,9 +20,10 @@ constexpr uint8_t kVec8 = kVector | 1, kVec32 = kVector | 4;
 // table id begins (kStart[id + 1] where it ends).
 constexpr uint8_t kSlots[] = {
     // 0 Model: version, tensors, operators, inputs, outputs, arena_size,
-    // constants, producer, payload_crc32c, target, xnnpack_arena_size
+    // constants, producer, payload_crc32c, target, xnnpack_arena_size,
+    // persistent_size_ptr32, persistent_size_ptr64
     kU32, kTableVector | 1, kTableVector | 2, kVec32, kVec32, kU64, kVec8, kString, kU32, kString,
-    kU64,
+    kU64, kU64, kU64,
     // 1 Tensor: name, dtype, shape, is_constant, offset, size, live_first_op, live_last_op
     kString, kU8, kVec32, kU8, kU64, kU64, kU32, kU32,
     // 2 Operator: opcode, inputs, outputs, options_type, options, name, backend,
@@ -74,9 +75,7 @@ constexpr uint8_t kSlots[] = {
     kU32, kU32, kU32, kU32, kU32, kU32, kU32, kU32,
 };
 
-constexpr uint8_t kStart[kTableCount + 1] = { 0, 11, 19, 27, 30, 39, 49, 58, 59,
-                                             61, 62, 63, 66, 67, 68, 70, 72, 73,
-                                             75, 84, 86, 87, 90, 92, 96, 104};
+constexpr uint8_t kStart[kTableCount + 1] = {0, 13, 21, 29, 32, 41, 51, 60, 61, 63, 64, 65, 68, 69, 70, 72, 74, 75, 77, 86, 88, 89, 92, 94, 98, 106};
 static_assert(sizeof(kSlots) == kStart[kTableCount], "kStart must cover kSlots");
 
 // The last slot of each table sits where the generated code says.
@@ -84,7 +83,7 @@ constexpr uint32_t slot_voffset(uint32_t id, uint32_t end) {
   return 4 + 2 * (kStart[id + 1] - kStart[id] - end);
 }
 using namespace schema;  // NOLINT: the VT_ constants below
-static_assert(slot_voffset(0, 1) == Model::VT_XNNPACK_ARENA_SIZE, "Model slots");
+static_assert(slot_voffset(0, 1) == Model::VT_PERSISTENT_SIZE_PTR64, "Model slots");
 static_assert(slot_voffset(1, 1) == Tensor::VT_LIVE_LAST_OP, "Tensor slots");
 static_assert(slot_voffset(2, 1) == Operator::VT_SINGLE_THREADED, "Operator slots");
 static_assert(slot_voffset(2, 2) == Operator::VT_BACKEND, "Operator slots");

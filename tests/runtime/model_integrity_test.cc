@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "runtime/core/crc32c.h"
+#include "runtime/core/dispatch.h"
 #include "runtime/core/model.h"
 #include "runtime/core/model_checksum.h"
 #include "runtime/tools/model_file.h"
@@ -51,10 +52,16 @@ std::vector<uint8_t> chain(const T& x, const T& r, const T& y, bool with_checksu
                              b.CreateVector(std::vector<int32_t>{1})),
       schema::CreateOperator(b, schema::OpCode::RELU, b.CreateVector(std::vector<int32_t>{1}),
                              b.CreateVector(std::vector<int32_t>{2}))};
+  // Two RELUs of one input and one output each (runtime/core/dispatch.h).
+  PersistentLayout narrow(4, 2), wide(8, 2);
+  for (PersistentLayout* layout : {&narrow, &wide}) {
+    for (int i = 0; i < 2; ++i) layout->add_op(2, op_params_bytes(schema::OpCode::RELU));
+  }
   auto model = schema::CreateModel(b, 1, b.CreateVector(tensors), b.CreateVector(ops),
                                    b.CreateVector(std::vector<int32_t>{0}),
                                    b.CreateVector(std::vector<int32_t>{2}), arena, 0,
-                                   b.CreateString("test"), with_checksum ? 0xFFFFFFFFu : 0u);
+                                   b.CreateString("test"), with_checksum ? 0xFFFFFFFFu : 0u,
+                                   /*target=*/0, /*xnnpack_arena_size=*/0, narrow.total, wide.total);
   schema::FinishModelBuffer(b, model);
   std::vector<uint8_t> bytes(b.GetBufferPointer(), b.GetBufferPointer() + b.GetSize());
   if (with_checksum) {

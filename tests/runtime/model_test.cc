@@ -6,6 +6,7 @@
 #include <cstring>
 #include <functional>
 
+#include "runtime/core/dispatch.h"
 #include "runtime/core/interpreter.h"
 #include "runtime/tools/model_file.h"
 #include "schemas/floe_generated.h"
@@ -52,9 +53,19 @@ std::vector<uint8_t> build(const ModelSpec& spec) {
                              b.CreateVector(std::vector<int32_t>{1})),
       schema::CreateOperator(b, schema::OpCode::ADD, b.CreateVector(std::vector<int32_t>{1, 2}),
                              b.CreateVector(std::vector<int32_t>{3}))};
+  // The prepared ops' region as the converter sizes it (runtime/core/dispatch.h).
+  uint64_t persistent[2];
+  for (int wide = 0; wide < 2; ++wide) {
+    PersistentLayout layout(wide ? 8 : 4, 2);
+    layout.add_op(spec.relu_inputs.size() + 1, op_params_bytes(spec.first_op));
+    layout.add_op(3, op_params_bytes(schema::OpCode::ADD));
+    persistent[wide] = layout.total;
+  }
   auto model = schema::CreateModel(b, spec.version, b.CreateVector(tensors), b.CreateVector(ops),
                                    b.CreateVector(spec.inputs), b.CreateVector(spec.outputs),
-                                   spec.arena_size, constants_fb, b.CreateString("test"));
+                                   spec.arena_size, constants_fb, b.CreateString("test"),
+                                   /*payload_crc32c=*/0, /*target=*/0, /*xnnpack_arena_size=*/0,
+                                   persistent[0], persistent[1]);
   schema::FinishModelBuffer(b, model);
   return std::vector<uint8_t>(b.GetBufferPointer(), b.GetBufferPointer() + b.GetSize());
 }
@@ -75,10 +86,16 @@ Loaded load(const std::vector<uint8_t>& bytes, size_t offset = 0) {
 TEST(Model, ValidModelRuns) {
   Loaded l = load(build(ModelSpec()));
   ASSERT_EQ(l.status, Status::kOk) << l.model.error().message;
-  alignas(16) uint8_t arena[48 + 64];
+  const size_t size = static_cast<size_t>(l.model.arena_size());
+  // 48 bytes of activations, then the prepared ops of RELU and ADD.
+  EXPECT_EQ(l.model.persistent_offset(), 48u);
+  EXPECT_EQ(size, 48 + l.model.persistent_size());
+  alignas(16) uint8_t arena[512];
+  ASSERT_LE(size + 64, sizeof(arena));
   std::memset(arena, 0xA5, sizeof(arena));  // canary past the planned size
-  Interpreter interp(l.model, arena, 48);
+  Interpreter interp(l.model, arena, size);
   ASSERT_EQ(interp.Init(), Status::kOk);
+  EXPECT_EQ(interp.arena_used(), size);
   const float x[4] = {-1.0f, 0.5f, -2.0f, 3.0f};
   std::memcpy(interp.input(0).data, x, sizeof(x));
   ASSERT_EQ(interp.Invoke(), Status::kOk);
@@ -87,7 +104,7 @@ TEST(Model, ValidModelRuns) {
   EXPECT_FLOAT_EQ(y[1], 2.5f);
   EXPECT_FLOAT_EQ(y[2], 3.0f);
   EXPECT_FLOAT_EQ(y[3], 7.0f);
-  for (size_t i = 48; i < sizeof(arena); ++i) ASSERT_EQ(arena[i], 0xA5) << "wrote past the arena at " << i;
+  for (size_t i = size; i < sizeof(arena); ++i) ASSERT_EQ(arena[i], 0xA5) << "wrote past the arena at " << i;
   EXPECT_EQ(interp.input_index("x"), 0);
   EXPECT_EQ(interp.input_index("x:0"), 0);
   EXPECT_EQ(interp.input_index("x:1"), -1);
@@ -137,12 +154,14 @@ TEST(Model, RejectsBadSemantics) {
 TEST(Interpreter, ChecksTheArenaAndOpShapes) {
   Loaded l = load(build(ModelSpec()));
   ASSERT_EQ(l.status, Status::kOk);
-  alignas(16) uint8_t arena[64];
-  Interpreter small(l.model, arena, 32);
+  const size_t size = static_cast<size_t>(l.model.arena_size());
+  alignas(16) uint8_t arena[512];
+  ASSERT_LE(size + 16, sizeof(arena));
+  Interpreter small(l.model, arena, size - 1);
   EXPECT_EQ(small.Init(), Status::kArenaTooSmall);
-  Interpreter misaligned(l.model, arena + 4, 48);
+  Interpreter misaligned(l.model, arena + 4, size);
   EXPECT_EQ(misaligned.Init(), Status::kMisalignedArena);
-  Interpreter not_init(l.model, arena, 48);
+  Interpreter not_init(l.model, arena, size);
   EXPECT_EQ(not_init.Invoke(), Status::kNotInitialized);
 
   // Relu whose output shape differs from its input: rejected at Init, not run.
@@ -150,7 +169,7 @@ TEST(Interpreter, ChecksTheArenaAndOpShapes) {
   spec.tensors[1].shape = {2};
   Loaded bad = load(build(spec));
   ASSERT_EQ(bad.status, Status::kOk);
-  Interpreter interp(bad.model, arena, 48);
+  Interpreter interp(bad.model, arena, static_cast<size_t>(bad.model.arena_size()));
   EXPECT_EQ(interp.Init(), Status::kInvalidModel);
   EXPECT_EQ(interp.error().op, 0);
 }

@@ -33,30 +33,6 @@ Clamp clamp_for(Activation act) {
   return {-INFINITY, INFINITY};
 }
 
-// Ops are types so each inner loop is instantiated (and inlined) per op: no
-// per-element indirect call.
-struct AddOp {
-  static float apply(float a, float b) { return a + b; }
-};
-struct SubOp {
-  static float apply(float a, float b) { return a - b; }
-};
-struct MulOp {
-  static float apply(float a, float b) { return a * b; }
-};
-// RealDiv: IEEE float division (x/0 = +-inf, 0/0 = NaN), no reciprocal trick.
-struct DivOp {
-  static float apply(float a, float b) { return a / b; }
-};
-// Maximum/Minimum propagate NaN from either side, as TensorFlow >= 2.4 and NumPy
-// do (older TF returned the NaN or the number depending on operand order, as a
-// bare `a > b ? a : b` would).
-struct MaxOp {
-  static float apply(float a, float b) { return (a > b || a != a) ? a : b; }
-};
-struct MinOp {
-  static float apply(float a, float b) { return (a < b || a != a) ? a : b; }
-};
 
 // One run of `n` outputs. sa/sb are 1 (operand walks with the output) or 0 (the
 // operand is one value repeated: bias-like or scalar broadcasting). The value of a

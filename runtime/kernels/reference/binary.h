@@ -24,4 +24,35 @@ struct BinaryOperands {
 
 void binary_f32(const BinaryParams& params, const BinaryOperands& ops);
 
+// The element functions (the semantics of each op). Ops are types so each
+// inner loop is instantiated (and inlined) per op: no per-element indirect call.
+struct AddOp {
+  static float apply(float a, float b) { return a + b; }
+};
+struct SubOp {
+  static float apply(float a, float b) { return a - b; }
+};
+struct MulOp {
+  static float apply(float a, float b) { return a * b; }
+};
+// RealDiv: IEEE float division (x/0 = +-inf, 0/0 = NaN), no reciprocal trick.
+struct DivOp {
+  static float apply(float a, float b) { return a / b; }
+};
+// Maximum/Minimum propagate NaN from either side, as TensorFlow >= 2.4 and NumPy
+// do (older TF returned the NaN or the number depending on operand order, as a
+// bare `a > b ? a : b` would).
+struct MaxOp {
+  static float apply(float a, float b) { return (a > b || a != a) ? a : b; }
+};
+struct MinOp {
+  static float apply(float a, float b) { return (a < b || a != a) ? a : b; }
+};
+
+// Operands of one shape, no activation: out[i] = Op(a[i], b[i]) for i < count.
+template <typename Op>
+void binary_flat_f32(const float* a, const float* b, float* out, int32_t count) {
+  for (int32_t i = 0; i < count; ++i) out[i] = Op::apply(a[i], b[i]);
+}
+
 }  // namespace floe::ref
