@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "tests/support/model_runner.h"
+#include "tests/support/operator_scramble.h"
 
 #include <gtest/gtest.h>
 
@@ -32,6 +33,15 @@ std::vector<HostTensor> run_model(const std::vector<uint8_t>& bytes,
     ADD_FAILURE() << "Init: " << interpreter.error().message << " (op " << interpreter.error().op << ")";
     return {};
   }
+  // The stated arena is exact without XNNPACK and an upper bound with it.
+  if (interpreter.backend_op_count() == 0) {
+    EXPECT_EQ(interpreter.arena_used(), model.arena_size()) << "arena bytes Init() used";
+  } else {
+    EXPECT_LE(interpreter.arena_used(), model.arena_size()) << "arena bytes Init() used";
+  }
+  // Invoke() runs on the prepared ops alone: every model these tests run must
+  // compute the same with its operator tables destroyed.
+  scramble_operator_tables(buffer.get());
   for (const auto& [name, value] : inputs) {
     const int index = interpreter.input_index(name.c_str());
     if (index < 0) {
