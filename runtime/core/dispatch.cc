@@ -282,7 +282,7 @@ const char* prepare_conv2d(const OpContext& ctx) {
     return err;
   }
   if (const char* err = check_bias(ctx, filter.dims[3])) return err;
-  ref::Conv2DParams& params = ctx.params<ref::Conv2DParams>();
+  ref::Conv2DParams params;
   params.stride_h = o->stride_h();
   params.stride_w = o->stride_w();
   params.dilation_h = o->dilation_h();
@@ -290,20 +290,27 @@ const char* prepare_conv2d(const OpContext& ctx) {
   params.pad_top = o->pad_top();
   params.pad_left = o->pad_left();
   params.activation = activation(o->activation());
-  if (ctx.op->backend() == schema::Backend::CORTEX_M) ctx.set_eval(eval_conv2d_cortexm);
+  ops::Conv2DPrepared& prepared = ctx.params<ops::Conv2DPrepared>();
+  if (ctx.op->backend() == schema::Backend::CORTEX_M) {
+    prepared.cortexm = cortexm::plan_conv2d(params, input, filter, output);
+    ctx.set_eval(eval_conv2d_cortexm);
+  } else {
+    prepared.reference = params;
+  }
   return nullptr;
 }
 
-ref::Conv2DOperands conv2d_operands(const PreparedOp& ctx) {
-  return {in<float>(ctx.input(0)), in<float>(ctx.input(1)), in<float>(ctx.input(2)),
-          out<float>(ctx.output(0))};
-}
 Status eval_conv2d(const PreparedOp& ctx) {
-  ref::conv2d_f32(ctx.params_as<ref::Conv2DParams>(), conv2d_operands(ctx));
+  ref::conv2d_f32(ctx.params_as<ops::Conv2DPrepared>().reference,
+                  {in<float>(ctx.input(0)), in<float>(ctx.input(1)), in<float>(ctx.input(2)),
+                   out<float>(ctx.output(0))});
   return Status::kOk;
 }
 Status eval_conv2d_cortexm(const PreparedOp& ctx) {
-  cortexm::conv2d_f32(ctx.params_as<ref::Conv2DParams>(), conv2d_operands(ctx));
+  cortexm::conv2d_f32(ctx.params_as<ops::Conv2DPrepared>().cortexm,
+                      static_cast<const float*>(ctx.input(0).data),
+                      static_cast<const float*>(ctx.input(1).data),
+                      static_cast<const float*>(ctx.input(2).data), static_cast<float*>(ctx.output(0).data));
   return Status::kOk;
 }
 

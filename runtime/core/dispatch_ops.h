@@ -10,6 +10,8 @@
 
 #include "runtime/core/dispatch.h"
 #include "runtime/core/model.h"
+#include "runtime/kernels/cortexm/conv2d.h"
+#include "runtime/kernels/reference/conv2d.h"
 
 namespace floe::ops {
 
@@ -90,6 +92,13 @@ struct PadPrepared {
   uint8_t mode;                 // ref::PadMode
   bool value_from_input;        // CONSTANT mode: input 1 holds the value
   uint8_t constant_value[8];    // CONSTANT mode otherwise: one element
+};
+
+// CONV2D: the reference kernel's params, or the Cortex-M kernel's whole plan
+// (runtime/kernels/cortexm/conv2d.h) when the converter chose CORTEX_M.
+union Conv2DPrepared {
+  ref::Conv2DParams reference;
+  cortexm::Conv2DPlan cortexm;
 };
 
 #define FLOE_DECLARE(name)                  \

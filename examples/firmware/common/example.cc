@@ -108,6 +108,17 @@ int run_example(const Example& ex) {
 
   Interpreter interpreter(model, ex.arena, ex.arena_size);
   if (interpreter.Init() != Status::kOk) return fail("Interpreter::Init", interpreter.error());
+  // The converter's arena size (floe_add_model's _ARENA_SIZE for this pointer
+  // width) is exactly what Init() used: activations + prepared ops.
+  if (interpreter.arena_used() != ex.arena_size || model.arena_size() != ex.arena_size) {
+    line.text("FAIL: arena ").integer(ex.arena_size).text(" B stated, Init() used ")
+        .integer(interpreter.arena_used()).text(" B");
+    line.print();
+    return 2;
+  }
+  line.text("arena used by Init(): ").integer(interpreter.arena_used()).text(" B (")
+      .integer(interpreter.persistent_bytes_used()).text(" B of prepared ops)");
+  line.print();
   const TensorView in = interpreter.input(ex.input_index);
   const TensorView out = interpreter.output(ex.output_index);
   if (in.dtype != DType::kFloat32 || static_cast<size_t>(in.shape.num_elements()) != ex.input_elements ||

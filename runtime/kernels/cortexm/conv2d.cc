@@ -50,36 +50,70 @@ inline float finish(const Geometry& g, float sum, ptrdiff_t oc) {
 
 // out_c == 1: one dot product per window row.
 void single_channel(const Geometry& g, const Window& w, float* o) {
+#if defined(FLOE_CORTEXM_MVE)
   const ptrdiff_t run = g.dil_w == 1 ? (w.kx.end - w.kx.begin) * g.in_c : g.in_c;
   const ptrdiff_t runs_per_row = g.dil_w == 1 ? (w.kx.begin < w.kx.end ? 1 : 0) : w.kx.end - w.kx.begin;
-#if defined(FLOE_CORTEXM_MVE)
   float32x4_t acc = vdupq_n_f32(0.0f);
-#else
-  float acc = 0.0f;
-#endif
   for (ptrdiff_t ky = w.ky.begin; ky < w.ky.end; ++ky) {
     for (ptrdiff_t r = 0; r < runs_per_row; ++r) {
       const ptrdiff_t kx = w.kx.begin + r;
       const float* x = tap_input(g, w, ky, kx);
       const float* f = g.filter + ky * g.f_row + kx * g.f_tap;
-#if defined(FLOE_CORTEXM_MVE)
       for (ptrdiff_t t = 0; t < run; t += 4) {
         const mve_pred16_t lanes = vctp32q(static_cast<uint32_t>(run - t));
         acc = vfmaq_f32(acc, vldrwq_z_f32(x + t, lanes), vldrwq_z_f32(f + t, lanes));
       }
-#else
-      for (ptrdiff_t t = 0; t < run; ++t) acc = mac(acc, x[t], f[t]);
-#endif
     }
   }
-#if defined(FLOE_CORTEXM_MVE)
   const float sum = (vgetq_lane_f32(acc, 0) + vgetq_lane_f32(acc, 1)) +
                     (vgetq_lane_f32(acc, 2) + vgetq_lane_f32(acc, 3));
   o[0] = finish(g, sum, 0);
 #else
+  float acc = 0.0f;
+  if (w.ky.begin < w.ky.end && w.kx.begin < w.kx.end) {
+    const float* x = tap_input(g, w, w.ky.begin, w.kx.begin);
+    const float* f = g.filter + w.ky.begin * g.f_row + w.kx.begin * g.f_tap;
+    const ptrdiff_t rows = w.ky.end - w.ky.begin;
+    // Dilated columns (dilation_w == 1 runs single_channel_image instead).
+    for (ptrdiff_t r = 0; r < rows; ++r, x += g.dil_h * g.in_row, f += g.f_row) {
+      for (ptrdiff_t kx = 0; kx < w.kx.end - w.kx.begin; ++kx) {
+        acc = dot(acc, x + kx * g.dil_w * g.in_c, f + kx * g.f_tap, g.in_c);
+      }
+    }
+  }
   o[0] = finish(g, acc, 0);
 #endif
 }
+
+#if !defined(FLOE_CORTEXM_MVE)
+
+// The whole image when out_c == 1 and dilation_w == 1: each output is a few
+// contiguous dot products (dot_rows). Kept apart from the general driver so
+// that its few live values stay in registers: with few MACs per output, the
+// window walk around them is most of the cost.
+__attribute__((noinline)) void single_channel_image(const Geometry& g, const Conv2DPlan& p,
+                                                    const float* input, float* o) {
+  const ptrdiff_t in_c = g.in_c, f_row = g.f_row;
+  const ptrdiff_t row_step = g.dil_h * g.in_row;
+  for (ptrdiff_t n = 0; n < p.batches; ++n, input += p.in_h * g.in_row) {
+    for (ptrdiff_t oy = 0; oy < p.out_h; ++oy) {
+      const ptrdiff_t y0 = oy * p.stride_h - p.pad_top;
+      const TapRange ky = tap_range(y0, p.in_h, p.k_h, g.dil_h);
+      const ptrdiff_t rows = ky.end - ky.begin;
+      const float* x_rows = input + (y0 + ky.begin * g.dil_h) * g.in_row;
+      const float* f_rows = g.filter + ky.begin * f_row;
+      ptrdiff_t x0 = -p.pad_left;
+      for (ptrdiff_t ox = 0; ox < p.out_w; ++ox, x0 += p.stride_w) {
+        const TapRange kx = tap_range(x0, p.in_w, p.k_w, 1);
+        const float sum = dot_rows(0.0f, x_rows + (x0 + kx.begin) * in_c, row_step, f_rows + kx.begin * in_c,
+                                   f_row, rows, (kx.end - kx.begin) * in_c);
+        *o++ = finish(g, sum, 0);
+      }
+    }
+  }
+}
+
+#endif
 
 #if defined(FLOE_CORTEXM_MVE)
 
@@ -193,37 +227,62 @@ void channel_blocks(const Geometry& g, const Window& w, float* o) {
 
 }  // namespace
 
-void conv2d_f32(const ref::Conv2DParams& params, const ref::Conv2DOperands& ops) {
-  const int32_t* in_dims = ops.input.shape.dims;
-  const int32_t* f_dims = ops.filter.shape.dims;
-  const int32_t* out_dims = ops.output.shape.dims;
-  const ptrdiff_t batches = in_dims[0], in_h = in_dims[1], in_w = in_dims[2];
-  const ptrdiff_t k_h = f_dims[0], k_w = f_dims[1];
-  const ptrdiff_t out_h = out_dims[1], out_w = out_dims[2];
+Conv2DPlan plan_conv2d(const ref::Conv2DParams& params, const Shape& input, const Shape& filter,
+                       const Shape& output) {
+  Conv2DPlan p;
+  p.batches = input.dims[0];
+  p.in_h = input.dims[1];
+  p.in_w = input.dims[2];
+  p.in_c = input.dims[3];
+  p.k_h = filter.dims[0];
+  p.k_w = filter.dims[1];
+  p.out_c = filter.dims[3];
+  p.out_h = output.dims[1];
+  p.out_w = output.dims[2];
+  p.stride_h = params.stride_h;
+  p.stride_w = params.stride_w;
+  p.dil_h = params.dilation_h;
+  p.dil_w = params.dilation_w;
+  p.pad_top = params.pad_top;
+  p.pad_left = params.pad_left;
+  const Clamp clamp = clamp_for(params.activation);
+  p.clamp_lo = clamp.lo;
+  p.clamp_hi = clamp.hi;
+  p.clamped = params.activation != Activation::kNone;
+  return p;
+}
 
+void conv2d_f32(const Conv2DPlan& p, const float* input, const float* filter, const float* bias,
+                float* output) {
   Geometry g;
-  g.filter = ops.filter.data;
-  g.bias = ops.bias.data;
-  g.in_c = in_dims[3];
-  g.out_c = f_dims[3];
-  g.in_row = in_w * g.in_c;
-  g.f_tap = g.in_c * g.out_c;
-  g.f_row = k_w * g.f_tap;
-  g.dil_h = params.dilation_h;
-  g.dil_w = params.dilation_w;
-  g.clamp = clamp_for(params.activation);
-  g.clamped = params.activation != Activation::kNone;
+  g.filter = filter;
+  g.bias = bias;
+  g.in_c = p.in_c;
+  g.out_c = p.out_c;
+  g.in_row = static_cast<ptrdiff_t>(p.in_w) * p.in_c;
+  g.f_tap = static_cast<ptrdiff_t>(p.in_c) * p.out_c;
+  g.f_row = p.k_w * g.f_tap;
+  g.dil_h = p.dil_h;
+  g.dil_w = p.dil_w;
+  g.clamp = Clamp{p.clamp_lo, p.clamp_hi};
+  g.clamped = p.clamped;
 
-  float* o = ops.output.data;
-  for (ptrdiff_t n = 0; n < batches; ++n) {
+  float* o = output;
+#if !defined(FLOE_CORTEXM_MVE)
+  if (g.out_c == 1 && g.dil_w == 1) {
+    single_channel_image(g, p, input, o);
+    return;
+  }
+#endif
+  for (ptrdiff_t n = 0; n < p.batches; ++n) {
     Window w;
-    w.image = ops.input.data + n * in_h * g.in_row;
-    for (ptrdiff_t oy = 0; oy < out_h; ++oy) {
-      w.y0 = oy * params.stride_h - params.pad_top;
-      w.ky = tap_range(w.y0, in_h, k_h, g.dil_h);
-      for (ptrdiff_t ox = 0; ox < out_w; ++ox, o += g.out_c) {
-        w.x0 = ox * params.stride_w - params.pad_left;
-        w.kx = tap_range(w.x0, in_w, k_w, g.dil_w);
+    w.image = input + n * p.in_h * g.in_row;
+    for (ptrdiff_t oy = 0; oy < p.out_h; ++oy) {
+      w.y0 = oy * p.stride_h - p.pad_top;
+      w.ky = tap_range(w.y0, p.in_h, p.k_h, g.dil_h);
+      for (ptrdiff_t ox = 0; ox < p.out_w; ++ox, o += g.out_c) {
+        w.x0 = ox * p.stride_w - p.pad_left;
+        w.kx = tap_range(w.x0, p.in_w, p.k_w, g.dil_w);
         if (g.out_c == 1) {
           single_channel(g, w, o);
         } else {
@@ -232,6 +291,11 @@ void conv2d_f32(const ref::Conv2DParams& params, const ref::Conv2DOperands& ops)
       }
     }
   }
+}
+
+void conv2d_f32(const ref::Conv2DParams& params, const ref::Conv2DOperands& ops) {
+  conv2d_f32(plan_conv2d(params, ops.input.shape, ops.filter.shape, ops.output.shape), ops.input.data,
+             ops.filter.data, ops.bias.data, ops.output.data);
 }
 
 }  // namespace floe::cortexm

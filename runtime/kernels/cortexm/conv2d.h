@@ -9,6 +9,24 @@
 
 namespace floe::cortexm {
 
+// Everything the kernel derives from the params and the shapes, computed once
+// (at Init(), by the op's prepare step): pointer-free, fixed-width.
+struct Conv2DPlan {
+  int32_t batches, in_h, in_w, in_c;
+  int32_t k_h, k_w, out_h, out_w, out_c;
+  int32_t stride_h, stride_w, dil_h, dil_w, pad_top, pad_left;
+  float clamp_lo, clamp_hi;
+  bool clamped;
+};
+
+Conv2DPlan plan_conv2d(const ref::Conv2DParams& params, const Shape& input, const Shape& filter,
+                       const Shape& output);
+
+// Runs a planned convolution; bias may be null.
+void conv2d_f32(const Conv2DPlan& plan, const float* input, const float* filter, const float* bias,
+                float* output);
+
+// Plans and runs (tests, benches).
 void conv2d_f32(const ref::Conv2DParams& params, const ref::Conv2DOperands& ops);
 
 }  // namespace floe::cortexm

@@ -160,4 +160,96 @@ inline void mac8(float acc[8], const float* a, const float* b, ptrdiff_t ldb, pt
 
 #endif
 
+// dot: acc + sum over k in order of a[k] * b[k], a and b contiguous (the
+// single-output-channel convolution's window rows). FPU: four k per iteration
+// (two VLDMs, four VFMAs into one accumulator, so the order is kept), ~2
+// instructions per multiply-accumulate where GCC 12's loop needs ~5.
+#if defined(FLOE_CORTEXM_FPU)
+
+inline float dot(float acc, const float* a, const float* b, ptrdiff_t n) {
+  ptrdiff_t quads = n / 4;
+  if (quads > 0) {
+    __asm__ volatile(
+        "1:\n\t"
+        "vldmia %[a]!, {s8-s11}\n\t"
+        "vldmia %[b]!, {s12-s15}\n\t"
+        "vfma.f32 %[acc], s8, s12\n\t"
+        "vfma.f32 %[acc], s9, s13\n\t"
+        "vfma.f32 %[acc], s10, s14\n\t"
+        "vfma.f32 %[acc], s11, s15\n\t"
+        "subs %[quads], %[quads], #1\n\t"
+        "bne 1b\n"
+        : [acc] "+t"(acc), [a] "+r"(a), [b] "+r"(b), [quads] "+r"(quads)
+        :
+        : "s8", "s9", "s10", "s11", "s12", "s13", "s14", "s15", "cc", "memory");
+  }
+  for (ptrdiff_t k = 0; k < n % 4; ++k) acc = mac(acc, a[k], b[k]);
+  return acc;
+}
+
+// dot_rows: `rows` dot products of n contiguous values, row r of a at
+// a + r * a_step and of b at b + r * b_step, summed into one
+// accumulator in order (a single-channel convolution window). FPU: the row
+// and quad loops in assembly: ~22 instructions for a 6-tap row where calling
+// dot() per row needs ~50.
+inline float dot_rows(float acc, const float* a, ptrdiff_t a_step, const float* b, ptrdiff_t b_step,
+                      ptrdiff_t rows, ptrdiff_t n) {
+  if (rows <= 0 || n <= 0) return acc;
+  const ptrdiff_t quads = n / 4, rest = n % 4;
+  // Pointer increments from the end of one row to the start of the next.
+  const ptrdiff_t a_gap = (a_step - n) * static_cast<ptrdiff_t>(sizeof(float));
+  const ptrdiff_t b_gap = (b_step - n) * static_cast<ptrdiff_t>(sizeof(float));
+  ptrdiff_t q;
+  __asm__ volatile(
+      "1:\n\t"
+      "movs %[q], %[quads]\n\t"
+      "beq 3f\n"
+      "2:\n\t"
+      "vldmia %[a]!, {s8-s11}\n\t"
+      "vldmia %[b]!, {s12-s15}\n\t"
+      "vfma.f32 %[acc], s8, s12\n\t"
+      "vfma.f32 %[acc], s9, s13\n\t"
+      "vfma.f32 %[acc], s10, s14\n\t"
+      "vfma.f32 %[acc], s11, s15\n\t"
+      "subs %[q], %[q], #1\n\t"
+      "bne 2b\n"
+      "3:\n\t"
+      "tst %[rest], #2\n\t"
+      "beq 4f\n\t"
+      "vldmia %[a]!, {s8-s9}\n\t"
+      "vldmia %[b]!, {s12-s13}\n\t"
+      "vfma.f32 %[acc], s8, s12\n\t"
+      "vfma.f32 %[acc], s9, s13\n"
+      "4:\n\t"
+      "tst %[rest], #1\n\t"
+      "beq 5f\n\t"
+      "vldmia %[a]!, {s8}\n\t"
+      "vldmia %[b]!, {s12}\n\t"
+      "vfma.f32 %[acc], s8, s12\n"
+      "5:\n\t"
+      "add %[a], %[a], %[a_gap]\n\t"
+      "add %[b], %[b], %[b_gap]\n\t"
+      "subs %[rows], %[rows], #1\n\t"
+      "bne 1b\n"
+      : [acc] "+t"(acc), [a] "+r"(a), [b] "+r"(b), [rows] "+r"(rows), [q] "=&r"(q)
+      : [quads] "r"(quads), [rest] "r"(rest), [a_gap] "r"(a_gap), [b_gap] "r"(b_gap)
+      : "s8", "s9", "s10", "s11", "s12", "s13", "s14", "s15", "cc", "memory");
+  return acc;
+}
+
+#else
+
+inline float dot(float acc, const float* a, const float* b, ptrdiff_t n) {
+  for (ptrdiff_t k = 0; k < n; ++k) acc = mac(acc, a[k], b[k]);
+  return acc;
+}
+
+inline float dot_rows(float acc, const float* a, ptrdiff_t a_step, const float* b, ptrdiff_t b_step,
+                      ptrdiff_t rows, ptrdiff_t n) {
+  for (ptrdiff_t r = 0; r < rows; ++r, a += a_step, b += b_step) acc = dot(acc, a, b, n);
+  return acc;
+}
+
+#endif
+
 }  // namespace floe::cortexm
