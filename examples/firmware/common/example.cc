@@ -109,8 +109,11 @@ int run_example(const Example& ex) {
   Interpreter interpreter(model, ex.arena, ex.arena_size);
   if (interpreter.Init() != Status::kOk) return fail("Interpreter::Init", interpreter.error());
   // The converter's arena size (floe_add_model's _ARENA_SIZE for this pointer
-  // width) is exactly what Init() used: activations + prepared ops.
-  if (interpreter.arena_used() != ex.arena_size || model.arena_size() != ex.arena_size) {
+  // width) is exactly what Init() used: activations + prepared ops (XNNPACK's
+  // part, on hosts, is an upper bound).
+  const bool exact = interpreter.backend_op_count() == 0;
+  if (model.arena_size() != ex.arena_size ||
+      (exact ? interpreter.arena_used() != ex.arena_size : interpreter.arena_used() > ex.arena_size)) {
     line.text("FAIL: arena ").integer(ex.arena_size).text(" B stated, Init() used ")
         .integer(interpreter.arena_used()).text(" B");
     line.print();
