@@ -307,10 +307,12 @@ Status eval_conv2d(const PreparedOp& ctx) {
   return Status::kOk;
 }
 Status eval_conv2d_cortexm(const PreparedOp& ctx) {
-  cortexm::conv2d_f32(ctx.params_as<ops::Conv2DPrepared>().cortexm,
-                      static_cast<const float*>(ctx.input(0).data),
-                      static_cast<const float*>(ctx.input(1).data),
-                      static_cast<const float*>(ctx.input(2).data), static_cast<float*>(ctx.output(0).data));
+  // Input, filter and output are present (prepare); an absent bias is bound
+  // with data == nullptr, and a missing one is the output's slot.
+  const TensorView* v = ctx.operands;
+  const float* bias = ctx.inputs > 2 ? static_cast<const float*>(v[2].data) : nullptr;
+  cortexm::conv2d_f32(ctx.params_as<ops::Conv2DPrepared>().cortexm, static_cast<const float*>(v[0].data),
+                      static_cast<const float*>(v[1].data), bias, static_cast<float*>(v[ctx.inputs].data));
   return Status::kOk;
 }
 

@@ -91,23 +91,28 @@ void single_channel(const Geometry& g, const Window& w, float* o) {
 // contiguous dot products (dot_rows). Kept apart from the general driver so
 // that its few live values stay in registers: with few MACs per output, the
 // window walk around them is most of the cost.
-__attribute__((noinline)) void single_channel_image(const Geometry& g, const Conv2DPlan& p,
-                                                    const float* input, float* o) {
-  const ptrdiff_t in_c = g.in_c, f_row = g.f_row;
-  const ptrdiff_t row_step = g.dil_h * g.in_row;
-  for (ptrdiff_t n = 0; n < p.batches; ++n, input += p.in_h * g.in_row) {
+void single_channel_image(const Conv2DPlan& p, const float* input, const float* filter, const float* bias,
+                          float* o) {
+  const ptrdiff_t in_c = p.in_c;
+  const ptrdiff_t in_row = static_cast<ptrdiff_t>(p.in_w) * in_c;
+  const ptrdiff_t f_row = static_cast<ptrdiff_t>(p.k_w) * in_c;
+  const ptrdiff_t row_step = p.dil_h * in_row;
+  const float b = bias != nullptr ? bias[0] : 0.0f;
+  for (ptrdiff_t n = 0; n < p.batches; ++n, input += p.in_h * in_row) {
     for (ptrdiff_t oy = 0; oy < p.out_h; ++oy) {
       const ptrdiff_t y0 = oy * p.stride_h - p.pad_top;
-      const TapRange ky = tap_range(y0, p.in_h, p.k_h, g.dil_h);
+      const TapRange ky = tap_range(y0, p.in_h, p.k_h, p.dil_h);
       const ptrdiff_t rows = ky.end - ky.begin;
-      const float* x_rows = input + (y0 + ky.begin * g.dil_h) * g.in_row;
-      const float* f_rows = g.filter + ky.begin * f_row;
+      const float* x_rows = input + (y0 + ky.begin * p.dil_h) * in_row;
+      const float* f_rows = filter + ky.begin * f_row;
       ptrdiff_t x0 = -p.pad_left;
       for (ptrdiff_t ox = 0; ox < p.out_w; ++ox, x0 += p.stride_w) {
         const TapRange kx = tap_range(x0, p.in_w, p.k_w, 1);
-        const float sum = dot_rows(0.0f, x_rows + (x0 + kx.begin) * in_c, row_step, f_rows + kx.begin * in_c,
-                                   f_row, rows, (kx.end - kx.begin) * in_c);
-        *o++ = finish(g, sum, 0);
+        float sum = dot_rows(0.0f, x_rows + (x0 + kx.begin) * in_c, row_step, f_rows + kx.begin * in_c, f_row,
+                             rows, (kx.end - kx.begin) * in_c);
+        if (bias != nullptr) sum += b;
+        if (p.clamped) sum = sum < p.clamp_lo ? p.clamp_lo : (sum > p.clamp_hi ? p.clamp_hi : sum);
+        *o++ = sum;
       }
     }
   }
@@ -254,6 +259,9 @@ Conv2DPlan plan_conv2d(const ref::Conv2DParams& params, const Shape& input, cons
 
 void conv2d_f32(const Conv2DPlan& p, const float* input, const float* filter, const float* bias,
                 float* output) {
+#if !defined(FLOE_CORTEXM_MVE)
+  if (p.out_c == 1 && p.dil_w == 1) return single_channel_image(p, input, filter, bias, output);
+#endif
   Geometry g;
   g.filter = filter;
   g.bias = bias;
@@ -268,12 +276,6 @@ void conv2d_f32(const Conv2DPlan& p, const float* input, const float* filter, co
   g.clamped = p.clamped;
 
   float* o = output;
-#if !defined(FLOE_CORTEXM_MVE)
-  if (g.out_c == 1 && g.dil_w == 1) {
-    single_channel_image(g, p, input, o);
-    return;
-  }
-#endif
   for (ptrdiff_t n = 0; n < p.batches; ++n) {
     Window w;
     w.image = input + n * p.in_h * g.in_row;
