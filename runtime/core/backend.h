@@ -31,11 +31,13 @@ bool backend_active(const Model& model);
 // build, including the alignment gap; 0 when !backend_active(model).
 uint64_t backend_arena_bytes(const Model& model);
 
+// Plain aggregates without default initializers: the caller sets every field
+// of BackendInit, backend_prepare() every field of BackendResult.
 struct BackendInit {
-  uint8_t* arena = nullptr;        // the caller's arena (16-byte aligned)
-  size_t arena_bytes = 0;
-  size_t activation_bytes = 0;     // the planned activations: [0, activation_bytes)
-  void* thread_pool = nullptr;     // pthreadpool_t or null (caller's thread only)
+  uint8_t* arena;           // the caller's arena (16-byte aligned)
+  size_t arena_bytes;       // the backend's region ends here
+  size_t activation_bytes;  // the planned activations: [0, activation_bytes)
+  void* thread_pool;        // pthreadpool_t or null (caller's thread only)
 };
 
 struct BackendResult {

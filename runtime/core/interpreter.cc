@@ -23,7 +23,8 @@ bool tensor_name_matches(const char* tensor_name, const char* query) {
 Interpreter::Interpreter(const Model& model, void* arena, size_t arena_bytes)
     : model_(model), arena_(static_cast<uint8_t*>(arena)), arena_bytes_(arena_bytes) {}
 
-Status Interpreter::fail(Status status, const char* message, int32_t op) {
+// Out of line: one call per error path instead of three stores each (core size).
+__attribute__((noinline)) Status Interpreter::fail(Status status, const char* message, int32_t op) {
   error_.status = status;
   error_.message = message;
   error_.op = op;
@@ -58,54 +59,45 @@ Status Interpreter::Init() {
   if (arena_bytes_ < model_.arena_size()) {
     return fail(Status::kArenaTooSmall, FLOE_MSG("arena is smaller than the model's arena_size"));
   }
-  // The persistent region, laid out as PersistentLayout describes; Model::Load
-  // checked that the model's size for this pointer width is that sum.
+  // The persistent region, laid out as PersistentLayout (dispatch.h) describes;
+  // the ops must fill the size the model states for this pointer width exactly.
   persistent_offset_ = static_cast<size_t>(model_.persistent_offset());
   uint8_t* const region = arena_ + persistent_offset_;
   const size_t region_bytes = static_cast<size_t>(model_.persistent_size());
-  size_t used = 0;
-  auto take = [&](uint64_t bytes) -> uint8_t* {
-    const size_t block = static_cast<size_t>(align_persistent(bytes));
-    if (block > region_bytes - used) return nullptr;
-    uint8_t* p = region + used;
-    for (size_t i = 0; i < block; ++i) p[i] = 0;
-    used += block;
-    return p;
-  };
+  for (size_t i = 0; i < region_bytes; ++i) region[i] = 0;
   const auto* ops = model_.schema()->operators();
-  const size_t op_count = ops->size();
-  auto* records = reinterpret_cast<PreparedOp*>(take(op_count * sizeof(PreparedOp)));
-  const char* layout_error = FLOE_MSG("persistent region is smaller than the ops need");
-  if (records == nullptr) return fail(Status::kInvalidModel, layout_error);
+  const uint32_t op_count = ops->size();
+  auto* records = reinterpret_cast<PreparedOp*>(region);
+  uint8_t* next = region + align_persistent(uint64_t{op_count} * sizeof(PreparedOp));
+  const char* mismatch = FLOE_MSG("persistent region mismatch (reconvert the model)");
   for (uint32_t i = 0; i < op_count; ++i) {
     const schema::Operator* op = ops->Get(i);
     const OpKernel* kernel = find_kernel(op->opcode());  // non-null: checked by Model::Load
-    const uint32_t inputs = op->inputs()->size(), outputs = op->outputs()->size();
-    auto* operands = reinterpret_cast<TensorView*>(take(uint64_t{inputs + outputs} * sizeof(TensorView)));
-    void* params = kernel->params_bytes > 0 ? take(kernel->params_bytes) : nullptr;
-    if (operands == nullptr || (kernel->params_bytes > 0 && params == nullptr)) {
-      return fail(Status::kInvalidModel, layout_error, static_cast<int32_t>(i));
-    }
-    for (uint32_t k = 0; k < inputs; ++k) operands[k] = bind_tensor(model_, arena_, op->inputs()->Get(k));
-    for (uint32_t k = 0; k < outputs; ++k) {
-      operands[inputs + k] = bind_tensor(model_, arena_, op->outputs()->Get(k));
+    const auto* inputs = op->inputs();
+    const auto* outputs = op->outputs();
+    const uint32_t input_count = inputs->size(), operand_count = input_count + outputs->size();
+    auto* operands = reinterpret_cast<TensorView*>(next);
+    uint8_t* params = next + align_persistent(uint64_t{operand_count} * sizeof(TensorView));
+    next = params + align_persistent(kernel->params_bytes);
+    // Nothing is written unless the record, operands and params lie inside.
+    if (next > region + region_bytes) return fail(Status::kInvalidModel, mismatch);
+    for (uint32_t k = 0; k < operand_count; ++k) {
+      operands[k] = bind_tensor(model_, arena_, k < input_count ? inputs->Get(k) : outputs->Get(k - input_count));
     }
     PreparedOp& record = records[i];
     record.eval = kernel->eval;
-    record.params = params;
+    record.params = kernel->params_bytes > 0 ? params : nullptr;
     record.operands = operands;
-    record.inputs = static_cast<uint16_t>(inputs);
-    record.outputs = static_cast<uint16_t>(outputs);
+    record.inputs = static_cast<uint16_t>(input_count);
+    record.outputs = static_cast<uint16_t>(operand_count - input_count);
     record.opcode = static_cast<uint16_t>(op->opcode());
-    record.flags = 0;
     const OpContext ctx{op, &model_, arena_, &record};
     if (const char* reason = kernel->prepare(ctx)) {
       return fail(Status::kInvalidModel, reason, static_cast<int32_t>(i));
     }
   }
-  if (used != region_bytes) {
-    return fail(Status::kInvalidModel, FLOE_MSG("persistent region is larger than the ops need"));
-  }
+  const size_t used = static_cast<size_t>(next - region);
+  if (used != region_bytes) return fail(Status::kInvalidModel, mismatch);
   // Backend operators are created after the checks above, in the arena region
   // after the activations (the activations serve as Init-time scratch); it
   // ends where the persistent region starts.

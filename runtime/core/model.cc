@@ -95,41 +95,16 @@ Status Model::load(const void* data, size_t size, ChecksumStep checksum) {
     return fail(Status::kInvalidModel, reason, -1, bad_tensor);
   }
   // XNNPACK's region follows the activations (runtime/core/backend.h), the
-  // prepared ops' persistent region follows both.
-  uint64_t before_persistent = 0;
-  if (!checked_add(arena_size_, backend_arena_bytes(*this), &before_persistent) ||
-      !checked_add(before_persistent, uint64_t{kTensorAlignment - 1}, &persistent_offset_)) {
-    return fail(Status::kInvalidModel, FLOE_MSG("model's xnnpack_arena_size overflows"));
-  }
-  persistent_offset_ -= persistent_offset_ % kTensorAlignment;
-  FLOE_RETURN_IF_ERROR(validate_persistent_size());
-  if (!checked_add(persistent_offset_, persistent_size_, &total_arena_size_) ||
+  // prepared ops' persistent region (runtime/core/dispatch.h) follows both;
+  // Interpreter::Init() checks that the ops fill its stated size exactly.
+  // Each term is below 2^63 so the sum cannot wrap.
+  persistent_size_ = sizeof(void*) == 4 ? model->persistent_size_ptr32() : model->persistent_size_ptr64();
+  const uint64_t xnnpack = backend_arena_bytes(*this), limit = uint64_t{1} << 62;
+  persistent_offset_ = (arena_size_ + xnnpack + kTensorAlignment - 1) / kTensorAlignment * kTensorAlignment;
+  total_arena_size_ = persistent_offset_ + persistent_size_;
+  if (xnnpack >= limit || persistent_size_ >= limit || arena_size_ >= limit ||
       static_cast<uint64_t>(static_cast<size_t>(total_arena_size_)) != total_arena_size_) {
     return fail(Status::kInvalidModel, FLOE_MSG("model's arena does not fit this target"));
-  }
-  return Status::kOk;
-}
-
-// The model states the persistent region's size for 32- and 64-bit pointers;
-// the one for this build must be what Interpreter::Init() will lay out.
-Status Model::validate_persistent_size() {
-  const auto* ops = model_->operators();
-  PersistentLayout layout(sizeof(void*), ops->size());
-  for (uint32_t i = 0; i < ops->size(); ++i) {
-    const schema::Operator* op = ops->Get(i);
-    const uint64_t operands = uint64_t{op->inputs()->size()} + op->outputs()->size();
-    if (operands > kMaxOperands) {
-      return fail(Status::kInvalidModel, FLOE_MSG("operator has too many operands"),
-                  static_cast<int32_t>(i));
-    }
-    layout.add_op(operands, op_params_bytes(op->opcode()));
-  }
-  persistent_size_ = sizeof(void*) == 4 ? model_->persistent_size_ptr32()
-                                        : model_->persistent_size_ptr64();
-  if (persistent_size_ != layout.total) {
-    return fail(Status::kInvalidModel,
-                FLOE_MSG("model's persistent region size does not match this runtime's op "
-                         "layout (convert the model again with this floe version)"));
   }
   return Status::kOk;
 }
@@ -241,6 +216,9 @@ Status Model::validate_operators() {
     FLOE_RETURN_IF_ERROR(check_indices(op->outputs(), 0, true, index,
                                        FLOE_MSG("operator output index out of range"),
                                        FLOE_MSG("operator writes a constant tensor")));
+    if (uint64_t{op->inputs()->size()} + op->outputs()->size() > kMaxOperands) {
+      return fail(Status::kInvalidModel, FLOE_MSG("operator has too many operands"), index);
+    }
   }
   return Status::kOk;
 }

@@ -80,7 +80,6 @@ class Model {
   Status validate_tensors();
   Status validate_operators();
   Status validate_io();
-  Status validate_persistent_size();
   Status check_indices(const void* list, int32_t lowest, bool written, int32_t op,
                        const char* out_of_range, const char* constant);
   Status verify_checksum(size_t size);
