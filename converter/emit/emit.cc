@@ -1,17 +1,17 @@
 // SPDX-License-Identifier: Apache-2.0
-// FlatBuffer emission. Invariants the runtime's validator re-checks: every
-// tensor's size equals dtype x shape, constants and arena offsets are 16-byte
-// aligned, and every arena range lies inside arena_size. The plan itself is
-// re-verified here with check_plan() before anything is written. Each arena
-// tensor carries its planned lifetime (Model::Load re-proves the plan from it),
-// and the finished buffer is sealed with payload_crc32c (model_checksum.h).
+// FlatBuffer emission from the lowered model and its arena plan (plan/). Invariants
+// the runtime's validator re-checks: every tensor's size equals dtype x shape,
+// constants and arena offsets are 16-byte aligned, and every arena range lies
+// inside arena_size. Each arena tensor carries its planned lifetime (Model::Load
+// re-proves the plan from it), and the finished buffer is sealed with
+// payload_crc32c (model_checksum.h).
 #include "converter/emit/emit.h"
 
 #include <map>
 
+#include "converter/eval/run_lowered.h"
 #include "converter/ir/error.h"
-#include "converter/plan/memory_planner.h"
-#include "runtime/core/dispatch.h"
+#include "converter/plan/arena_plan.h"
 #include "runtime/core/model_checksum.h"
 
 namespace floe::conv {
@@ -33,74 +33,10 @@ uint64_t xnnpack_arena_size(const LoweredModel& model, uint64_t activation_bytes
 
 }  // namespace
 
-uint64_t persistent_region_bytes(const LoweredModel& model, uint64_t pointer_bytes) {
-  PersistentLayout layout(pointer_bytes, model.ops.size());
-  for (const LoweredOp& op : model.ops) {
-    layout.add_op(op.inputs.size() + op.outputs.size(),
-                  op_params_bytes(static_cast<::floe::schema::OpCode>(static_cast<int>(op.opcode))));
-  }
-  return layout.total;
-}
-
-namespace {
-
-// Arena lifetimes: a value is live from the op that writes it (or the start,
-// for graph inputs) to the last op that reads it (or the end, for outputs).
-std::vector<BufferRequest> buffer_requests(const LoweredModel& model,
-                                           const std::vector<int>& arena_values) {
-  const int32_t end = static_cast<int32_t>(model.ops.size());
-  std::vector<int32_t> first(model.values.size(), -1), last(model.values.size(), -1);
-  for (int v : model.inputs) first[static_cast<size_t>(v)] = 0;
-  for (int32_t i = 0; i < end; ++i) {
-    const LoweredOp& op = model.ops[static_cast<size_t>(i)];
-    for (int v : op.outputs) {
-      if (first[static_cast<size_t>(v)] < 0) first[static_cast<size_t>(v)] = i;
-      last[static_cast<size_t>(v)] = std::max(last[static_cast<size_t>(v)], i);
-    }
-    for (int v : op.inputs) {
-      if (v >= 0) last[static_cast<size_t>(v)] = std::max(last[static_cast<size_t>(v)], i);
-    }
-  }
-  for (int v : model.outputs) last[static_cast<size_t>(v)] = end;
-  std::vector<BufferRequest> requests;
-  for (int v : arena_values) {
-    BufferRequest r;
-    r.size = model.values[static_cast<size_t>(v)].byte_size();
-    r.first_op = std::max(first[static_cast<size_t>(v)], 0);
-    r.last_op = std::max(last[static_cast<size_t>(v)], r.first_op);
-    requests.push_back(r);
-  }
-  return requests;
-}
-
-}  // namespace
-
-uint64_t Value::byte_size() const {
-  uint64_t n = dtype_size(dtype);
-  for (int64_t d : shape) n *= static_cast<uint64_t>(d);
-  return n;
-}
-
 std::vector<uint8_t> emit_model(const LoweredModel& model, const std::string& producer,
                                 EmitStats* stats) {
-  // Arena values: every non-constant value.
-  std::vector<int> arena_values;
-  for (size_t v = 0; v < model.values.size(); ++v) {
-    if (!model.values[v].is_constant()) arena_values.push_back(static_cast<int>(v));
-  }
-  const std::vector<BufferRequest> requests = buffer_requests(model, arena_values);
-  const MemoryPlan plan = plan_memory(requests, kAlignment);
-  const std::string problem = check_plan(requests, plan, kAlignment);
-  if (!problem.empty()) throw ConvertError("internal error: invalid memory plan: " + problem);
-
-  std::vector<uint64_t> offsets(model.values.size(), 0);
-  std::vector<int32_t> live_first(model.values.size(), -1), live_last(model.values.size(), -1);
-  for (size_t i = 0; i < arena_values.size(); ++i) {
-    const size_t v = static_cast<size_t>(arena_values[i]);
-    offsets[v] = plan.offsets[i];
-    live_first[v] = requests[i].first_op;
-    live_last[v] = requests[i].last_op;
-  }
+  const ArenaPlan plan = plan_arena(model, kAlignment);
+  std::vector<uint64_t> offsets = plan.offsets;
 
   // Constant section: each distinct constant once, 16-byte aligned.
   std::vector<uint8_t> constants;
@@ -151,7 +87,7 @@ std::vector<uint8_t> emit_model(const LoweredModel& model, const std::string& pr
     tensors.push_back(schema::CreateTensor(
         builder, builder.CreateString(value.name), static_cast<schema::DType>(value.dtype),
         builder.CreateVector(shape), value.is_constant(), offsets[v], value.byte_size(),
-        live_first[v], live_last[v]));
+        plan.live_first[v], plan.live_last[v]));
   }
 
   std::vector<flatbuffers::Offset<schema::Operator>> ops;
@@ -173,8 +109,7 @@ std::vector<uint8_t> emit_model(const LoweredModel& model, const std::string& pr
 
   if (stats) {
     stats->arena_bytes = plan.arena_size;
-    stats->naive_bytes = 0;
-    for (const BufferRequest& r : requests) stats->naive_bytes += align_up(r.size);
+    stats->naive_bytes = plan.naive_bytes;
     stats->constant_bytes = constants.size();
     stats->parameter_count = parameter_count;
     stats->xnnpack_arena_bytes = xnnpack_arena_size(model, plan.arena_size);

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
-// Serializes a lowered model into a .floe FlatBuffer: plans the arena (tensor
-// lifetimes -> offsets), packs constants 16-byte aligned, writes the schema.
+// Serializes a lowered model into a .floe FlatBuffer: takes its arena plan
+// (plan/arena_plan.h), packs constants 16-byte aligned, writes the schema.
 #pragma once
 
 #include <cstdint>
@@ -22,9 +22,6 @@ struct EmitStats {
   uint64_t persistent_bytes_ptr64 = 0;
 };
 
-// Bytes of the runtime's persistent region (runtime/core/dispatch.h) for
-// `model` on a target with `pointer_bytes`-byte pointers.
-uint64_t persistent_region_bytes(const LoweredModel& model, uint64_t pointer_bytes);
 
 std::vector<uint8_t> emit_model(const LoweredModel& model, const std::string& producer,
                                 EmitStats* stats = nullptr);

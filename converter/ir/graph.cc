@@ -75,4 +75,36 @@ void sync_def_inputs(const Graph& graph, Node& node) {
   for (int c : node.control_inputs) node.def.add_input("^" + graph.node(c).name());
 }
 
+std::vector<int> topological_order(const Graph& graph, const std::vector<bool>& keep) {
+  std::vector<int> pending(graph.size(), 0);
+  std::vector<std::vector<int>> users(graph.size());
+  for (size_t n = 0; n < graph.size(); ++n) {
+    if (!keep[n]) continue;
+    for (const TensorRef& in : graph.node(static_cast<int>(n)).inputs) {
+      if (keep[static_cast<size_t>(in.node)]) {
+        ++pending[n];
+        users[static_cast<size_t>(in.node)].push_back(static_cast<int>(n));
+      }
+    }
+  }
+  std::vector<int> order;
+  for (size_t n = 0; n < graph.size(); ++n) {
+    if (keep[n] && pending[n] == 0) order.push_back(static_cast<int>(n));
+  }
+  for (size_t i = 0; i < order.size(); ++i) {
+    for (int user : users[static_cast<size_t>(order[i])]) {
+      if (--pending[static_cast<size_t>(user)] == 0) order.push_back(user);
+    }
+  }
+  for (size_t n = 0; n < graph.size(); ++n) {
+    if (keep[n] && pending[n] > 0) {
+      const Node& node = graph.node(static_cast<int>(n));
+      throw ConvertError(graph.source() + ": node '" + node.name() + "' (op " + node.op() +
+                         ") is on a cycle (a while loop that was not unrolled)");
+    }
+  }
+  return order;
+}
+
+
 }  // namespace floe::conv

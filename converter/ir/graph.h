@@ -71,4 +71,7 @@ class Graph {
   std::string source_;
 };
 
+// The nodes with keep[n], inputs before users; throws naming a node on a cycle.
+std::vector<int> topological_order(const Graph& graph, const std::vector<bool>& keep);
+
 }  // namespace floe::conv

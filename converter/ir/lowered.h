@@ -23,7 +23,11 @@ struct Value {
   std::shared_ptr<const HostTensor> constant;  // set for constants
 
   bool is_constant() const { return constant != nullptr; }
-  uint64_t byte_size() const;
+  uint64_t byte_size() const {
+    uint64_t n = dtype_size(dtype);
+    for (int64_t d : shape) n *= static_cast<uint64_t>(d);
+    return n;
+  }
 };
 
 struct LoweredOp {

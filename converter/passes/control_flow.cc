@@ -17,7 +17,7 @@
 #include "converter/frontend/checkpoint/tf_dtype.h"
 #include "converter/frontend/graphdef/attrs.h"
 #include "converter/ir/error.h"
-#include "converter/lower/run_lowered.h"
+#include "converter/ops/evaluate.h"
 #include "converter/passes/control_flow_internal.h"
 
 namespace floe::conv {
@@ -424,18 +424,11 @@ void Unroller::process_ordinary(Instance& inst, int n, const std::vector<const S
     outputs_constant = outputs_constant && o.value != nullptr;
     any_narrow = any_narrow || narrow(o.dtype);
   }
-  // Fold like lower_graph does, so loop conditions and shape arguments computed
-  // inside the body are known. Narrow float types go through lower_graph's
-  // widening bridge; they are left unknown here (lower_graph folds them later).
+  // Fold as the lowering driver does (ops/evaluate.h), so loop conditions and
+  // shape arguments computed inside the body are known. Nodes with narrow dtypes
+  // are left unknown here (lowering folds them later).
   if (!outputs_constant && inputs_constant && !any_narrow && handler->lower != nullptr) {
-    LoweredModel scratch;
-    LowerContext ctx(graph_, node, infos, outs, scratch, std::vector<int>(in.size(), -1));
-    handler->lower(ctx);
-    for (size_t port = 0; port < outs.size(); ++port) {
-      scratch.outputs.push_back(ctx.output_value(static_cast<int>(port)));
-    }
-    std::vector<HostTensor> results =
-        run_lowered(scratch, graph_.source() + ": node '" + node.name() + "' (op " + node.op() + ")");
+    std::vector<HostTensor> results = fold_node(graph_, node, *handler, infos, outs);
     for (size_t port = 0; port < outs.size(); ++port) {
       outs[port].value = std::make_shared<const HostTensor>(std::move(results[port]));
     }

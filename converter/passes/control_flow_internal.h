@@ -18,7 +18,7 @@
 #include <unordered_set>
 #include <vector>
 
-#include "converter/lower/op_registry.h"
+#include "converter/ops/op_registry.h"
 #include "converter/passes/control_flow.h"
 
 namespace floe::conv::cf {

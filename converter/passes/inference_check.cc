@@ -8,7 +8,7 @@
 #include "converter/frontend/checkpoint/tf_dtype.h"
 #include "converter/frontend/graphdef/attrs.h"
 #include "converter/ir/error.h"
-#include "converter/lower/op_registry.h"
+#include "converter/ops/op_registry.h"
 #include "converter/passes/training_structure.h"
 
 namespace floe::conv {

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
-// Training-only structure (see training_structure.h). Predicates are evaluated by
-// lower_graph on the predicate's ancestors, so conversion-time evaluation uses the
-// same handlers and reference kernels as every other fold (no second definition
+// Training-only structure (see training_structure.h). Predicates are evaluated
+// from the predicate's ancestors (ops/evaluate.h), so conversion-time evaluation
+// uses the same handlers and reference kernels as every other fold (no second definition
 // of Less, LogicalNot, ...). Deadness follows TF's executor: a node with a dead
 // data or control input is dead, except Merge, which is dead only when every data
 // input is.
@@ -13,8 +13,8 @@
 #include "converter/frontend/checkpoint/tf_dtype.h"
 #include "converter/frontend/graphdef/attrs.h"
 #include "converter/ir/error.h"
-#include "converter/lower/lower_graph.h"
-#include "converter/lower/op_registry.h"
+#include "converter/ops/evaluate.h"
+#include "converter/ops/op_registry.h"
 #include "converter/passes/freeze.h"
 #include "converter/passes/prune.h"
 
@@ -90,7 +90,7 @@ struct Predicate {
   std::string why;  // when not known
 };
 
-// Folds the predicate tensor through lower_graph on its data ancestors.
+// Folds the predicate tensor from its data ancestors (ops/evaluate.h).
 Predicate evaluate_predicate(const Graph& graph, TensorRef pred, const std::set<TensorRef>& feeds) {
   Predicate result;
   const std::string pred_name = graph.tensor_name(pred);
@@ -142,15 +142,13 @@ Predicate evaluate_predicate(const Graph& graph, TensorRef pred, const std::set<
     }
   }
   try {
-    const LoweredModel model = lower_graph(graph, keep, {}, {pred});
-    const Value& v = model.values[static_cast<size_t>(model.outputs.at(0))];
-    if (!v.constant || v.constant->num_elements() != 1) {
+    const std::shared_ptr<const HostTensor> t = evaluate_constant(graph, keep, pred);
+    if (!t || t->num_elements() != 1) {
       result.why = "predicate '" + pred_name + "' is not a constant scalar";
       return result;
     }
-    const HostTensor& t = *v.constant;
     bool value = false;
-    for (uint8_t byte : t.data) value = value || byte != 0;  // nonzero in any dtype
+    for (uint8_t byte : t->data) value = value || byte != 0;  // nonzero in any dtype
     result.known = true;
     result.value = value;
   } catch (const ConvertError& e) {

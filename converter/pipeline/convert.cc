@@ -17,7 +17,7 @@
 #include "converter/lower/backend_cortexm.h"
 #include "converter/lower/backend_xnnpack.h"
 #include "converter/lower/lower_graph.h"
-#include "converter/lower/op_registry.h"
+#include "converter/ops/op_registry.h"
 #include "converter/passes/cond_to_select.h"
 #include "converter/passes/control_flow.h"
 #include "converter/passes/freeze.h"

@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "converter/emit/emit.h"
-#include "converter/passes/optimize/optimize.h"
+#include "converter/optimize/optimize.h"
 
 namespace floe::conv {
 

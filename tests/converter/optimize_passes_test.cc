@@ -10,8 +10,8 @@
 #include <random>
 
 #include "converter/ir/error.h"
-#include "converter/passes/optimize/optimize.h"
-#include "converter/passes/optimize/passes.h"
+#include "converter/optimize/optimize.h"
+#include "converter/optimize/passes.h"
 #include "tests/converter/optimize_test_util.h"
 
 namespace floe::testing {

@@ -12,7 +12,7 @@
 #include <cmath>
 #include <functional>
 
-#include "converter/passes/optimize/optimize.h"
+#include "converter/optimize/optimize.h"
 #include "tests/converter/tf_graph_text.h"
 #include "tests/support/corpus.h"
 #include "tests/support/model_runner.h"

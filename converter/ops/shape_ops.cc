@@ -5,7 +5,7 @@
 #include <algorithm>
 
 #include "converter/frontend/graphdef/attrs.h"
-#include "converter/lower/op_registry.h"
+#include "converter/ops/op_registry.h"
 
 namespace floe::conv {
 namespace {

@@ -6,8 +6,8 @@
 // the math has one definition; the model gets one MUL and one ADD. Training mode
 // (is_training true, which is TF's default when the attr is absent) is refused.
 #include "converter/frontend/graphdef/attrs.h"
-#include "converter/lower/op_registry.h"
-#include "converter/lower/run_lowered.h"
+#include "converter/ops/op_registry.h"
+#include "converter/eval/run_lowered.h"
 
 namespace floe::conv {
 namespace {

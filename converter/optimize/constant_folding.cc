@@ -6,9 +6,9 @@
 // final (folded or not) by the time it is visited.
 #include <string>
 
-#include "converter/lower/run_lowered.h"
-#include "converter/passes/optimize/graph_view.h"
-#include "converter/passes/optimize/passes.h"
+#include "converter/eval/run_lowered.h"
+#include "converter/optimize/graph_view.h"
+#include "converter/optimize/passes.h"
 
 namespace floe::conv::opt {
 

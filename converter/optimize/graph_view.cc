@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // Helpers shared by the optimization passes (see graph_view.h).
-#include "converter/passes/optimize/graph_view.h"
+#include "converter/optimize/graph_view.h"
 
 #include <algorithm>
 

@@ -6,8 +6,8 @@
 // original order, so names and execution order are unchanged.
 #include <string>
 
-#include "converter/passes/optimize/graph_view.h"
-#include "converter/passes/optimize/passes.h"
+#include "converter/optimize/graph_view.h"
+#include "converter/optimize/passes.h"
 
 namespace floe::conv::opt {
 

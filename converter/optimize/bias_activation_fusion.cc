@@ -13,8 +13,8 @@
 #include <limits>
 #include <string>
 
-#include "converter/passes/optimize/graph_view.h"
-#include "converter/passes/optimize/passes.h"
+#include "converter/optimize/graph_view.h"
+#include "converter/optimize/passes.h"
 
 namespace floe::conv::opt {
 namespace {

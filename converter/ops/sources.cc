@@ -6,7 +6,7 @@
 
 #include "converter/frontend/graphdef/attrs.h"
 #include "converter/frontend/graphdef/tensor_proto.h"
-#include "converter/lower/op_registry.h"
+#include "converter/ops/op_registry.h"
 
 namespace floe::conv {
 namespace {

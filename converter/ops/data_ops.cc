@@ -8,7 +8,7 @@
 #include <cmath>
 
 #include "converter/frontend/graphdef/attrs.h"
-#include "converter/lower/op_registry.h"
+#include "converter/ops/op_registry.h"
 
 namespace floe::conv {
 namespace {

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // Handler lookup and the node contexts handlers work through.
-#include "converter/lower/op_registry.h"
+#include "converter/ops/op_registry.h"
 
 #include <unordered_map>
 

@@ -8,12 +8,12 @@
 //   fold-batch-norms      scale/shift chains into weights and bias, so that
 //   fuse-bias-activation  finds the activation right after the convolution;
 //   dead-code             last: drops what the others left unused.
-#include "converter/passes/optimize/optimize.h"
+#include "converter/optimize/optimize.h"
 
 #include <algorithm>
 
 #include "converter/ir/error.h"
-#include "converter/passes/optimize/passes.h"
+#include "converter/optimize/passes.h"
 
 namespace floe::conv {
 namespace {

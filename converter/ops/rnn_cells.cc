@@ -5,7 +5,7 @@
 // STRIDED_SLICE, SIGMOID, TANH, MUL, MINIMUM/MAXIMUM), so their semantics stay
 // the reference kernels' (gate order i, ci, f, o; cell clip; peepholes; as TF).
 #include "converter/frontend/graphdef/attrs.h"
-#include "converter/lower/op_registry.h"
+#include "converter/ops/op_registry.h"
 
 namespace floe::conv {
 namespace {

@@ -7,8 +7,8 @@
 // ignore padded cells, which is not the same as reading explicit zeros.
 #include <string>
 
-#include "converter/passes/optimize/graph_view.h"
-#include "converter/passes/optimize/passes.h"
+#include "converter/optimize/graph_view.h"
+#include "converter/optimize/passes.h"
 
 namespace floe::conv::opt {
 namespace {

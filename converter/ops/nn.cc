@@ -3,7 +3,7 @@
 // AvgPool, Softmax. Window geometry (SAME/VALID/EXPLICIT padding) is resolved
 // here, once, into explicit pads the kernels consume.
 #include "converter/frontend/graphdef/attrs.h"
-#include "converter/lower/op_registry.h"
+#include "converter/ops/op_registry.h"
 
 namespace floe::conv {
 namespace {

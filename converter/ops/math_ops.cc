@@ -6,7 +6,7 @@
 // the handlers already widened (float16 -> float32, int8/16 -> int32: see
 // lower_graph.cc), so every lowering targets float32/int32/int64/bool kernels.
 #include "converter/frontend/graphdef/attrs.h"
-#include "converter/lower/op_registry.h"
+#include "converter/ops/op_registry.h"
 
 namespace floe::conv {
 namespace {

@@ -3,7 +3,7 @@
 // Mul, RealDiv, Div, Maximum, Minimum, BiasAdd) and unary math (Relu, Relu6,
 // Sigmoid, Tanh, Abs, Neg, Exp, Log, Sqrt, Rsqrt, Square).
 #include "converter/frontend/graphdef/attrs.h"
-#include "converter/lower/op_registry.h"
+#include "converter/ops/op_registry.h"
 
 namespace floe::conv {
 namespace {

@@ -4,7 +4,7 @@
 // PadOptions. Any dtype lowers (the kernels move bytes); PadV2's constant for a
 // non-float32 tensor travels as a one-element constant input of that dtype.
 #include "converter/frontend/graphdef/attrs.h"
-#include "converter/lower/op_registry.h"
+#include "converter/ops/op_registry.h"
 
 namespace floe::conv {
 namespace {

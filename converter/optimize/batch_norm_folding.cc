@@ -10,8 +10,8 @@
 // Only ops without a fused activation qualify (the activation comes after).
 #include <string>
 
-#include "converter/passes/optimize/graph_view.h"
-#include "converter/passes/optimize/passes.h"
+#include "converter/optimize/graph_view.h"
+#include "converter/optimize/passes.h"
 
 namespace floe::conv::opt {
 namespace {

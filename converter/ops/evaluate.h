@@ -1,0 +1,37 @@
+// SPDX-License-Identifier: Apache-2.0
+// Lowering and conversion-time evaluation of single TF nodes, shared by the
+// graph passes (loop unrolling, static conds) and the lowering driver. Values
+// are computed by the eval service (converter/eval): the runtime's reference
+// kernels run the node's lowered ops.
+#pragma once
+
+#include <memory>
+#include <vector>
+
+#include "converter/ir/graph.h"
+#include "converter/ir/lowered.h"
+#include "converter/ops/op_registry.h"
+
+namespace floe::conv {
+
+// Lowers `node` into `model` and returns its output value ids. Narrow dtypes
+// (float16/bfloat16, 8/16-bit integers) are widened at the op boundary: narrow
+// inputs are cast to float32/int32, the handler lowers a wide op, and each
+// narrow output is cast back (exact for integers, TF-like rounding for half
+// floats). input_values[i] = -1 for a constant input.
+std::vector<int> lower_node(const Graph& graph, const Node& node, const OpHandler& handler,
+                            const std::vector<const TensorInfo*>& inputs, const std::vector<TensorInfo>& outs,
+                            LoweredModel& model, std::vector<int> input_values);
+
+// The outputs of `node` computed from its constant inputs.
+std::vector<HostTensor> fold_node(const Graph& graph, const Node& node, const OpHandler& handler,
+                                  const std::vector<const TensorInfo*>& inputs,
+                                  const std::vector<TensorInfo>& outs);
+
+// The value of `tensor`, computed from the nodes in `keep` (its ancestors, none
+// fed): null when it is not a conversion-time constant. Throws ConvertError
+// when a node cannot be evaluated.
+std::shared_ptr<const HostTensor> evaluate_constant(const Graph& graph, const std::vector<bool>& keep,
+                                                    TensorRef tensor);
+
+}  // namespace floe::conv
