@@ -25,6 +25,7 @@
 #include "converter/passes/training_structure.h"
 #include "converter/pipeline/info.h"
 #include "converter/pipeline/signature.h"
+#include "converter/pipeline/summary.h"
 
 namespace floe::conv {
 namespace {
@@ -102,79 +103,82 @@ void refuse_tf2_saved_model(const LoadedGraph& loaded) {
                      "concrete function to a GraphDef");
 }
 
-std::string join_shape_notes(const std::vector<std::string>& notes) {
-  std::string s;
-  for (const auto& n : notes) s += "  note: " + n + "\n";
-  return s;
-}
+// ---- the stages, in order ---------------------------------------------------
 
-}  // namespace
-
-ConvertResult convert(const ConvertOptions& options) {
+// Load the file, fix frozen placeholders, refuse TF2 SavedModels.
+void load_stage(const ConvertOptions& options, Conversion& c) {
   LoadOptions load_options;
   load_options.tags = options.tags;
-  LoadedGraph loaded = load_graph(options.graph_path, load_options);
-  Graph graph(loaded.graph, loaded.path);
-  freeze_placeholders(graph, options.frozen_inputs);
+  c.loaded = load_graph(options.graph_path, load_options);
+  c.graph = std::make_unique<Graph>(c.loaded.graph, c.loaded.path);
+  freeze_placeholders(*c.graph, options.frozen_inputs);
+  refuse_tf2_saved_model(c.loaded);
+}
 
-  refuse_tf2_saved_model(loaded);
-
-  // Default inputs/outputs from the SignatureDef (SavedModel / MetaGraphDef).
+// Fetches and feeds: the options', else the SignatureDef's.
+void resolve_io_stage(const ConvertOptions& options, Conversion& c) {
+  const Graph& graph = *c.graph;
   std::vector<std::string> output_names = options.outputs, input_names = options.inputs;
-  std::optional<Signature> signature;
-  if (loaded.meta && (output_names.empty() || !options.signature.empty())) {
-    signature = choose_signature(*loaded.meta, options.signature, loaded.path);
+  if (c.loaded.meta && (output_names.empty() || !options.signature.empty())) {
+    c.signature = choose_signature(*c.loaded.meta, options.signature, c.loaded.path);
   } else if (!options.signature.empty()) {
-    throw ConvertError(loaded.path + ": --signature needs a SavedModel or MetaGraphDef (a " +
-                       graph_file_kind_name(loaded.kind) + " has no signatures)");
+    throw ConvertError(c.loaded.path + ": --signature needs a SavedModel or MetaGraphDef (a " +
+                       graph_file_kind_name(c.loaded.kind) + " has no signatures)");
   }
-  if (signature && output_names.empty()) {
-    for (const SignatureTensor& t : signature->outputs) output_names.push_back(t.tensor);
+  if (c.signature && output_names.empty()) {
+    for (const SignatureTensor& t : c.signature->outputs) output_names.push_back(t.tensor);
     if (input_names.empty()) {
-      for (const SignatureTensor& t : signature->inputs) input_names.push_back(t.tensor);
+      for (const SignatureTensor& t : c.signature->inputs) input_names.push_back(t.tensor);
     }
   }
   if (output_names.empty()) {
-    throw ConvertError(loaded.path + ": --outputs is required (candidate outputs: " + candidate_list(graph) + ")");
+    throw ConvertError(c.loaded.path + ": --outputs is required (candidate outputs: " + candidate_list(graph) + ")");
   }
-  std::vector<TensorRef> fetches;
-  for (const std::string& name : output_names) fetches.push_back(graph.resolve_tensor(name));
-
-  std::vector<TensorRef> explicit_feeds;
-  std::set<TensorRef> feed_set;
+  for (const std::string& name : output_names) c.fetches.push_back(graph.resolve_tensor(name));
   for (const std::string& name : input_names) {
-    explicit_feeds.push_back(graph.resolve_tensor(name));
-    feed_set.insert(explicit_feeds.back());
+    c.explicit_feeds.push_back(graph.resolve_tensor(name));
+    c.feed_set.insert(c.explicit_feeds.back());
   }
+}
 
-  // Training-only structure: Switch/Merge on conversion-time constants collapse,
-  // then the pruned graph must be an inference graph (all offenders listed at once).
-  ControlFlowReport control_flow = resolve_static_control_flow(graph, fetches, feed_set);
-  select_input_dependent_conds(graph, fetches, feed_set, control_flow);
-  PruneResult pruned = prune_for_fetches(graph, fetches, feed_set);
+// Training-only structure: Switch/Merge on conversion-time constants collapse,
+// then the pruned graph must be an inference graph (all offenders listed at once).
+void training_structure_stage(Conversion& c) {
+  Graph& graph = *c.graph;
+  c.control_flow = resolve_static_control_flow(graph, c.fetches, c.feed_set);
+  select_input_dependent_conds(graph, c.fetches, c.feed_set, c.control_flow);
+  c.pruned = prune_for_fetches(graph, c.fetches, c.feed_set);
   // TF1 while loops and TensorArrays are unrolled after freezing (below); their
   // insides are checked once they are plain nodes.
-  check_inference_graph(graph, outside_loops(graph, pruned.keep), control_flow);
+  check_inference_graph(graph, outside_loops(graph, c.pruned.keep), c.control_flow);
+  c.graph_nodes = graph.size();  // as loaded: unrolling appends nodes
+  for (bool k : c.pruned.keep) c.kept_nodes += k;
+}
 
-  // Variables before input shapes: a missing or V1 checkpoint is the more basic problem.
-  std::unique_ptr<CheckpointReader> checkpoint;
+// Variables from the checkpoint (before input shapes: a missing or V1
+// checkpoint is the more basic problem).
+void freeze_stage(const ConvertOptions& options, Conversion& c) {
+  Graph& graph = *c.graph;
   std::string checkpoint_path = options.checkpoint_path;
-  if (checkpoint_path.empty()) checkpoint_path = default_checkpoint_for(loaded);
+  if (checkpoint_path.empty()) checkpoint_path = default_checkpoint_for(c.loaded);
   bool needs_variables = false;
   for (size_t n = 0; n < graph.size(); ++n) {
-    needs_variables = needs_variables || (pruned.keep[n] && is_variable_op(graph.node(static_cast<int>(n)).op()));
+    needs_variables = needs_variables || (c.pruned.keep[n] && is_variable_op(graph.node(static_cast<int>(n)).op()));
   }
   if (!checkpoint_path.empty() && needs_variables) {
-    checkpoint = std::make_unique<CheckpointReader>(CheckpointReader::open(checkpoint_path));
+    c.checkpoint = std::make_unique<CheckpointReader>(CheckpointReader::open(checkpoint_path));
   }
-  const FreezeReport frozen =
-      freeze_variables(graph, pruned.keep, checkpoint.get(), saver_scope(loaded),
-                       loaded.meta ? variable_hints_from_collections(*loaded.meta)
-                                   : std::map<std::string, VariableKeyHint>{});
-  std::vector<TensorRef> feed_refs = explicit_feeds;
-  for (int p : pruned.placeholders) feed_refs.push_back(TensorRef{p, 0});
+  c.frozen = freeze_variables(graph, c.pruned.keep, c.checkpoint.get(), saver_scope(c.loaded),
+                              c.loaded.meta ? variable_hints_from_collections(*c.loaded.meta)
+                                            : std::map<std::string, VariableKeyHint>{});
+}
 
-  // Shapes: the graph's, then --input-shape, then unknown dims default to 1.
+// Input dtypes and shapes: the graph's, then --input-shape, then unknown dims
+// default to 1 (with a note).
+void feed_shapes_stage(const ConvertOptions& options, Conversion& c) {
+  const Graph& graph = *c.graph;
+  std::vector<TensorRef> feed_refs = c.explicit_feeds;
+  for (int p : c.pruned.placeholders) feed_refs.push_back(TensorRef{p, 0});
   std::map<TensorRef, std::vector<int64_t>> shape_overrides;
   for (const auto& [name, shape] : options.input_shapes) {
     const TensorRef ref = graph.resolve_tensor(name);
@@ -183,22 +187,20 @@ ConvertResult convert(const ConvertOptions& options) {
     }
     shape_overrides[ref] = shape;
   }
-  std::vector<Feed> feeds;
-  std::vector<std::string> notes;
   for (size_t n = 0; n < graph.size(); ++n) {
     const Node& node = graph.node(static_cast<int>(n));
     auto is_double = [&](const char* attr) {
       const tfproto::AttrValue* v = find_attr(node.def, attr);
       return v != nullptr && v->value_case() == tfproto::AttrValue::kType && tf_dtype_base(v->type()) == kTfDouble;
     };
-    if (pruned.keep[n] && (is_double("T") || is_double("dtype"))) {
-      notes.push_back("the graph computes in float64; floe computes it in float32");
+    if (c.pruned.keep[n] && (is_double("T") || is_double("dtype"))) {
+      c.notes.push_back("the graph computes in float64; floe computes it in float32");
       break;
     }
   }
   for (const TensorRef& ref : feed_refs) {
     bool unknown_rank = false;
-    Feed feed = describe_feed(graph, ref, loaded.graph.versions().producer(), &unknown_rank);
+    Feed feed = describe_feed(graph, ref, c.loaded.graph.versions().producer(), &unknown_rank);
     const auto it = shape_overrides.find(ref);
     const std::string name = graph.tensor_name(ref);
     if (it != shape_overrides.end()) {
@@ -215,111 +217,65 @@ ConvertResult convert(const ConvertOptions& options) {
       }
       feed.shape = it->second;
     } else if (unknown_rank) {
-      throw ConvertError(loaded.path + ": input '" + name +
+      throw ConvertError(c.loaded.path + ": input '" + name +
                          "' has unknown rank: pass --input-shape " + graph.node(ref.node).name() +
                          "=d0,d1,...");
     }
     for (int64_t& d : feed.shape) {
       if (d < 0) {
-        notes.push_back("input '" + name + "' has an unknown dim; using 1 (set it with --input-shape)");
+        c.notes.push_back("input '" + name + "' has an unknown dim; using 1 (set it with --input-shape)");
         d = 1;
       }
     }
-    feeds.push_back(std::move(feed));
+    c.feeds.push_back(std::move(feed));
   }
+}
 
-  const size_t graph_nodes = graph.size();  // as loaded: unrolling appends nodes
-  size_t kept = 0;
-  for (bool k : pruned.keep) kept += k;
-  const UnrollReport unrolled = unroll_control_flow(graph, pruned.keep, feeds);
-  if (unrolled.changed()) {
-    pruned = prune_for_fetches(graph, fetches, feed_set);
-    check_inference_graph(graph, pruned.keep, control_flow);
+// TF1 while loops and TensorArrays become plain nodes; the result is checked again.
+void unroll_stage(Conversion& c) {
+  c.unrolled = unroll_control_flow(*c.graph, c.pruned.keep, c.feeds);
+  if (c.unrolled.changed()) {
+    c.pruned = prune_for_fetches(*c.graph, c.fetches, c.feed_set);
+    check_inference_graph(*c.graph, c.pruned.keep, c.control_flow);
   }
-  check_supported_ops(graph, pruned.keep);
+  check_supported_ops(*c.graph, c.pruned.keep);
+}
 
-  LowerStats lower_stats;
+// Inference, folding and lowering to floe ops, then the optimization passes.
+void lower_and_optimize_stage(const ConvertOptions& options, Conversion& c) {
   const bool fold = options.optimize.enabled && options.optimize.disabled.count("fold-constants") == 0 &&
                     options.optimize.fold_while_lowering;
   check_optimize_options(options.optimize);
-  LoweredModel lowered = lower_graph(graph, pruned.keep, feeds, fetches, &lower_stats, fold);
-  OptimizeReport optimization = optimize(lowered, options.optimize);
-  // Cortex-M targets: the CORTEX_M kernels (lower/backend_cortexm.h); no XNNPACK.
-  const bool cortexm = is_cortexm_target(options.target);
-  const int cortexm_ops = cortexm ? assign_cortexm_backends(&lowered, options.target) : 0;
-  const BackendReport backends = assign_backends(&lowered, cortexm ? "reference" : options.target);
-  ConvertResult result;
-  result.model = emit_model(lowered, kProducer, &result.stats);
-  result.optimization = std::move(optimization);
+  c.lowered = lower_graph(*c.graph, c.pruned.keep, c.feeds, c.fetches, &c.lower_stats, fold);
+  c.optimization = optimize(c.lowered, options.optimize);
+}
 
-  // ---- summary ----
-  std::ostringstream s;
-  s << "floe-convert: " << loaded.path << "\n";
-  if (signature) s << "  signature " << signature->name << "\n";
-  for (int v : lowered.inputs) {
-    const Value& value = lowered.values[static_cast<size_t>(v)];
-    s << "  input   " << value.name << "  " << dtype_name(value.dtype) << " " << shape_to_string(value.shape) << "\n";
-  }
-  for (int v : lowered.outputs) {
-    const Value& value = lowered.values[static_cast<size_t>(v)];
-    s << "  output  " << value.name << "  " << dtype_name(value.dtype) << " " << shape_to_string(value.shape) << "\n";
-  }
-  s << "  graph: " << graph_nodes << " nodes, " << kept << " needed by the outputs";
-  if (!pruned.control_only.empty()) {
-    s << " (+" << pruned.control_only.size() << " reached only by control edges, dropped)";
-  }
-  s << "\n";
-  if (control_flow.switches_resolved > 0) {
-    s << "  resolved " << control_flow.switches_resolved << " Switch and " << control_flow.merges_resolved
-      << " Merge node(s) on conversion-time predicates (" << control_flow.dead_nodes
-      << " node(s) on untaken branches dropped)\n";
-  }
-  if (control_flow.conds_selected > 0) {
-    s << "  " << control_flow.conds_selected << " cond(s) with an input-dependent predicate: both branches "
-      << "computed, a Select picks (";
-    for (size_t i = 0; i < control_flow.selected_merges.size(); ++i) {
-      s << (i ? ", " : "") << control_flow.selected_merges[i];
-    }
-    s << ")\n";
-  }
-  if (!frozen.frozen.empty()) {
-    s << "  froze " << frozen.frozen.size() << " variable(s) from " << checkpoint->prefix() << "\n";
-  }
-  s << "  folded " << lower_stats.folded_nodes << " node(s), removed " << lower_stats.aliased_nodes
-    << " identity-like node(s)\n";
-  s << unrolled.summary();
-  s << result.optimization.summary();
-  std::map<std::string, int> histogram;
-  for (const LoweredOp& op : lowered.ops) histogram[schema::EnumNameOpCode(op.opcode)]++;
-  s << "  ops (" << lowered.ops.size() << "):";
-  for (const auto& [name, count] : histogram) s << " " << name << " x" << count;
-  s << "\n";
-  s << "  parameters: " << result.stats.parameter_count << " (" << result.stats.constant_bytes
-    << " bytes)\n";
-  s << "  arena: " << result.stats.arena_bytes << " bytes of activations ("
-    << result.stats.naive_bytes << " without reuse) + prepared ops "
-    << (cortexm ? result.stats.persistent_bytes_ptr32 : result.stats.persistent_bytes_ptr64)
-    << " bytes (" << (cortexm ? "32" : "64") << "-bit pointers; "
-    << (cortexm ? result.stats.persistent_bytes_ptr64 : result.stats.persistent_bytes_ptr32) << " with "
-    << (cortexm ? "64" : "32") << ")\n";
-  if (cortexm) {
-    s << "  target " << options.target << ": " << cortexm_ops << " of " << lowered.ops.size()
-      << " ops on the Cortex-M kernels\n";
-  }
-  if (backends.target != "reference") {
-    s << "  target " << backends.target << ": " << backends.xnnpack_ops << " of " << lowered.ops.size()
-      << " ops on XNNPACK";
-    if (backends.single_threaded_ops > 0) {
-      s << " (" << backends.single_threaded_ops << " too small for a thread pool run on the caller's thread)";
-    }
-    s << "; XNNPACK arena budget " << result.stats.xnnpack_arena_bytes << " bytes; total arena "
-      << ((result.stats.arena_bytes + result.stats.xnnpack_arena_bytes + 15) / 16 * 16 +
-          result.stats.persistent_bytes_ptr64)
-      << " bytes\n";
-  }
-  s << "  model: " << result.model.size() << " bytes\n";
-  s << join_shape_notes(notes);
-  result.summary = s.str();
+// Kernel library per op for the target: Cortex-M kernels, XNNPACK, or reference.
+void backend_stage(const ConvertOptions& options, Conversion& c) {
+  c.target = options.target;
+  c.cortexm = is_cortexm_target(options.target);
+  c.cortexm_ops = c.cortexm ? assign_cortexm_backends(&c.lowered, options.target) : 0;
+  c.backends = assign_backends(&c.lowered, c.cortexm ? "reference" : options.target);
+}
+
+}  // namespace
+
+ConvertResult convert(const ConvertOptions& options) {
+  Conversion c;
+  load_stage(options, c);
+  resolve_io_stage(options, c);
+  training_structure_stage(c);
+  freeze_stage(options, c);
+  feed_shapes_stage(options, c);
+  unroll_stage(c);
+  lower_and_optimize_stage(options, c);
+  backend_stage(options, c);
+  ConvertResult result;
+  result.model = emit_model(c.lowered, kProducer, &result.stats);  // plans the arena (plan/)
+  c.stats = result.stats;
+  c.model_bytes = result.model.size();
+  result.summary = conversion_summary(c);
+  result.optimization = std::move(c.optimization);
   return result;
 }
 

@@ -1,0 +1,81 @@
+// SPDX-License-Identifier: Apache-2.0
+// The conversion summary (see summary.h).
+#include "converter/pipeline/summary.h"
+
+#include <map>
+#include <sstream>
+
+namespace floe::conv {
+
+std::string conversion_summary(const Conversion& c) {
+  std::ostringstream s;
+  s << "floe-convert: " << c.loaded.path << "\n";
+  if (c.signature) s << "  signature " << c.signature->name << "\n";
+  for (int v : c.lowered.inputs) {
+    const Value& value = c.lowered.values[static_cast<size_t>(v)];
+    s << "  input   " << value.name << "  " << dtype_name(value.dtype) << " " << shape_to_string(value.shape) << "\n";
+  }
+  for (int v : c.lowered.outputs) {
+    const Value& value = c.lowered.values[static_cast<size_t>(v)];
+    s << "  output  " << value.name << "  " << dtype_name(value.dtype) << " " << shape_to_string(value.shape) << "\n";
+  }
+  s << "  graph: " << c.graph_nodes << " nodes, " << c.kept_nodes << " needed by the outputs";
+  if (!c.pruned.control_only.empty()) {
+    s << " (+" << c.pruned.control_only.size() << " reached only by control edges, dropped)";
+  }
+  s << "\n";
+  if (c.control_flow.switches_resolved > 0) {
+    s << "  resolved " << c.control_flow.switches_resolved << " Switch and " << c.control_flow.merges_resolved
+      << " Merge node(s) on conversion-time predicates (" << c.control_flow.dead_nodes
+      << " node(s) on untaken branches dropped)\n";
+  }
+  if (c.control_flow.conds_selected > 0) {
+    s << "  " << c.control_flow.conds_selected << " cond(s) with an input-dependent predicate: both branches "
+      << "computed, a Select picks (";
+    for (size_t i = 0; i < c.control_flow.selected_merges.size(); ++i) {
+      s << (i ? ", " : "") << c.control_flow.selected_merges[i];
+    }
+    s << ")\n";
+  }
+  if (!c.frozen.frozen.empty()) {
+    s << "  froze " << c.frozen.frozen.size() << " variable(s) from " << c.checkpoint->prefix() << "\n";
+  }
+  s << "  folded " << c.lower_stats.folded_nodes << " node(s), removed " << c.lower_stats.aliased_nodes
+    << " identity-like node(s)\n";
+  s << c.unrolled.summary();
+  s << c.optimization.summary();
+  std::map<std::string, int> histogram;
+  for (const LoweredOp& op : c.lowered.ops) histogram[schema::EnumNameOpCode(op.opcode)]++;
+  s << "  ops (" << c.lowered.ops.size() << "):";
+  for (const auto& [name, count] : histogram) s << " " << name << " x" << count;
+  s << "\n";
+  s << "  parameters: " << c.stats.parameter_count << " (" << c.stats.constant_bytes
+    << " bytes)\n";
+  // The device's arena: activations, XNNPACK's region when it runs ops, and
+  // the prepared ops (runtime/core/dispatch.h) for its pointer width.
+  const bool xnnpack = c.backends.target != "reference" && c.backends.xnnpack_ops > 0;
+  const uint64_t before = (c.stats.arena_bytes + (xnnpack ? c.stats.xnnpack_arena_bytes : 0) + 15) / 16 * 16;
+  s << "  arena: " << c.stats.arena_bytes << " bytes of activations (" << c.stats.naive_bytes
+    << " without reuse)";
+  if (xnnpack) s << " + XNNPACK budget " << c.stats.xnnpack_arena_bytes;
+  s << " + prepared ops " << c.stats.persistent_bytes_ptr32 << " (32-bit) / " << c.stats.persistent_bytes_ptr64
+    << " (64-bit): total " << before + c.stats.persistent_bytes_ptr32 << " / "
+    << before + c.stats.persistent_bytes_ptr64 << " bytes\n";
+  if (c.cortexm) {
+    s << "  target " << c.target << ": " << c.cortexm_ops << " of " << c.lowered.ops.size()
+      << " ops on the Cortex-M kernels\n";
+  }
+  if (c.backends.target != "reference") {
+    s << "  target " << c.backends.target << ": " << c.backends.xnnpack_ops << " of " << c.lowered.ops.size()
+      << " ops on XNNPACK";
+    if (c.backends.single_threaded_ops > 0) {
+      s << " (" << c.backends.single_threaded_ops << " too small for a thread pool run on the caller's thread)";
+    }
+    s << "\n";
+  }
+  s << "  model: " << c.model_bytes << " bytes\n";
+  for (const std::string& note : c.notes) s << "  note: " << note << "\n";
+  return s.str();
+}
+
+}  // namespace floe::conv

@@ -1,0 +1,61 @@
+// SPDX-License-Identifier: Apache-2.0
+// What the conversion stages (pipeline/convert.cc) produced, and the summary
+// floe-convert prints from it.
+#pragma once
+
+#include <cstddef>
+#include <memory>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "converter/emit/emit.h"
+#include "converter/frontend/checkpoint/checkpoint_reader.h"
+#include "converter/frontend/graphdef/graph_loader.h"
+#include "converter/ir/graph.h"
+#include "converter/lower/backend_xnnpack.h"
+#include "converter/lower/lower_graph.h"
+#include "converter/optimize/optimize.h"
+#include "converter/passes/control_flow.h"
+#include "converter/passes/freeze.h"
+#include "converter/passes/prune.h"
+#include "converter/passes/training_structure.h"
+#include "converter/pipeline/signature.h"
+
+namespace floe::conv {
+
+struct Conversion {
+  // load, resolve inputs/outputs
+  LoadedGraph loaded;
+  std::unique_ptr<Graph> graph;
+  std::optional<Signature> signature;
+  std::vector<TensorRef> fetches, explicit_feeds;
+  std::set<TensorRef> feed_set;
+  // training structure, pruning
+  ControlFlowReport control_flow;
+  PruneResult pruned;
+  size_t graph_nodes = 0, kept_nodes = 0;
+  // freezing, inputs
+  std::unique_ptr<CheckpointReader> checkpoint;
+  FreezeReport frozen;
+  std::vector<Feed> feeds;
+  std::vector<std::string> notes;
+  // unrolling, lowering, optimization, backends
+  UnrollReport unrolled;
+  LowerStats lower_stats;
+  LoweredModel lowered;
+  OptimizeReport optimization;
+  std::string target;
+  bool cortexm = false;
+  int cortexm_ops = 0;
+  BackendReport backends;
+  // emission
+  EmitStats stats;
+  size_t model_bytes = 0;
+};
+
+// Inputs, outputs, what each stage did, op histogram, parameters, arena, model size.
+std::string conversion_summary(const Conversion& c);
+
+}  // namespace floe::conv
