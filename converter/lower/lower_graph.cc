@@ -18,23 +18,11 @@ void check_supported_ops(const Graph& graph, const std::vector<bool>& keep) {
   // (Random, variable-mutating and training-only ops are refused earlier, with
   // their reasons, by passes/inference_check.)
   std::map<std::string, std::vector<std::string>> unsupported;
-  size_t count = 0;
   for (size_t n = 0; n < graph.size(); ++n) {
     const Node& node = graph.node(static_cast<int>(n));
-    if (keep[n] && find_handler(node.op()) == nullptr) {
-      unsupported[node.op()].push_back(node.name());
-      ++count;
-    }
+    if (keep[n] && find_handler(node.op()) == nullptr) unsupported[node.op()].push_back(node.name());
   }
-  if (unsupported.empty()) return;
-  std::string message = graph.source() + ": " + std::to_string(count) +
-                        " node(s) use ops floe does not support:";
-  for (const auto& [op, nodes] : unsupported) {
-    message += "\n  " + op + " x" + std::to_string(nodes.size()) + ": ";
-    for (size_t i = 0; i < nodes.size() && i < 5; ++i) message += (i ? ", " : "") + nodes[i];
-    if (nodes.size() > 5) message += ", ...";
-  }
-  throw ConvertError(message);
+  if (!unsupported.empty()) throw unsupported_ops_error(graph.source(), unsupported);
 }
 
 LoweredModel lower_graph(const Graph& graph, const std::vector<bool>& keep,

@@ -44,9 +44,12 @@ const TensorInfo& NodeContext::input(int i) const {
 const HostTensor& NodeContext::constant_input(int i, const char* what) const {
   const TensorInfo& info = input(i);
   if (!info.value) {
-    fail(std::string(what) + " (input " + std::to_string(i) + ", '" +
-         graph_.tensor_name(node_.inputs[static_cast<size_t>(i)]) +
-         "') must be known at conversion time; it depends on a graph input");
+    const std::string tensor = graph_.tensor_name(node_.inputs[static_cast<size_t>(i)]);
+    throw ConvertError(graph_.source() + ": node '" + node_.name() + "' (op " + node_.op() + "): " + what +
+                           " (input " + std::to_string(i) + ", '" + tensor +
+                           "') must be known at conversion time; it depends on a graph input",
+                       ErrorCategory::kNeedsConstant, ErrorLocation{graph_.source(), node_.name(), node_.op(), -1})
+        .with_tensor(tensor);
   }
   return *info.value;
 }
@@ -81,8 +84,10 @@ void NodeContext::expect_rank(int i, int rank) const {
 }
 
 void NodeContext::fail(const std::string& message) const {
-  throw ConvertError(graph_.source() + ": node '" + node_.name() + "' (op " + node_.op() +
-                     "): " + message);
+  throw ConvertError(graph_.source() + ": node '" + node_.name() + "' (op " + node_.op() + "): " + message,
+                     message.find("internal error") != std::string::npos ? ErrorCategory::kInternal
+                                                                         : ErrorCategory::kInvalidInput,
+                     ErrorLocation{graph_.source(), node_.name(), node_.op(), -1});
 }
 
 int LowerContext::input_value(int i) {

@@ -76,9 +76,17 @@ Unroller::Unroller(const Graph& graph, const std::vector<bool>& keep, const std:
   analyze_frames();
 }
 
-void Unroller::fail(int node, const std::string& message) const {
+ConvertError Unroller::error_at(int node, const std::string& message, ErrorCategory category) const {
   const Node& n = graph_.node(node);
-  throw ConvertError(graph_.source() + ": node '" + n.name() + "' (op " + n.op() + "): " + message);
+  ErrorLocation where;
+  where.file = graph_.source();
+  where.node = n.name();
+  where.op = n.op();
+  return ConvertError(graph_.source() + ": node '" + n.name() + "' (op " + n.op() + "): " + message, category, where);
+}
+
+void Unroller::fail(int node, const std::string& message) const {
+  throw error_at(node, message, ErrorCategory::kInvalidInput);
 }
 
 void Unroller::analyze_frames() {
@@ -305,8 +313,10 @@ std::string Unroller::append(tfproto::NodeDef def, const std::string& base) {
   def.set_name(name);
   appended_.push_back(std::move(def));
   if (++report_.nodes_added > kMaxNodesAdded) {
-    throw ConvertError(graph_.source() + ": floe refuses to unroll the while loops: they would add more than " +
-                       std::to_string(kMaxNodesAdded) + " nodes");
+    ConvertError error(graph_.source() + ": floe refuses to unroll the while loops: they would add more than " +
+                           std::to_string(kMaxNodesAdded) + " nodes",
+                       ErrorCategory::kUnsupported, ErrorLocation{graph_.source(), "", "", -1});
+    throw error.with_refusals({Refusal{"while loops too large to unroll", {}}});
   }
   return name;
 }
@@ -346,7 +356,11 @@ void Unroller::process_node(Instance& inst, int n) {
       out.ports = {*live[0], Sym()};  // value_index: unresolvable (lookup refuses it)
     } else {
       for (const Sym* s : live) {
-        if (s->array) fail(n, "merges TensorArray flows of a cond whose predicate is not known at conversion time");
+        if (s->array) {
+          throw error_at(n, "merges TensorArray flows of a cond whose predicate is not known at conversion time",
+                         ErrorCategory::kNeedsConstant)
+              .with_predicate();
+        }
       }
       const std::string name = emit(inst, n, rewired(inst, n, in));
       Sym value = *live[0];
@@ -388,10 +402,16 @@ void Unroller::process_node(Instance& inst, int n) {
   }
   if (op == "LoopCond") {
     if (!in[0]->info.value || in[0]->info.value->num_elements() != 1) {
-      fail(n, "floe refuses to unroll TF1 while loop '" +
-                  frames_[static_cast<size_t>(frame_of_[static_cast<size_t>(n)])].name + "': its condition '" +
-                  graph_.tensor_name(node.inputs[0]) +
-                  "' is not a conversion-time constant" + unknown_reason(node.inputs[0], "unroll the loop"));
+      std::vector<std::string> inputs;
+      const std::string reason = unknown_reason(node.inputs[0], "unroll the loop", &inputs);
+      ConvertError error = error_at(
+          n,
+          "floe refuses to unroll TF1 while loop '" +
+              frames_[static_cast<size_t>(frame_of_[static_cast<size_t>(n)])].name + "': its condition '" +
+              graph_.tensor_name(node.inputs[0]) + "' is not a conversion-time constant" + reason,
+          inputs.empty() ? ErrorCategory::kUnsupported : ErrorCategory::kNeedsConstant);
+      if (inputs.empty()) throw error.with_refusals({Refusal{"while loop", {{op, {node.name()}}}}});
+      throw error.with_tensor(inputs.front());
     }
     out.ports = {*in[0]};
     return;
@@ -469,9 +489,12 @@ void Unroller::run_loop(Instance& parent, int frame) {
   int k = 0;
   for (; !dead; ++k) {
     if (k >= kMaxIterations) {
-      fail(f.loop_cond, "floe refuses to unroll TF1 while loop '" + f.name + "': it is still running after " +
-                            std::to_string(k) + " iterations (floe unrolls at most " +
-                            std::to_string(kMaxIterations) + ")");
+      throw error_at(f.loop_cond,
+                     "floe refuses to unroll TF1 while loop '" + f.name + "': it is still running after " +
+                         std::to_string(k) + " iterations (floe unrolls at most " +
+                         std::to_string(kMaxIterations) + ")",
+                     ErrorCategory::kUnsupported)
+          .with_refusals({Refusal{"while loop", {{"LoopCond", {graph_.node(f.loop_cond).name()}}}}});
     }
     Instance inst;
     inst.parent = &parent;
@@ -522,7 +545,8 @@ void Unroller::run_loop(Instance& parent, int frame) {
 }
 
 // Why `ref` is not a conversion-time constant: the graph inputs it depends on.
-std::string Unroller::unknown_reason(TensorRef ref, const std::string& goal) const {
+std::string Unroller::unknown_reason(TensorRef ref, const std::string& goal,
+                                     std::vector<std::string>* input_names) const {
   std::vector<bool> seen(graph_.size(), false);
   std::vector<int> stack{ref.node};
   std::vector<std::string> inputs;
@@ -540,6 +564,7 @@ std::string Unroller::unknown_reason(TensorRef ref, const std::string& goal) con
     }
     for (const TensorRef& in : node.inputs) stack.push_back(in.node);
   }
+  if (input_names != nullptr) *input_names = inputs;
   if (inputs.empty()) return "";
   std::string list;
   for (const std::string& s : inputs) list += (list.empty() ? "'" : ", '") + s + "'";
@@ -574,7 +599,6 @@ std::vector<bool> Unroller::root_nodes() const {
 
 UnrollReport Unroller::run(Graph& target) {
   std::map<std::string, std::vector<std::string>> unsupported;
-  size_t count = 0;
   for (int n : order_) {
     const Node& node = graph_.node(n);
     const std::string& op = node.op();
@@ -583,17 +607,8 @@ UnrollReport Unroller::run(Graph& target) {
       continue;
     }
     unsupported[op].push_back(node.name());
-    ++count;
   }
-  if (!unsupported.empty()) {
-    std::string message = graph_.source() + ": " + std::to_string(count) + " node(s) use ops floe does not support:";
-    for (const auto& [op, nodes] : unsupported) {
-      message += "\n  " + op + " x" + std::to_string(nodes.size()) + ": ";
-      for (size_t i = 0; i < nodes.size() && i < 5; ++i) message += (i ? ", " : "") + nodes[i];
-      if (nodes.size() > 5) message += ", ...";
-    }
-    throw ConvertError(message);
-  }
+  if (!unsupported.empty()) throw unsupported_ops_error(graph_.source(), unsupported);
 
   Instance root;
   process_items(root, 0);

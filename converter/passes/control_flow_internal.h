@@ -77,6 +77,8 @@ class Unroller {
 
   // ---- used by the TensorArray half ----
   [[noreturn]] void fail(int node, const std::string& message) const;
+  // The error at `node` ("<file>: node 'n' (op Op): message") with its location.
+  ConvertError error_at(int node, const std::string& message, ErrorCategory category) const;
   // A new node in the output graph (unique name derived from `base`); returns its name.
   std::string append(tfproto::NodeDef def, const std::string& base);
   // The node standing for original node `n` in `inst`: rewritten in place for the
@@ -86,7 +88,9 @@ class Unroller {
   const Graph& graph() const { return graph_; }
   // Why `ref` is not a conversion-time constant (the graph inputs it depends on),
   // phrased as ": it depends on ...; 'x' must be known at conversion time to <goal> ...".
-  std::string unknown_reason(TensorRef ref, const std::string& goal) const;
+  // `inputs` (optional) receives the names of those graph inputs.
+  std::string unknown_reason(TensorRef ref, const std::string& goal,
+                             std::vector<std::string>* inputs = nullptr) const;
   int next_array_id() {
     ++report_.tensor_arrays;
     return ++arrays_;

@@ -62,7 +62,9 @@ class ArrayOp {
       : u_(u), inst_(inst), n_(n), node_(u.graph().node(n)), in_(in) {}
 
   [[noreturn]] void fail(const std::string& message) const {
-    u_.fail(n_, "floe refuses to resolve this TensorArray op statically: " + message);
+    throw u_.error_at(n_, "floe refuses to resolve this TensorArray op statically: " + message,
+                      ErrorCategory::kUnsupported)
+        .with_refusals({Refusal{"TensorArray resolved statically", {{node_.op(), {node_.name()}}}}});
   }
 
   std::vector<int64_t> ints(size_t i, const char* what) const {
@@ -72,10 +74,15 @@ class ArrayOp {
       fail(std::string(what) + " ('" + u_.graph().tensor_name(node_.inputs[i]) + "') must be int32 or int64");
     }
     if (!info.value) {
-      const std::string reason = u_.unknown_reason(node_.inputs[i], "resolve the TensorArray statically");
-      fail(std::string(what) + " ('" + u_.graph().tensor_name(node_.inputs[i]) + "') " +
-           (reason.empty() ? "must be known at conversion time to resolve the TensorArray statically"
-                           : "is not a conversion-time constant" + reason));
+      std::vector<std::string> inputs;
+      const std::string reason = u_.unknown_reason(node_.inputs[i], "resolve the TensorArray statically", &inputs);
+      throw u_.error_at(n_,
+                        "floe refuses to resolve this TensorArray op statically: " + std::string(what) + " ('" +
+                            u_.graph().tensor_name(node_.inputs[i]) + "') " +
+                            (reason.empty() ? "must be known at conversion time to resolve the TensorArray statically"
+                                            : "is not a conversion-time constant" + reason),
+                        ErrorCategory::kNeedsConstant)
+          .with_tensor(inputs.empty() ? u_.graph().tensor_name(node_.inputs[i]) : inputs.front());
     }
     return ints_of(*info.value);
   }

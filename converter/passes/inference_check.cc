@@ -96,6 +96,21 @@ const char* op_class_description(OpClass c) {
   return "";
 }
 
+// Short, stable names of the classes (ConvertError refusals).
+const char* op_class_key(OpClass c) {
+  switch (c) {
+    case OpClass::kSupported: return "supported";
+    case OpClass::kRandom: return "random";
+    case OpClass::kIo: return "string/io";
+    case OpClass::kTrainingOnly: return "training ops";
+    case OpClass::kControlFlow: return "unresolved control flow";
+    case OpClass::kWhileLoop: return "while loop";
+    case OpClass::kFunctionCall: return "TF2 function calls";
+    case OpClass::kUnsupported: return "unsupported";
+  }
+  return "";
+}
+
 void check_inference_graph(const Graph& graph, const std::vector<bool>& keep,
                            const ControlFlowReport& control_flow) {
   // category -> op -> nodes
@@ -107,6 +122,7 @@ void check_inference_graph(const Graph& graph, const std::vector<bool>& keep,
   Category categories[kCount];
   for (int c = 0; c < kCount; ++c) categories[c].title = op_class_description(static_cast<OpClass>(c));
   std::vector<std::string> training_bn;
+  Refusal training_bn_nodes{"training-mode batch norm", {}};
   size_t offenders = 0;
 
   auto has_string_dtype = [](const NodeDef& def) {
@@ -146,6 +162,7 @@ void check_inference_graph(const Graph& graph, const std::vector<bool>& keep,
                               ") has is_training=true; export the inference graph (is_training=False / "
                               "K.set_learning_phase(0))" +
                               (own ? "" : " [the attr is absent and TF's default is true]"));
+        training_bn_nodes.nodes_by_op[op].push_back(node.name());
         ++offenders;
         continue;
       }
@@ -153,6 +170,7 @@ void check_inference_graph(const Graph& graph, const std::vector<bool>& keep,
         training_bn.push_back("graph is in training mode: node " + node.name() + " (" + op +
                               ") has empty mean/variance inputs (a training-mode export); export the inference "
                               "graph (is_training=False / K.set_learning_phase(0))");
+        training_bn_nodes.nodes_by_op[op].push_back(node.name());
         ++offenders;
         continue;
       }
@@ -192,7 +210,10 @@ void check_inference_graph(const Graph& graph, const std::vector<bool>& keep,
     }
     message += "\n  " + training_bn[i];
   }
-  for (const Category& c : categories) {
+  std::vector<Refusal> refusals;
+  if (!training_bn_nodes.nodes_by_op.empty()) refusals.push_back(training_bn_nodes);
+  for (int k = 0; k < kCount; ++k) {
+    const Category& c = categories[k];
     if (c.ops.empty()) continue;
     message += "\n  " + std::string(c.title) + ":";
     for (const auto& [op, nodes] : c.ops) {
@@ -200,8 +221,12 @@ void check_inference_graph(const Graph& graph, const std::vector<bool>& keep,
       for (size_t i = 0; i < nodes.size() && i < 5; ++i) message += (i ? ", " : "") + nodes[i];
       if (nodes.size() > 5) message += ", ...";
     }
+    refusals.push_back(Refusal{op_class_key(static_cast<OpClass>(k)), c.ops});
   }
-  throw ConvertError(message);
+  ConvertError error(message, ErrorCategory::kUnsupported, ErrorLocation{graph.source(), "", "", -1});
+  error.with_refusals(std::move(refusals));
+  if (!categories[static_cast<int>(OpClass::kControlFlow)].ops.empty()) error.with_predicate();
+  throw error;
 }
 
 }  // namespace floe::conv

@@ -143,6 +143,10 @@ int main(int argc, char** argv) {
                  "(XNNPACK where it applies), cortex-m4, cortex-m33, cortex-m55 (DSP / Helium "
                  "kernels where they apply) or reference (portable kernels only)");
   app.add_flag("-q,--quiet", quiet, "print nothing on success");
+  std::string error_json_path;
+  app.add_option("--error-json", error_json_path,
+                 "on failure, also write the error's fields as JSON to this file (category, file, node, op, "
+                 "byte_offset, tensor, every refused op) for build systems and scripts");
   bool no_optimize = false;
   std::vector<std::string> disabled_passes;
   app.add_flag("--no-optimize", no_optimize, "run none of the optimization passes (and fold no constants)");
@@ -190,8 +194,16 @@ int main(int argc, char** argv) {
     write_atomically(output_path, result.model);
     if (!quiet) std::cout << result.summary << "  wrote " << output_path << "\n";
     return 0;
+  } catch (const floe::conv::ConvertError& e) {
+    std::cerr << "floe-convert: error: " << e.what() << "\n";
+    if (!error_json_path.empty()) std::ofstream(error_json_path) << floe::conv::error_json(e);
+    return 2;
   } catch (const std::exception& e) {
     std::cerr << "floe-convert: error: " << e.what() << "\n";
+    if (!error_json_path.empty()) {
+      std::ofstream(error_json_path) << floe::conv::error_json(
+          floe::conv::ConvertError(e.what(), floe::conv::ErrorCategory::kInternal));
+    }
     return 2;
   }
 }

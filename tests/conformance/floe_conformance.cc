@@ -63,6 +63,7 @@ struct Outcome {
   Verdict verdict = Verdict::kFailed;
   std::string reason;  // one line
   std::string note;    // e.g. inputs kept constant
+  std::vector<std::string> kept_constant = {};  // case inputs floe needed at conversion time
 };
 
 // ---- tolerances ------------------------------------------------------------
@@ -210,56 +211,22 @@ std::pair<std::string, int> split_tensor(const std::string& name) {
   return {name.substr(0, colon), std::stoi(name.substr(colon + 1))};
 }
 
-// Refusals: the converter's "cannot run on floe" report (unsupported ops, random
-// ops, training-only ops, ...) and its explicit "floe refuses" list. Reason =
-// "<category>: Op, Op; <category>: Op".
-bool is_refusal(const std::string& message, std::string* reason) {
-  const bool report = message.find("cannot run on floe") != std::string::npos ||
-                      message.find("ops floe does not support") != std::string::npos ||
-                      message.find("floe refuses") != std::string::npos;
-  if (!report) return false;
-  std::istringstream lines(message);
-  std::string line, out;
-  std::getline(lines, line);
-  std::string category;
-  std::vector<std::string> ops;
-  auto flush = [&]() {
-    if (category.empty() && ops.empty()) return;
-    std::string joined;
-    for (const std::string& op : ops) joined += (joined.empty() ? "" : ", ") + op;
-    out += (out.empty() ? "" : "; ") + (category.empty() ? std::string("unsupported ops") : category) +
-           (joined.empty() ? "" : ": " + joined);
-    ops.clear();
-  };
-  while (std::getline(lines, line)) {
-    const size_t indent = line.find_first_not_of(' ');
-    if (indent == std::string::npos) continue;
-    const size_t x = line.find(" x", indent);
-    const bool op_line = x != std::string::npos && x + 2 < line.size() && std::isdigit(static_cast<unsigned char>(line[x + 2]));
-    if (op_line && (indent >= 4 || message.find("floe refuses") != std::string::npos || category.empty())) {
-      ops.push_back(line.substr(indent, x - indent));
-    } else {
-      flush();
-      category = line.substr(indent);
-      const size_t cut = category.find_first_of("(:");
-      if (cut != std::string::npos) category = category.substr(0, cut);
-      while (!category.empty() && category.back() == ' ') category.pop_back();
-    }
+// A refusal's reason from the error's fields: "<reason>: Op, Op; <reason>: Op".
+std::string refusal_reason(const conv::ConvertError& e) {
+  std::string out;
+  for (const conv::Refusal& r : e.refusals()) {
+    std::string ops;
+    for (const auto& [op, nodes] : r.nodes_by_op) ops += (ops.empty() ? "" : ", ") + op;
+    out += (out.empty() ? "" : "; ") + r.reason + (ops.empty() ? "" : ": " + ops);
   }
-  flush();
-  *reason = out.empty() ? message.substr(0, message.find('\n')) : out;
-  return true;
+  return out.empty() ? std::string(e.what()).substr(0, std::string(e.what()).find('\n')) : out;
 }
 
-// The in_<k> node a "must be known at conversion time" message points at.
-std::string conversion_time_input(const std::string& message, const std::set<std::string>& feeds) {
-  if (message.find("must be known at conversion time") == std::string::npos) return "";
-  const size_t at = message.find("must be known at conversion time");
-  const size_t close = message.rfind('\'', at);
-  const size_t open = close == std::string::npos ? std::string::npos : message.rfind('\'', close - 1);
-  if (open == std::string::npos) return "";
-  std::string name = message.substr(open + 1, close - open - 1);
-  name = name.substr(0, name.rfind(':'));
+// The fed case input ("in_<k>") the error says conversion needs: its tensor
+// field names that input, its read-through Identity, or the input itself.
+std::string conversion_time_input(const conv::ConvertError& e, const std::set<std::string>& feeds) {
+  if (e.category() != conv::ErrorCategory::kNeedsConstant || e.tensor().empty()) return "";
+  std::string name = e.tensor().substr(0, e.tensor().rfind(':'));
   for (const std::string& suffix : {std::string("/read"), std::string("")}) {
     if (suffix.empty() || (name.size() > suffix.size() &&
                            name.compare(name.size() - suffix.size(), suffix.size(), suffix) == 0)) {
@@ -495,8 +462,8 @@ Outcome run_case(const Config& config, const CaseRow& row) {
       model = conv::convert(options).model;
       break;
     } catch (const conv::ConvertError& e) {
-      const std::string message = e.what();
-      const std::string input = conversion_time_input(message, feeds);
+      // Classified by the error's fields (converter/ir/error.h), not its text.
+      const std::string input = conversion_time_input(e, feeds);
       if (!input.empty() && input.rfind("in_", 0) == 0) {
         feeds.erase(input);
         options.input_shapes.erase(input);
@@ -506,8 +473,8 @@ Outcome run_case(const Config& config, const CaseRow& row) {
       // The needed value is computed from inputs (e.g. partition indices derived
       // from ids): keep the integer in_<k> constant (indices, not data) and retry.
       // Likewise a cond predicate: keep the bool in_<k> constant (it is a Const in the graph).
-      const bool predicate = message.find("predicate is not known at conversion time") != std::string::npos;
-      if (predicate || message.find("must be known at conversion time") != std::string::npos) {
+      const bool predicate = e.needs_predicate();
+      if (predicate || e.category() == conv::ErrorCategory::kNeedsConstant) {
         bool dropped = false;
         for (auto it = feeds.begin(); it != feeds.end();) {
           const HostTensor& v = values[*it];
@@ -523,18 +490,16 @@ Outcome run_case(const Config& config, const CaseRow& row) {
         }
         if (dropped) continue;
       }
-      std::string reason;
-      if (is_refusal(message, &reason)) return {Verdict::kRefused, reason, ""};
+      if (e.category() == conv::ErrorCategory::kUnsupported) return {Verdict::kRefused, refusal_reason(e), ""};
       // A value floe must know at conversion time (a permutation, a shape) that
       // comes from a fed Placeholder: a static model cannot honour it.
-      if (message.find("must be known at conversion time") != std::string::npos) {
-        const size_t node_at = message.find("node '");
+      if (e.category() == conv::ErrorCategory::kNeedsConstant) {
         return {Verdict::kRefused,
-                "value needed at conversion time depends on a graph input: " +
-                    (node_at == std::string::npos ? message : message.substr(node_at, message.find('\n', node_at) - node_at)),
+                "value needed at conversion time depends on a graph input: node '" + e.where().node + "' (op " +
+                    e.where().op + ") needs '" + e.tensor() + "'",
                 ""};
       }
-      std::string flat = message;
+      std::string flat = std::string(error_category_name(e.category())) + ": " + e.what();
       for (char& c : flat) {
         if (c == '\n') c = ' ';
       }
@@ -545,11 +510,15 @@ Outcome run_case(const Config& config, const CaseRow& row) {
     out.note = "kept constant (needed at conversion time):";
     for (const std::string& k : kept_constant) out.note += " " + k;
   }
+  auto with_kept = [&](Outcome o) {
+    o.kept_constant = kept_constant;
+    return o;
+  };
   std::map<std::string, HostTensor> inputs;
   for (const std::string& f : feeds) inputs[f] = values[f];
 
   RunResult result = run_model(model, inputs, nullptr);
-  if (!result.error.empty()) return {Verdict::kFailed, "runtime: " + result.error, out.note};
+  if (!result.error.empty()) return with_kept({Verdict::kFailed, "runtime: " + result.error, out.note, {}});
 
   std::string failure;
   for (size_t i = 0; i < expected.size() && failure.empty(); ++i) {
@@ -568,13 +537,13 @@ Outcome run_case(const Config& config, const CaseRow& row) {
                 " expected " + number(m.expected) + " got " + number(m.got);
     }
   }
-  if (failure.empty()) return {Verdict::kPassed, "", out.note};
+  if (failure.empty()) return with_kept({Verdict::kPassed, "", out.note, {}});
 
   Capture capture;
   run_model(model, inputs, &capture);
   failure += "; " + first_divergence(case_dir, dtypes, capture);
   if (!config.failure_dir.empty()) save_failure(config, row.name, model, inputs);
-  return {Verdict::kFailed, failure, out.note};
+  return with_kept({Verdict::kFailed, failure, out.note, {}});
 }
 
 // ---- the suite ----------------------------------------------------------------
@@ -696,13 +665,16 @@ int run_suite(const std::string& corpus_dir, const std::string& filter, const st
 
   if (!results_path.empty()) {
     std::ofstream res(results_path);
-    res << "# case\tverdict\treason (written by floe-conformance --write-results)\n";
+    res << "# case\tverdict\treason\tinputs kept constant (needed at conversion time) "
+           "(written by floe-conformance --write-results)\n";
     for (const auto& [name, o] : outcomes) {
       std::string reason = o.reason;
       for (char& c : reason) {
         if (c == '\t') c = ' ';
       }
-      res << name << "\t" << verdict_name(o.verdict) << "\t" << reason << "\n";
+      std::string kept;
+      for (const std::string& k : o.kept_constant) kept += (kept.empty() ? "" : ",") + k;
+      res << name << "\t" << verdict_name(o.verdict) << "\t" << reason << "\t" << kept << "\n";
     }
   }
 

@@ -15,6 +15,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <map>
 #include <sstream>
 
@@ -62,48 +63,118 @@ std::vector<Artifact> manifest_artifacts() {
 
 bool starts_with(const std::string& s, const std::string& p) { return s.rfind(p, 0) == 0; }
 
-// A refusal, shortened to a stable table cell: corpus paths removed; the
-// multi-line "cannot convert" list becomes "category: Op xN, ...".
-std::string summarize(std::string message) {
-  const std::string marker = "floe-convert: error: ";
-  const size_t at = message.find(marker);
-  if (at != std::string::npos) message = message.substr(at + marker.size());
+// The fields floe-convert --error-json wrote (converter/ir/error.h): a tiny
+// reader for exactly that format.
+struct ErrorRecord {
+  std::string category, message, file;
+  std::vector<std::pair<std::string, std::vector<std::string>>> refusals;  // reason -> "Op xN" (N nodes)
+  std::map<std::string, size_t> nodes_per_reason;
+};
+
+class JsonCursor {
+ public:
+  explicit JsonCursor(const std::string& text) : t_(text) {}
+  bool find(const std::string& key) {
+    const size_t at = t_.find("\"" + key + "\": ", p_);
+    if (at == std::string::npos) return false;
+    p_ = at + key.size() + 4;
+    return true;
+  }
+  std::string string() {
+    std::string out;
+    if (p_ >= t_.size() || t_[p_] != '"') return out;
+    for (++p_; p_ < t_.size() && t_[p_] != '"'; ++p_) {
+      if (t_[p_] == '\\' && p_ + 1 < t_.size()) {
+        ++p_;
+        if (t_[p_] == 'u' && p_ + 4 < t_.size()) {
+          out += static_cast<char>(std::stoi(t_.substr(p_ + 1, 4), nullptr, 16));
+          p_ += 4;
+          continue;
+        }
+      }
+      out += t_[p_];
+    }
+    ++p_;
+    return out;
+  }
+  void skip(char c) {
+    while (p_ < t_.size() && (t_[p_] == ' ' || t_[p_] == ',')) ++p_;
+    if (p_ < t_.size() && t_[p_] == c) ++p_;
+  }
+  char peek() {
+    while (p_ < t_.size() && (t_[p_] == ' ' || t_[p_] == ',')) ++p_;
+    return p_ < t_.size() ? t_[p_] : '\0';
+  }
+
+ private:
+  const std::string& t_;
+  size_t p_ = 0;
+};
+
+ErrorRecord read_error_json(const std::string& path) {
+  std::ifstream in(path);
+  const std::string text((std::istreambuf_iterator<char>(in)), {});
+  ErrorRecord r;
+  JsonCursor c(text);
+  if (c.find("category")) r.category = c.string();
+  if (c.find("message")) r.message = c.string();
+  if (c.find("file")) r.file = c.string();
+  if (!c.find("refusals")) return r;
+  c.skip('[');
+  while (c.peek() == '{') {
+    c.skip('{');
+    c.find("reason");
+    std::pair<std::string, std::vector<std::string>> refusal{c.string(), {}};
+    c.find("ops");
+    c.skip('{');
+    while (c.peek() == '"') {
+      const std::string op = c.string();
+      c.skip(':');
+      c.skip('[');
+      size_t nodes = 0;
+      for (; c.peek() == '"'; ++nodes) c.string();
+      c.skip(']');
+      refusal.second.push_back(op + " x" + std::to_string(nodes));
+      r.nodes_per_reason[refusal.first] += nodes;
+    }
+    c.skip('}');
+    c.skip('}');
+    r.refusals.push_back(std::move(refusal));
+  }
+  return r;
+}
+
+// A refusal as a stable table cell, from the error's fields: corpus paths
+// removed; an "unsupported" error lists "reason: Op, Op; ...".
+std::string summarize(const ErrorRecord& e) {
+  std::string message = e.message;
   const std::string root = corpus_path("");
   for (size_t p; (p = message.find(root)) != std::string::npos;) message.erase(p, root.size());
-  std::vector<std::string> lines;
-  std::stringstream in(message);
-  for (std::string l; std::getline(in, l);) lines.push_back(l);
-  if (lines.empty()) return "(no message)";
-  std::string first = lines[0];
-  const size_t colon = first.find(": ");
-  if (colon != std::string::npos && first.substr(0, colon).find(' ') == std::string::npos &&
-      first.substr(0, colon).find('/') != std::string::npos) {
-    first = first.substr(colon + 2);  // drop the leading "<file>: "
+  std::string file = e.file;
+  if (starts_with(file, root)) file.erase(0, root.size());
+  std::string first = message.substr(0, message.find('\n'));
+  if (!file.empty() && starts_with(first, file + ": ")) {
+    first = first.substr(file.size() + 2);
+  } else if (const size_t colon = first.find(": "); colon != std::string::npos &&
+             first.substr(0, colon).find(' ') == std::string::npos &&
+             first.substr(0, colon).find('/') != std::string::npos) {
+    first = first.substr(colon + 2);  // a leading "<file>: " the error did not record as its file
   }
-  if (!starts_with(first, "cannot convert:")) return first.size() > 220 ? first.substr(0, 220) + "..." : first;
-  static const std::pair<const char*, const char*> kTags[] = {
-      {"random ops", "random"},          {"string / queue", "string/io"},
-      {"training / variable", "training ops"}, {"control flow", "unresolved control flow"},
-      {"TF1 while loops", "while loop"}, {"TF2 function calls", "TF2 function calls"},
-      {"unsupported ops", "unsupported"}};
-  std::string out, current;
-  int training_bn = 0;
-  for (size_t i = 1; i < lines.size(); ++i) {
-    const std::string& l = lines[i];
-    if (starts_with(l, "    ")) {
-      const std::string op = l.substr(4, l.find(':') == std::string::npos ? std::string::npos : l.find(':') - 4);
-      out += (current.empty() ? ", " : "; " + current + ": ") + op;
-      current.clear();
-    } else if (l.find("graph is in training mode") != std::string::npos) {
-      ++training_bn;
-    } else {
-      for (const auto& [prefix, tag] : kTags) {
-        if (starts_with(l, std::string("  ") + prefix)) current = tag;
-      }
+  if (first.empty()) return "(no message)";
+  if (e.category != "unsupported" || !starts_with(first, "cannot convert:")) {
+    return first.size() > 220 ? first.substr(0, 220) + "..." : first;
+  }
+  std::string out;
+  for (const auto& [reason, ops] : e.refusals) {
+    if (reason == "training-mode batch norm") {
+      out = "training-mode batch norm x" + std::to_string(e.nodes_per_reason.at(reason)) + (out.empty() ? "" : "; " + out);
+      continue;
     }
+    std::string list;
+    for (const std::string& op : ops) list += (list.empty() ? "" : ", ") + op;
+    out += (out.empty() ? "" : "; ") + reason + ": " + list;
   }
-  if (training_bn > 0) out = "; training-mode batch norm x" + std::to_string(training_bn) + out;
-  return "cannot convert: " + (out.size() > 2 ? out.substr(2) : out);
+  return "cannot convert: " + out;
 }
 
 struct Outcome {
@@ -111,15 +182,22 @@ struct Outcome {
   bool crashed = false;
 };
 
-// Runs floe-convert; "ok" on exit 0, "refused (...)" on exit 2, crash otherwise.
+// Runs floe-convert; "ok" on exit 0, "refused (...)" on exit 2 (classified
+// from its --error-json record), crash otherwise.
 Outcome run_cli(const std::string& args, const std::string& output_file, std::string* stdout_text = nullptr) {
-  const CommandResult r = run_command(tool_path("floe-convert") + " " + args + " 2>&1");
+  static const std::string error_file = make_temp_dir() + "/error.json";
+  std::remove(error_file.c_str());
+  const CommandResult r =
+      run_command(tool_path("floe-convert") + " --error-json '" + error_file + "' " + args + " 2>&1");
   if (stdout_text) *stdout_text = r.output;
   Outcome o;
   if (r.exit_code == 0) {
     o.cell = "ok";
+  } else if (r.exit_code == 2 && !file_exists(error_file)) {
+    o.cell = "refused without an --error-json record: " + r.output.substr(0, 300);
+    o.crashed = true;
   } else if (r.exit_code == 2) {
-    o.cell = "refused (" + summarize(r.output) + ")";
+    o.cell = "refused (" + summarize(read_error_json(error_file)) + ")";
     if (!output_file.empty() && file_exists(output_file)) {
       o.cell += " [OUTPUT FILE LEFT BEHIND]";
       o.crashed = true;

@@ -68,9 +68,13 @@ void parse_binary(const std::string& bytes, const std::string& path, GraphFileKi
   if (!fault->last_complete.empty()) {
     where += (where.empty() ? "" : "; ") + std::string("last complete ") + fault->last_complete;
   }
+  ErrorLocation location;
+  location.file = path;
+  location.byte_offset = static_cast<int64_t>(fault->offset);
   throw ConvertError(path + ": truncated or corrupt " + kind_name + " at byte " +
-                     std::to_string(fault->offset) + (where.empty() ? "" : " (" + where + ")") + ": " +
-                     fault->problem);
+                         std::to_string(fault->offset) + (where.empty() ? "" : " (" + where + ")") + ": " +
+                         fault->problem,
+                     ErrorCategory::kInvalidInput, location);
 }
 
 class TextErrorCollector : public google::protobuf::io::ErrorCollector {
