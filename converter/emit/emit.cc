@@ -4,7 +4,7 @@
 // constants and arena offsets are 16-byte aligned, and every arena range lies
 // inside arena_size. Each arena tensor carries its planned lifetime (Model::Load
 // re-proves the plan from it), and the finished buffer is sealed with
-// payload_crc32c (model_checksum.h).
+// payload_crc32c (schemas/contract/checksum.h).
 #include "converter/emit/emit.h"
 
 #include <map>
@@ -12,12 +12,13 @@
 #include "converter/eval/run_lowered.h"
 #include "converter/ir/error.h"
 #include "converter/plan/arena_plan.h"
-#include "runtime/core/model_checksum.h"
+#include "schemas/contract/checksum.h"
+#include "schemas/contract/limits.h"
 
 namespace floe::conv {
 namespace {
 
-constexpr uint64_t kAlignment = 16;
+constexpr uint64_t kAlignment = kTensorAlignment;
 // Nonzero, so FlatBuffers stores the field (defaults are omitted); replaced by
 // the real CRC once the buffer is complete.
 constexpr uint32_t kChecksumPlaceholder = 0xFFFFFFFFu;

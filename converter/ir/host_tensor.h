@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "runtime/core/tensor.h"
+#include "schemas/contract/dtype.h"
 
 namespace floe::conv {
 

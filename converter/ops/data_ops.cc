@@ -9,6 +9,7 @@
 
 #include "converter/frontend/graphdef/attrs.h"
 #include "converter/ops/op_registry.h"
+#include "schemas/contract/limits.h"
 
 namespace floe::conv {
 namespace {
@@ -311,7 +312,7 @@ std::vector<TensorInfo> infer_pack(const NodeContext& ctx) {
 
 void lower_pack(LowerContext& ctx) {
   const int n = ctx.input_count();
-  if (n > 64) ctx.fail("Pack of more than 64 tensors is not supported yet");
+  if (n > kMaxConcatInputs) ctx.fail("Pack of more than " + std::to_string(kMaxConcatInputs) + " tensors is not supported yet");
   const int64_t axis = normalize_axis(ctx, attr_int(ctx.node().def, "axis", 0),
                                       static_cast<int64_t>(ctx.input(0).shape.size()) + 1);
   std::vector<int64_t> piece = ctx.input(0).shape;

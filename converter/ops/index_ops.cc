@@ -10,6 +10,7 @@
 
 #include "converter/frontend/graphdef/attrs.h"
 #include "converter/ops/op_registry.h"
+#include "schemas/contract/limits.h"
 
 namespace floe::conv {
 namespace {
@@ -204,7 +205,7 @@ std::vector<TensorInfo> infer_stitch(const NodeContext& ctx) {
 
 void lower_stitch(LowerContext& ctx) {
   const Stitch s = stitch_of(ctx);
-  if (s.n > 64) ctx.fail("more than 64 stitched tensors are not supported yet");
+  if (s.n > kMaxConcatInputs) ctx.fail("more than " + std::to_string(kMaxConcatInputs) + " stitched tensors are not supported yet");
   std::vector<int> parts;
   for (int m = 0; m < s.n; ++m) {
     std::vector<int64_t> flat = {count_of(ctx.input(m).shape)};
@@ -302,7 +303,7 @@ std::vector<TensorInfo> infer_parallel_concat(const NodeContext& ctx) {
 }
 
 void lower_parallel_concat(LowerContext& ctx) {
-  if (ctx.input_count() > 64) ctx.fail("more than 64 inputs are not supported yet");
+  if (ctx.input_count() > kMaxConcatInputs) ctx.fail("more than " + std::to_string(kMaxConcatInputs) + " inputs are not supported yet");
   std::vector<int> inputs;
   for (int i = 0; i < ctx.input_count(); ++i) inputs.push_back(ctx.input_value(i));
   schema::ConcatOptionsT o;

@@ -6,6 +6,7 @@
 
 #include "converter/frontend/graphdef/attrs.h"
 #include "converter/ops/op_registry.h"
+#include "schemas/contract/limits.h"
 
 namespace floe::conv {
 namespace {
@@ -123,7 +124,7 @@ std::vector<TensorInfo> infer_concat(const NodeContext& ctx) {
 
 void lower_concat(LowerContext& ctx) {
   const int n = ctx.input_count() - 1;
-  if (n > 64) ctx.fail("concat of more than 64 tensors is not supported yet");
+  if (n > kMaxConcatInputs) ctx.fail("concat of more than " + std::to_string(kMaxConcatInputs) + " tensors is not supported yet");
   const int32_t axis = static_cast<int32_t>(normalize_axis(
       ctx, ctx.constant_ints(n, "the concat axis")[0],
       static_cast<int64_t>(ctx.input(0).shape.size())));

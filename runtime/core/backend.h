@@ -11,17 +11,16 @@
 #include <stdint.h>
 
 #include "runtime/core/status.h"
+#include "schemas/contract/limits.h"
 
 namespace floe {
 
 class Model;
 struct BackendState;  // opaque; lives inside the arena
 
-// The persistent region starts at the first 64-byte boundary at or after the
-// planned activations, so the backend's allocations (aligned to 64 on x86) are
-// laid out identically whatever the arena's address. The converter's size
-// budget includes this worst-case alignment gap.
-constexpr size_t kBackendRegionAlignment = 64;
+// The backend's region starts at the first kBackendRegionAlignment boundary
+// at or after the planned activations (schemas/contract/limits.h), so its
+// allocations are laid out identically whatever the arena's address.
 
 // True when this build runs the model's XNNPACK operators (built with XNNPACK
 // for the model's target and the model assigns at least one op to it).

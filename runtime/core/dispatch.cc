@@ -32,8 +32,8 @@ static_assert(static_cast<int>(DType::kBool) == static_cast<int>(schema::DType::
 static_assert(static_cast<int>(Activation::kRelu6) == static_cast<int>(schema::Activation::RELU6),
               "runtime Activation must mirror schema Activation");
 
-// Concat inputs are gathered on the stack; the converter refuses larger concats.
-constexpr int kMaxConcatInputs = 64;
+// Concat inputs are gathered on the stack: at most kMaxConcatInputs
+// (schemas/contract/limits.h); the converter refuses larger concats.
 
 TensorView bind_tensor(const Model& model, uint8_t* arena, int32_t index) {
   if (index < 0) return TensorView();

@@ -22,6 +22,7 @@
 
 #include "runtime/core/status.h"
 #include "runtime/core/tensor.h"
+#include "schemas/contract/persistent_layout.h"
 #include "schemas/floe_generated.h"
 
 namespace floe {
@@ -94,39 +95,10 @@ const OpKernel* find_kernel(schema::OpCode code);
 // Bytes of the params block of `code` (the same on every ABI); 0 if unknown.
 size_t op_params_bytes(schema::OpCode code);
 
-// ---- persistent-region layout (shared with the converter) -------------------
-
-// Every block of the persistent region starts 8-byte aligned.
-constexpr uint64_t kPersistentAlignment = 8;
-constexpr uint64_t align_persistent(uint64_t n) {
-  return (n + kPersistentAlignment - 1) / kPersistentAlignment * kPersistentAlignment;
-}
-// sizeof(PreparedOp) and sizeof(TensorView) for a pointer width.
-constexpr uint64_t prepared_record_bytes(uint64_t pointer_bytes) {
-  return (3 * pointer_bytes + 8 + pointer_bytes - 1) / pointer_bytes * pointer_bytes;
-}
-constexpr uint64_t operand_bytes(uint64_t pointer_bytes) { return 6 * pointer_bytes; }
+// The persistent region's layout is shared with the converter:
+// schemas/contract/persistent_layout.h.
 static_assert(sizeof(PreparedOp) == prepared_record_bytes(sizeof(void*)), "PreparedOp layout");
 static_assert(sizeof(TensorView) == operand_bytes(sizeof(void*)), "TensorView layout");
-// An op's inputs + outputs fit PreparedOp's 16-bit counts.
-constexpr uint64_t kMaxOperands = 0xFFFF;
-
-// The region for a model: the records (one array), then per op its operands
-// and its params block, each rounded up to kPersistentAlignment. Interpreter::
-// Init() lays the region out in exactly this order; the converter computes
-// the same sum for both pointer widths.
-struct PersistentLayout {
-  uint64_t pointer_bytes;
-  uint64_t total;
-
-  PersistentLayout(uint64_t pointer_width, uint64_t op_count)
-      : pointer_bytes(pointer_width),
-        total(align_persistent(op_count * prepared_record_bytes(pointer_width))) {}
-  void add_op(uint64_t operand_count, uint64_t params_bytes) {
-    total += align_persistent(operand_count * operand_bytes(pointer_bytes));
-    total += align_persistent(params_bytes);
-  }
-};
 
 // Binds a tensor of the model to memory (arena or constants).
 TensorView bind_tensor(const Model& model, uint8_t* arena, int32_t index);

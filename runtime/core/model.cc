@@ -5,13 +5,13 @@
 // its options have the type its opcode expects. Op-specific shape rules are
 // checked by each op's prepare step at Interpreter::Init(). The memory plan
 // is verified here too (runtime/core/verify_plan.h), and, when the caller asks,
-// the file checksum (runtime/core/model_checksum.h).
+// the file checksum (schemas/contract/checksum.h).
 #include "runtime/core/model.h"
 
 #include "runtime/core/backend.h"
 #include "runtime/core/checked_math.h"
 #include "runtime/core/dispatch.h"
-#include "runtime/core/model_checksum.h"
+#include "schemas/contract/checksum.h"
 #include "runtime/core/verify_buffer.h"
 #include "runtime/core/verify_plan.h"
 #include "schemas/floe_generated.h"

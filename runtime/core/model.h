@@ -21,8 +21,6 @@ struct Tensor;
 
 // The newest format version this runtime understands (schemas/floe.fbs).
 constexpr uint32_t kSchemaVersion = 1;
-// Constants and arena offsets are aligned to this (SIMD loads, XNNPACK).
-constexpr size_t kTensorAlignment = 16;
 
 // What Model::Load checks beyond the structural and semantic validation that
 // always runs (and that alone keeps every read and write inside the model

@@ -25,22 +25,4 @@ const char* status_name(Status status) {
   return name;
 }
 
-const char* dtype_name(DType t) {
-  switch (t) {
-    case DType::kInvalid: return "invalid";
-    case DType::kFloat32: return "float32";
-    case DType::kFloat16: return "float16";
-    case DType::kBFloat16: return "bfloat16";
-    case DType::kFloat64: return "float64";
-    case DType::kInt8: return "int8";
-    case DType::kInt16: return "int16";
-    case DType::kInt32: return "int32";
-    case DType::kInt64: return "int64";
-    case DType::kUInt8: return "uint8";
-    case DType::kUInt16: return "uint16";
-    case DType::kBool: return "bool";
-  }
-  return "unknown";
-}
-
 }  // namespace floe

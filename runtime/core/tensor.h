@@ -7,51 +7,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "schemas/contract/dtype.h"
+#include "schemas/contract/limits.h"
+
 namespace floe {
-
-// Mirrors floe::schema::DType (schemas/floe.fbs); values are on-disk numbers.
-enum class DType : uint8_t {
-  kInvalid = 0,
-  kFloat32 = 1,
-  kFloat16 = 2,
-  kBFloat16 = 3,
-  kFloat64 = 4,
-  kInt8 = 5,
-  kInt16 = 6,
-  kInt32 = 7,
-  kInt64 = 8,
-  kUInt8 = 9,
-  kUInt16 = 10,
-  kBool = 11,
-};
-
-constexpr size_t dtype_size(DType t) {
-  switch (t) {
-    case DType::kFloat64:
-    case DType::kInt64:
-      return 8;
-    case DType::kFloat32:
-    case DType::kInt32:
-      return 4;
-    case DType::kFloat16:
-    case DType::kBFloat16:
-    case DType::kInt16:
-    case DType::kUInt16:
-      return 2;
-    case DType::kInt8:
-    case DType::kUInt8:
-    case DType::kBool:
-      return 1;
-    case DType::kInvalid:
-      return 0;
-  }
-  return 0;
-}
-
-const char* dtype_name(DType t);
-
-// Largest rank any floe op handles.
-constexpr int kMaxRank = 8;
 
 // A shape view. `dims` may be null only when rank == 0 (scalar).
 struct Shape {

@@ -19,7 +19,7 @@
 
 #include "converter/pipeline/convert.h"
 #include "runtime/core/interpreter.h"
-#include "runtime/core/model_checksum.h"
+#include "schemas/contract/checksum.h"
 #include "runtime/tools/model_file.h"
 #include "schemas/floe_generated.h"
 #include "tests/support/corpus.h"

@@ -7,7 +7,7 @@
 #include "converter/frontend/checkpoint/checkpoint_reader.h"
 #include "converter/ir/error.h"
 #include "converter/pipeline/convert.h"
-#include "runtime/core/crc32c.h"
+#include "schemas/contract/checksum.h"
 #include "tests/fuzz/fuzz_support.h"
 
 namespace floe::fuzz {

@@ -15,7 +15,7 @@
 #include <map>
 #include <string>
 
-#include "runtime/core/crc32c.h"
+#include "schemas/contract/checksum.h"
 #include "tests/fuzz/ckpt_fixture.h"
 #include "tests/fuzz/fuzz_support.h"
 

@@ -8,10 +8,9 @@
 #include <cstring>
 #include <vector>
 
-#include "runtime/core/crc32c.h"
 #include "runtime/core/dispatch.h"
 #include "runtime/core/model.h"
-#include "runtime/core/model_checksum.h"
+#include "schemas/contract/checksum.h"
 #include "runtime/tools/model_file.h"
 #include "schemas/floe_generated.h"
 

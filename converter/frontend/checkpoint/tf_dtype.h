@@ -8,7 +8,7 @@
 #include <string>
 #include <string_view>
 
-#include "runtime/core/tensor.h"
+#include "schemas/contract/dtype.h"
 
 namespace floe::conv {
 

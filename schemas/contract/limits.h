@@ -1,0 +1,24 @@
+// SPDX-License-Identifier: Apache-2.0
+// Limits and alignments the converter must respect and the runtime relies on.
+// One definition for both halves (the converter refuses what the runtime
+// could not run; the runtime re-checks at Model::Load / Init).
+#pragma once
+
+#include <stddef.h>
+#include <stdint.h>
+
+namespace floe {
+
+// Largest rank any floe op handles.
+constexpr int kMaxRank = 8;
+// Most inputs of one CONCAT (the runtime gathers them on the stack), and so
+// the most tensors one Concat / Pack / DynamicStitch lowers to in one op.
+constexpr int kMaxConcatInputs = 64;
+// Constants and arena offsets are aligned to this (SIMD loads, XNNPACK); the
+// model buffer and the arena must be too.
+constexpr size_t kTensorAlignment = 16;
+// The XNNPACK region starts at the first multiple of this at or after the
+// planned activations; the converter's budget includes the worst-case gap.
+constexpr size_t kBackendRegionAlignment = 64;
+
+}  // namespace floe
