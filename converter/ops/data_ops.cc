@@ -16,38 +16,9 @@ namespace {
 
 // ---- reductions -------------------------------------------------------------------
 
-std::vector<int32_t> axes_of(const NodeContext& ctx) {
-  const int64_t rank = static_cast<int64_t>(ctx.input(0).shape.size());
-  std::vector<int32_t> axes;
-  for (int64_t a : ctx.constant_ints(1, "the reduction axes")) {
-    if (rank == 0 && (a == 0 || a == -1)) continue;  // reducing a scalar over "axis 0"
-    axes.push_back(static_cast<int32_t>(normalize_axis(ctx, a, rank)));
-  }
-  std::sort(axes.begin(), axes.end());
-  axes.erase(std::unique(axes.begin(), axes.end()), axes.end());
-  return axes;
-}
-
-std::vector<TensorInfo> infer_reduce(const NodeContext& ctx) {
-  ctx.expect_inputs(2, 2);
-  const std::vector<int32_t> axes = axes_of(ctx);
-  const bool keep = attr_bool(ctx.node().def, "keep_dims", false);
-  const auto& in = ctx.input(0).shape;
-  std::vector<int64_t> out;
-  for (size_t d = 0; d < in.size(); ++d) {
-    const bool reduced = std::binary_search(axes.begin(), axes.end(), static_cast<int32_t>(d));
-    if (!reduced) {
-      out.push_back(in[d]);
-    } else if (keep) {
-      out.push_back(1);
-    }
-  }
-  return {TensorInfo{ctx.input(0).dtype, out, nullptr}};
-}
-
 template <schema::OpCode kCode>
 void lower_reduce(LowerContext& ctx) {
-  const std::vector<int32_t> axes = axes_of(ctx);
+  const std::vector<int32_t> axes = reduction_axes(ctx);
   if (axes.empty()) {
     ctx.add_op(schema::OpCode::RESHAPE, {ctx.input_value(0)}, {ctx.output_value(0)});
     return;
@@ -433,12 +404,12 @@ void lower_one_hot(LowerContext& ctx) {
 const std::vector<OpHandler>& data_handlers() {
   using schema::OpCode;
   static const std::vector<OpHandler> handlers = {
-      {"Sum", infer_reduce, lower_reduce<OpCode::SUM>},
-      {"Prod", infer_reduce, lower_reduce<OpCode::PROD>},
-      {"Max", infer_reduce, lower_reduce<OpCode::REDUCE_MAX>},
-      {"Min", infer_reduce, lower_reduce<OpCode::REDUCE_MIN>},
-      {"All", infer_reduce, lower_reduce<OpCode::REDUCE_ALL>},
-      {"Any", infer_reduce, lower_reduce<OpCode::REDUCE_ANY>},
+      {"Sum", infer_reduction, lower_reduce<OpCode::SUM>},
+      {"Prod", infer_reduction, lower_reduce<OpCode::PROD>},
+      {"Max", infer_reduction, lower_reduce<OpCode::REDUCE_MAX>},
+      {"Min", infer_reduction, lower_reduce<OpCode::REDUCE_MIN>},
+      {"All", infer_reduction, lower_reduce<OpCode::REDUCE_ALL>},
+      {"Any", infer_reduction, lower_reduce<OpCode::REDUCE_ANY>},
       {"ArgMax", infer_arg, lower_arg<OpCode::ARG_MAX>},
       {"ArgMin", infer_arg, lower_arg<OpCode::ARG_MIN>},
       {"StridedSlice", infer_strided_slice, lower_strided_slice},

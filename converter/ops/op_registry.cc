@@ -2,6 +2,8 @@
 // Handler lookup and the node contexts handlers work through.
 #include "converter/ops/op_registry.h"
 
+#include <algorithm>
+
 #include <unordered_map>
 
 #include "converter/frontend/checkpoint/tf_dtype.h"
@@ -207,6 +209,34 @@ int64_t normalize_axis(const NodeContext& ctx, int64_t axis, int64_t rank) {
     ctx.fail("axis " + std::to_string(axis) + " is out of range for rank " + std::to_string(rank));
   }
   return a;
+}
+
+std::vector<int32_t> reduction_axes(const NodeContext& ctx) {
+  const int64_t rank = static_cast<int64_t>(ctx.input(0).shape.size());
+  std::vector<int32_t> axes;
+  for (int64_t a : ctx.constant_ints(1, "the reduction axes")) {
+    axes.push_back(static_cast<int32_t>(normalize_axis(ctx, a, rank)));
+  }
+  std::sort(axes.begin(), axes.end());
+  axes.erase(std::unique(axes.begin(), axes.end()), axes.end());
+  return axes;
+}
+
+std::vector<TensorInfo> infer_reduction(const NodeContext& ctx) {
+  ctx.expect_inputs(2, 2);
+  const std::vector<int32_t> axes = reduction_axes(ctx);
+  const bool keep_dims = attr_bool(ctx.node().def, "keep_dims", false);
+  const auto& in = ctx.input(0).shape;
+  std::vector<int64_t> out;
+  for (size_t d = 0; d < in.size(); ++d) {
+    const bool reduced = std::binary_search(axes.begin(), axes.end(), static_cast<int32_t>(d));
+    if (!reduced) {
+      out.push_back(in[d]);
+    } else if (keep_dims) {
+      out.push_back(1);
+    }
+  }
+  return {TensorInfo{ctx.input(0).dtype, out, nullptr}};
 }
 
 DType dtype_attr(const NodeContext& ctx, const char* name) {

@@ -134,5 +134,10 @@ std::vector<int64_t> broadcast_shapes(const NodeContext& ctx, const std::vector<
                                       const std::vector<int64_t>& b);
 int64_t normalize_axis(const NodeContext& ctx, int64_t axis, int64_t rank);
 DType dtype_attr(const NodeContext& ctx, const char* name);
+// A reduction's axes (input 1) as TF checks them: each in [-rank, rank) (so a
+// scalar has none to reduce over), returned sorted, unique and non-negative.
+std::vector<int32_t> reduction_axes(const NodeContext& ctx);
+// Output of a reduction of input 0 over reduction_axes(), with the keep_dims attr.
+std::vector<TensorInfo> infer_reduction(const NodeContext& ctx);
 
 }  // namespace floe::conv

@@ -135,35 +135,6 @@ void lower_concat(LowerContext& ctx) {
   ctx.add_op(schema::OpCode::CONCAT, inputs, {ctx.output_value(0)}, LowerContext::options(options));
 }
 
-// Sorted, unique, non-negative reduction axes.
-std::vector<int32_t> reduction_axes(const NodeContext& ctx) {
-  const int64_t rank = static_cast<int64_t>(ctx.input(0).shape.size());
-  std::vector<int32_t> axes;
-  for (int64_t a : ctx.constant_ints(1, "the reduction axes")) {
-    axes.push_back(static_cast<int32_t>(normalize_axis(ctx, a, rank)));
-  }
-  std::sort(axes.begin(), axes.end());
-  axes.erase(std::unique(axes.begin(), axes.end()), axes.end());
-  return axes;
-}
-
-std::vector<TensorInfo> infer_mean(const NodeContext& ctx) {
-  ctx.expect_inputs(2, 2);
-  const std::vector<int32_t> axes = reduction_axes(ctx);
-  const bool keep_dims = attr_bool(ctx.node().def, "keep_dims", false);
-  const auto& in = ctx.input(0).shape;
-  std::vector<int64_t> out;
-  for (size_t d = 0; d < in.size(); ++d) {
-    const bool reduced = std::binary_search(axes.begin(), axes.end(), static_cast<int32_t>(d));
-    if (!reduced) {
-      out.push_back(in[d]);
-    } else if (keep_dims) {
-      out.push_back(1);
-    }
-  }
-  return {TensorInfo{ctx.input(0).dtype, out, nullptr}};
-}
-
 void lower_mean(LowerContext& ctx) {
   const std::vector<int32_t> axes = reduction_axes(ctx);
   if (axes.empty()) {  // Mean over no axes is the identity.
@@ -183,7 +154,7 @@ const std::vector<OpHandler>& shape_handlers() {
       {"Squeeze", infer_squeeze, lower_reshape},
       {"ExpandDims", infer_expand_dims, lower_reshape},
       {"ConcatV2", infer_concat, lower_concat},
-      {"Mean", infer_mean, lower_mean},
+      {"Mean", infer_reduction, lower_mean},
   };
   return handlers;
 }
