@@ -115,16 +115,17 @@ std::vector<HostTensor> run_lowered(const LoweredModel& lowered, const std::stri
     throw ConvertError(context + ": folding failed: " + describe(interpreter.error()));
   }
   std::vector<HostTensor> outputs;
-  for (size_t i = 0; i < interpreter.output_count(); ++i) {
-    const TensorView view = interpreter.output(i);
-    HostTensor t;
-    t.dtype = view.dtype;
-    t.shape.assign(view.shape.dims, view.shape.dims + view.shape.rank);
-    const auto* data = static_cast<const uint8_t*>(view.data);
-    t.data.assign(data, data + view.bytes);
-    outputs.push_back(std::move(t));
-  }
+  for (size_t i = 0; i < interpreter.output_count(); ++i) outputs.push_back(host_tensor_of(interpreter.output(i)));
   return outputs;
+}
+
+HostTensor host_tensor_of(const TensorView& view) {
+  HostTensor t;
+  t.dtype = view.dtype;
+  t.shape.assign(view.shape.dims, view.shape.dims + view.shape.rank);
+  const auto* data = static_cast<const uint8_t*>(view.data);
+  t.data.assign(data, data + view.bytes);
+  return t;
 }
 
 }  // namespace floe::conv

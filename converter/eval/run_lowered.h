@@ -12,12 +12,16 @@
 
 #include "converter/ir/host_tensor.h"
 #include "converter/ir/lowered.h"
+#include "runtime/core/tensor.h"
 
 namespace floe::conv {
 
 // `model` must have no inputs (every operand constant). Throws ConvertError
 // carrying the runtime's status and message on failure.
 std::vector<HostTensor> run_lowered(const LoweredModel& model, const std::string& context);
+
+// A copy of a runtime tensor (an interpreter's input, output or intermediate).
+HostTensor host_tensor_of(const TensorView& view);
 
 // Bytes of the runtime's persistent region (prepared ops: records, bound
 // operands, params blocks; runtime/core/dispatch.h) for `model` on a target

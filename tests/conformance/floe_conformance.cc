@@ -37,6 +37,7 @@
 #include "runtime/core/interpreter.h"
 #include "runtime/kernels/reference/half.h"
 #include "runtime/tools/model_file.h"
+#include "converter/eval/run_lowered.h"
 #include "runtime/tools/npy.h"
 #include "schemas/floe_generated.h"
 #include "tests/conformance/corpus_case.h"
@@ -323,14 +324,8 @@ RunResult run_model(const std::vector<uint8_t>& bytes, const std::map<std::strin
     return r;
   }
   for (size_t i = 0; i < interpreter.output_count(); ++i) {
-    const TensorView v = interpreter.output(i);
-    HostTensor t;
-    t.dtype = v.dtype;
-    t.shape.assign(v.shape.dims, v.shape.dims + v.shape.rank);
-    const auto* p = static_cast<const uint8_t*>(v.data);
-    t.data.assign(p, p + v.bytes);
-    r.outputs.push_back(std::move(t));
-    r.output_names.push_back(v.name);
+    r.outputs.push_back(conv::host_tensor_of(interpreter.output(i)));
+    r.output_names.push_back(interpreter.output(i).name);
   }
   return r;
 }

@@ -12,32 +12,10 @@
 #include "runtime/core/backend.h"
 #include "runtime/core/interpreter.h"
 #include "runtime/tools/model_file.h"
+#include "tests/support/heap_counter.h"
 #include "tests/support/corpus.h"
 #include "tests/support/model_runner.h"
 
-extern "C" void* __libc_malloc(size_t);
-extern "C" void* __libc_calloc(size_t, size_t);
-extern "C" void* __libc_realloc(void*, size_t);
-extern "C" void __libc_free(void*);
-
-namespace {
-std::atomic<bool> counting{false};
-std::atomic<int> allocations{0};
-void note() {
-  if (counting.load(std::memory_order_relaxed)) allocations.fetch_add(1);
-}
-}  // namespace
-
-extern "C" void* malloc(size_t n) { note(); return __libc_malloc(n); }
-extern "C" void* calloc(size_t a, size_t b) { note(); return __libc_calloc(a, b); }
-extern "C" void* realloc(void* p, size_t n) { note(); return __libc_realloc(p, n); }
-extern "C" void free(void* p) { if (p) note(); __libc_free(p); }
-void* operator new(size_t n) { note(); void* p = __libc_malloc(n ? n : 1); if (!p) std::abort(); return p; }
-void* operator new[](size_t n) { note(); void* p = __libc_malloc(n ? n : 1); if (!p) std::abort(); return p; }
-void operator delete(void* p) noexcept { if (p) note(); __libc_free(p); }
-void operator delete[](void* p) noexcept { if (p) note(); __libc_free(p); }
-void operator delete(void* p, size_t) noexcept { if (p) note(); __libc_free(p); }
-void operator delete[](void* p, size_t) noexcept { if (p) note(); __libc_free(p); }
 
 namespace floe {
 namespace {
@@ -87,7 +65,7 @@ TEST(NoHeap, InitAndInvokeAllocateNothing) {
   alignas(16) static uint8_t arena[256 * 1024];
   ASSERT_EQ(backend_initialize(), Status::kOk);
 
-  counting = true;
+  testing::count_heap_calls(true);
   Model model;
   const Status load = model.Load(buffer.get(), bytes.size());
   Interpreter interpreter(model, arena, sizeof(arena));
@@ -96,19 +74,19 @@ TEST(NoHeap, InitAndInvokeAllocateNothing) {
   for (int i = 0; i < 72; ++i) x[i] = static_cast<float>(i % 7) - 3.0f;
   const Status invoke1 = interpreter.Invoke();
   const Status invoke2 = interpreter.Invoke();
-  counting = false;
+  testing::count_heap_calls(false);
 
   ASSERT_EQ(load, Status::kOk) << model.error().message;
   ASSERT_EQ(init, Status::kOk) << interpreter.error().message;
   ASSERT_EQ(invoke1, Status::kOk);
   ASSERT_EQ(invoke2, Status::kOk);
-  EXPECT_EQ(allocations.load(), 0) << "heap allocations during Load/Init/Invoke";
+  EXPECT_EQ(testing::heap_calls(), 0) << "heap allocations during Load/Init/Invoke";
   // Sanity: the counter itself works.
-  counting = true;
-  void* p = std::malloc(8);
-  counting = false;
+  testing::count_heap_calls(true);
+  void* volatile p = std::malloc(8);  // volatile: the call must not be elided
+  testing::count_heap_calls(false);
   std::free(p);
-  EXPECT_EQ(allocations.load(), 1);
+  EXPECT_EQ(testing::heap_calls(), 1);
   // The model really ran: softmax over 3 classes sums to 1.
   const float* prob = interpreter.output(0).as<float>();
   EXPECT_NEAR(prob[0] + prob[1] + prob[2], 1.0f, 1e-6f);

@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 
+#include "converter/eval/run_lowered.h"
 #include "runtime/core/interpreter.h"
 #include "runtime/tools/model_file.h"
 
@@ -60,15 +61,7 @@ std::vector<HostTensor> run_model(const std::vector<uint8_t>& bytes,
     return {};
   }
   std::vector<HostTensor> outputs;
-  for (size_t i = 0; i < interpreter.output_count(); ++i) {
-    const TensorView v = interpreter.output(i);
-    HostTensor t;
-    t.dtype = v.dtype;
-    t.shape.assign(v.shape.dims, v.shape.dims + v.shape.rank);
-    const auto* p = static_cast<const uint8_t*>(v.data);
-    t.data.assign(p, p + v.bytes);
-    outputs.push_back(std::move(t));
-  }
+  for (size_t i = 0; i < interpreter.output_count(); ++i) outputs.push_back(conv::host_tensor_of(interpreter.output(i)));
   return outputs;
 }
 

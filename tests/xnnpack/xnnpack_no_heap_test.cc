@@ -18,30 +18,8 @@
 #include "runtime/core/backend.h"
 #include "runtime/core/interpreter.h"
 #include "runtime/tools/model_file.h"
+#include "tests/support/heap_counter.h"
 
-extern "C" void* __libc_malloc(size_t);
-extern "C" void* __libc_calloc(size_t, size_t);
-extern "C" void* __libc_realloc(void*, size_t);
-extern "C" void __libc_free(void*);
-
-namespace {
-std::atomic<bool> counting{false};
-std::atomic<int> allocations{0};
-void note() {
-  if (counting.load(std::memory_order_relaxed)) allocations.fetch_add(1);
-}
-}  // namespace
-
-extern "C" void* malloc(size_t n) { note(); return __libc_malloc(n); }
-extern "C" void* calloc(size_t a, size_t b) { note(); return __libc_calloc(a, b); }
-extern "C" void* realloc(void* p, size_t n) { note(); return __libc_realloc(p, n); }
-extern "C" void free(void* p) { if (p) note(); __libc_free(p); }
-void* operator new(size_t n) { note(); void* p = __libc_malloc(n ? n : 1); if (!p) std::abort(); return p; }
-void* operator new[](size_t n) { note(); void* p = __libc_malloc(n ? n : 1); if (!p) std::abort(); return p; }
-void operator delete(void* p) noexcept { if (p) note(); __libc_free(p); }
-void operator delete[](void* p) noexcept { if (p) note(); __libc_free(p); }
-void operator delete(void* p, size_t) noexcept { if (p) note(); __libc_free(p); }
-void operator delete[](void* p, size_t) noexcept { if (p) note(); __libc_free(p); }
 
 namespace floe {
 namespace {
@@ -51,9 +29,9 @@ void run_without_heap(const char* graph, pthreadpool_t pool) {
   tools::ModelFile file = tools::read_model_file(std::string(FLOE_XNNPACK_MODELS) + "/" + graph + ".floe");
   std::vector<uint8_t> storage(64 << 20);  // any 16-byte aligned arena; sized by the model below
   uint8_t* arena = reinterpret_cast<uint8_t*>((reinterpret_cast<uintptr_t>(storage.data()) + 15) & ~uintptr_t{15});
-  allocations = 0;
+  testing::reset_heap_calls();
 
-  counting = true;
+  testing::count_heap_calls(true);
   Model model;
   const Status load = model.Load(file.data.get(), file.size);
   Interpreter interpreter(model, arena, static_cast<size_t>(model.arena_size()));
@@ -66,7 +44,7 @@ void run_without_heap(const char* graph, pthreadpool_t pool) {
   }
   const Status invoke1 = interpreter.Invoke();
   const Status invoke2 = interpreter.Invoke();
-  counting = false;
+  testing::count_heap_calls(false);
 
   ASSERT_EQ(load, Status::kOk) << model.error().message;
   ASSERT_LE(model.arena_size(), storage.size() - 16);
@@ -75,17 +53,17 @@ void run_without_heap(const char* graph, pthreadpool_t pool) {
   ASSERT_EQ(invoke2, Status::kOk);
   EXPECT_GT(interpreter.backend_op_count(), 0u) << "nothing ran on XNNPACK";
   EXPECT_GT(interpreter.backend_arena_used(), 0u);
-  EXPECT_EQ(allocations.load(), 0) << graph << ": heap allocations during Load/Init/Invoke";
+  EXPECT_EQ(testing::heap_calls(), 0) << graph << ": heap allocations during Load/Init/Invoke";
 }
 
 TEST(XnnpackNoHeap, InitAndInvokeAllocateNothing) {
   for (const char* graph : {"conv", "dense", "eltwise"}) run_without_heap(graph, nullptr);
   // The counter itself works.
-  counting = true;
-  void* p = std::malloc(8);
-  counting = false;
+  testing::count_heap_calls(true);
+  void* volatile p = std::malloc(8);  // volatile: the call must not be elided
+  testing::count_heap_calls(false);
   std::free(p);
-  EXPECT_EQ(allocations.load(), 1);
+  EXPECT_EQ(testing::heap_calls(), 1);
 }
 
 TEST(XnnpackNoHeap, WithATwoThreadPoolToo) {

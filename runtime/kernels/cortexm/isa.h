@@ -48,18 +48,8 @@ inline float mac(float acc, float a, float b) {
 }
 
 // The fused activation as a clamp range, applied exactly as the reference
-// kernels apply it (NaN passes through).
-struct Clamp {
-  float lo = -INFINITY;
-  float hi = INFINITY;
-  float operator()(float v) const { return v < lo ? lo : (v > hi ? hi : v); }
-};
-
-inline Clamp clamp_for(Activation activation) {
-  Clamp c;
-  if (activation != Activation::kNone) c.lo = 0.0f;
-  if (activation == Activation::kRelu6) c.hi = 6.0f;
-  return c;
-}
+// kernels apply it (NaN passes through): runtime/kernels/reference/activation.h.
+using Clamp = ActivationRange;
+inline Clamp clamp_for(Activation activation) { return activation_range(activation); }
 
 }  // namespace floe::cortexm

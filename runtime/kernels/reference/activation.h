@@ -9,6 +9,19 @@ namespace floe {
 // Mirrors floe::schema::Activation.
 enum class Activation : uint8_t { kNone = 0, kRelu = 1, kRelu6 = 2 };
 
+// A fused activation as the clamp range [lo, hi] every kernel applies to its
+// outputs (v < lo ? lo : v > hi ? hi : v, so NaN passes through, as in TF).
+struct ActivationRange {
+  float lo;
+  float hi;
+  float operator()(float v) const { return v < lo ? lo : (v > hi ? hi : v); }
+};
+
+constexpr ActivationRange activation_range(Activation act) {
+  return {act == Activation::kNone ? -__builtin_inff() : 0.0f,
+          act == Activation::kRelu6 ? 6.0f : __builtin_inff()};
+}
+
 inline float apply_activation(Activation act, float v) {
   switch (act) {
     case Activation::kNone:

@@ -12,27 +12,9 @@
 namespace floe::ref {
 namespace {
 
-// The fused activation as a [lo, hi] clamp computed once per call, so inner loops
-// carry no switch. Same results as apply_activation() for every input, NaN
-// included (NaN fails both comparisons and passes through).
-struct Clamp {
-  float lo;
-  float hi;
-  float operator()(float v) const { return v < lo ? lo : (v > hi ? hi : v); }
-};
-
-Clamp clamp_for(Activation act) {
-  switch (act) {
-    case Activation::kRelu:
-      return {0.0f, INFINITY};
-    case Activation::kRelu6:
-      return {0.0f, 6.0f};
-    case Activation::kNone:
-      break;
-  }
-  return {-INFINITY, INFINITY};
-}
-
+// The fused activation as a [lo, hi] clamp computed once per call, so inner
+// loops carry no switch (activation.h).
+using Clamp = ActivationRange;
 
 // One run of `n` outputs. sa/sb are 1 (operand walks with the output) or 0 (the
 // operand is one value repeated: bias-like or scalar broadcasting). The value of a
@@ -157,7 +139,7 @@ void binary(const BinaryOperands& ops, Clamp clamp) {
 }  // namespace
 
 void binary_f32(const BinaryParams& params, const BinaryOperands& ops) {
-  const Clamp clamp = clamp_for(params.activation);
+  const Clamp clamp = activation_range(params.activation);
   switch (params.op) {
     case BinaryOp::kAdd:
       return binary<AddOp>(ops, clamp);

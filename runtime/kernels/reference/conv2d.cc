@@ -40,10 +40,8 @@ void conv2d_f32(const Conv2DParams& params, const Conv2DOperands& ops) {
   const ptrdiff_t dil_h = params.dilation_h, dil_w = params.dilation_w;
   const float* bias = ops.bias.data;
 
-  float lo = -INFINITY;
-  float hi = INFINITY;
-  if (params.activation != Activation::kNone) lo = 0.0f;
-  if (params.activation == Activation::kRelu6) hi = 6.0f;
+  const ActivationRange range = activation_range(params.activation);
+  const float lo = range.lo, hi = range.hi;
 
   // Element strides. A filter tap (ky,kx) is an [in_c, out_c] matrix, so for
   // each input channel the out_c weights are contiguous, as is the output pixel:

@@ -40,10 +40,8 @@ void depthwise_conv2d_f32(const DepthwiseConv2DParams& params, const DepthwiseCo
   const ptrdiff_t dil_h = params.dilation_h, dil_w = params.dilation_w;
   const float* bias = ops.bias.data;
 
-  float lo = -INFINITY;
-  float hi = INFINITY;
-  if (params.activation != Activation::kNone) lo = 0.0f;
-  if (params.activation == Activation::kRelu6) hi = 6.0f;
+  const ActivationRange range = activation_range(params.activation);
+  const float lo = range.lo, hi = range.hi;
 
   // A filter tap (ky,kx) is out_c = in_c*mult contiguous weights laid out exactly
   // like an output pixel, so the inner loops walk filter and output in lockstep.

@@ -24,10 +24,8 @@ void matmul_f32(const MatMulParams& params, const MatMulOperands& ops) {
   const float* bias = ops.bias.data;
   float* out = ops.output.data;
 
-  float lo = -INFINITY;
-  float hi = INFINITY;
-  if (params.activation != Activation::kNone) lo = 0.0f;
-  if (params.activation == Activation::kRelu6) hi = 6.0f;
+  const ActivationRange range = activation_range(params.activation);
+  const float lo = range.lo, hi = range.hi;
 
   for (ptrdiff_t i = 0; i < m; ++i) {
     float* o = out + i * n;

@@ -38,10 +38,8 @@ void pool(const Pool2DParams& params, const Pool2DOperands& ops) {
   const ptrdiff_t in_row = in_w * c_n;
   const ptrdiff_t in_image = in_h * in_row;
 
-  float lo = -INFINITY;
-  float hi = INFINITY;
-  if (params.activation != Activation::kNone) lo = 0.0f;
-  if (params.activation == Activation::kRelu6) hi = 6.0f;
+  const ActivationRange range = activation_range(params.activation);
+  const float lo = range.lo, hi = range.hi;
 
   float* o = ops.output.data;
   for (ptrdiff_t n = 0; n < batches; ++n) {

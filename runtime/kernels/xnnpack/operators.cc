@@ -9,6 +9,7 @@
 #include "runtime/kernels/xnnpack/operators.h"
 
 #include "runtime/core/model.h"
+#include "runtime/kernels/reference/activation.h"
 #include "schemas/floe_generated.h"
 
 namespace floe::xnnpack {
@@ -22,11 +23,8 @@ struct Range {
 };
 
 Range clamp_of(schema::Activation a) {
-  switch (a) {
-    case schema::Activation::RELU: return {0.0f, kInf};
-    case schema::Activation::RELU6: return {0.0f, 6.0f};
-    default: return {-kInf, kInf};
-  }
+  const ActivationRange r = activation_range(static_cast<Activation>(a));
+  return {r.lo, r.hi};
 }
 
 Status from_xnn(xnn_status s, const char* what, const char** why) {
@@ -327,8 +325,8 @@ Status create_operator(const CreateArgs& a, xnn_operator_t* op, const char** why
     case OpCode::DIV: return binary(a, xnn_create_divide_nd_f32, xnn_setup_divide_nd_f32, op, why);
     case OpCode::MAXIMUM: return binary(a, create_maximum, xnn_setup_maximum_nd_f32, op, why);
     case OpCode::MINIMUM: return binary(a, create_minimum, xnn_setup_minimum_nd_f32, op, why);
-    case OpCode::RELU: return clamp(a, {0.0f, kInf}, op, why);
-    case OpCode::RELU6: return clamp(a, {0.0f, 6.0f}, op, why);
+    case OpCode::RELU: return clamp(a, clamp_of(schema::Activation::RELU), op, why);
+    case OpCode::RELU6: return clamp(a, clamp_of(schema::Activation::RELU6), op, why);
     case OpCode::SIGMOID: return unary(a, xnn_create_sigmoid_nc_f32, xnn_setup_sigmoid_nc_f32, op, why);
     case OpCode::ABS: return unary(a, xnn_create_abs_nc_f32, xnn_setup_abs_nc_f32, op, why);
     case OpCode::NEG: return unary(a, xnn_create_negate_nc_f32, xnn_setup_negate_nc_f32, op, why);
