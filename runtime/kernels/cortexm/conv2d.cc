@@ -101,13 +101,14 @@ void single_channel_image(const Conv2DPlan& p, const float* input, const float* 
   for (ptrdiff_t n = 0; n < p.batches; ++n, input += p.in_h * in_row) {
     for (ptrdiff_t oy = 0; oy < p.out_h; ++oy) {
       const ptrdiff_t y0 = oy * p.stride_h - p.pad_top;
-      const TapRange ky = tap_range(y0, p.in_h, p.k_h, p.dil_h);
+      const TapRange ky =
+          p.dil_h == 1 ? unit_tap_range(y0, p.in_h, p.k_h) : tap_range(y0, p.in_h, p.k_h, p.dil_h);
       const ptrdiff_t rows = ky.end - ky.begin;
       const float* x_rows = input + (y0 + ky.begin * p.dil_h) * in_row;
       const float* f_rows = filter + ky.begin * f_row;
       ptrdiff_t x0 = -p.pad_left;
       for (ptrdiff_t ox = 0; ox < p.out_w; ++ox, x0 += p.stride_w) {
-        const TapRange kx = tap_range(x0, p.in_w, p.k_w, 1);
+        const TapRange kx = unit_tap_range(x0, p.in_w, p.k_w);
         float sum = dot_rows(0.0f, x_rows + (x0 + kx.begin) * in_c, row_step, f_rows + kx.begin * in_c, f_row,
                              rows, (kx.end - kx.begin) * in_c);
         if (bias != nullptr) sum += b;
@@ -257,11 +258,12 @@ Conv2DPlan plan_conv2d(const ref::Conv2DParams& params, const Shape& input, cons
   return p;
 }
 
-void conv2d_f32(const Conv2DPlan& p, const float* input, const float* filter, const float* bias,
+void conv2d_f32(const Conv2DPlan& plan, const float* input, const float* filter, const float* bias,
                 float* output) {
 #if !defined(FLOE_CORTEXM_MVE)
-  if (p.out_c == 1 && p.dil_w == 1) return single_channel_image(p, input, filter, bias, output);
+  if (plan.out_c == 1 && plan.dil_w == 1) return single_channel_image(plan, input, filter, bias, output);
 #endif
+  const Conv2DPlan p = plan;  // a local copy: the output stores cannot alias it
   Geometry g;
   g.filter = filter;
   g.bias = bias;

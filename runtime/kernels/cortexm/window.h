@@ -16,16 +16,19 @@ struct TapRange {
 // Taps t in [begin, end) of a k-tap window at input coordinate
 // origin + t * dilation that lie inside [0, extent); origin = out * stride - pad.
 inline TapRange tap_range(ptrdiff_t origin, ptrdiff_t extent, ptrdiff_t k, ptrdiff_t dilation) {
-  if (dilation == 1) {  // the common case, without divisions
-    ptrdiff_t b = origin < 0 ? -origin : 0;
-    ptrdiff_t e = extent - origin < k ? extent - origin : k;
-    if (e < 0) e = 0;
-    if (b > e) b = e;
-    return {b, e};
-  }
   ptrdiff_t b = origin < 0 ? (-origin + dilation - 1) / dilation : 0;
   ptrdiff_t e = origin < extent ? (extent - origin - 1) / dilation + 1 : 0;
   if (e > k) e = k;
+  if (b > e) b = e;
+  return {b, e};
+}
+
+// tap_range for dilation 1, without divisions (per-output use in the
+// single-channel convolution, where the window walk is most of the cost).
+inline TapRange unit_tap_range(ptrdiff_t origin, ptrdiff_t extent, ptrdiff_t k) {
+  ptrdiff_t b = origin < 0 ? -origin : 0;
+  ptrdiff_t e = extent - origin < k ? extent - origin : k;
+  if (e < 0) e = 0;
   if (b > e) b = e;
   return {b, e};
 }
