@@ -12,10 +12,14 @@
 #include <stddef.h>
 
 #include "runtime/kernels/cortexm/isa.h"
-#include "runtime/kernels/cortexm/window.h"
+#include "runtime/kernels/window.h"
 
 namespace floe::cortexm {
 namespace {
+
+using kernels::TapRange;
+using kernels::tap_range;
+using kernels::unit_tap_range;
 
 struct Geometry {
   const float* filter;

@@ -7,28 +7,11 @@
 #include "runtime/kernels/reference/conv2d.h"
 
 #include <math.h>
+
+#include "runtime/kernels/window.h"
 #include <stddef.h>
 
 namespace floe::ref {
-namespace {
-
-// Taps t in [begin, end) of a k-tap window whose input coordinate
-// origin + t*dilation lies inside [0, extent). origin = out*stride - pad is
-// negative in the top/left padding; the window's far side may run past the
-// extent in the bottom/right padding (SAME puts the odd extra pixel there, which
-// is why only top/left padding is a parameter: the output size implies the rest).
-inline void tap_range(ptrdiff_t origin, ptrdiff_t extent, ptrdiff_t k, ptrdiff_t dilation,
-                      ptrdiff_t* begin, ptrdiff_t* end) {
-  ptrdiff_t b = origin < 0 ? (-origin + dilation - 1) / dilation : 0;  // ceil(-origin/d)
-  ptrdiff_t e = origin < extent ? (extent - origin - 1) / dilation + 1 : 0;
-  if (e > k) e = k;
-  if (b > e) b = e;
-  *begin = b;
-  *end = e;
-}
-
-}  // namespace
-
 void conv2d_f32(const Conv2DParams& params, const Conv2DOperands& ops) {
   const int32_t* in_dims = ops.input.shape.dims;
   const int32_t* f_dims = ops.filter.shape.dims;
@@ -56,18 +39,16 @@ void conv2d_f32(const Conv2DParams& params, const Conv2DOperands& ops) {
     const float* image = ops.input.data + n * in_image;
     for (ptrdiff_t oy = 0; oy < out_h; ++oy) {
       const ptrdiff_t y0 = oy * stride_h - params.pad_top;
-      ptrdiff_t ky_begin, ky_end;
-      tap_range(y0, in_h, k_h, dil_h, &ky_begin, &ky_end);
+      const kernels::TapRange taps_y = kernels::tap_range(y0, in_h, k_h, dil_h);
       for (ptrdiff_t ox = 0; ox < out_w; ++ox, o += out_c) {
         const ptrdiff_t x0 = ox * stride_w - params.pad_left;
-        ptrdiff_t kx_begin, kx_end;
-        tap_range(x0, in_w, k_w, dil_w, &kx_begin, &kx_end);
+        const kernels::TapRange taps_x = kernels::tap_range(x0, in_w, k_w, dil_w);
 
         for (ptrdiff_t oc = 0; oc < out_c; ++oc) o[oc] = 0.0f;
-        for (ptrdiff_t ky = ky_begin; ky < ky_end; ++ky) {
+        for (ptrdiff_t ky = taps_y.begin; ky < taps_y.end; ++ky) {
           const float* in_y = image + (y0 + ky * dil_h) * in_row;
           const float* f_y = ops.filter.data + ky * f_row;
-          for (ptrdiff_t kx = kx_begin; kx < kx_end; ++kx) {
+          for (ptrdiff_t kx = taps_x.begin; kx < taps_x.end; ++kx) {
             const float* x = in_y + (x0 + kx * dil_w) * in_c;
             const float* f = f_y + kx * f_tap;
             for (ptrdiff_t ic = 0; ic < in_c; ++ic, f += out_c) {

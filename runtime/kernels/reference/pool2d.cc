@@ -6,23 +6,13 @@
 #include "runtime/kernels/reference/pool2d.h"
 
 #include <math.h>
+
+#include "runtime/kernels/window.h"
 #include <stddef.h>
 
 namespace floe::ref {
 namespace {
 
-// Taps t in [begin, end) of a k-tap window whose coordinate origin + t lies in
-// [0, extent).
-inline void tap_range(ptrdiff_t origin, ptrdiff_t extent, ptrdiff_t k, ptrdiff_t* begin,
-                      ptrdiff_t* end) {
-  ptrdiff_t b = origin < 0 ? -origin : 0;
-  ptrdiff_t e = extent - origin;
-  if (e > k) e = k;
-  if (e < 0) e = 0;
-  if (b > e) b = e;
-  *begin = b;
-  *end = e;
-}
 
 enum class Kind { kMax, kAvg };
 
@@ -46,21 +36,19 @@ void pool(const Pool2DParams& params, const Pool2DOperands& ops) {
     const float* image = ops.input.data + n * in_image;
     for (ptrdiff_t oy = 0; oy < out_h; ++oy) {
       const ptrdiff_t y0 = oy * params.stride_h - params.pad_top;
-      ptrdiff_t ky_begin, ky_end;
-      tap_range(y0, in_h, params.filter_h, &ky_begin, &ky_end);
+      const kernels::TapRange taps_y = kernels::tap_range(y0, in_h, params.filter_h, 1);
       for (ptrdiff_t ox = 0; ox < out_w; ++ox, o += c_n) {
         const ptrdiff_t x0 = ox * params.stride_w - params.pad_left;
-        ptrdiff_t kx_begin, kx_end;
-        tap_range(x0, in_w, params.filter_w, &kx_begin, &kx_end);
+        const kernels::TapRange taps_x = kernels::tap_range(x0, in_w, params.filter_w, 1);
 
         // A window entirely in the padding (only possible with padding >= the
         // filter size, which SAME/VALID never produce) yields -inf for max, the
         // identity of max, and 0 for average rather than 0/0.
         const float init = kKind == Kind::kMax ? -INFINITY : 0.0f;
         for (ptrdiff_t c = 0; c < c_n; ++c) o[c] = init;
-        for (ptrdiff_t ky = ky_begin; ky < ky_end; ++ky) {
+        for (ptrdiff_t ky = taps_y.begin; ky < taps_y.end; ++ky) {
           const float* in_y = image + (y0 + ky) * in_row;
-          for (ptrdiff_t kx = kx_begin; kx < kx_end; ++kx) {
+          for (ptrdiff_t kx = taps_x.begin; kx < taps_x.end; ++kx) {
             const float* x = in_y + (x0 + kx) * c_n;
             if (kKind == Kind::kMax) {
               // NaN-propagating max, like binary Maximum.
@@ -74,7 +62,7 @@ void pool(const Pool2DParams& params, const Pool2DOperands& ops) {
           }
         }
         if (kKind == Kind::kAvg) {
-          const ptrdiff_t count = (ky_end - ky_begin) * (kx_end - kx_begin);
+          const ptrdiff_t count = (taps_y.end - taps_y.begin) * (taps_x.end - taps_x.begin);
           if (count > 0) {
             // sum / count as TensorFlow computes it (one rounding, not two).
             const float divisor = static_cast<float>(count);

@@ -1,12 +1,13 @@
 // SPDX-License-Identifier: Apache-2.0
-// Window geometry shared by the Cortex-M convolutions: the tap range of one
-// output coordinate that falls inside the input (taps in the padding add zero
-// and are skipped), computed once per output row/column, never per tap.
+// Window geometry of the convolutions and poolings (reference and Cortex-M
+// kernels): the taps of one output coordinate that fall inside the input (taps
+// in the padding add zero, or are left out of a pooling), computed once per
+// output row/column, never per tap. Freestanding.
 #pragma once
 
 #include <stddef.h>
 
-namespace floe::cortexm {
+namespace floe::kernels {
 
 struct TapRange {
   ptrdiff_t begin;
@@ -14,7 +15,11 @@ struct TapRange {
 };
 
 // Taps t in [begin, end) of a k-tap window at input coordinate
-// origin + t * dilation that lie inside [0, extent); origin = out * stride - pad.
+// origin + t * dilation that lie inside [0, extent); origin = out * stride - pad
+// is negative in the top/left padding, and the window's far side may run past
+// the extent in the bottom/right padding (SAME puts the odd extra pixel there,
+// which is why only top/left padding is a parameter: the output size implies
+// the rest).
 inline TapRange tap_range(ptrdiff_t origin, ptrdiff_t extent, ptrdiff_t k, ptrdiff_t dilation) {
   ptrdiff_t b = origin < 0 ? (-origin + dilation - 1) / dilation : 0;
   ptrdiff_t e = origin < extent ? (extent - origin - 1) / dilation + 1 : 0;
@@ -33,4 +38,4 @@ inline TapRange unit_tap_range(ptrdiff_t origin, ptrdiff_t extent, ptrdiff_t k) 
   return {b, e};
 }
 
-}  // namespace floe::cortexm
+}  // namespace floe::kernels
