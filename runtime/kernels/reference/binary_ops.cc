@@ -9,21 +9,10 @@
 #include <stdint.h>
 
 #include "runtime/kernels/reference/broadcast.h"
+#include "runtime/kernels/reference/wrapping.h"
 
 namespace floe::ref {
 namespace {
-
-// Integer overflow wraps (two's complement, as TF's kernels do) instead of
-// being undefined behaviour: the values come from the model and its inputs.
-template <typename T> inline T wrapping_add(T a, T b) { T r; __builtin_add_overflow(a, b, &r); return r; }
-template <typename T> inline T wrapping_sub(T a, T b) { T r; __builtin_sub_overflow(a, b, &r); return r; }
-template <typename T> inline T wrapping_mul(T a, T b) { T r; __builtin_mul_overflow(a, b, &r); return r; }
-inline float wrapping_add(float a, float b) { return a + b; }
-inline float wrapping_sub(float a, float b) { return a - b; }
-inline float wrapping_mul(float a, float b) { return a * b; }
-inline double wrapping_add(double a, double b) { return a + b; }
-inline double wrapping_sub(double a, double b) { return a - b; }
-inline double wrapping_mul(double a, double b) { return a * b; }
 
 template <typename T> struct Add { T operator()(T a, T b) const { return wrapping_add(a, b); } };
 template <typename T> struct Sub { T operator()(T a, T b) const { return wrapping_sub(a, b); } };

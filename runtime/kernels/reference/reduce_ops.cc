@@ -3,6 +3,7 @@
 // odometer keeps the output offset (reduced dims have output stride 0), so each
 // input element costs one combine; the kind/dtype switch runs once per call.
 #include "runtime/kernels/reference/reduce_ops.h"
+#include "runtime/kernels/reference/wrapping.h"
 
 #include <math.h>
 #include <stddef.h>
@@ -10,18 +11,6 @@
 
 namespace floe::ref {
 namespace {
-
-// Integer overflow wraps (two's complement, as TF's kernels do) instead of
-// being undefined behaviour: the values come from the model and its inputs.
-template <typename T> inline T wrapping_add(T a, T b) { T r; __builtin_add_overflow(a, b, &r); return r; }
-template <typename T> inline T wrapping_sub(T a, T b) { T r; __builtin_sub_overflow(a, b, &r); return r; }
-template <typename T> inline T wrapping_mul(T a, T b) { T r; __builtin_mul_overflow(a, b, &r); return r; }
-inline float wrapping_add(float a, float b) { return a + b; }
-inline float wrapping_sub(float a, float b) { return a - b; }
-inline float wrapping_mul(float a, float b) { return a * b; }
-inline double wrapping_add(double a, double b) { return a + b; }
-inline double wrapping_sub(double a, double b) { return a - b; }
-inline double wrapping_mul(double a, double b) { return a * b; }
 
 template <typename T> struct SumOp {
   static T init() { return 0; }
