@@ -8,7 +8,7 @@ namespace floe::conv::opt {
 
 GraphView::GraphView(const LoweredModel& model)
     : producer_(model.values.size(), -1), uses_(model.values.size()),
-      graph_input_(model.values.size(), false), graph_output_(model.values.size(), false) {
+      graph_output_(model.values.size(), false) {
   for (size_t i = 0; i < model.ops.size(); ++i) {
     const LoweredOp& op = model.ops[i];
     for (size_t s = 0; s < op.inputs.size(); ++s) {
@@ -16,7 +16,6 @@ GraphView::GraphView(const LoweredModel& model)
     }
     for (int v : op.outputs) producer_[static_cast<size_t>(v)] = static_cast<int>(i);
   }
-  for (int v : model.inputs) graph_input_[static_cast<size_t>(v)] = true;
   for (int v : model.outputs) graph_output_[static_cast<size_t>(v)] = true;
 }
 

@@ -25,7 +25,6 @@ class GraphView {
 
   int producer(int value) const { return producer_[static_cast<size_t>(value)]; }
   const std::vector<Use>& uses(int value) const { return uses_[static_cast<size_t>(value)]; }
-  bool is_graph_input(int value) const { return graph_input_[static_cast<size_t>(value)]; }
   bool is_graph_output(int value) const { return graph_output_[static_cast<size_t>(value)]; }
   // The op that alone reads `value`, when the value is no graph output (a pass
   // may then absorb that consumer and drop the value); -1 otherwise.
@@ -34,7 +33,6 @@ class GraphView {
  private:
   std::vector<int> producer_;
   std::vector<std::vector<Use>> uses_;
-  std::vector<bool> graph_input_;
   std::vector<bool> graph_output_;
 };
 

@@ -9,16 +9,13 @@
 #include <cstdio>
 #include <fstream>
 #include <iostream>
-#include <cerrno>
 #include <cstdlib>
-#include <csignal>
 #include <cstring>
-#include <fcntl.h>
-#include <unistd.h>
 
 #include "converter/ir/error.h"
 #include "converter/pipeline/convert.h"
 #include "converter/pipeline/info.h"
+#include "converter/tools/atomic_write.h"
 
 namespace {
 
@@ -52,62 +49,6 @@ std::pair<std::string, std::vector<int64_t>> parse_input_shape(const std::string
     dims.push_back(v);
   }
   return {spec.substr(0, eq), dims};
-}
-
-// The temporary file being written, for the signal handler (which may only
-// make async-signal-safe calls: unlink, signal, raise).
-char g_pending_tmp[4096] = "";
-
-extern "C" void remove_pending_output(int signal_number) {
-  if (g_pending_tmp[0] != '\0') ::unlink(g_pending_tmp);
-  std::signal(signal_number, SIG_DFL);
-  std::raise(signal_number);
-}
-
-// Writes `bytes` to `path` atomically: a temporary file in the same directory
-// (so rename() is atomic), every byte written (short writes and EINTR retried),
-// fsync'ed, then renamed over `path`. On any failure, and on SIGINT / SIGTERM /
-// SIGHUP / SIGQUIT while writing, the temporary file is removed and `path` is
-// left as it was. SIGXFSZ is ignored so a file-size limit is an error, not a kill.
-void write_atomically(const std::string& path, const std::vector<uint8_t>& bytes) {
-  const std::string tmp = path + ".tmp." + std::to_string(::getpid());
-  if (tmp.size() >= sizeof(g_pending_tmp)) throw floe::conv::ConvertError(path + ": output path is too long");
-  std::memcpy(g_pending_tmp, tmp.c_str(), tmp.size() + 1);
-  for (int s : {SIGINT, SIGTERM, SIGHUP, SIGQUIT}) std::signal(s, remove_pending_output);
-  std::signal(SIGXFSZ, SIG_IGN);
-  auto fail = [&](const std::string& what) {
-    const int error = errno;
-    ::unlink(tmp.c_str());
-    g_pending_tmp[0] = '\0';
-    throw floe::conv::ConvertError(path + ": " + what + ": " + std::strerror(error));
-  };
-  const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-  if (fd < 0) {
-    g_pending_tmp[0] = '\0';
-    throw floe::conv::ConvertError(path + ": cannot create the output file: " + std::strerror(errno));
-  }
-  // Test hook (tests/e2e/robustness_test.cc): die by SIGTERM half-way through the write.
-  const bool die_half_way = std::getenv("FLOE_CONVERT_TEST_SIGNAL_MID_WRITE") != nullptr;
-  size_t done = 0;
-  while (done < bytes.size()) {
-    size_t chunk = bytes.size() - done;
-    if (die_half_way && done == 0 && chunk > 1) chunk /= 2;
-    const ssize_t n = ::write(fd, bytes.data() + done, chunk);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) {
-      ::close(fd);
-      fail("cannot write the output file");
-    }
-    done += static_cast<size_t>(n);
-    if (die_half_way) std::raise(SIGTERM);
-  }
-  if (::fsync(fd) != 0) {
-    ::close(fd);
-    fail("cannot write the output file (fsync)");
-  }
-  if (::close(fd) != 0) fail("cannot write the output file (close)");
-  if (std::rename(tmp.c_str(), path.c_str()) != 0) fail("cannot rename the output file into place");
-  g_pending_tmp[0] = '\0';
 }
 
 }  // namespace
@@ -191,7 +132,7 @@ int main(int argc, char** argv) {
     }
     for (const std::string& spec : shapes) options.input_shapes.insert(parse_input_shape(spec));
     const floe::conv::ConvertResult result = floe::conv::convert(options);
-    write_atomically(output_path, result.model);
+    floe::conv::write_atomically(output_path, result.model);
     if (!quiet) std::cout << result.summary << "  wrote " << output_path << "\n";
     return 0;
   } catch (const floe::conv::ConvertError& e) {
