@@ -180,10 +180,11 @@ bool take(const LoweredModel& m, const LoweredOp& op, Budget* budget, uint64_t* 
       const uint64_t c = static_cast<uint64_t>(w[2]), mult = static_cast<uint64_t>(w[3]);
       const uint64_t taps = kh * kw;
       const bool single_pass = mult == 1 && (taps == 4 || taps == 9 || taps == 25);
-      budget->depthwise(c, kh, kw, static_cast<uint64_t>(o->stride_w),
-                        static_cast<uint64_t>(o->dilation_w), static_cast<uint64_t>(out[1]),
-                        static_cast<uint64_t>(out[2]));
-      if (!single_pass) {  // no depthwise kernel of that size: grouped IGEMM
+      if (single_pass) {  // XNNPACK's depthwise kernels (multiplier 1, 2x2 / 3x3 / 5x5)
+        budget->depthwise(c, kh, kw, static_cast<uint64_t>(o->stride_w),
+                          static_cast<uint64_t>(o->dilation_w), static_cast<uint64_t>(out[1]),
+                          static_cast<uint64_t>(out[2]));
+      } else {  // no depthwise kernel for it: XNNPACK runs a grouped IGEMM
         budget->igemm(c, kh, kw, 1, mult, static_cast<uint64_t>(out[1] * out[2]));
       }
       return true;

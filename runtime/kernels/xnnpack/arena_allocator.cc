@@ -41,6 +41,7 @@ void* region_allocate(ArenaRegion* region, size_t alignment, size_t size) {
     return nullptr;
   }
   region->used = offset + size;
+  if (region->used > region->peak) region->peak = region->used;
   ++region->calls;
   return reinterpret_cast<void*>(start);
 }

@@ -154,7 +154,8 @@ Status backend_prepare(const Model& model, const BackendInit& init, BackendResul
     ++result->ops_taken;
   }
   result->state = state;
-  result->bytes_used = kBackendRegionAlignment + region.used;
+  // What Init touched: the persistent allocations and any Init scratch above them.
+  result->bytes_used = kBackendRegionAlignment + (region.peak > region.used ? region.peak : region.used);
   return Status::kOk;
 }
 

@@ -85,6 +85,9 @@ float* take_scratch(const CreateArgs& a, size_t bytes) {
   if (bytes <= a.activation_bytes) return reinterpret_cast<float*>(a.activations);
   const size_t need = (bytes + 15) & ~size_t{15};
   if (need > a.region->limit || a.region->limit - need < a.region->used) return nullptr;
+  // The scratch sits at the top of what the region may use: Init touches it.
+  const size_t top = a.region->limit;
+  if (top > a.region->peak) a.region->peak = top;
   a.region->limit -= need;
   return reinterpret_cast<float*>(a.region->base + a.region->limit);
 }
