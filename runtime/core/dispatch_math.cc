@@ -65,8 +65,9 @@ ref::TypedBinaryOperands binary_operands(const PreparedOp& ctx) {
   return {in_void(ctx.input(0)), in_void(ctx.input(1)), out_void(ctx.output(0))};
 }
 
-Status eval_arith(const PreparedOp& ctx, ArithOp op) {
-  return ref::arith(op, ctx.input(0).dtype, binary_operands(ctx)) ? Status::kOk : Status::kKernelError;
+template <ArithOp kOp>
+Status eval_arith(const PreparedOp& ctx) {
+  return ref::arith_op<kOp>(ctx.input(0).dtype, binary_operands(ctx)) ? Status::kOk : Status::kKernelError;
 }
 
 Status eval_binary_f32(const PreparedOp& ctx, ref::BinaryOp op) {
@@ -130,7 +131,7 @@ Status eval_math(const PreparedOp& ctx, MathOp op) {
   const char* prepare_##name(const OpContext& ctx) {                                           \
     return prepare_arith(ctx, op, eval_flat_f32<element_op>, eval_##name##_f32);               \
   }                                                                                            \
-  Status eval_##name(const PreparedOp& ctx) { return eval_arith(ctx, op); }
+  Status eval_##name(const PreparedOp& ctx) { return eval_arith<op>(ctx); }
 FLOE_ARITH_F32(add, ArithOp::kAdd, ref::BinaryOp::kAdd, ref::AddOp)
 FLOE_ARITH_F32(sub, ArithOp::kSub, ref::BinaryOp::kSub, ref::SubOp)
 FLOE_ARITH_F32(mul, ArithOp::kMul, ref::BinaryOp::kMul, ref::MulOp)
@@ -141,7 +142,7 @@ FLOE_ARITH_F32(minimum, ArithOp::kMinimum, ref::BinaryOp::kMinimum, ref::MinOp)
 
 #define FLOE_ARITH(name, op)                                                                     \
   const char* prepare_##name(const OpContext& ctx) { return prepare_arith(ctx, op, nullptr, nullptr); } \
-  Status eval_##name(const PreparedOp& ctx) { return eval_arith(ctx, op); }
+  Status eval_##name(const PreparedOp& ctx) { return eval_arith<op>(ctx); }
 FLOE_ARITH(floor_div, ArithOp::kFloorDiv)
 FLOE_ARITH(floor_mod, ArithOp::kFloorMod)
 FLOE_ARITH(truncate_div, ArithOp::kTruncateDiv)

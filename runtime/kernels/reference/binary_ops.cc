@@ -96,9 +96,11 @@ bool has_zero(const In<void>& v) {
   return false;
 }
 
-template <typename T>
-bool arith_int(ArithOp op, const TypedBinaryOperands& ops) {
-  switch (op) {
+// kOp is a template argument so each op's instantiation holds (and links) only
+// its own arithmetic: ADD in a firmware does not bring in powf or atan2f.
+template <typename T, ArithOp kOp>
+bool arith_int(const TypedBinaryOperands& ops) {
+  switch (kOp) {
     case ArithOp::kAdd: run<T>(ops, Add<T>()); return true;
     case ArithOp::kSub: run<T>(ops, Sub<T>()); return true;
     case ArithOp::kMul: run<T>(ops, Mul<T>()); return true;
@@ -124,8 +126,9 @@ bool arith_int(ArithOp op, const TypedBinaryOperands& ops) {
   return false;
 }
 
-bool arith_float(ArithOp op, const TypedBinaryOperands& ops) {
-  switch (op) {
+template <ArithOp kOp>
+bool arith_float(const TypedBinaryOperands& ops) {
+  switch (kOp) {
     case ArithOp::kAdd: run<float>(ops, Add<float>()); return true;
     case ArithOp::kSub: run<float>(ops, Sub<float>()); return true;
     case ArithOp::kMul: run<float>(ops, Mul<float>()); return true;
@@ -171,13 +174,37 @@ bool compare_supports(CompareOp op, DType dtype) {
   return dtype == DType::kBool && (op == CompareOp::kEqual || op == CompareOp::kNotEqual);
 }
 
-bool arith(ArithOp op, DType dtype, const TypedBinaryOperands& ops) {
+template <ArithOp kOp>
+bool arith_op(DType dtype, const TypedBinaryOperands& ops) {
   switch (dtype) {
-    case DType::kFloat32: return arith_float(op, ops);
-    case DType::kInt32: return arith_int<int32_t>(op, ops);
-    case DType::kInt64: return arith_int<int64_t>(op, ops);
+    case DType::kFloat32: return arith_float<kOp>(ops);
+    case DType::kInt32: return arith_int<int32_t, kOp>(ops);
+    case DType::kInt64: return arith_int<int64_t, kOp>(ops);
     default: return false;
   }
+}
+#define FLOE_ARITH_OP(op) template bool arith_op<ArithOp::op>(DType, const TypedBinaryOperands&);
+FLOE_ARITH_OP(kAdd) FLOE_ARITH_OP(kSub) FLOE_ARITH_OP(kMul) FLOE_ARITH_OP(kDiv) FLOE_ARITH_OP(kMaximum)
+FLOE_ARITH_OP(kMinimum) FLOE_ARITH_OP(kFloorDiv) FLOE_ARITH_OP(kFloorMod) FLOE_ARITH_OP(kTruncateDiv)
+FLOE_ARITH_OP(kPow) FLOE_ARITH_OP(kAtan2) FLOE_ARITH_OP(kSquaredDifference)
+#undef FLOE_ARITH_OP
+
+bool arith(ArithOp op, DType dtype, const TypedBinaryOperands& ops) {
+  switch (op) {
+    case ArithOp::kAdd: return arith_op<ArithOp::kAdd>(dtype, ops);
+    case ArithOp::kSub: return arith_op<ArithOp::kSub>(dtype, ops);
+    case ArithOp::kMul: return arith_op<ArithOp::kMul>(dtype, ops);
+    case ArithOp::kDiv: return arith_op<ArithOp::kDiv>(dtype, ops);
+    case ArithOp::kMaximum: return arith_op<ArithOp::kMaximum>(dtype, ops);
+    case ArithOp::kMinimum: return arith_op<ArithOp::kMinimum>(dtype, ops);
+    case ArithOp::kFloorDiv: return arith_op<ArithOp::kFloorDiv>(dtype, ops);
+    case ArithOp::kFloorMod: return arith_op<ArithOp::kFloorMod>(dtype, ops);
+    case ArithOp::kTruncateDiv: return arith_op<ArithOp::kTruncateDiv>(dtype, ops);
+    case ArithOp::kPow: return arith_op<ArithOp::kPow>(dtype, ops);
+    case ArithOp::kAtan2: return arith_op<ArithOp::kAtan2>(dtype, ops);
+    case ArithOp::kSquaredDifference: return arith_op<ArithOp::kSquaredDifference>(dtype, ops);
+  }
+  return false;
 }
 
 void compare(CompareOp op, DType dtype, const TypedBinaryOperands& ops) {

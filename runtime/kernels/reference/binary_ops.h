@@ -30,6 +30,9 @@ bool arith_supports(ArithOp op, DType dtype);
 bool compare_supports(CompareOp op, DType dtype);
 
 // Returns false on an integer division by zero (output partially written).
+// arith_op<kOp> links only that op's arithmetic (firmware size); arith() any.
+template <ArithOp kOp>
+bool arith_op(DType dtype, const TypedBinaryOperands& ops);
 bool arith(ArithOp op, DType dtype, const TypedBinaryOperands& ops);
 void compare(CompareOp op, DType dtype, const TypedBinaryOperands& ops);  // output bool
 void logical(LogicalOp op, const TypedBinaryOperands& ops);                // bool x bool -> bool
