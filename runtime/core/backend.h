@@ -22,6 +22,15 @@ struct BackendState;  // opaque; lives inside the arena
 // at or after the planned activations (schemas/contract/limits.h), so its
 // allocations are laid out identically whatever the arena's address.
 
+// Whether this runtime was built with a kernel library (FLOE_WITH_BACKEND,
+// set by runtime/CMakeLists.txt with XNNPACK); without one, the interpreter
+// compiles no backend code at all.
+#if defined(FLOE_WITH_BACKEND)
+constexpr bool kHasBackend = true;
+#else
+constexpr bool kHasBackend = false;
+#endif
+
 // True when this build runs the model's XNNPACK operators (built with XNNPACK
 // for the model's target and the model assigns at least one op to it).
 bool backend_active(const Model& model);

@@ -100,25 +100,28 @@ Status Interpreter::Init() {
   if (used != region_bytes) return fail(Status::kInvalidModel, mismatch);
   // Backend operators are created after the checks above, in the arena region
   // after the activations (the activations serve as Init-time scratch); it
-  // ends where the persistent region starts.
-  BackendInit backend_init;
-  backend_init.arena = arena_;
-  backend_init.arena_bytes = persistent_offset_;
-  backend_init.activation_bytes = static_cast<size_t>(model_.activation_arena_size());
-  backend_init.thread_pool = thread_pool_;
-  BackendResult backend;
-  if (backend_prepare(model_, backend_init, &backend) != Status::kOk) {
-    return fail(backend.error.status, backend.error.message, backend.error.op);
+  // ends where the persistent region starts. Builds without a kernel library
+  // compile none of this (kHasBackend, runtime/core/backend.h).
+  if constexpr (kHasBackend) {
+    BackendInit backend_init;
+    backend_init.arena = arena_;
+    backend_init.arena_bytes = persistent_offset_;
+    backend_init.activation_bytes = static_cast<size_t>(model_.activation_arena_size());
+    backend_init.thread_pool = thread_pool_;
+    BackendResult backend;
+    if (backend_prepare(model_, backend_init, &backend) != Status::kOk) {
+      return fail(backend.error.status, backend.error.message, backend.error.op);
+    }
+    for (uint32_t i = 0; i < op_count; ++i) {
+      if (!backend_owns(backend.state, i)) continue;
+      // The converter marks ops too small for the thread pool; they run on the caller's thread.
+      records[i].flags = PreparedOp::kOnBackend;
+      if (!ops->Get(i)->single_threaded()) records[i].flags |= PreparedOp::kUseThreadPool;
+    }
+    backend_ = backend.state;
+    backend_ops_ = backend.ops_taken;
+    backend_bytes_used_ = backend.bytes_used;
   }
-  for (uint32_t i = 0; i < op_count; ++i) {
-    if (!backend_owns(backend.state, i)) continue;
-    // The converter marks ops too small for the thread pool; they run on the caller's thread.
-    records[i].flags = PreparedOp::kOnBackend;
-    if (!ops->Get(i)->single_threaded()) records[i].flags |= PreparedOp::kUseThreadPool;
-  }
-  backend_ = backend.state;
-  backend_ops_ = backend.ops_taken;
-  backend_bytes_used_ = backend.bytes_used;
   ops_ = records;
   op_count_ = op_count;
   persistent_used_ = used;
@@ -131,7 +134,7 @@ Status Interpreter::Invoke() {
   for (size_t i = 0; i < op_count_; ++i) {
     const PreparedOp& op = ops_[i];
     const Status status =
-        (op.flags & PreparedOp::kOnBackend) == 0
+        !kHasBackend || (op.flags & PreparedOp::kOnBackend) == 0
             ? op.eval(op)
             : backend_run(backend_, static_cast<uint32_t>(i),
                           (op.flags & PreparedOp::kUseThreadPool) != 0 ? thread_pool_ : nullptr);
