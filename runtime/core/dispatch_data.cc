@@ -7,7 +7,7 @@
 // checked by the kernels during eval.
 #include "runtime/core/dispatch_ops.h"
 #include "runtime/kernels/reference/gather.h"
-#include "runtime/kernels/reference/reduce_ops.h"
+#include "runtime/kernels/reference/reduce.h"
 #include "runtime/kernels/reference/slice.h"
 
 namespace floe::ops {

@@ -5,9 +5,9 @@
 // is exactly the broadcast of the inputs (the kernels index by it).
 #include "runtime/core/dispatch_ops.h"
 #include "runtime/kernels/reference/binary.h"
-#include "runtime/kernels/reference/binary_ops.h"
+#include "runtime/kernels/reference/binary.h"
 #include "runtime/kernels/reference/select.h"
-#include "runtime/kernels/reference/unary_ops.h"
+#include "runtime/kernels/reference/unary.h"
 
 namespace floe::ops {
 

@@ -5,7 +5,7 @@
 // Pow / Atan2 / SquaredDifference, comparisons and logical ops with
 // broadcasting, and a seeded comparison of the broadcast walk against a naive
 // index computation for random shapes.
-#include "runtime/kernels/reference/binary_ops.h"
+#include "runtime/kernels/reference/binary.h"
 
 #include <gtest/gtest.h>
 #include <math.h>

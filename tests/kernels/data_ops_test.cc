@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "runtime/kernels/reference/gather.h"
-#include "runtime/kernels/reference/reduce_ops.h"
+#include "runtime/kernels/reference/reduce.h"
 #include "runtime/kernels/reference/select.h"
 #include "runtime/kernels/reference/slice.h"
 

@@ -4,7 +4,7 @@
 // predicates, integer Abs/Neg wrap at INT_MIN, and Cast: float -> int truncates
 // toward zero and saturates, NaN -> 0, int narrowing wraps, float16 / bfloat16
 // round to nearest even (checked against known bit patterns).
-#include "runtime/kernels/reference/unary_ops.h"
+#include "runtime/kernels/reference/unary.h"
 
 #include <gtest/gtest.h>
 #include <math.h>

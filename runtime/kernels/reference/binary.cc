@@ -4,10 +4,18 @@
 // walk: operand shapes are right-aligned against the output, runs of dimensions
 // that broadcast the same way are merged, and the merged innermost run becomes a
 // tight loop in which each operand is either contiguous or a single value.
+// Typed binary ops (declared in binary.h): one functor per op, instantiated per
+// dtype; the dtype/op switch runs once per call, the broadcast walk inlines the
+// functor. Integer division checks for zero divisors in a pre-pass over the
+// divisor (so the hot loop has no branch that can fail).
 #include "runtime/kernels/reference/binary.h"
 
 #include <math.h>
 #include <stddef.h>
+#include <stdint.h>
+
+#include "runtime/kernels/reference/broadcast.h"
+#include "runtime/kernels/reference/wrapping.h"
 
 namespace floe::ref {
 namespace {
@@ -153,6 +161,227 @@ void binary_f32(const BinaryParams& params, const BinaryOperands& ops) {
       return binary<MaxOp>(ops, clamp);
     case BinaryOp::kMinimum:
       return binary<MinOp>(ops, clamp);
+  }
+}
+
+}  // namespace floe::ref
+
+namespace floe::ref {
+namespace {
+
+template <typename T> struct Add { T operator()(T a, T b) const { return wrapping_add(a, b); } };
+template <typename T> struct Sub { T operator()(T a, T b) const { return wrapping_sub(a, b); } };
+template <typename T> struct Mul { T operator()(T a, T b) const { return wrapping_mul(a, b); } };
+template <typename T> struct Max {
+  T operator()(T a, T b) const { return (a > b || a != a) ? a : b; }
+};
+template <typename T> struct Min {
+  T operator()(T a, T b) const { return (a < b || a != a) ? a : b; }
+};
+template <typename T> struct SquaredDifference {
+  T operator()(T a, T b) const { return wrapping_mul(wrapping_sub(a, b), wrapping_sub(a, b)); }
+};
+
+// Integer division: INT_MIN / -1 overflows in C++; TF's result wraps to
+// INT_MIN, computed here as a wrapping negation.
+template <typename T> T neg_wrap(T a);
+template <> inline int32_t neg_wrap(int32_t a) { return static_cast<int32_t>(0u - static_cast<uint32_t>(a)); }
+template <> inline int64_t neg_wrap(int64_t a) { return static_cast<int64_t>(0ull - static_cast<uint64_t>(a)); }
+
+template <typename T> struct TruncDiv {
+  T operator()(T a, T b) const { return b == -1 ? neg_wrap(a) : static_cast<T>(a / b); }
+};
+template <typename T> struct FloorDivInt {
+  T operator()(T a, T b) const {
+    if (b == -1) return neg_wrap(a);
+    const T q = static_cast<T>(a / b);
+    return ((a % b) != 0 && ((a < 0) != (b < 0))) ? static_cast<T>(q - 1) : q;
+  }
+};
+template <typename T> struct FloorModInt {
+  T operator()(T a, T b) const {
+    if (b == -1) return 0;
+    const T r = static_cast<T>(a % b);
+    return (r != 0 && ((r < 0) != (b < 0))) ? static_cast<T>(r + b) : r;
+  }
+};
+template <typename T> struct PowInt {
+  T operator()(T base, T exp) const {
+    // Negative exponents: TF errors; floe returns 0 except for |base| == 1
+    // (prepare cannot see values; the result is the mathematical truncation).
+    if (exp < 0) return base == 1 ? 1 : (base == -1 ? ((exp & 1) ? -1 : 1) : 0);
+    T result = 1;
+    T b = base;
+    while (exp > 0) {
+      if (exp & 1) result = static_cast<T>(result * b);
+      b = static_cast<T>(b * b);
+      exp = static_cast<T>(exp >> 1);
+    }
+    return result;
+  }
+};
+
+struct DivF { float operator()(float a, float b) const { return a / b; } };
+// TF: floor(x / y) for floats.
+struct FloorDivF { float operator()(float a, float b) const { return floorf(a / b); } };
+// TF FloorMod on floats: fmod, then shifted into the divisor's sign.
+struct FloorModF {
+  float operator()(float a, float b) const {
+    const float r = fmodf(a, b);
+    return (r != 0.0f && ((r < 0.0f) != (b < 0.0f))) ? r + b : r;
+  }
+};
+struct TruncDivF { float operator()(float a, float b) const { return truncf(a / b); } };
+struct PowF { float operator()(float a, float b) const { return powf(a, b); } };
+struct Atan2F { float operator()(float a, float b) const { return atan2f(a, b); } };
+
+template <typename T, typename F>
+void run(const TypedBinaryOperands& ops, F f) {
+  broadcast_binary(static_cast<const T*>(ops.a.data), ops.a.shape, static_cast<const T*>(ops.b.data),
+                   ops.b.shape, static_cast<T*>(ops.output.data), ops.output.shape, f);
+}
+
+template <typename T>
+bool has_zero(const In<void>& v) {
+  const T* p = static_cast<const T*>(v.data);
+  const int64_t n = v.shape.num_elements();
+  for (int64_t i = 0; i < n; ++i) {
+    if (p[i] == 0) return true;
+  }
+  return false;
+}
+
+// kOp is a template argument so each op's instantiation holds (and links) only
+// its own arithmetic: ADD in a firmware does not bring in powf or atan2f.
+template <typename T, ArithOp kOp>
+bool arith_int(const TypedBinaryOperands& ops) {
+  switch (kOp) {
+    case ArithOp::kAdd: run<T>(ops, Add<T>()); return true;
+    case ArithOp::kSub: run<T>(ops, Sub<T>()); return true;
+    case ArithOp::kMul: run<T>(ops, Mul<T>()); return true;
+    case ArithOp::kMaximum: run<T>(ops, Max<T>()); return true;
+    case ArithOp::kMinimum: run<T>(ops, Min<T>()); return true;
+    case ArithOp::kSquaredDifference: run<T>(ops, SquaredDifference<T>()); return true;
+    case ArithOp::kPow: run<T>(ops, PowInt<T>()); return true;
+    case ArithOp::kDiv:
+    case ArithOp::kTruncateDiv:
+      if (has_zero<T>(ops.b)) return false;
+      run<T>(ops, TruncDiv<T>());
+      return true;
+    case ArithOp::kFloorDiv:
+      if (has_zero<T>(ops.b)) return false;
+      run<T>(ops, FloorDivInt<T>());
+      return true;
+    case ArithOp::kFloorMod:
+      if (has_zero<T>(ops.b)) return false;
+      run<T>(ops, FloorModInt<T>());
+      return true;
+    case ArithOp::kAtan2: return false;
+  }
+  return false;
+}
+
+template <ArithOp kOp>
+bool arith_float(const TypedBinaryOperands& ops) {
+  switch (kOp) {
+    case ArithOp::kAdd: run<float>(ops, Add<float>()); return true;
+    case ArithOp::kSub: run<float>(ops, Sub<float>()); return true;
+    case ArithOp::kMul: run<float>(ops, Mul<float>()); return true;
+    case ArithOp::kDiv: run<float>(ops, DivF()); return true;
+    case ArithOp::kMaximum: run<float>(ops, Max<float>()); return true;
+    case ArithOp::kMinimum: run<float>(ops, Min<float>()); return true;
+    case ArithOp::kFloorDiv: run<float>(ops, FloorDivF()); return true;
+    case ArithOp::kFloorMod: run<float>(ops, FloorModF()); return true;
+    case ArithOp::kTruncateDiv: run<float>(ops, TruncDivF()); return true;
+    case ArithOp::kPow: run<float>(ops, PowF()); return true;
+    case ArithOp::kAtan2: run<float>(ops, Atan2F()); return true;
+    case ArithOp::kSquaredDifference: run<float>(ops, SquaredDifference<float>()); return true;
+  }
+  return false;
+}
+
+template <typename T>
+void compare_typed(CompareOp op, const TypedBinaryOperands& ops) {
+  const T* a = static_cast<const T*>(ops.a.data);
+  const T* b = static_cast<const T*>(ops.b.data);
+  uint8_t* o = static_cast<uint8_t*>(ops.output.data);
+  const Shape &sa = ops.a.shape, &sb = ops.b.shape, &so = ops.output.shape;
+  switch (op) {
+    case CompareOp::kEqual: broadcast_binary(a, sa, b, sb, o, so, [](T x, T y) -> uint8_t { return x == y; }); return;
+    case CompareOp::kNotEqual: broadcast_binary(a, sa, b, sb, o, so, [](T x, T y) -> uint8_t { return x != y; }); return;
+    case CompareOp::kLess: broadcast_binary(a, sa, b, sb, o, so, [](T x, T y) -> uint8_t { return x < y; }); return;
+    case CompareOp::kLessEqual: broadcast_binary(a, sa, b, sb, o, so, [](T x, T y) -> uint8_t { return x <= y; }); return;
+    case CompareOp::kGreater: broadcast_binary(a, sa, b, sb, o, so, [](T x, T y) -> uint8_t { return x > y; }); return;
+    case CompareOp::kGreaterEqual: broadcast_binary(a, sa, b, sb, o, so, [](T x, T y) -> uint8_t { return x >= y; }); return;
+  }
+}
+
+}  // namespace
+
+bool arith_supports(ArithOp op, DType dtype) {
+  if (dtype == DType::kFloat32) return true;
+  if (dtype == DType::kInt32 || dtype == DType::kInt64) return op != ArithOp::kAtan2;
+  return false;
+}
+
+bool compare_supports(CompareOp op, DType dtype) {
+  if (dtype == DType::kFloat32 || dtype == DType::kInt32 || dtype == DType::kInt64) return true;
+  return dtype == DType::kBool && (op == CompareOp::kEqual || op == CompareOp::kNotEqual);
+}
+
+template <ArithOp kOp>
+bool arith_op(DType dtype, const TypedBinaryOperands& ops) {
+  switch (dtype) {
+    case DType::kFloat32: return arith_float<kOp>(ops);
+    case DType::kInt32: return arith_int<int32_t, kOp>(ops);
+    case DType::kInt64: return arith_int<int64_t, kOp>(ops);
+    default: return false;
+  }
+}
+#define FLOE_ARITH_OP(op) template bool arith_op<ArithOp::op>(DType, const TypedBinaryOperands&);
+FLOE_ARITH_OP(kAdd) FLOE_ARITH_OP(kSub) FLOE_ARITH_OP(kMul) FLOE_ARITH_OP(kDiv) FLOE_ARITH_OP(kMaximum)
+FLOE_ARITH_OP(kMinimum) FLOE_ARITH_OP(kFloorDiv) FLOE_ARITH_OP(kFloorMod) FLOE_ARITH_OP(kTruncateDiv)
+FLOE_ARITH_OP(kPow) FLOE_ARITH_OP(kAtan2) FLOE_ARITH_OP(kSquaredDifference)
+#undef FLOE_ARITH_OP
+
+bool arith(ArithOp op, DType dtype, const TypedBinaryOperands& ops) {
+  switch (op) {
+    case ArithOp::kAdd: return arith_op<ArithOp::kAdd>(dtype, ops);
+    case ArithOp::kSub: return arith_op<ArithOp::kSub>(dtype, ops);
+    case ArithOp::kMul: return arith_op<ArithOp::kMul>(dtype, ops);
+    case ArithOp::kDiv: return arith_op<ArithOp::kDiv>(dtype, ops);
+    case ArithOp::kMaximum: return arith_op<ArithOp::kMaximum>(dtype, ops);
+    case ArithOp::kMinimum: return arith_op<ArithOp::kMinimum>(dtype, ops);
+    case ArithOp::kFloorDiv: return arith_op<ArithOp::kFloorDiv>(dtype, ops);
+    case ArithOp::kFloorMod: return arith_op<ArithOp::kFloorMod>(dtype, ops);
+    case ArithOp::kTruncateDiv: return arith_op<ArithOp::kTruncateDiv>(dtype, ops);
+    case ArithOp::kPow: return arith_op<ArithOp::kPow>(dtype, ops);
+    case ArithOp::kAtan2: return arith_op<ArithOp::kAtan2>(dtype, ops);
+    case ArithOp::kSquaredDifference: return arith_op<ArithOp::kSquaredDifference>(dtype, ops);
+  }
+  return false;
+}
+
+void compare(CompareOp op, DType dtype, const TypedBinaryOperands& ops) {
+  switch (dtype) {
+    case DType::kFloat32: return compare_typed<float>(op, ops);
+    case DType::kInt32: return compare_typed<int32_t>(op, ops);
+    case DType::kInt64: return compare_typed<int64_t>(op, ops);
+    case DType::kBool: return compare_typed<uint8_t>(op, ops);
+    default: return;
+  }
+}
+
+void logical(LogicalOp op, const TypedBinaryOperands& ops) {
+  const uint8_t* a = static_cast<const uint8_t*>(ops.a.data);
+  const uint8_t* b = static_cast<const uint8_t*>(ops.b.data);
+  uint8_t* o = static_cast<uint8_t*>(ops.output.data);
+  if (op == LogicalOp::kAnd) {
+    broadcast_binary(a, ops.a.shape, b, ops.b.shape, o, ops.output.shape,
+                     [](uint8_t x, uint8_t y) -> uint8_t { return (x != 0) && (y != 0); });
+  } else {
+    broadcast_binary(a, ops.a.shape, b, ops.b.shape, o, ops.output.shape,
+                     [](uint8_t x, uint8_t y) -> uint8_t { return (x != 0) || (y != 0); });
   }
 }
 

@@ -3,10 +3,15 @@
 // Neg, Exp, Log, Sqrt, Rsqrt, Square. Each op has its own loop
 // (the switch is outside), and every loop reads element i before writing element
 // i, so the output may be the input buffer.
+// Typed unary ops and Cast (declared in unary.h). Each op is a functor applied by
+// one loop instantiated per (op, dtype); the switches run once per call.
 #include "runtime/kernels/reference/unary.h"
 
 #include <math.h>
 #include <stddef.h>
+#include <stdint.h>
+
+#include "runtime/kernels/reference/half.h"
 
 namespace floe::ref {
 namespace {
@@ -72,6 +77,283 @@ void unary_f32(UnaryOp op, const UnaryOperands& ops) {
     case UnaryOp::kSquare:
       for (ptrdiff_t i = 0; i < n; ++i) out[i] = in[i] * in[i];
       return;
+  }
+}
+
+}  // namespace floe::ref
+
+namespace floe::ref {
+namespace {
+
+template <typename TI, typename TO, typename F>
+void apply(const TypedUnaryOperands& ops, F f) {
+  const ptrdiff_t n = static_cast<ptrdiff_t>(ops.input.shape.num_elements());
+  const TI* in = static_cast<const TI*>(ops.input.data);
+  TO* out = static_cast<TO*>(ops.output.data);
+  for (ptrdiff_t i = 0; i < n; ++i) out[i] = f(in[i]);
+}
+
+// Round half to even (TF's Round; rintf honours the default rounding mode).
+inline float round_even(float x) { return rintf(x); }
+
+// SELU constants (Klambauer et al.), as TF uses them.
+constexpr float kSeluScale = 1.0507009873554804934193349852946f;
+constexpr float kSeluAlpha = 1.6732632423543772848170429916717f;
+
+// TF's softplus: log(1 + e^x) with its thresholds so large |x| do not overflow.
+inline float softplus(float x) {
+  const float threshold = 2.0f + logf(1.1920929e-07f);  // log(eps) + 2, as TF's
+  if (x > -threshold) return x;
+  if (x < threshold) return expf(x);
+  return log1pf(expf(x));
+}
+
+void math_float(MathOp op, const TypedUnaryOperands& ops) {
+  switch (op) {
+    case MathOp::kFloor: return apply<float, float>(ops, [](float x) { return floorf(x); });
+    case MathOp::kCeil: return apply<float, float>(ops, [](float x) { return ceilf(x); });
+    case MathOp::kRound: return apply<float, float>(ops, round_even);
+    case MathOp::kSign:
+      return apply<float, float>(ops, [](float x) { return x > 0.0f ? 1.0f : (x < 0.0f ? -1.0f : x); });
+    case MathOp::kReciprocal: return apply<float, float>(ops, [](float x) { return 1.0f / x; });
+    case MathOp::kSin: return apply<float, float>(ops, [](float x) { return sinf(x); });
+    case MathOp::kCos: return apply<float, float>(ops, [](float x) { return cosf(x); });
+    case MathOp::kTan: return apply<float, float>(ops, [](float x) { return tanf(x); });
+    case MathOp::kAsin: return apply<float, float>(ops, [](float x) { return asinf(x); });
+    case MathOp::kAcos: return apply<float, float>(ops, [](float x) { return acosf(x); });
+    case MathOp::kAtan: return apply<float, float>(ops, [](float x) { return atanf(x); });
+    case MathOp::kSinh: return apply<float, float>(ops, [](float x) { return sinhf(x); });
+    case MathOp::kCosh: return apply<float, float>(ops, [](float x) { return coshf(x); });
+    case MathOp::kAsinh: return apply<float, float>(ops, [](float x) { return asinhf(x); });
+    case MathOp::kAcosh: return apply<float, float>(ops, [](float x) { return acoshf(x); });
+    case MathOp::kAtanh: return apply<float, float>(ops, [](float x) { return atanhf(x); });
+    case MathOp::kExpm1: return apply<float, float>(ops, [](float x) { return expm1f(x); });
+    case MathOp::kLog1p: return apply<float, float>(ops, [](float x) { return log1pf(x); });
+    case MathOp::kElu: return apply<float, float>(ops, [](float x) { return x < 0.0f ? expm1f(x) : x; });
+    case MathOp::kSelu:
+      return apply<float, float>(
+          ops, [](float x) { return x < 0.0f ? kSeluScale * kSeluAlpha * expm1f(x) : kSeluScale * x; });
+    case MathOp::kSoftplus: return apply<float, float>(ops, softplus);
+    case MathOp::kSoftsign: return apply<float, float>(ops, [](float x) { return x / (1.0f + fabsf(x)); });
+    case MathOp::kAbs: return apply<float, float>(ops, [](float x) { return fabsf(x); });
+    case MathOp::kNeg: return apply<float, float>(ops, [](float x) { return -x; });
+    case MathOp::kSquare: return apply<float, float>(ops, [](float x) { return x * x; });
+  }
+}
+
+template <typename T, typename U>
+void math_int(MathOp op, const TypedUnaryOperands& ops) {
+  // Unsigned arithmetic wraps like TF's (two's complement) results for INT_MIN.
+  switch (op) {
+    case MathOp::kAbs:
+      return apply<T, T>(ops, [](T x) { return x < 0 ? static_cast<T>(U(0) - static_cast<U>(x)) : x; });
+    case MathOp::kNeg: return apply<T, T>(ops, [](T x) { return static_cast<T>(U(0) - static_cast<U>(x)); });
+    case MathOp::kSign: return apply<T, T>(ops, [](T x) { return static_cast<T>((x > 0) - (x < 0)); });
+    case MathOp::kSquare:
+      return apply<T, T>(ops, [](T x) { return static_cast<T>(static_cast<U>(x) * static_cast<U>(x)); });
+    default: return;
+  }
+}
+
+// ---- cast ----------------------------------------------------------------------
+
+// float -> int saturates at the destination's range (C++ leaves it undefined,
+// TF's static_cast gives whatever the CPU does); NaN -> 0.
+template <typename T>
+T float_to_int(double v, double lo, double hi) {
+  if (v != v) return 0;
+  if (v <= lo) return static_cast<T>(lo);
+  if (v >= hi) return static_cast<T>(hi);
+  return static_cast<T>(v);  // truncates toward zero
+}
+
+// Reads element i of `data` (dtype t) as double (floats) or int64 (ints, bool).
+inline bool is_float(DType t) {
+  return t == DType::kFloat32 || t == DType::kFloat16 || t == DType::kBFloat16;
+}
+
+template <typename TO>
+void cast_to_int(DType from, const void* in, TO* out, ptrdiff_t n, double lo, double hi) {
+  switch (from) {
+    case DType::kFloat32: {
+      const float* p = static_cast<const float*>(in);
+      for (ptrdiff_t i = 0; i < n; ++i) out[i] = float_to_int<TO>(p[i], lo, hi);
+      return;
+    }
+    case DType::kFloat16: {
+      const uint16_t* p = static_cast<const uint16_t*>(in);
+      for (ptrdiff_t i = 0; i < n; ++i) out[i] = float_to_int<TO>(half_to_float(p[i]), lo, hi);
+      return;
+    }
+    case DType::kBFloat16: {
+      const uint16_t* p = static_cast<const uint16_t*>(in);
+      for (ptrdiff_t i = 0; i < n; ++i) out[i] = float_to_int<TO>(bfloat16_to_float(p[i]), lo, hi);
+      return;
+    }
+#define FLOE_CAST_INT(DT, CT)                                                 \
+  case DType::DT: {                                                           \
+    const CT* p = static_cast<const CT*>(in);                                 \
+    for (ptrdiff_t i = 0; i < n; ++i) out[i] = static_cast<TO>(p[i]);         \
+    return;                                                                   \
+  }
+    FLOE_CAST_INT(kInt8, int8_t)
+    FLOE_CAST_INT(kInt16, int16_t)
+    FLOE_CAST_INT(kInt32, int32_t)
+    FLOE_CAST_INT(kInt64, int64_t)
+    FLOE_CAST_INT(kUInt8, uint8_t)
+    FLOE_CAST_INT(kUInt16, uint16_t)
+#undef FLOE_CAST_INT
+    case DType::kBool: {
+      const uint8_t* p = static_cast<const uint8_t*>(in);
+      for (ptrdiff_t i = 0; i < n; ++i) out[i] = static_cast<TO>(p[i] != 0 ? 1 : 0);
+      return;
+    }
+    default: return;
+  }
+}
+
+// Source element as float (for float destinations).
+template <typename Store>
+void cast_to_float(DType from, const void* in, ptrdiff_t n, Store store) {
+  switch (from) {
+    case DType::kFloat32: {
+      const float* p = static_cast<const float*>(in);
+      for (ptrdiff_t i = 0; i < n; ++i) store(i, p[i]);
+      return;
+    }
+    case DType::kFloat16: {
+      const uint16_t* p = static_cast<const uint16_t*>(in);
+      for (ptrdiff_t i = 0; i < n; ++i) store(i, half_to_float(p[i]));
+      return;
+    }
+    case DType::kBFloat16: {
+      const uint16_t* p = static_cast<const uint16_t*>(in);
+      for (ptrdiff_t i = 0; i < n; ++i) store(i, bfloat16_to_float(p[i]));
+      return;
+    }
+#define FLOE_CAST_FLT(DT, CT)                                                       \
+  case DType::DT: {                                                                 \
+    const CT* p = static_cast<const CT*>(in);                                       \
+    for (ptrdiff_t i = 0; i < n; ++i) store(i, static_cast<float>(p[i]));           \
+    return;                                                                         \
+  }
+    FLOE_CAST_FLT(kInt8, int8_t)
+    FLOE_CAST_FLT(kInt16, int16_t)
+    FLOE_CAST_FLT(kInt32, int32_t)
+    FLOE_CAST_FLT(kInt64, int64_t)
+    FLOE_CAST_FLT(kUInt8, uint8_t)
+    FLOE_CAST_FLT(kUInt16, uint16_t)
+#undef FLOE_CAST_FLT
+    case DType::kBool: {
+      const uint8_t* p = static_cast<const uint8_t*>(in);
+      for (ptrdiff_t i = 0; i < n; ++i) store(i, p[i] != 0 ? 1.0f : 0.0f);
+      return;
+    }
+    default: return;
+  }
+}
+
+bool castable(DType t) {
+  switch (t) {
+    case DType::kFloat32: case DType::kFloat16: case DType::kBFloat16: case DType::kInt8:
+    case DType::kInt16: case DType::kInt32: case DType::kInt64: case DType::kUInt8:
+    case DType::kUInt16: case DType::kBool:
+      return true;
+    default:
+      return false;
+  }
+}
+
+}  // namespace
+
+bool math_supports(MathOp op, DType dtype) {
+  if (dtype == DType::kFloat32) return true;
+  if (dtype == DType::kInt32 || dtype == DType::kInt64) {
+    return op == MathOp::kAbs || op == MathOp::kNeg || op == MathOp::kSign || op == MathOp::kSquare;
+  }
+  return false;
+}
+
+void math(MathOp op, DType dtype, const TypedUnaryOperands& ops) {
+  switch (dtype) {
+    case DType::kFloat32: return math_float(op, ops);
+    case DType::kInt32: return math_int<int32_t, uint32_t>(op, ops);
+    case DType::kInt64: return math_int<int64_t, uint64_t>(op, ops);
+    default: return;
+  }
+}
+
+void predicate_f32(PredicateOp op, const TypedUnaryOperands& ops) {
+  switch (op) {
+    case PredicateOp::kIsNan: return apply<float, uint8_t>(ops, [](float x) -> uint8_t { return x != x; });
+    case PredicateOp::kIsInf: return apply<float, uint8_t>(ops, [](float x) -> uint8_t { return isinf(x) ? 1 : 0; });
+    case PredicateOp::kIsFinite:
+      return apply<float, uint8_t>(ops, [](float x) -> uint8_t { return isfinite(x) ? 1 : 0; });
+  }
+}
+
+void logical_not(const TypedUnaryOperands& ops) {
+  apply<uint8_t, uint8_t>(ops, [](uint8_t x) -> uint8_t { return x == 0; });
+}
+
+void leaky_relu_f32(float alpha, const TypedUnaryOperands& ops) {
+  apply<float, float>(ops, [alpha](float x) { return x < 0.0f ? x * alpha : x; });
+}
+
+bool cast_supports(DType from, DType to) { return castable(from) && castable(to); }
+
+void cast(DType from, DType to, const TypedUnaryOperands& ops) {
+  const ptrdiff_t n = static_cast<ptrdiff_t>(ops.input.shape.num_elements());
+  const void* in = ops.input.data;
+  void* out = ops.output.data;
+  switch (to) {
+    case DType::kFloat32: {
+      float* o = static_cast<float*>(out);
+      return cast_to_float(from, in, n, [o](ptrdiff_t i, float v) { o[i] = v; });
+    }
+    case DType::kFloat16: {
+      uint16_t* o = static_cast<uint16_t*>(out);
+      return cast_to_float(from, in, n, [o](ptrdiff_t i, float v) { o[i] = float_to_half(v); });
+    }
+    case DType::kBFloat16: {
+      uint16_t* o = static_cast<uint16_t*>(out);
+      return cast_to_float(from, in, n, [o](ptrdiff_t i, float v) { o[i] = float_to_bfloat16(v); });
+    }
+    case DType::kInt8: return cast_to_int(from, in, static_cast<int8_t*>(out), n, -128.0, 127.0);
+    case DType::kInt16: return cast_to_int(from, in, static_cast<int16_t*>(out), n, -32768.0, 32767.0);
+    case DType::kInt32:
+      return cast_to_int(from, in, static_cast<int32_t*>(out), n, -2147483648.0, 2147483647.0);
+    case DType::kInt64:
+      // 2^63 is not representable in int64: clamp just below it.
+      return cast_to_int(from, in, static_cast<int64_t*>(out), n, -9223372036854775808.0,
+                         9223372036854774784.0);
+    case DType::kUInt8: return cast_to_int(from, in, static_cast<uint8_t*>(out), n, 0.0, 255.0);
+    case DType::kUInt16: return cast_to_int(from, in, static_cast<uint16_t*>(out), n, 0.0, 65535.0);
+    case DType::kBool: {
+      uint8_t* o = static_cast<uint8_t*>(out);
+      if (is_float(from)) {
+        return cast_to_float(from, in, n, [o](ptrdiff_t i, float v) { o[i] = v != 0.0f ? 1 : 0; });
+      }
+      // Integers: != 0 (wrapping through a narrow type first would lose bits).
+      switch (from) {
+#define FLOE_CAST_BOOL(DT, CT)                                                    \
+  case DType::DT: {                                                               \
+    const CT* p = static_cast<const CT*>(in);                                     \
+    for (ptrdiff_t i = 0; i < n; ++i) o[i] = p[i] != 0 ? 1 : 0;                   \
+    return;                                                                       \
+  }
+        FLOE_CAST_BOOL(kInt8, int8_t)
+        FLOE_CAST_BOOL(kInt16, int16_t)
+        FLOE_CAST_BOOL(kInt32, int32_t)
+        FLOE_CAST_BOOL(kInt64, int64_t)
+        FLOE_CAST_BOOL(kUInt8, uint8_t)
+        FLOE_CAST_BOOL(kUInt16, uint16_t)
+        FLOE_CAST_BOOL(kBool, uint8_t)
+#undef FLOE_CAST_BOOL
+        default: return;
+      }
+    }
+    default: return;
   }
 }
 
