@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// Tests for the typed binary kernels (binary_ops.h): TF integer division
+// Tests for the typed binary kernels (binary.h): TF integer division
 // semantics (Div/TruncateDiv truncate, FloorDiv floors, FloorMod takes the
 // divisor's sign, INT_MIN / -1 wraps, zero divisor reported), float FloorMod /
 // Pow / Atan2 / SquaredDifference, comparisons and logical ops with

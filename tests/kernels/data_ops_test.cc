@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// Tests for the data-movement and reduction kernels: reduce_ops (Sum/Prod/Max/
+// Tests for the data-movement and reduction kernels: reduce.h (Sum/Prod/Max/
 // Min over arbitrary axis sets vs a naive loop, int Mean truncation, All/Any,
 // ArgMax ties -> first index), slice (strided slice with negative strides =
 // ReverseV2, tile), select (three-way broadcast), gather (axis, batch_dims,

@@ -1,11 +1,21 @@
 // SPDX-License-Identifier: Apache-2.0
-// Tests for nn_extra.h: batched matmul with broadcast batch and adjoints vs a
+// Tests for the NN coverage kernels (batch_matmul.h, transpose_conv2d.h, resize.h, cumulative.h,
+// fake_quant.h, topk.h, softmax.h, lrn.h, extract_patches.h, conv3d.h): batched matmul with broadcast batch and adjoints vs a
 // naive product; transposed conv equals the adjoint of a direct conv
 // (<conv(x), y> == <x, tconv(y)> on seeded data); resize (bilinear
 // align_corners / half-pixel hand values, nearest); cumsum exclusive/reverse;
 // fake quant nudging; top-k sorted and TF's unsorted heap layout; log-softmax;
 // LRN; extract_patches with zero padding.
-#include "runtime/kernels/reference/nn_extra.h"
+#include "runtime/kernels/reference/batch_matmul.h"
+#include "runtime/kernels/reference/conv3d.h"
+#include "runtime/kernels/reference/cumulative.h"
+#include "runtime/kernels/reference/extract_patches.h"
+#include "runtime/kernels/reference/fake_quant.h"
+#include "runtime/kernels/reference/lrn.h"
+#include "runtime/kernels/reference/resize.h"
+#include "runtime/kernels/reference/softmax.h"
+#include "runtime/kernels/reference/topk.h"
+#include "runtime/kernels/reference/transpose_conv2d.h"
 #include "runtime/kernels/reference/conv2d.h"
 
 #include <gtest/gtest.h>

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// Tests for unary_ops.h: rounding (Round is half-to-even like TF), Sign,
+// Tests for the typed unary kernels (unary.h): rounding (Round is half-to-even like TF), Sign,
 // Elu/Selu/Softplus/Softsign against their closed forms (double), LeakyRelu,
 // predicates, integer Abs/Neg wrap at INT_MIN, and Cast: float -> int truncates
 // toward zero and saturates, NaN -> 0, int narrowing wraps, float16 / bfloat16

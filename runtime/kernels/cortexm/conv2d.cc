@@ -16,6 +16,7 @@
 #include "runtime/kernels/cortexm/isa.h"
 #include "runtime/kernels/cortexm/microkernels.h"
 #include "runtime/kernels/window.h"
+#include "runtime/core/op_adapter.h"
 
 namespace floe::cortexm {
 namespace {
@@ -307,3 +308,19 @@ void conv2d_f32(const ref::Conv2DParams& params, const ref::Conv2DOperands& ops)
 }
 
 }  // namespace floe::cortexm
+
+// ---- adapter: prepare validates the op once at Init() and fills its params
+// block; eval runs the kernel on the bound operands (runtime/core/dispatch.h).
+namespace floe::ops {
+
+Status eval_conv2d_cortexm(const PreparedOp& ctx) {
+  // Input, filter and output are present (prepare); an absent bias is bound
+  // with data == nullptr, and a missing one is the output's slot.
+  const TensorView* v = ctx.operands;
+  const float* bias = ctx.inputs > 2 ? static_cast<const float*>(v[2].data) : nullptr;
+  cortexm::conv2d_f32(ctx.params_as<ops::Conv2DPrepared>().cortexm, static_cast<const float*>(v[0].data),
+                      static_cast<const float*>(v[1].data), bias, static_cast<float*>(v[ctx.inputs].data));
+  return Status::kOk;
+}
+
+}  // namespace floe::ops

@@ -6,6 +6,7 @@
 #pragma once
 
 #include "runtime/kernels/reference/conv2d.h"
+#include "runtime/core/dispatch.h"
 
 namespace floe::cortexm {
 
@@ -30,3 +31,17 @@ void conv2d_f32(const Conv2DPlan& plan, const float* input, const float* filter,
 void conv2d_f32(const ref::Conv2DParams& params, const ref::Conv2DOperands& ops);
 
 }  // namespace floe::cortexm
+
+namespace floe::ops {
+
+// CONV2D: the reference kernel's params, or the Cortex-M kernel's whole plan
+// (runtime/kernels/cortexm/conv2d.h) when the converter chose CORTEX_M.
+union Conv2DPrepared {
+  ref::Conv2DParams reference;
+  cortexm::Conv2DPlan cortexm;
+};
+
+// The CORTEX_M variant of the reference adapter's eval (it picks this one at prepare).
+Status eval_conv2d_cortexm(const PreparedOp& ctx);
+
+}  // namespace floe::ops

@@ -13,6 +13,7 @@
 
 #include "runtime/kernels/cortexm/isa.h"
 #include "runtime/kernels/window.h"
+#include "runtime/core/op_adapter.h"
 
 namespace floe::cortexm {
 namespace {
@@ -254,3 +255,15 @@ void depthwise_conv2d_f32(const ref::DepthwiseConv2DParams& params,
 }
 
 }  // namespace floe::cortexm
+
+// ---- adapter: prepare validates the op once at Init() and fills its params
+// block; eval runs the kernel on the bound operands (runtime/core/dispatch.h).
+namespace floe::ops {
+
+Status eval_depthwise_conv2d_cortexm(const PreparedOp& ctx) {
+  cortexm::depthwise_conv2d_f32(ctx.params_as<ref::DepthwiseConv2DParams>(),
+                                depthwise_operands(ctx));
+  return Status::kOk;
+}
+
+}  // namespace floe::ops

@@ -6,6 +6,7 @@
 #pragma once
 
 #include "runtime/kernels/reference/depthwise_conv2d.h"
+#include "runtime/core/dispatch.h"
 
 namespace floe::cortexm {
 
@@ -13,3 +14,10 @@ void depthwise_conv2d_f32(const ref::DepthwiseConv2DParams& params,
                           const ref::DepthwiseConv2DOperands& ops);
 
 }  // namespace floe::cortexm
+
+namespace floe::ops {
+
+// The CORTEX_M variant of the reference adapter's eval (it picks this one at prepare).
+Status eval_depthwise_conv2d_cortexm(const PreparedOp& ctx);
+
+}  // namespace floe::ops

@@ -14,6 +14,7 @@
 
 #include "runtime/kernels/cortexm/isa.h"
 #include "runtime/kernels/cortexm/microkernels.h"
+#include "runtime/core/op_adapter.h"
 
 namespace floe::cortexm {
 namespace {
@@ -221,3 +222,14 @@ void matmul_f32(const ref::MatMulParams& params, const ref::MatMulOperands& ops)
 }
 
 }  // namespace floe::cortexm
+
+// ---- adapter: prepare validates the op once at Init() and fills its params
+// block; eval runs the kernel on the bound operands (runtime/core/dispatch.h).
+namespace floe::ops {
+
+Status eval_matmul_cortexm(const PreparedOp& ctx) {
+  cortexm::matmul_f32(ctx.params_as<ref::MatMulParams>(), matmul_operands(ctx));
+  return Status::kOk;
+}
+
+}  // namespace floe::ops

@@ -6,9 +6,17 @@
 #pragma once
 
 #include "runtime/kernels/reference/matmul.h"
+#include "runtime/core/dispatch.h"
 
 namespace floe::cortexm {
 
 void matmul_f32(const ref::MatMulParams& params, const ref::MatMulOperands& ops);
 
 }  // namespace floe::cortexm
+
+namespace floe::ops {
+
+// The CORTEX_M variant of the reference adapter's eval (it picks this one at prepare).
+Status eval_matmul_cortexm(const PreparedOp& ctx);
+
+}  // namespace floe::ops

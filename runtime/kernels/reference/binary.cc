@@ -16,6 +16,7 @@
 
 #include "runtime/kernels/reference/broadcast.h"
 #include "runtime/kernels/reference/wrapping.h"
+#include "runtime/core/op_adapter.h"
 
 namespace floe::ref {
 namespace {
@@ -386,3 +387,160 @@ void logical(LogicalOp op, const TypedBinaryOperands& ops) {
 }
 
 }  // namespace floe::ref
+
+// ---- adapter: prepare validates the op once at Init() and fills its params
+// block; eval runs the kernel on the bound operands (runtime/core/dispatch.h).
+namespace floe::ops {
+namespace {
+
+using ref::ArithOp;
+
+using ref::CompareOp;
+
+const char* check_binary_shapes(const OpContext& ctx) {
+  if (!has_io(ctx, 2, 1)) return FLOE_MSG("expects 2 inputs and 1 output");
+  const TensorView a = ctx.input(0), b = ctx.input(1), o = ctx.output(0);
+  if (a.dtype != b.dtype) return FLOE_MSG("input dtypes differ");
+  const Shape shapes[2] = {a.shape, b.shape};
+  if (!is_broadcast_of(shapes, 2, o.shape)) return FLOE_MSG("output shape is not the broadcast shape");
+  return nullptr;
+}
+
+// Picks the kernel variant once: float32 operands of one shape run a flat loop
+// over `count` elements; other float32 shapes the broadcasting float kernel;
+// other dtypes the typed kernel.
+const char* prepare_arith(const OpContext& ctx, ArithOp op, EvalFn flat_f32, EvalFn broadcast_f32) {
+  if (const char* err = check_binary_shapes(ctx)) return err;
+  const DType t = ctx.input(0).dtype;
+  if (ctx.output(0).dtype != t) return FLOE_MSG("output dtype differs from the inputs'");
+  if (!ref::arith_supports(op, t)) return FLOE_MSG("dtype not supported by this op");
+  if (flat_f32 == nullptr) return nullptr;  // no params block: the typed kernel only
+  const TensorView a = ctx.input(0), b = ctx.input(1), o = ctx.output(0);
+  ctx.params<ElementwisePrepared>().count = static_cast<int32_t>(o.shape.num_elements());
+  if (t == DType::kFloat32) {
+    ctx.set_eval(dims_equal(a.shape, o.shape) && dims_equal(b.shape, o.shape) ? flat_f32 : broadcast_f32);
+  }
+  return nullptr;
+}
+
+ref::TypedBinaryOperands binary_operands(const PreparedOp& ctx) {
+  return {in_void(ctx.input(0)), in_void(ctx.input(1)), out_void(ctx.output(0))};
+}
+
+template <ArithOp kOp>
+Status eval_arith(const PreparedOp& ctx) {
+  return ref::arith_op<kOp>(ctx.input(0).dtype, binary_operands(ctx)) ? Status::kOk : Status::kKernelError;
+}
+
+Status eval_binary_f32(const PreparedOp& ctx, ref::BinaryOp op) {
+  ref::BinaryParams params;
+  params.op = op;
+  ref::binary_f32(params, {in_as<float>(ctx.input(0)), in_as<float>(ctx.input(1)),
+                           out_as<float>(ctx.output(0))});
+  return Status::kOk;
+}
+
+// Same-shape float32 operands: no index arithmetic at all.
+template <typename Op>
+Status eval_flat_f32(const PreparedOp& ctx) {
+  ref::binary_flat_f32<Op>(static_cast<const float*>(ctx.input(0).data),
+                           static_cast<const float*>(ctx.input(1).data),
+                           static_cast<float*>(ctx.output(0).data),
+                           ctx.params_as<ElementwisePrepared>().count);
+  return Status::kOk;
+}
+
+const char* prepare_compare(const OpContext& ctx, CompareOp op) {
+  if (const char* err = check_binary_shapes(ctx)) return err;
+  if (ctx.output(0).dtype != DType::kBool) return FLOE_MSG("comparison output must be bool");
+  if (!ref::compare_supports(op, ctx.input(0).dtype)) return FLOE_MSG("dtype not supported by this op");
+  return nullptr;
+}
+
+const char* prepare_logical(const OpContext& ctx) {
+  if (const char* err = check_binary_shapes(ctx)) return err;
+  if (ctx.input(0).dtype != DType::kBool || ctx.output(0).dtype != DType::kBool) {
+    return FLOE_MSG("logical ops take and return bool");
+  }
+  return nullptr;
+}
+
+}  // namespace
+
+#define FLOE_ARITH_F32(name, op, fop, element_op)                                              \
+  namespace {                                                                                  \
+  Status eval_##name##_f32(const PreparedOp& ctx) { return eval_binary_f32(ctx, fop); }       \
+  }                                                                                            \
+  const char* prepare_##name(const OpContext& ctx) {                                           \
+    return prepare_arith(ctx, op, eval_flat_f32<element_op>, eval_##name##_f32);               \
+  }                                                                                            \
+  Status eval_##name(const PreparedOp& ctx) { return eval_arith<op>(ctx); }
+
+FLOE_ARITH_F32(add, ArithOp::kAdd, ref::BinaryOp::kAdd, ref::AddOp)
+
+FLOE_ARITH_F32(sub, ArithOp::kSub, ref::BinaryOp::kSub, ref::SubOp)
+
+FLOE_ARITH_F32(mul, ArithOp::kMul, ref::BinaryOp::kMul, ref::MulOp)
+
+FLOE_ARITH_F32(div, ArithOp::kDiv, ref::BinaryOp::kDiv, ref::DivOp)
+
+FLOE_ARITH_F32(maximum, ArithOp::kMaximum, ref::BinaryOp::kMaximum, ref::MaxOp)
+
+FLOE_ARITH_F32(minimum, ArithOp::kMinimum, ref::BinaryOp::kMinimum, ref::MinOp)
+
+#undef FLOE_ARITH_F32
+
+#define FLOE_ARITH(name, op)                                                                     \
+  const char* prepare_##name(const OpContext& ctx) { return prepare_arith(ctx, op, nullptr, nullptr); } \
+  Status eval_##name(const PreparedOp& ctx) { return eval_arith<op>(ctx); }
+
+FLOE_ARITH(floor_div, ArithOp::kFloorDiv)
+
+FLOE_ARITH(floor_mod, ArithOp::kFloorMod)
+
+FLOE_ARITH(truncate_div, ArithOp::kTruncateDiv)
+
+FLOE_ARITH(pow, ArithOp::kPow)
+
+FLOE_ARITH(atan2, ArithOp::kAtan2)
+
+FLOE_ARITH(squared_difference, ArithOp::kSquaredDifference)
+
+#undef FLOE_ARITH
+
+#define FLOE_COMPARE(name, op)                                                            \
+  const char* prepare_##name(const OpContext& ctx) { return prepare_compare(ctx, op); }  \
+  Status eval_##name(const PreparedOp& ctx) {                                              \
+    ref::compare(op, ctx.input(0).dtype, binary_operands(ctx));                           \
+    return Status::kOk;                                                                   \
+  }
+
+FLOE_COMPARE(equal, CompareOp::kEqual)
+
+FLOE_COMPARE(not_equal, CompareOp::kNotEqual)
+
+FLOE_COMPARE(less, CompareOp::kLess)
+
+FLOE_COMPARE(less_equal, CompareOp::kLessEqual)
+
+FLOE_COMPARE(greater, CompareOp::kGreater)
+
+FLOE_COMPARE(greater_equal, CompareOp::kGreaterEqual)
+
+#undef FLOE_COMPARE
+
+const char* prepare_logical_and(const OpContext& ctx) { return prepare_logical(ctx); }
+
+Status eval_logical_and(const PreparedOp& ctx) {
+  ref::logical(ref::LogicalOp::kAnd, binary_operands(ctx));
+  return Status::kOk;
+}
+
+const char* prepare_logical_or(const OpContext& ctx) { return prepare_logical(ctx); }
+
+Status eval_logical_or(const PreparedOp& ctx) {
+  ref::logical(ref::LogicalOp::kOr, binary_operands(ctx));
+  return Status::kOk;
+}
+
+}  // namespace floe::ops

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // The NumPy/TensorFlow broadcasting walk shared by the typed element-wise
-// kernels (binary_ops, select): operands are right-aligned against the output,
+// kernels (binary.cc, select.cc): operands are right-aligned against the output,
 // size-1 output dims are dropped, neighbours that broadcast the same way are
 // merged, and the innermost merged run becomes a tight loop over a functor (no
 // per-element dispatch). Shapes must already broadcast to `out` (checked by prepare).

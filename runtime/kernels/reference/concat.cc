@@ -8,6 +8,7 @@
 
 #include <stddef.h>
 #include <string.h>
+#include "runtime/core/op_adapter.h"
 
 namespace floe::ref {
 
@@ -32,3 +33,54 @@ void concat(const ConcatParams& params, const In<void>* inputs, int32_t input_co
 }
 
 }  // namespace floe::ref
+
+// ---- adapter: prepare validates the op once at Init() and fills its params
+// block; eval runs the kernel on the bound operands (runtime/core/dispatch.h).
+namespace floe::ops {
+
+const char* prepare_concat(const OpContext& ctx) {
+  const int count = ctx.input_count();
+  if (count < 1 || count > kMaxConcatInputs || ctx.output_count() != 1) {
+    return FLOE_MSG("concat takes 1..64 inputs and one output");
+  }
+  const TensorView output = ctx.output(0);
+  const int32_t axis = ctx.op->options_as_ConcatOptions()->axis();
+  if (axis < 0 || axis >= output.shape.rank) return FLOE_MSG("concat axis out of range");
+  int64_t axis_total = 0;
+  for (int i = 0; i < count; ++i) {
+    if (!ctx.has_input(i)) return FLOE_MSG("concat input missing");
+    const TensorView input = ctx.input(i);
+    if (input.dtype != output.dtype || input.shape.rank != output.shape.rank) {
+      return FLOE_MSG("concat input differs in dtype or rank");
+    }
+    for (int d = 0; d < output.shape.rank; ++d) {
+      if (d != axis && input.shape.dims[d] != output.shape.dims[d]) {
+        return FLOE_MSG("concat input differs off the concat axis");
+      }
+    }
+    axis_total += input.shape.dims[axis];
+  }
+  if (axis_total != output.shape.dims[axis]) return FLOE_MSG("concat axis sizes do not add up");
+  ConcatPrepared& prepared = ctx.params<ConcatPrepared>();
+  prepared.axis = axis;
+  prepared.element_size = static_cast<int32_t>(dtype_size(output.dtype));
+  return nullptr;
+}
+
+Status eval_concat(const PreparedOp& ctx) {
+  In<void> inputs[kMaxConcatInputs];
+  const int count = ctx.input_count();
+  for (int i = 0; i < count; ++i) {
+    const TensorView& v = ctx.input(i);
+    inputs[i] = In<void>{v.data, v.shape};
+  }
+  const TensorView& output = ctx.output(0);
+  const ConcatPrepared& prepared = ctx.params_as<ConcatPrepared>();
+  ref::ConcatParams params;
+  params.axis = prepared.axis;
+  params.element_size = static_cast<size_t>(prepared.element_size);
+  ref::concat(params, inputs, count, Out<void>{output.data, output.shape});
+  return Status::kOk;
+}
+
+}  // namespace floe::ops

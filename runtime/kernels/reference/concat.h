@@ -4,6 +4,7 @@
 #pragma once
 
 #include "runtime/core/tensor.h"
+#include "runtime/core/dispatch.h"
 
 namespace floe::ref {
 
@@ -17,3 +18,16 @@ void concat(const ConcatParams& params, const In<void>* inputs, int32_t input_co
             const Out<void>& output);
 
 }  // namespace floe::ref
+
+// The op's adapter (runtime/ops.def names it; runtime/core/dispatch.h).
+namespace floe::ops {
+
+struct ConcatPrepared {
+  int32_t axis;
+  int32_t element_size;
+};
+
+const char* prepare_concat(const OpContext& ctx);
+Status eval_concat(const PreparedOp& ctx);
+
+}  // namespace floe::ops

@@ -10,6 +10,8 @@
 
 #include "runtime/kernels/window.h"
 #include <stddef.h>
+#include "runtime/core/op_adapter.h"
+#include "runtime/kernels/cortexm/conv2d.h"
 
 namespace floe::ref {
 void conv2d_f32(const Conv2DParams& params, const Conv2DOperands& ops) {
@@ -69,3 +71,50 @@ void conv2d_f32(const Conv2DParams& params, const Conv2DOperands& ops) {
 }
 
 }  // namespace floe::ref
+
+// ---- adapter: prepare validates the op once at Init() and fills its params
+// block; eval runs the kernel on the bound operands (runtime/core/dispatch.h).
+namespace floe::ops {
+
+const char* prepare_conv2d(const OpContext& ctx) {
+  if (const char* err = expect_weights_io(ctx)) return err;
+  const auto* o = ctx.op->options_as_Conv2DOptions();
+  const Shape input = ctx.input(0).shape, filter = ctx.input(1).shape, output = ctx.output(0).shape;
+  if (input.rank != 4 || filter.rank != 4 || output.rank != 4) {
+    return FLOE_MSG("conv2d tensors must be 4-D (NHWC, HWIO)");
+  }
+  if (filter.dims[2] != input.dims[3] || output.dims[3] != filter.dims[3] ||
+      output.dims[0] != input.dims[0]) {
+    return FLOE_MSG("conv2d channel or batch dimensions disagree");
+  }
+  if (const char* err = check_window(o->stride_h(), o->stride_w(), o->dilation_h(),
+                                     o->dilation_w(), o->pad_top(), o->pad_left())) {
+    return err;
+  }
+  if (const char* err = check_bias(ctx, filter.dims[3])) return err;
+  ref::Conv2DParams params;
+  params.stride_h = o->stride_h();
+  params.stride_w = o->stride_w();
+  params.dilation_h = o->dilation_h();
+  params.dilation_w = o->dilation_w();
+  params.pad_top = o->pad_top();
+  params.pad_left = o->pad_left();
+  params.activation = activation(o->activation());
+  ops::Conv2DPrepared& prepared = ctx.params<ops::Conv2DPrepared>();
+  if (ctx.op->backend() == schema::Backend::CORTEX_M) {
+    prepared.cortexm = cortexm::plan_conv2d(params, input, filter, output);
+    ctx.set_eval(eval_conv2d_cortexm);
+  } else {
+    prepared.reference = params;
+  }
+  return nullptr;
+}
+
+Status eval_conv2d(const PreparedOp& ctx) {
+  ref::conv2d_f32(ctx.params_as<ops::Conv2DPrepared>().reference,
+                  {in_as<float>(ctx.input(0)), in_as<float>(ctx.input(1)), in_as<float>(ctx.input(2)),
+                   out_as<float>(ctx.output(0))});
+  return Status::kOk;
+}
+
+}  // namespace floe::ops

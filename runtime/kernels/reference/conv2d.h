@@ -6,6 +6,7 @@
 
 #include "runtime/core/tensor.h"
 #include "runtime/kernels/reference/activation.h"
+#include "runtime/core/dispatch.h"
 
 namespace floe::ref {
 
@@ -26,3 +27,11 @@ struct Conv2DOperands {
 void conv2d_f32(const Conv2DParams& params, const Conv2DOperands& ops);
 
 }  // namespace floe::ref
+
+// The op's adapter (runtime/ops.def names it; runtime/core/dispatch.h).
+namespace floe::ops {
+
+const char* prepare_conv2d(const OpContext& ctx);
+Status eval_conv2d(const PreparedOp& ctx);
+
+}  // namespace floe::ops

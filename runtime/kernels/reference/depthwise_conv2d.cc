@@ -10,6 +10,8 @@
 
 #include "runtime/kernels/window.h"
 #include <stddef.h>
+#include "runtime/core/op_adapter.h"
+#include "runtime/kernels/cortexm/depthwise_conv2d.h"
 
 namespace floe::ref {
 void depthwise_conv2d_f32(const DepthwiseConv2DParams& params, const DepthwiseConv2DOperands& ops) {
@@ -75,3 +77,44 @@ void depthwise_conv2d_f32(const DepthwiseConv2DParams& params, const DepthwiseCo
 }
 
 }  // namespace floe::ref
+
+// ---- adapter: prepare validates the op once at Init() and fills its params
+// block; eval runs the kernel on the bound operands (runtime/core/dispatch.h).
+namespace floe::ops {
+
+const char* prepare_depthwise_conv2d(const OpContext& ctx) {
+  if (const char* err = expect_weights_io(ctx)) return err;
+  const auto* o = ctx.op->options_as_DepthwiseConv2DOptions();
+  const Shape input = ctx.input(0).shape, filter = ctx.input(1).shape, output = ctx.output(0).shape;
+  if (input.rank != 4 || filter.rank != 4 || output.rank != 4) {
+    return FLOE_MSG("depthwise tensors must be 4-D");
+  }
+  if (filter.dims[2] != input.dims[3] || filter.dims[3] != o->depth_multiplier() ||
+      output.dims[3] != input.dims[3] * filter.dims[3] || output.dims[0] != input.dims[0]) {
+    return FLOE_MSG("depthwise channel, multiplier or batch dimensions disagree");
+  }
+  if (const char* err = check_window(o->stride_h(), o->stride_w(), o->dilation_h(),
+                                     o->dilation_w(), o->pad_top(), o->pad_left())) {
+    return err;
+  }
+  if (const char* err = check_bias(ctx, output.dims[3])) return err;
+  ref::DepthwiseConv2DParams& params = ctx.params<ref::DepthwiseConv2DParams>();
+  params.stride_h = o->stride_h();
+  params.stride_w = o->stride_w();
+  params.dilation_h = o->dilation_h();
+  params.dilation_w = o->dilation_w();
+  params.pad_top = o->pad_top();
+  params.pad_left = o->pad_left();
+  params.depth_multiplier = o->depth_multiplier();
+  params.activation = activation(o->activation());
+  if (ctx.op->backend() == schema::Backend::CORTEX_M) ctx.set_eval(eval_depthwise_conv2d_cortexm);
+  return nullptr;
+}
+
+
+Status eval_depthwise_conv2d(const PreparedOp& ctx) {
+  ref::depthwise_conv2d_f32(ctx.params_as<ref::DepthwiseConv2DParams>(), depthwise_operands(ctx));
+  return Status::kOk;
+}
+
+}  // namespace floe::ops

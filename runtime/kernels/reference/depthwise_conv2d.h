@@ -5,6 +5,7 @@
 
 #include "runtime/core/tensor.h"
 #include "runtime/kernels/reference/activation.h"
+#include "runtime/core/op_adapter.h"
 
 namespace floe::ref {
 
@@ -26,3 +27,16 @@ struct DepthwiseConv2DOperands {
 void depthwise_conv2d_f32(const DepthwiseConv2DParams& params, const DepthwiseConv2DOperands& ops);
 
 }  // namespace floe::ref
+
+// The op's adapter (runtime/ops.def names it; runtime/core/dispatch.h).
+namespace floe::ops {
+
+inline ref::DepthwiseConv2DOperands depthwise_operands(const PreparedOp& ctx) {
+  return {in_as<float>(ctx.input(0)), in_as<float>(ctx.input(1)), in_as<float>(ctx.input(2)),
+          out_as<float>(ctx.output(0))};
+}
+
+const char* prepare_depthwise_conv2d(const OpContext& ctx);
+Status eval_depthwise_conv2d(const PreparedOp& ctx);
+
+}  // namespace floe::ops

@@ -7,6 +7,7 @@
 #pragma once
 
 #include "runtime/core/tensor.h"
+#include "runtime/core/dispatch.h"
 
 namespace floe::ref {
 
@@ -28,3 +29,22 @@ void one_hot(size_t element_size, bool indices_int64, int32_t axis, In<void> ind
              const void* off_value, Out<void> output);
 
 }  // namespace floe::ref
+
+// The op's adapter (runtime/ops.def names it; runtime/core/dispatch.h).
+namespace floe::ops {
+
+struct GatherPrepared {
+  int32_t axis;
+  int32_t batch_dims;
+  int32_t element_size;
+  bool indices_int64;
+};
+
+const char* prepare_gather(const OpContext& ctx);
+Status eval_gather(const PreparedOp& ctx);
+const char* prepare_gather_nd(const OpContext& ctx);
+Status eval_gather_nd(const PreparedOp& ctx);
+const char* prepare_one_hot(const OpContext& ctx);
+Status eval_one_hot(const PreparedOp& ctx);
+
+}  // namespace floe::ops

@@ -7,6 +7,8 @@
 
 #include <math.h>
 #include <stddef.h>
+#include "runtime/core/op_adapter.h"
+#include "runtime/kernels/cortexm/matmul.h"
 
 namespace floe::ref {
 
@@ -60,3 +62,37 @@ void matmul_f32(const MatMulParams& params, const MatMulOperands& ops) {
 }
 
 }  // namespace floe::ref
+
+// ---- adapter: prepare validates the op once at Init() and fills its params
+// block; eval runs the kernel on the bound operands (runtime/core/dispatch.h).
+namespace floe::ops {
+
+const char* prepare_matmul(const OpContext& ctx) {
+  if (const char* err = expect_weights_io(ctx)) return err;
+  const auto* options = ctx.op->options_as_MatMulOptions();
+  const Shape a = ctx.input(0).shape, b = ctx.input(1).shape, o = ctx.output(0).shape;
+  if (a.rank != 2 || b.rank != 2 || o.rank != 2) return FLOE_MSG("matmul operands must be 2-D");
+  const int32_t m = options->transpose_a() ? a.dims[1] : a.dims[0];
+  const int32_t ka = options->transpose_a() ? a.dims[0] : a.dims[1];
+  const int32_t kb = options->transpose_b() ? b.dims[1] : b.dims[0];
+  const int32_t n = options->transpose_b() ? b.dims[0] : b.dims[1];
+  if (ka != kb) return FLOE_MSG("matmul inner dimensions differ");
+  if (o.dims[0] != m || o.dims[1] != n) return FLOE_MSG("matmul output shape is not [M, N]");
+  if (const char* err = check_bias(ctx, n)) return err;
+  ref::MatMulParams& params = ctx.params<ref::MatMulParams>();
+  params.transpose_a = options->transpose_a();
+  params.transpose_b = options->transpose_b();
+  params.activation = activation(options->activation());
+  // The converter chose the kernel library (Operator.backend); any other value
+  // runs the reference kernel, which defines the result.
+  if (ctx.op->backend() == schema::Backend::CORTEX_M) ctx.set_eval(eval_matmul_cortexm);
+  return nullptr;
+}
+
+
+Status eval_matmul(const PreparedOp& ctx) {
+  ref::matmul_f32(ctx.params_as<ref::MatMulParams>(), matmul_operands(ctx));
+  return Status::kOk;
+}
+
+}  // namespace floe::ops

@@ -6,6 +6,7 @@
 
 #include "runtime/core/tensor.h"
 #include "runtime/kernels/reference/activation.h"
+#include "runtime/core/op_adapter.h"
 
 namespace floe::ref {
 
@@ -25,3 +26,16 @@ struct MatMulOperands {
 void matmul_f32(const MatMulParams& params, const MatMulOperands& ops);
 
 }  // namespace floe::ref
+
+// The op's adapter (runtime/ops.def names it; runtime/core/dispatch.h).
+namespace floe::ops {
+
+inline ref::MatMulOperands matmul_operands(const PreparedOp& ctx) {
+  return {in_as<float>(ctx.input(0)), in_as<float>(ctx.input(1)), in_as<float>(ctx.input(2)),
+          out_as<float>(ctx.output(0))};
+}
+
+const char* prepare_matmul(const OpContext& ctx);
+Status eval_matmul(const PreparedOp& ctx);
+
+}  // namespace floe::ops

@@ -9,6 +9,7 @@
 #include <stddef.h>
 
 #include "runtime/core/tensor.h"
+#include "runtime/core/dispatch.h"
 
 namespace floe::ref {
 
@@ -24,3 +25,19 @@ struct PadParams {
 void pad(const PadParams& params, const In<void>& input, const Out<void>& output);
 
 }  // namespace floe::ref
+
+// The op's adapter (runtime/ops.def names it; runtime/core/dispatch.h).
+namespace floe::ops {
+
+struct PadPrepared {
+  int32_t paddings[2 * kMaxRank];
+  int32_t element_size;
+  uint8_t mode;                 // ref::PadMode
+  bool value_from_input;        // CONSTANT mode: input 1 holds the value
+  uint8_t constant_value[8];    // CONSTANT mode otherwise: one element
+};
+
+const char* prepare_pad(const OpContext& ctx);
+Status eval_pad(const PreparedOp& ctx);
+
+}  // namespace floe::ops

@@ -9,10 +9,10 @@
 
 #include "runtime/kernels/window.h"
 #include <stddef.h>
+#include "runtime/core/op_adapter.h"
 
 namespace floe::ref {
 namespace {
-
 
 enum class Kind { kMax, kAvg };
 
@@ -88,3 +88,44 @@ void avg_pool2d_f32(const Pool2DParams& params, const Pool2DOperands& ops) {
 }
 
 }  // namespace floe::ref
+
+// ---- adapter: prepare validates the op once at Init() and fills its params
+// block; eval runs the kernel on the bound operands (runtime/core/dispatch.h).
+namespace floe::ops {
+
+const char* prepare_pool2d(const OpContext& ctx) {
+  if (const char* err = expect_f32_io(ctx, 1)) return err;
+  const auto* o = ctx.op->options_as_Pool2DOptions();
+  const Shape input = ctx.input(0).shape, output = ctx.output(0).shape;
+  if (input.rank != 4 || output.rank != 4) return FLOE_MSG("pooling tensors must be 4-D (NHWC)");
+  if (input.dims[0] != output.dims[0] || input.dims[3] != output.dims[3]) {
+    return FLOE_MSG("pooling changes batch or channels");
+  }
+  if (o->filter_h() < 1 || o->filter_w() < 1) return FLOE_MSG("pooling window must be >= 1");
+  if (const char* err = check_window(o->stride_h(), o->stride_w(), 1, 1, o->pad_top(), o->pad_left())) {
+    return err;
+  }
+  ref::Pool2DParams& params = ctx.params<ref::Pool2DParams>();
+  params.filter_h = o->filter_h();
+  params.filter_w = o->filter_w();
+  params.stride_h = o->stride_h();
+  params.stride_w = o->stride_w();
+  params.pad_top = o->pad_top();
+  params.pad_left = o->pad_left();
+  params.activation = activation(o->activation());
+  return nullptr;
+}
+
+Status eval_max_pool2d(const PreparedOp& ctx) {
+  ref::max_pool2d_f32(ctx.params_as<ref::Pool2DParams>(),
+                      {in_as<float>(ctx.input(0)), out_as<float>(ctx.output(0))});
+  return Status::kOk;
+}
+
+Status eval_avg_pool2d(const PreparedOp& ctx) {
+  ref::avg_pool2d_f32(ctx.params_as<ref::Pool2DParams>(),
+                      {in_as<float>(ctx.input(0)), out_as<float>(ctx.output(0))});
+  return Status::kOk;
+}
+
+}  // namespace floe::ops

@@ -6,6 +6,7 @@
 
 #include "runtime/core/tensor.h"
 #include "runtime/kernels/reference/activation.h"
+#include "runtime/core/dispatch.h"
 
 namespace floe::ref {
 
@@ -25,3 +26,12 @@ void max_pool2d_f32(const Pool2DParams& params, const Pool2DOperands& ops);
 void avg_pool2d_f32(const Pool2DParams& params, const Pool2DOperands& ops);
 
 }  // namespace floe::ref
+
+// The op's adapter (runtime/ops.def names it; runtime/core/dispatch.h).
+namespace floe::ops {
+
+const char* prepare_pool2d(const OpContext& ctx);
+Status eval_max_pool2d(const PreparedOp& ctx);
+Status eval_avg_pool2d(const PreparedOp& ctx);
+
+}  // namespace floe::ops

@@ -13,6 +13,7 @@
 #include <stdint.h>
 
 #include "runtime/kernels/reference/wrapping.h"
+#include "runtime/core/op_adapter.h"
 
 namespace floe::ref {
 namespace {
@@ -356,3 +357,99 @@ void arg_reduce(bool is_max, DType input_dtype, DType output_dtype, int32_t axis
 }
 
 }  // namespace floe::ref
+
+// ---- adapter: prepare validates the op once at Init() and fills its params
+// block; eval runs the kernel on the bound operands (runtime/core/dispatch.h).
+namespace floe::ops {
+namespace {
+
+using ref::ReduceKind;
+
+const char* prepare_reduce(const OpContext& ctx, ReduceKind kind) {
+  if (!has_io(ctx, 1, 1)) return FLOE_MSG("expects 1 input and 1 output");
+  const TensorView in = ctx.input(0), out = ctx.output(0);
+  if (in.dtype != out.dtype) return FLOE_MSG("output dtype differs from the input's");
+  if (!ref::reduce_supports(kind, in.dtype)) return FLOE_MSG("dtype not supported by this reduction");
+  const auto* options = ctx.op->options_as_ReduceOptions();
+  const auto* axes = options->axes();
+  const int count = axes ? static_cast<int>(axes->size()) : 0;
+  int64_t kept = 1;
+  int next = 0;
+  for (int d = 0; d < in.shape.rank; ++d) {
+    if (next < count && axes->Get(next) == d) {
+      ++next;
+    } else {
+      kept *= in.shape.dims[d];
+    }
+  }
+  if (next != count) return FLOE_MSG("reduce axes must be sorted, unique and < rank");
+  if (out.shape.num_elements() != kept) return FLOE_MSG("reduce output has wrong size");
+  ReducePrepared& prepared = ctx.params<ReducePrepared>();
+  prepared.axis_count = count;  // <= rank <= kMaxRank: the axes are unique and < rank
+  for (int i = 0; i < count; ++i) prepared.axes[i] = axes->Get(static_cast<uint32_t>(i));
+  return nullptr;
+}
+
+Status eval_reduce(const PreparedOp& ctx, ReduceKind kind) {
+  const ReducePrepared& prepared = ctx.params_as<ReducePrepared>();
+  ref::ReduceParams params;
+  params.axes = prepared.axes;
+  params.axis_count = prepared.axis_count;
+  ref::reduce(kind, ctx.input(0).dtype, params, in_void(ctx.input(0)), out_void(ctx.output(0)));
+  return Status::kOk;
+}
+
+const char* prepare_arg(const OpContext& ctx) {
+  if (!has_io(ctx, 1, 1)) return FLOE_MSG("expects 1 input and 1 output");
+  const TensorView in = ctx.input(0), out = ctx.output(0);
+  if (!ref::arg_reduce_supports(in.dtype, out.dtype)) return FLOE_MSG("unsupported dtypes");
+  const int32_t axis = ctx.op->options_as_ArgOptions()->axis();
+  if (axis < 0 || axis >= in.shape.rank) return FLOE_MSG("axis out of range");
+  if (in.shape.dims[axis] < 1) return FLOE_MSG("cannot reduce an empty axis");
+  if (out.shape.rank != in.shape.rank - 1) return FLOE_MSG("output must drop the axis");
+  for (int d = 0, o = 0; d < in.shape.rank; ++d) {
+    if (d == axis) continue;
+    if (out.shape.dims[o++] != in.shape.dims[d]) return FLOE_MSG("output shape mismatch");
+  }
+  ctx.params<AxisPrepared>().axis = axis;
+  return nullptr;
+}
+
+Status eval_arg(const PreparedOp& ctx, bool is_max) {
+  const TensorView &in = ctx.input(0), &out = ctx.output(0);
+  ref::arg_reduce(is_max, in.dtype, out.dtype, ctx.params_as<AxisPrepared>().axis, in_void(in),
+                  out_void(out));
+  return Status::kOk;
+}
+
+}  // namespace
+
+#define FLOE_REDUCE(name, kind)                                                           \
+  const char* prepare_##name(const OpContext& ctx) { return prepare_reduce(ctx, kind); } \
+  Status eval_##name(const PreparedOp& ctx) { return eval_reduce(ctx, kind); }
+
+FLOE_REDUCE(sum, ReduceKind::kSum)
+
+FLOE_REDUCE(mean, ReduceKind::kMean)
+
+FLOE_REDUCE(prod, ReduceKind::kProd)
+
+FLOE_REDUCE(reduce_max, ReduceKind::kMax)
+
+FLOE_REDUCE(reduce_min, ReduceKind::kMin)
+
+FLOE_REDUCE(reduce_all, ReduceKind::kAll)
+
+FLOE_REDUCE(reduce_any, ReduceKind::kAny)
+
+#undef FLOE_REDUCE
+
+const char* prepare_arg_max(const OpContext& ctx) { return prepare_arg(ctx); }
+
+Status eval_arg_max(const PreparedOp& ctx) { return eval_arg(ctx, true); }
+
+const char* prepare_arg_min(const OpContext& ctx) { return prepare_arg(ctx); }
+
+Status eval_arg_min(const PreparedOp& ctx) { return eval_arg(ctx, false); }
+
+}  // namespace floe::ops

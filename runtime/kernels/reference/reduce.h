@@ -8,6 +8,7 @@
 #pragma once
 
 #include "runtime/core/tensor.h"
+#include "runtime/core/dispatch.h"
 
 namespace floe::ref {
 
@@ -44,3 +45,32 @@ void arg_reduce(bool is_max, DType input_dtype, DType output_dtype, int32_t axis
                 Out<void> output);
 
 }  // namespace floe::ref
+
+// The op's adapter (runtime/ops.def names it; runtime/core/dispatch.h).
+namespace floe::ops {
+
+struct ReducePrepared {
+  int32_t axes[kMaxRank];
+  int32_t axis_count;
+};
+
+const char* prepare_mean(const OpContext& ctx);
+Status eval_mean(const PreparedOp& ctx);
+const char* prepare_sum(const OpContext& ctx);
+Status eval_sum(const PreparedOp& ctx);
+const char* prepare_prod(const OpContext& ctx);
+Status eval_prod(const PreparedOp& ctx);
+const char* prepare_reduce_max(const OpContext& ctx);
+Status eval_reduce_max(const PreparedOp& ctx);
+const char* prepare_reduce_min(const OpContext& ctx);
+Status eval_reduce_min(const PreparedOp& ctx);
+const char* prepare_reduce_all(const OpContext& ctx);
+Status eval_reduce_all(const PreparedOp& ctx);
+const char* prepare_reduce_any(const OpContext& ctx);
+Status eval_reduce_any(const PreparedOp& ctx);
+const char* prepare_arg_max(const OpContext& ctx);
+Status eval_arg_max(const PreparedOp& ctx);
+const char* prepare_arg_min(const OpContext& ctx);
+Status eval_arg_min(const PreparedOp& ctx);
+
+}  // namespace floe::ops

@@ -5,6 +5,7 @@
 #include "runtime/kernels/reference/reshape.h"
 
 #include <string.h>
+#include "runtime/core/op_adapter.h"
 
 namespace floe::ref {
 
@@ -14,3 +15,28 @@ void reshape(const void* input, void* output, size_t bytes) {
 }
 
 }  // namespace floe::ref
+
+// ---- adapter: prepare validates the op once at Init() and fills its params
+// block; eval runs the kernel on the bound operands (runtime/core/dispatch.h).
+namespace floe::ops {
+
+// ---- shape ops -----------------------------------------------------------
+
+const char* prepare_reshape(const OpContext& ctx) {
+  if (ctx.input_count() != 1 || ctx.output_count() != 1 || !ctx.has_input(0)) {
+    return FLOE_MSG("reshape takes one input and one output");
+  }
+  const TensorView input = ctx.input(0), output = ctx.output(0);
+  if (input.dtype != output.dtype || input.bytes != output.bytes) {
+    return FLOE_MSG("reshape changes the dtype or the byte size");
+  }
+  return nullptr;
+}
+
+Status eval_reshape(const PreparedOp& ctx) {
+  const TensorView input = ctx.input(0), output = ctx.output(0);
+  ref::reshape(input.data, output.data, output.bytes);
+  return Status::kOk;
+}
+
+}  // namespace floe::ops

@@ -4,9 +4,18 @@
 #pragma once
 
 #include <stddef.h>
+#include "runtime/core/dispatch.h"
 
 namespace floe::ref {
 
 void reshape(const void* input, void* output, size_t bytes);
 
 }  // namespace floe::ref
+
+// The op's adapter (runtime/ops.def names it; runtime/core/dispatch.h).
+namespace floe::ops {
+
+const char* prepare_reshape(const OpContext& ctx);
+Status eval_reshape(const PreparedOp& ctx);
+
+}  // namespace floe::ops

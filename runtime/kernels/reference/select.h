@@ -5,6 +5,7 @@
 #pragma once
 
 #include "runtime/core/tensor.h"
+#include "runtime/core/dispatch.h"
 
 namespace floe::ref {
 
@@ -18,3 +19,11 @@ struct SelectOperands {
 void select(size_t element_size, const SelectOperands& ops);
 
 }  // namespace floe::ref
+
+// The op's adapter (runtime/ops.def names it; runtime/core/dispatch.h).
+namespace floe::ops {
+
+const char* prepare_select(const OpContext& ctx);
+Status eval_select(const PreparedOp& ctx);
+
+}  // namespace floe::ops

@@ -4,6 +4,7 @@
 #include "runtime/kernels/reference/slice.h"
 
 #include "runtime/kernels/reference/element_copy.h"
+#include "runtime/core/op_adapter.h"
 
 namespace floe::ref {
 namespace {
@@ -111,3 +112,65 @@ void tile(size_t element_size, In<void> input, Out<void> output) {
 }
 
 }  // namespace floe::ref
+
+// ---- adapter: prepare validates the op once at Init() and fills its params
+// block; eval runs the kernel on the bound operands (runtime/core/dispatch.h).
+namespace floe::ops {
+
+const char* prepare_strided_slice(const OpContext& ctx) {
+  if (!has_io(ctx, 1, 1)) return FLOE_MSG("expects 1 input and 1 output");
+  const TensorView in = ctx.input(0), out = ctx.output(0);
+  if (in.dtype != out.dtype || dtype_size(in.dtype) == 0) return FLOE_MSG("dtype mismatch");
+  if (in.shape.rank != out.shape.rank) return FLOE_MSG("slice keeps the rank (reshape separately)");
+  const auto* o = ctx.op->options_as_StridedSliceOptions();
+  const auto *begin = o->begin(), *stride = o->stride();
+  const int rank = in.shape.rank;
+  if (!begin || !stride || static_cast<int>(begin->size()) != rank || static_cast<int>(stride->size()) != rank) {
+    return FLOE_MSG("begin/stride need one value per dim");
+  }
+  for (int d = 0; d < rank; ++d) {
+    const int64_t count = out.shape.dims[d];
+    if (count == 0) continue;
+    const int64_t b = begin->Get(d), s = stride->Get(d);
+    const int64_t last = b + (count - 1) * s;
+    if (s == 0 || b < 0 || b >= in.shape.dims[d] || last < 0 || last >= in.shape.dims[d]) {
+      return FLOE_MSG("slice window leaves the input");
+    }
+  }
+  StridedSlicePrepared& prepared = ctx.params<StridedSlicePrepared>();
+  for (int d = 0; d < rank; ++d) {  // rank <= kMaxRank (Model::Load)
+    prepared.begin[d] = begin->Get(static_cast<uint32_t>(d));
+    prepared.stride[d] = stride->Get(static_cast<uint32_t>(d));
+  }
+  prepared.element_size = static_cast<int32_t>(dtype_size(in.dtype));
+  return nullptr;
+}
+
+Status eval_strided_slice(const PreparedOp& ctx) {
+  const StridedSlicePrepared& prepared = ctx.params_as<StridedSlicePrepared>();
+  ref::StridedSliceParams params;
+  params.begin = prepared.begin;
+  params.stride = prepared.stride;
+  params.element_size = static_cast<size_t>(prepared.element_size);
+  ref::strided_slice(params, in_void(ctx.input(0)), out_void(ctx.output(0)));
+  return Status::kOk;
+}
+
+const char* prepare_tile(const OpContext& ctx) {
+  if (!has_io(ctx, 1, 1)) return FLOE_MSG("expects 1 input and 1 output");
+  const TensorView in = ctx.input(0), out = ctx.output(0);
+  if (in.dtype != out.dtype || dtype_size(in.dtype) == 0) return FLOE_MSG("dtype mismatch");
+  if (in.shape.rank != out.shape.rank) return FLOE_MSG("tile keeps the rank");
+  for (int d = 0; d < in.shape.rank; ++d) {
+    const int32_t i = in.shape.dims[d], o = out.shape.dims[d];
+    if (i == 0 ? o != 0 : (o % i) != 0) return FLOE_MSG("output dims must be multiples of input dims");
+  }
+  return nullptr;
+}
+
+Status eval_tile(const PreparedOp& ctx) {
+  ref::tile(dtype_size(ctx.input(0).dtype), in_void(ctx.input(0)), out_void(ctx.output(0)));
+  return Status::kOk;
+}
+
+}  // namespace floe::ops

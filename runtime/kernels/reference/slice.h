@@ -7,6 +7,7 @@
 #pragma once
 
 #include "runtime/core/tensor.h"
+#include "runtime/core/dispatch.h"
 
 namespace floe::ref {
 
@@ -20,3 +21,19 @@ void strided_slice(const StridedSliceParams& params, In<void> input, Out<void> o
 void tile(size_t element_size, In<void> input, Out<void> output);
 
 }  // namespace floe::ref
+
+// The op's adapter (runtime/ops.def names it; runtime/core/dispatch.h).
+namespace floe::ops {
+
+struct StridedSlicePrepared {
+  int32_t begin[kMaxRank];
+  int32_t stride[kMaxRank];
+  int32_t element_size;
+};
+
+const char* prepare_strided_slice(const OpContext& ctx);
+Status eval_strided_slice(const PreparedOp& ctx);
+const char* prepare_tile(const OpContext& ctx);
+Status eval_tile(const PreparedOp& ctx);
+
+}  // namespace floe::ops

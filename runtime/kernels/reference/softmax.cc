@@ -8,6 +8,8 @@
 
 #include <math.h>
 #include <stddef.h>
+#include "runtime/core/op_adapter.h"
+#include "runtime/kernels/reference/unary.h"
 
 namespace floe::ref {
 
@@ -42,4 +44,47 @@ void softmax_f32(const SoftmaxParams& params, const SoftmaxOperands& ops) {
   }
 }
 
+// ---- log-softmax / LRN ---------------------------------------------------------------------
+
+void log_softmax_f32(In<float> input, Out<float> output) {
+  const ptrdiff_t n = input.shape.rank > 0 ? input.shape.dims[input.shape.rank - 1] : 1;
+  const ptrdiff_t rows = n > 0 ? static_cast<ptrdiff_t>(input.shape.num_elements()) / n : 0;
+  for (ptrdiff_t r = 0; r < rows; ++r) {
+    const float* x = input.data + r * n;
+    float* o = output.data + r * n;
+    float m = x[0];
+    for (ptrdiff_t i = 1; i < n; ++i) m = x[i] > m ? x[i] : m;
+    float sum = 0.0f;
+    for (ptrdiff_t i = 0; i < n; ++i) sum += expf(x[i] - m);
+    const float log_sum = logf(sum);
+    for (ptrdiff_t i = 0; i < n; ++i) o[i] = (x[i] - m) - log_sum;
+  }
+}
+
 }  // namespace floe::ref
+
+// ---- adapter: prepare validates the op once at Init() and fills its params
+// block; eval runs the kernel on the bound operands (runtime/core/dispatch.h).
+namespace floe::ops {
+
+const char* prepare_softmax(const OpContext& ctx) {
+  if (const char* err = prepare_unary(ctx)) return err;
+  if (ctx.input(0).shape.rank < 1) return FLOE_MSG("softmax input must have rank >= 1");
+  ctx.params<ref::SoftmaxParams>().beta = ctx.op->options_as_SoftmaxOptions()->beta();
+  return nullptr;
+}
+
+Status eval_softmax(const PreparedOp& ctx) {
+  ref::softmax_f32(ctx.params_as<ref::SoftmaxParams>(),
+                   {in_as<float>(ctx.input(0)), out_as<float>(ctx.output(0))});
+  return Status::kOk;
+}
+
+const char* prepare_log_softmax(const OpContext& ctx) { return prepare_last_axis_f32(ctx); }
+
+Status eval_log_softmax(const PreparedOp& ctx) {
+  ref::log_softmax_f32(in_as<float>(ctx.input(0)), out_as<float>(ctx.output(0)));
+  return Status::kOk;
+}
+
+}  // namespace floe::ops

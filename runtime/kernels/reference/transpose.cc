@@ -8,6 +8,7 @@
 
 #include <stdint.h>
 #include <string.h>
+#include "runtime/core/op_adapter.h"
 
 namespace floe::ref {
 namespace {
@@ -83,3 +84,43 @@ void transpose(const TransposeParams& params, const In<void>& input, const Out<v
 }
 
 }  // namespace floe::ref
+
+// ---- adapter: prepare validates the op once at Init() and fills its params
+// block; eval runs the kernel on the bound operands (runtime/core/dispatch.h).
+namespace floe::ops {
+
+const char* prepare_transpose(const OpContext& ctx) {
+  if (ctx.input_count() != 1 || ctx.output_count() != 1 || !same_io_dtype(ctx)) {
+    return FLOE_MSG("transpose takes one input and one output of the same dtype");
+  }
+  const Shape in = ctx.input(0).shape, out = ctx.output(0).shape;
+  const auto* perm = ctx.op->options_as_TransposeOptions()->perm();
+  const int32_t rank = in.rank;
+  if (rank > kMaxRank || out.rank != rank) return FLOE_MSG("transpose rank is wrong or too large");
+  if ((perm ? static_cast<int32_t>(perm->size()) : 0) != rank) {
+    return FLOE_MSG("transpose perm length differs from the rank");
+  }
+  bool seen[kMaxRank] = {false};
+  for (int32_t i = 0; i < rank; ++i) {
+    const int32_t p = perm->Get(static_cast<uint32_t>(i));
+    if (p < 0 || p >= rank || seen[p]) return FLOE_MSG("transpose perm is not a permutation");
+    seen[p] = true;
+    if (out.dims[i] != in.dims[p]) return FLOE_MSG("transpose output shape is not the permuted input");
+  }
+  TransposePrepared& prepared = ctx.params<TransposePrepared>();
+  for (int32_t i = 0; i < rank; ++i) prepared.perm[i] = perm->Get(static_cast<uint32_t>(i));
+  prepared.element_size = static_cast<int32_t>(dtype_size(ctx.input(0).dtype));
+  return nullptr;
+}
+
+Status eval_transpose(const PreparedOp& ctx) {
+  const TensorView &input = ctx.input(0), &output = ctx.output(0);
+  const TransposePrepared& prepared = ctx.params_as<TransposePrepared>();
+  ref::TransposeParams params;
+  params.perm = prepared.perm;
+  params.element_size = static_cast<size_t>(prepared.element_size);
+  ref::transpose(params, In<void>{input.data, input.shape}, Out<void>{output.data, output.shape});
+  return Status::kOk;
+}
+
+}  // namespace floe::ops

@@ -8,6 +8,7 @@
 #include <stddef.h>
 
 #include "runtime/core/tensor.h"
+#include "runtime/core/dispatch.h"
 
 namespace floe::ref {
 
@@ -19,3 +20,16 @@ struct TransposeParams {
 void transpose(const TransposeParams& params, const In<void>& input, const Out<void>& output);
 
 }  // namespace floe::ref
+
+// The op's adapter (runtime/ops.def names it; runtime/core/dispatch.h).
+namespace floe::ops {
+
+struct TransposePrepared {
+  int32_t perm[kMaxRank];
+  int32_t element_size;
+};
+
+const char* prepare_transpose(const OpContext& ctx);
+Status eval_transpose(const PreparedOp& ctx);
+
+}  // namespace floe::ops

@@ -12,6 +12,7 @@
 #include <stdint.h>
 
 #include "runtime/kernels/reference/half.h"
+#include "runtime/core/op_adapter.h"
 
 namespace floe::ref {
 namespace {
@@ -358,3 +359,170 @@ void cast(DType from, DType to, const TypedUnaryOperands& ops) {
 }
 
 }  // namespace floe::ref
+
+// ---- adapter: prepare validates the op once at Init() and fills its params
+// block; eval runs the kernel on the bound operands (runtime/core/dispatch.h).
+namespace floe::ops {
+namespace {
+
+using ref::MathOp;
+
+const char* check_unary(const OpContext& ctx, DType in, DType out) {
+  if (!has_io(ctx, 1, 1)) return FLOE_MSG("expects 1 input and 1 output");
+  const TensorView i = ctx.input(0), o = ctx.output(0);
+  if (!dims_equal(i.shape, o.shape)) return FLOE_MSG("output shape differs from input shape");
+  if (i.dtype != in || o.dtype != out) return FLOE_MSG("unsupported input/output dtype");
+  return nullptr;
+}
+
+const char* prepare_math(const OpContext& ctx, MathOp op) {
+  const DType t = ctx.has_input(0) ? ctx.input(0).dtype : DType::kInvalid;
+  if (!ref::math_supports(op, t)) return FLOE_MSG("dtype not supported by this op");
+  return check_unary(ctx, t, t);
+}
+
+Status eval_math(const PreparedOp& ctx, MathOp op) {
+  ref::math(op, ctx.input(0).dtype, {in_void(ctx.input(0)), out_void(ctx.output(0))});
+  return Status::kOk;
+}
+
+}  // namespace
+
+// ---- element-wise --------------------------------------------------------
+
+// The float32 activations (RELU..RSQRT) share one prepare; the typed math ops
+// (FLOOR..SQUARE, ABS, NEG) and predicates follow.
+
+const char* prepare_unary(const OpContext& ctx) {
+  if (const char* err = expect_f32_io(ctx, 1)) return err;
+  if (!dims_equal(ctx.input(0).shape, ctx.output(0).shape)) {
+    return FLOE_MSG("output shape differs from input shape");
+  }
+  return nullptr;
+}
+
+Status eval_unary(const PreparedOp& ctx, ref::UnaryOp op) {
+  ref::unary_f32(op, {in_as<float>(ctx.input(0)), out_as<float>(ctx.output(0))});
+  return Status::kOk;
+}
+
+Status eval_relu(const PreparedOp& ctx) { return eval_unary(ctx, ref::UnaryOp::kRelu); }
+
+Status eval_relu6(const PreparedOp& ctx) { return eval_unary(ctx, ref::UnaryOp::kRelu6); }
+
+Status eval_sigmoid(const PreparedOp& ctx) { return eval_unary(ctx, ref::UnaryOp::kSigmoid); }
+
+Status eval_tanh(const PreparedOp& ctx) { return eval_unary(ctx, ref::UnaryOp::kTanh); }
+
+Status eval_exp(const PreparedOp& ctx) { return eval_unary(ctx, ref::UnaryOp::kExp); }
+
+Status eval_log(const PreparedOp& ctx) { return eval_unary(ctx, ref::UnaryOp::kLog); }
+
+Status eval_sqrt(const PreparedOp& ctx) { return eval_unary(ctx, ref::UnaryOp::kSqrt); }
+
+Status eval_rsqrt(const PreparedOp& ctx) { return eval_unary(ctx, ref::UnaryOp::kRsqrt); }
+
+#define FLOE_MATH(name, op)                                                             \
+  const char* prepare_##name(const OpContext& ctx) { return prepare_math(ctx, op); }   \
+  Status eval_##name(const PreparedOp& ctx) { return eval_math(ctx, op); }
+
+FLOE_MATH(floor, MathOp::kFloor)
+
+FLOE_MATH(ceil, MathOp::kCeil)
+
+FLOE_MATH(round, MathOp::kRound)
+
+FLOE_MATH(sign, MathOp::kSign)
+
+FLOE_MATH(reciprocal, MathOp::kReciprocal)
+
+FLOE_MATH(sin, MathOp::kSin)
+
+FLOE_MATH(cos, MathOp::kCos)
+
+FLOE_MATH(tan, MathOp::kTan)
+
+FLOE_MATH(asin, MathOp::kAsin)
+
+FLOE_MATH(acos, MathOp::kAcos)
+
+FLOE_MATH(atan, MathOp::kAtan)
+
+FLOE_MATH(sinh, MathOp::kSinh)
+
+FLOE_MATH(cosh, MathOp::kCosh)
+
+FLOE_MATH(asinh, MathOp::kAsinh)
+
+FLOE_MATH(acosh, MathOp::kAcosh)
+
+FLOE_MATH(atanh, MathOp::kAtanh)
+
+FLOE_MATH(expm1, MathOp::kExpm1)
+
+FLOE_MATH(log1p, MathOp::kLog1p)
+
+FLOE_MATH(elu, MathOp::kElu)
+
+FLOE_MATH(selu, MathOp::kSelu)
+
+FLOE_MATH(softplus, MathOp::kSoftplus)
+
+FLOE_MATH(softsign, MathOp::kSoftsign)
+
+FLOE_MATH(abs, MathOp::kAbs)
+
+FLOE_MATH(neg, MathOp::kNeg)
+
+FLOE_MATH(square, MathOp::kSquare)
+
+#undef FLOE_MATH
+
+const char* prepare_logical_not(const OpContext& ctx) { return check_unary(ctx, DType::kBool, DType::kBool); }
+
+Status eval_logical_not(const PreparedOp& ctx) {
+  ref::logical_not({in_void(ctx.input(0)), out_void(ctx.output(0))});
+  return Status::kOk;
+}
+
+#define FLOE_PREDICATE(name, op)                                                                         \
+  const char* prepare_##name(const OpContext& ctx) { return check_unary(ctx, DType::kFloat32, DType::kBool); } \
+  Status eval_##name(const PreparedOp& ctx) {                                                             \
+    ref::predicate_f32(op, {in_void(ctx.input(0)), out_void(ctx.output(0))});                            \
+    return Status::kOk;                                                                                  \
+  }
+
+FLOE_PREDICATE(is_nan, ref::PredicateOp::kIsNan)
+
+FLOE_PREDICATE(is_inf, ref::PredicateOp::kIsInf)
+
+FLOE_PREDICATE(is_finite, ref::PredicateOp::kIsFinite)
+
+#undef FLOE_PREDICATE
+
+const char* prepare_leaky_relu(const OpContext& ctx) {
+  ctx.params<LeakyReluPrepared>().alpha = ctx.op->options_as_LeakyReluOptions()->alpha();
+  return check_unary(ctx, DType::kFloat32, DType::kFloat32);
+}
+
+Status eval_leaky_relu(const PreparedOp& ctx) {
+  ref::leaky_relu_f32(ctx.params_as<LeakyReluPrepared>().alpha,
+                      {in_void(ctx.input(0)), out_void(ctx.output(0))});
+  return Status::kOk;
+}
+
+const char* prepare_cast(const OpContext& ctx) {
+  if (!has_io(ctx, 1, 1)) return FLOE_MSG("expects 1 input and 1 output");
+  const TensorView i = ctx.input(0), o = ctx.output(0);
+  if (!dims_equal(i.shape, o.shape)) return FLOE_MSG("output shape differs from input shape");
+  if (!ref::cast_supports(i.dtype, o.dtype)) return FLOE_MSG("cast between these dtypes is not supported");
+  return nullptr;
+}
+
+Status eval_cast(const PreparedOp& ctx) {
+  const TensorView &i = ctx.input(0), &o = ctx.output(0);
+  ref::cast(i.dtype, o.dtype, {in_void(i), out_void(o)});
+  return Status::kOk;
+}
+
+}  // namespace floe::ops

@@ -1,0 +1,133 @@
+// SPDX-License-Identifier: Apache-2.0
+// What every op adapter shares (the adapters live with their kernels in
+// runtime/kernels/<backend>/<op>.cc): operand views, shape and dtype checks a
+// prepare step makes, and the params blocks several ops use. An adapter's
+// prepare validates everything its kernel assumes (counts, ranks, dims, dtypes,
+// constant indices) once at Init(), so that no model passing Init can make a
+// kernel read or write out of bounds, and writes the op's params block; its
+// eval reads only that block and the bound operands, and checks only
+// data-dependent indices (returning kKernelError).
+#pragma once
+
+#include "runtime/core/dispatch.h"
+#include "runtime/core/model.h"
+#include "runtime/kernels/reference/activation.h"
+
+namespace floe::ops {
+
+inline In<void> in_void(const TensorView& v) { return In<void>{v.data, v.shape}; }
+inline Out<void> out_void(const TensorView& v) { return Out<void>{v.data, v.shape}; }
+template <typename T>
+In<T> in_as(const TensorView& v) { return In<T>{static_cast<const T*>(v.data), v.shape}; }
+template <typename T>
+Out<T> out_as(const TensorView& v) { return Out<T>{static_cast<T*>(v.data), v.shape}; }
+
+inline bool dims_equal(const Shape& a, const Shape& b) {
+  if (a.rank != b.rank) return false;
+  for (int i = 0; i < a.rank; ++i) {
+    if (a.dims[i] != b.dims[i]) return false;
+  }
+  return true;
+}
+
+// Exactly `inputs` present inputs and `outputs` outputs.
+inline bool has_io(const OpContext& ctx, int inputs, int outputs) {
+  if (ctx.input_count() != inputs || ctx.output_count() != outputs) return false;
+  for (int i = 0; i < inputs; ++i) {
+    if (!ctx.has_input(i)) return false;
+  }
+  return true;
+}
+
+inline bool is_f32(const TensorView& v) { return v.dtype == DType::kFloat32; }
+
+inline Activation activation(schema::Activation a) { return static_cast<Activation>(a); }
+
+// Checks the common "n float inputs -> 1 float output" signature.
+inline const char* expect_f32_io(const OpContext& ctx, int inputs) {
+  if (ctx.input_count() != inputs || ctx.output_count() != 1) {
+    return FLOE_MSG("wrong number of inputs or outputs");
+  }
+  for (int i = 0; i < inputs; ++i) {
+    if (!ctx.has_input(i) || !is_f32(ctx.input(i))) return FLOE_MSG("input must be float32");
+  }
+  if (!is_f32(ctx.output(0))) return FLOE_MSG("output must be float32");
+  return nullptr;
+}
+
+// Checks an optional bias of `channels` floats at input index 2.
+inline const char* check_bias(const OpContext& ctx, int32_t channels) {
+  if (!ctx.has_input(2)) return nullptr;
+  const TensorView bias = ctx.input(2);
+  if (!is_f32(bias) || bias.shape.rank != 1 || bias.shape.dims[0] != channels) {
+    return FLOE_MSG("bias must be float32 [output channels]");
+  }
+  return nullptr;
+}
+
+inline const char* expect_weights_io(const OpContext& ctx) {
+  if (ctx.input_count() < 2 || ctx.input_count() > 3 || ctx.output_count() != 1) {
+    return FLOE_MSG("expects input, weights, optional bias and one output");
+  }
+  for (int i = 0; i < 2; ++i) {
+    if (!ctx.has_input(i) || !is_f32(ctx.input(i))) return FLOE_MSG("input must be float32");
+  }
+  if (!is_f32(ctx.output(0))) return FLOE_MSG("output must be float32");
+  return nullptr;
+}
+
+// Shared geometry checks for NHWC window ops.
+inline const char* check_window(int32_t stride_h, int32_t stride_w, int32_t dilation_h,
+                         int32_t dilation_w, int32_t pad_top, int32_t pad_left) {
+  if (stride_h < 1 || stride_w < 1 || dilation_h < 1 || dilation_w < 1) {
+    return FLOE_MSG("strides and dilations must be >= 1");
+  }
+  if (pad_top < 0 || pad_left < 0) return FLOE_MSG("padding must be >= 0");
+  return nullptr;
+}
+
+inline bool is_broadcast_of(const Shape* shapes, int n, const Shape& o) {
+  int rank = 0;
+  for (int k = 0; k < n; ++k) rank = shapes[k].rank > rank ? shapes[k].rank : rank;
+  if (o.rank != rank) return false;
+  for (int i = 0; i < rank; ++i) {
+    int32_t want = 1;
+    for (int k = 0; k < n; ++k) {
+      const int ki = i - (rank - shapes[k].rank);
+      const int32_t d = ki >= 0 ? shapes[k].dims[ki] : 1;
+      if (d == 1) continue;
+      if (want != 1 && want != d) return false;
+      want = d;
+    }
+    if (o.dims[i] != want) return false;
+  }
+  return true;
+}
+
+inline bool all_f32(const OpContext& ctx) {
+  for (int i = 0; i < ctx.input_count(); ++i) {
+    if (ctx.has_input(i) && ctx.input(i).dtype != DType::kFloat32) return false;
+  }
+  for (int i = 0; i < ctx.output_count(); ++i) {
+    if (ctx.output(i).dtype != DType::kFloat32) return false;
+  }
+  return true;
+}
+
+inline const char* prepare_last_axis_f32(const OpContext& ctx) {
+  if (!has_io(ctx, 1, 1) || !all_f32(ctx)) return FLOE_MSG("expects 1 float32 input and output");
+  if (!dims_equal(ctx.input(0).shape, ctx.output(0).shape)) return FLOE_MSG("output shape differs");
+  if (ctx.input(0).shape.rank < 1) return FLOE_MSG("input must have rank >= 1");
+  return nullptr;
+}
+
+inline bool same_io_dtype(const OpContext& ctx) {
+  return ctx.has_input(0) && ctx.input(0).dtype == ctx.output(0).dtype &&
+         dtype_size(ctx.input(0).dtype) > 0;
+}
+
+struct AxisPrepared {
+  int32_t axis;
+};
+
+}  // namespace floe::ops

@@ -1,0 +1,29 @@
+// SPDX-License-Identifier: Apache-2.0
+// TRANSPOSE_CONV2D: transposed 2-D convolution (TF Conv2DBackpropInput). Shapes are validated by the op's
+// prepare step (below); outputs never alias inputs.
+#pragma once
+
+#include "runtime/core/tensor.h"
+#include "runtime/core/dispatch.h"
+
+namespace floe::ref {
+
+struct TransposeConv2DParams {
+  int32_t stride_h = 1, stride_w = 1, dilation_h = 1, dilation_w = 1;
+  int32_t pad_top = 0, pad_left = 0;  // of the forward convolution
+};
+
+// input [N, H, W, Cin] (the forward conv's output), filter [kh, kw, Cout, Cin],
+// output [N, OH, OW, Cout] (the forward conv's input).
+void transpose_conv2d_f32(const TransposeConv2DParams& p, In<float> input, In<float> filter,
+                          Out<float> output);
+
+}  // namespace floe::ref
+
+// The op's adapter (runtime/ops.def names it; runtime/core/dispatch.h).
+namespace floe::ops {
+
+const char* prepare_transpose_conv2d(const OpContext& ctx);
+Status eval_transpose_conv2d(const PreparedOp& ctx);
+
+}  // namespace floe::ops
