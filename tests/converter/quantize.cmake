@@ -1,0 +1,6 @@
+# SPDX-License-Identifier: Apache-2.0
+# Tests for converter/quantize (int8 arithmetic derived on the host).
+floe_add_test(requantization_test
+  SOURCES ${CMAKE_CURRENT_LIST_DIR}/requantization_test.cc
+  LIBS floe_conv_quantize
+  LABELS converter)
