@@ -85,10 +85,16 @@ std::vector<uint8_t> emit_model(const LoweredModel& model, const std::string& pr
       }
       shape.push_back(static_cast<int32_t>(d));
     }
+    flatbuffers::Offset<schema::TensorQuantization> quantization = 0;
+    if (!value.quantization.empty()) {
+      const Quantization& q = value.quantization;
+      quantization = schema::CreateTensorQuantization(builder, builder.CreateVector(q.scale),
+                                                      builder.CreateVector(q.zero_point), q.dimension);
+    }
     tensors.push_back(schema::CreateTensor(
         builder, builder.CreateString(value.name), static_cast<schema::DType>(value.dtype),
         builder.CreateVector(shape), value.is_constant(), offsets[v], value.byte_size(),
-        plan.live_first[v], plan.live_last[v]));
+        plan.live_first[v], plan.live_last[v], quantization));
   }
 
   std::vector<flatbuffers::Offset<schema::Operator>> ops;

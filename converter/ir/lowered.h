@@ -16,11 +16,22 @@ namespace floe::conv {
 // Inside the converter, `schema` is the mutable object-API flavour of floe.fbs.
 namespace schema = ::floe::schema_obj;
 
+// Affine quantization of an integer value: real = scale * (q - zero_point),
+// one entry per tensor or one per index of `dimension`. Empty = not quantized.
+struct Quantization {
+  std::vector<float> scale;
+  std::vector<int64_t> zero_point;
+  int32_t dimension = 0;
+
+  bool empty() const { return scale.empty(); }
+};
+
 struct Value {
   std::string name;  // TF tensor name ("node:k") or a derived name for helper tensors
   DType dtype = DType::kInvalid;
   std::vector<int64_t> shape;
   std::shared_ptr<const HostTensor> constant;  // set for constants
+  Quantization quantization;                   // .tflite int8 tensors
 
   bool is_constant() const { return constant != nullptr; }
   uint64_t byte_size() const {

@@ -2,6 +2,8 @@
 // Conversion pipeline (see convert.h).
 #include "converter/pipeline/convert.h"
 
+#include <fstream>
+#include <iterator>
 #include <map>
 #include <memory>
 #include <optional>
@@ -13,6 +15,7 @@
 #include "converter/frontend/graphdef/attrs.h"
 #include "converter/frontend/graphdef/graph_loader.h"
 #include "converter/frontend/graphdef/tensor_proto.h"
+#include "converter/frontend/tflite/tflite_import.h"
 #include "converter/ir/error.h"
 #include "converter/lower/backend_cortexm.h"
 #include "converter/lower/backend_xnnpack.h"
@@ -258,9 +261,64 @@ void backend_stage(const ConvertOptions& options, Conversion& c) {
   c.backends = assign_backends(&c.lowered, c.cortexm ? "reference" : options.target);
 }
 
+// The whole file when it is a .tflite (sniffed from its bytes, never the name).
+std::optional<std::string> read_if_tflite(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  char head[8] = {};
+  if (!in || !in.read(head, 8) || !is_tflite(std::string(head, 8))) return std::nullopt;
+  in.seekg(0);
+  return std::string(std::istreambuf_iterator<char>(in), {});
+}
+
+// A .tflite is already a list of kernels: it is imported straight into the
+// lowered model, then optimized, assigned backends and emitted like a TF graph.
+ConvertResult convert_tflite(const ConvertOptions& options, const std::string& bytes) {
+  const std::string& path = options.graph_path;
+  auto refuse = [&](bool given, const char* flag) {
+    if (given) throw ConvertError(path + ": " + flag + " does not apply to a .tflite model");
+  };
+  refuse(!options.checkpoint_path.empty(), "--checkpoint");
+  refuse(!options.inputs.empty(), "--inputs (a .tflite model's inputs are its subgraph's)");
+  refuse(!options.input_shapes.empty(), "--input-shape (a .tflite model's shapes are fixed)");
+  refuse(!options.frozen_inputs.empty(), "--freeze-input");
+  refuse(!options.signature.empty(), "--signature");
+  check_optimize_options(options.optimize);
+  TfliteOptions tflite_options;
+  tflite_options.outputs = options.outputs;
+  TfliteImport imported = import_tflite(bytes, path, tflite_options);
+  Conversion c;
+  c.loaded.path = path;
+  c.from_tflite = true;
+  c.tflite_operators = imported.tflite_operators;
+  c.tflite_op_counts = imported.op_counts;
+  c.notes = std::move(imported.notes);
+  c.lowered = std::move(imported.model);
+  OptimizeOptions optimize_options = options.optimize;
+  if (imported.quantized) {
+    // The other passes rewrite float arithmetic (fold, fuse, fold batch norm)
+    // and would drop or misapply tensors' quantization.
+    for (const std::string& name : optimization_pass_names()) {
+      if (name != "dead-code") optimize_options.disabled.insert(name);
+    }
+    c.notes.push_back("quantized model: of the optimization passes only dead-code runs");
+  }
+  c.optimization = optimize(c.lowered, optimize_options);
+  backend_stage(options, c);
+  ConvertResult result;
+  result.model = emit_model(c.lowered, kProducer, &result.stats);
+  c.stats = result.stats;
+  c.model_bytes = result.model.size();
+  result.summary = conversion_summary(c);
+  result.optimization = std::move(c.optimization);
+  return result;
+}
+
 }  // namespace
 
 ConvertResult convert(const ConvertOptions& options) {
+  if (const std::optional<std::string> tflite = read_if_tflite(options.graph_path)) {
+    return convert_tflite(options, *tflite);
+  }
   Conversion c;
   load_stage(options, c);
   resolve_io_stage(options, c);

@@ -11,19 +11,33 @@ std::string conversion_summary(const Conversion& c) {
   std::ostringstream s;
   s << "floe-convert: " << c.loaded.path << "\n";
   if (c.signature) s << "  signature " << c.signature->name << "\n";
+  auto quantization = [](const Value& value) -> std::string {
+    if (value.quantization.empty()) return "";
+    std::ostringstream q;
+    q << "  scale " << value.quantization.scale[0] << " zero point " << value.quantization.zero_point[0];
+    return q.str();
+  };
   for (int v : c.lowered.inputs) {
     const Value& value = c.lowered.values[static_cast<size_t>(v)];
-    s << "  input   " << value.name << "  " << dtype_name(value.dtype) << " " << shape_to_string(value.shape) << "\n";
+    s << "  input   " << value.name << "  " << dtype_name(value.dtype) << " " << shape_to_string(value.shape)
+      << quantization(value) << "\n";
   }
   for (int v : c.lowered.outputs) {
     const Value& value = c.lowered.values[static_cast<size_t>(v)];
-    s << "  output  " << value.name << "  " << dtype_name(value.dtype) << " " << shape_to_string(value.shape) << "\n";
+    s << "  output  " << value.name << "  " << dtype_name(value.dtype) << " " << shape_to_string(value.shape)
+      << quantization(value) << "\n";
   }
-  s << "  graph: " << c.graph_nodes << " nodes, " << c.kept_nodes << " needed by the outputs";
-  if (!c.pruned.control_only.empty()) {
-    s << " (+" << c.pruned.control_only.size() << " reached only by control edges, dropped)";
+  if (c.from_tflite) {
+    s << "  tflite: " << c.tflite_operators << " operators:";
+    for (const auto& [name, count] : c.tflite_op_counts) s << " " << name << " " << count;
+    s << "\n";
+  } else {
+    s << "  graph: " << c.graph_nodes << " nodes, " << c.kept_nodes << " needed by the outputs";
+    if (!c.pruned.control_only.empty()) {
+      s << " (+" << c.pruned.control_only.size() << " reached only by control edges, dropped)";
+    }
+    s << "\n";
   }
-  s << "\n";
   if (c.control_flow.switches_resolved > 0) {
     s << "  resolved " << c.control_flow.switches_resolved << " Switch and " << c.control_flow.merges_resolved
       << " Merge node(s) on conversion-time predicates (" << c.control_flow.dead_nodes
@@ -40,8 +54,10 @@ std::string conversion_summary(const Conversion& c) {
   if (!c.frozen.frozen.empty()) {
     s << "  froze " << c.frozen.frozen.size() << " variable(s) from " << c.checkpoint->prefix() << "\n";
   }
-  s << "  folded " << c.lower_stats.folded_nodes << " node(s), removed " << c.lower_stats.aliased_nodes
-    << " identity-like node(s)\n";
+  if (!c.from_tflite) {
+    s << "  folded " << c.lower_stats.folded_nodes << " node(s), removed " << c.lower_stats.aliased_nodes
+      << " identity-like node(s)\n";
+  }
   s << c.unrolled.summary();
   s << c.optimization.summary();
   std::map<std::string, int> histogram;

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstddef>
+#include <map>
 #include <memory>
 #include <optional>
 #include <set>
@@ -50,6 +51,10 @@ struct Conversion {
   bool cortexm = false;
   int cortexm_ops = 0;
   BackendReport backends;
+  // .tflite input (converter/frontend/tflite): its operator count and histogram
+  bool from_tflite = false;
+  size_t tflite_operators = 0;
+  std::map<std::string, int> tflite_op_counts;
   // emission
   EmitStats stats;
   size_t model_bytes = 0;

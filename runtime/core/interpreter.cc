@@ -163,6 +163,14 @@ TensorView Interpreter::output(size_t i) const {
   if (i >= output_count()) return TensorView();
   return bind_tensor(model_, arena_, model_.schema()->outputs()->Get(static_cast<uint32_t>(i)));
 }
+Quantization Interpreter::input_quantization(size_t i) const {
+  if (i >= input_count()) return Quantization();
+  return model_.quantization(static_cast<size_t>(model_.schema()->inputs()->Get(static_cast<uint32_t>(i))));
+}
+Quantization Interpreter::output_quantization(size_t i) const {
+  if (i >= output_count()) return Quantization();
+  return model_.quantization(static_cast<size_t>(model_.schema()->outputs()->Get(static_cast<uint32_t>(i))));
+}
 TensorView Interpreter::tensor(size_t index) const {
   if (!model_.loaded() || index >= model_.tensor_count()) return TensorView();
   return bind_tensor(model_, arena_, static_cast<int32_t>(index));

@@ -45,6 +45,10 @@ class Interpreter {
   // Views of the model's inputs (write before Invoke) and outputs.
   TensorView input(size_t i) const;
   TensorView output(size_t i) const;
+  // Scale and zero point of an int8 input/output (channels == 0 for a float
+  // one): q = round(real / scale) + zero_point, real = scale * (q - zero_point).
+  Quantization input_quantization(size_t i) const;
+  Quantization output_quantization(size_t i) const;
   // Index of the input/output whose tensor is `name` ("x" matches "x:0"); -1 if none.
   int input_index(const char* name) const;
   int output_index(const char* name) const;

@@ -19,6 +19,16 @@ struct Model;
 struct Tensor;
 }  // namespace schema
 
+// A tensor's affine quantization, real = scale * (q - zero_point), as firmware
+// needs it to quantize sensor data into an int8 input or read an int8 output.
+// Per-channel tensors (weights) report channel 0 and their channel count.
+struct Quantization {
+  float scale = 0.0f;
+  int32_t zero_point = 0;
+  uint32_t channels = 0;  // 0 = not quantized, 1 = per tensor, n = per channel
+  bool quantized() const { return channels != 0; }
+};
+
 // The newest format version this runtime understands (schemas/floe.fbs).
 constexpr uint32_t kSchemaVersion = 1;
 
@@ -66,6 +76,8 @@ class Model {
   // Describes tensor `index` (data = nullptr for arena tensors; the
   // interpreter binds those).
   TensorView tensor(size_t index) const;
+  // Tensor `index`'s quantization (channels == 0 when it has none).
+  Quantization quantization(size_t index) const;
   bool is_constant(size_t index) const;
   uint64_t tensor_offset(size_t index) const;
 
@@ -77,6 +89,8 @@ class Model {
   Status fail(Status status, const char* message, int32_t op = -1, int32_t tensor = -1);
   Status validate_tensors();
   Status validate_operators();
+  Status validate_quantization(const schema::Tensor* t, int32_t index);
+  Status check_quantized_operands(const void* list, int32_t op);
   Status validate_io();
   Status check_indices(const void* list, int32_t lowest, bool written, int32_t op,
                        const char* out_of_range, const char* constant);

@@ -24,8 +24,9 @@ constexpr uint8_t kSlots[] = {
     // persistent_size_ptr32, persistent_size_ptr64
     kU32, kTableVector | 1, kTableVector | 2, kVec32, kVec32, kU64, kVec8, kString, kU32, kString,
     kU64, kU64, kU64,
-    // 1 Tensor: name, dtype, shape, is_constant, offset, size, live_first_op, live_last_op
-    kString, kU8, kVec32, kU8, kU64, kU64, kU32, kU32,
+    // 1 Tensor: name, dtype, shape, is_constant, offset, size, live_first_op, live_last_op,
+    // quantization
+    kString, kU8, kVec32, kU8, kU64, kU64, kU32, kU32, kTable | 0,
     // 2 Operator: opcode, inputs, outputs, options_type, options, name, backend,
     // single_threaded
     kU16, kVec32, kVec32, kUnionType, kUnionValue, kString, kU8, kU8,
@@ -73,9 +74,12 @@ constexpr uint8_t kSlots[] = {
     kU32, kU32, kU32, kU32,
     // 24 ExtractPatchesOptions: 8 ints
     kU32, kU32, kU32, kU32, kU32, kU32, kU32, kU32,
+    // 25 TensorQuantization: scale, zero_point, quantized_dimension
+    kVec32, kVector | 8, kU32,
 };
 
-constexpr uint8_t kStart[kTableCount + 1] = {0, 13, 21, 29, 32, 41, 51, 60, 61, 63, 64, 65, 68, 69, 70, 72, 74, 75, 77, 86, 88, 89, 92, 94, 98, 106};
+constexpr uint8_t kStart[kTableCount + 1] = {0,  13, 22, 30, 33, 42, 52, 61, 62, 64, 65, 66, 69, 70,
+                                              71, 73, 75, 76, 78, 87, 89, 90, 93, 95, 99, 107, 110};
 static_assert(sizeof(kSlots) == kStart[kTableCount], "kStart must cover kSlots");
 
 // The last slot of each table sits where the generated code says.
@@ -84,7 +88,7 @@ constexpr uint32_t slot_voffset(uint32_t id, uint32_t end) {
 }
 using namespace schema;  // NOLINT: the VT_ constants below
 static_assert(slot_voffset(0, 1) == Model::VT_PERSISTENT_SIZE_PTR64, "Model slots");
-static_assert(slot_voffset(1, 1) == Tensor::VT_LIVE_LAST_OP, "Tensor slots");
+static_assert(slot_voffset(1, 1) == Tensor::VT_QUANTIZATION, "Tensor slots");
 static_assert(slot_voffset(2, 1) == Operator::VT_SINGLE_THREADED, "Operator slots");
 static_assert(slot_voffset(2, 2) == Operator::VT_BACKEND, "Operator slots");
 static_assert(slot_voffset(2, 4) == Operator::VT_OPTIONS, "Operator union slot");
@@ -110,8 +114,9 @@ static_assert(slot_voffset(21, 1) == CumulativeOptions::VT_REVERSE, "CumulativeO
 static_assert(slot_voffset(22, 1) == FakeQuantOptions::VT_NARROW_RANGE, "FakeQuantOptions");
 static_assert(slot_voffset(23, 1) == LrnOptions::VT_BETA, "LrnOptions");
 static_assert(slot_voffset(24, 1) == ExtractPatchesOptions::VT_PAD_LEFT, "ExtractPatches");
+static_assert(slot_voffset(25, 1) == TensorQuantization::VT_QUANTIZED_DIMENSION, "TensorQuantization");
 static_assert(static_cast<uint32_t>(OpOptions::MAX) == kUnionMembers, "OpOptions members");
-static_assert(static_cast<uint32_t>(OpOptions::ExtractPatchesOptions) + 2 == kTableCount - 1,
+static_assert(static_cast<uint32_t>(OpOptions::ExtractPatchesOptions) + 2 == kFirstFieldTable - 1,
               "union member k is table 2 + k");
 
 }  // namespace
@@ -202,6 +207,8 @@ class Walker {
           const uint64_t at = static_cast<uint64_t>(element) + u32(element);
           if (at >= size_ || !table(static_cast<uint32_t>(at), arg)) return false;
         }
+      } else if (kind == kTable) {
+        if (!table(target, kFirstFieldTable + arg)) return false;
       } else if (union_type >= 1 && union_type <= kUnionMembers) {  // kUnionValue
         // NONE and values this runtime does not know carry nothing it reads.
         if (!table(target, 2 + union_type)) return false;

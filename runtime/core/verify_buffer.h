@@ -30,7 +30,9 @@ bool verify_model_buffer(const uint8_t* buffer, size_t size);
 constexpr uint32_t kMaxVerifiedTables = 1u << 20;
 
 // The descriptors, exposed for the test that compares them with the schema.
-// Table ids: 0 Model, 1 Tensor, 2 Operator, 2 + k the k-th OpOptions member.
+// Table ids: 0 Model, 1 Tensor, 2 Operator, 2 + k the k-th OpOptions member,
+// then the tables reached through a single-table field (kTable), from
+// kFirstFieldTable on.
 namespace verify_layout {
 
 // A slot's code: kind in the high nibble, argument in the low nibble.
@@ -41,10 +43,12 @@ enum Kind : uint8_t {
   kTableVector = 0x30,  // vector of tables; argument: table id
   kUnionType = 0x40,    // 1-byte union discriminant (the next slot is its value)
   kUnionValue = 0x50,   // offset to the table the preceding discriminant names
+  kTable = 0x60,        // one table; argument: its id - kFirstFieldTable
 };
 
-constexpr uint32_t kTableCount = 25;
 constexpr uint32_t kUnionMembers = 22;  // OpOptions values 1..22 -> table ids 3..24
+constexpr uint32_t kFirstFieldTable = 3 + kUnionMembers;  // 25 TensorQuantization
+constexpr uint32_t kTableCount = kFirstFieldTable + 1;
 
 // Slot codes of table `id` (its vtable slot i is codes[i]); returns the count.
 uint32_t table_slots(uint32_t id, const uint8_t** codes);

@@ -213,9 +213,12 @@ TEST(VerifyBuffer, DescriptorsMatchTheSchema) {
   ASSERT_TRUE(reflection::VerifySchemaBuffer(verifier));
   const reflection::Schema* schema = reflection::GetSchema(bfbs.data());
 
-  // Table ids: Model, Tensor, Operator, then the OpOptions members in order.
-  std::map<std::string, uint32_t> table_id = {
-      {"floe.schema.Model", 0}, {"floe.schema.Tensor", 1}, {"floe.schema.Operator", 2}};
+  // Table ids: Model, Tensor, Operator, the OpOptions members in order, then
+  // the tables reached through a single-table field.
+  std::map<std::string, uint32_t> table_id = {{"floe.schema.Model", 0},
+                                              {"floe.schema.Tensor", 1},
+                                              {"floe.schema.Operator", 2},
+                                              {"floe.schema.TensorQuantization", verify_layout::kFirstFieldTable}};
   const reflection::Enum* options = schema->enums()->LookupByKey("floe.schema.OpOptions");
   ASSERT_NE(options, nullptr);
   for (const reflection::EnumVal* v : *options->values()) {
@@ -252,6 +255,15 @@ TEST(VerifyBuffer, DescriptorsMatchTheSchema) {
         case reflection::BaseType::String:
           code = verify_layout::kString;
           break;
+        case reflection::BaseType::Obj: {
+          const std::string element =
+              schema->objects()->Get(static_cast<uint32_t>(type->index()))->name()->str();
+          const uint32_t id = table_id.at(element);
+          if (id >= verify_layout::kFirstFieldTable) {
+            code = static_cast<uint8_t>(verify_layout::kTable | (id - verify_layout::kFirstFieldTable));
+          }
+          break;
+        }
         case reflection::BaseType::Vector:
           if (type->element() == reflection::BaseType::Obj) {
             const std::string element =

@@ -1,0 +1,1043 @@
+// SPDX-License-Identifier: Apache-2.0
+// .tflite -> lowered model (see tflite_import.h). The buffer is checked by the
+// FlatBuffers verifier first; after that every index, shape, buffer size and
+// quantization record is checked here before it is used, so a hostile file
+// ends in one ConvertError (file, op, byte offset), never a crash.
+#include "converter/frontend/tflite/tflite_import.h"
+
+#include <algorithm>
+#include <cstring>
+#include <set>
+
+#include "converter/frontend/tflite/tflite_subset_generated.h"
+#include "converter/ir/error.h"
+
+namespace floe::conv {
+namespace {
+
+namespace fb = ::floe::tflite_schema;
+
+// BuiltinOperator codes floe converts.
+enum Builtin : int32_t {
+  kAdd = 0,
+  kAveragePool2D = 1,
+  kConcatenation = 2,
+  kConv2D = 3,
+  kDepthwiseConv2D = 4,
+  kDequantize = 6,
+  kFullyConnected = 9,
+  kLogistic = 14,
+  kMaxPool2D = 17,
+  kMul = 18,
+  kRelu = 19,
+  kRelu6 = 21,
+  kReshape = 22,
+  kSoftmax = 25,
+  kTanh = 28,
+  kCustom = 32,
+  kPad = 34,
+  kMean = 40,
+  kSub = 41,
+  kQuantize = 114,
+};
+
+// ActivationFunctionType and Padding values.
+constexpr int8_t kActNone = 0, kActRelu = 1, kActRelu6 = 3;
+constexpr int8_t kPaddingSame = 0, kPaddingValid = 1;
+
+const char* activation_name(int8_t a) {
+  switch (a) {
+    case 2: return "RELU_N1_TO_1";
+    case 4: return "TANH";
+    case 5: return "SIGN_BIT";
+    default: return "unknown";
+  }
+}
+
+// TensorType -> floe dtype; kInvalid for types floe has no tensors of.
+DType tflite_dtype(int8_t type) {
+  switch (type) {
+    case 0: return DType::kFloat32;
+    case 1: return DType::kFloat16;
+    case 2: return DType::kInt32;
+    case 3: return DType::kUInt8;
+    case 4: return DType::kInt64;
+    case 6: return DType::kBool;
+    case 7: return DType::kInt16;
+    case 9: return DType::kInt8;
+    case 10: return DType::kFloat64;
+    default: return DType::kInvalid;
+  }
+}
+
+template <typename T>
+schema::OpOptionsUnion wrap(T value) {
+  schema::OpOptionsUnion u;
+  u.Set(std::move(value));
+  return u;
+}
+
+// Up to the first ';' (TFLite joins every fused TF name into one), at most 80 chars.
+std::string short_name(const std::string& name) {
+  std::string s = name.substr(0, name.find(';'));
+  if (s.size() > 80) s = s.substr(0, 77) + "...";
+  return s;
+}
+
+// Output extent and explicit pads of one spatial axis, as TFLite computes them.
+struct Axis {
+  int64_t out = 0, before = 0, after = 0;
+};
+
+class Importer {
+ public:
+  Importer(const std::string& bytes, const std::string& path, const TfliteOptions& options)
+      : base_(reinterpret_cast<const uint8_t*>(bytes.data())), size_(bytes.size()), path_(path), options_(options) {}
+
+  TfliteImport run();
+
+ private:
+  // ---- errors
+  [[noreturn]] void fail(const std::string& message, const void* at = nullptr) const {
+    ErrorLocation where;
+    where.file = path_;
+    std::string text = path_ + ": " + message;
+    if (at != nullptr) {
+      where.byte_offset = reinterpret_cast<const uint8_t*>(at) - base_;
+      text += " (byte offset " + std::to_string(where.byte_offset) + ")";
+    }
+    throw ConvertError(text, ErrorCategory::kInvalidInput, where);
+  }
+  [[noreturn]] void fail_op(const std::string& message) const {
+    ErrorLocation where;
+    where.file = path_;
+    where.op = op_name_;
+    where.node = node_name_;
+    where.byte_offset = reinterpret_cast<const uint8_t*>(op_) - base_;
+    throw ConvertError(path_ + ": operator #" + std::to_string(op_index_) + " " + op_name_ + " ('" + node_name_ +
+                           "'): " + message + " (byte offset " + std::to_string(where.byte_offset) + ")",
+                       ErrorCategory::kInvalidInput, where);
+  }
+
+  // ---- tensors
+  int32_t builtin_code(const fb::OperatorCode* code) const {
+    // Files before the extended field leave builtin_code 0; newer ones set
+    // deprecated_builtin_code to PLACEHOLDER_FOR_GREATER_OP_CODES (127): the larger wins.
+    return std::max<int32_t>(code->deprecated_builtin_code(), code->builtin_code());
+  }
+  const fb::Tensor* tflite_tensor(int32_t index, const char* role) const;
+  int value_of(int32_t tensor);
+  Quantization read_quantization(const fb::Tensor* t, const std::vector<int64_t>& shape, const std::string& name);
+  std::shared_ptr<const HostTensor> read_constant(const fb::Tensor* t, DType dtype, const std::vector<int64_t>& shape,
+                                                  const std::string& name);
+
+  // ---- operators
+  std::string unsupported_reason(const fb::Operator* op, int32_t code) const;
+  void lower(const fb::Operator* op, int32_t code);
+  int input(int k);  // value of input k (must be present)
+  bool has_input(int k) const;
+  int output(int k = 0);
+  const Value& value(int id) const { return out_.model.values[static_cast<size_t>(id)]; }
+  int derived(const Value& like, std::vector<int64_t> shape, const std::string& suffix);
+  void add_op(schema::OpCode code, std::vector<int> inputs, std::vector<int> outputs,
+              schema::OpOptionsUnion options = {});
+  schema::Activation fused(int8_t activation) const;
+  // Writes op(inputs) into `out`, with the fused activation as its own op when
+  // floe's op has no activation field.
+  void with_activation(schema::OpCode code, std::vector<int> inputs, int8_t activation,
+                       schema::OpOptionsUnion options = {});
+  Axis axis(int64_t in, int64_t k, int64_t stride, int64_t dilation, int8_t padding) const;
+  void expect_shape(int id, const std::vector<int64_t>& shape) const;
+  std::vector<int64_t> int_constant(int id, const char* what) const;
+  int float_weights(int x, int w);
+
+  void lower_conv();
+  void lower_depthwise();
+  void lower_fully_connected();
+  void lower_pool(schema::OpCode code);
+  void lower_mean();
+  void lower_pad();
+  void lower_concat();
+  void lower_dequantize();
+
+  const uint8_t* base_;
+  size_t size_;
+  std::string path_;
+  TfliteOptions options_;
+  const fb::Model* model_ = nullptr;
+  const fb::SubGraph* graph_ = nullptr;
+  std::vector<int> values_;     // TFLite tensor -> value id, -1 until used
+  std::vector<bool> written_;   // by value id: a graph input or an earlier op's output
+  std::vector<std::string> normalized_dims_;  // 1-D tensors whose quantized_dimension was read as 0
+  int hybrid_ops_ = 0;                        // float ops whose int8 weights were dequantized
+  TfliteImport out_;
+  // The operator being lowered.
+  const fb::Operator* op_ = nullptr;
+  int op_index_ = 0;
+  std::string op_name_, node_name_;
+};
+
+const fb::Tensor* Importer::tflite_tensor(int32_t index, const char* role) const {
+  const auto* tensors = graph_->tensors();
+  if (index < 0 || tensors == nullptr || static_cast<uint32_t>(index) >= tensors->size()) {
+    const std::string what = std::string(role) + " tensor index " + std::to_string(index) + " is out of range (" +
+                             std::to_string(tensors ? tensors->size() : 0) + " tensors)";
+    if (op_ != nullptr) fail_op(what);
+    fail(what, graph_);
+  }
+  return tensors->Get(static_cast<uint32_t>(index));
+}
+
+Quantization Importer::read_quantization(const fb::Tensor* t, const std::vector<int64_t>& shape,
+                                         const std::string& name) {
+  Quantization q;
+  const fb::QuantizationParameters* p = t->quantization();
+  if (p == nullptr || p->scale() == nullptr || p->scale()->size() == 0) return q;  // min/max only, or empty
+  if (p->details_type() != fb::QuantizationDetails::NONE) {
+    fail("tensor '" + short_name(name) + "' uses custom quantization, which floe does not read", t);
+  }
+  const uint32_t count = p->scale()->size();
+  if (p->zero_point() == nullptr || p->zero_point()->size() != count) {
+    fail("tensor '" + short_name(name) + "' has " + std::to_string(count) + " scale(s) but " +
+             std::to_string(p->zero_point() ? p->zero_point()->size() : 0) + " zero point(s)",
+         p);
+  }
+  for (uint32_t i = 0; i < count; ++i) {
+    const float s = p->scale()->Get(i);
+    if (!(s > 0.0f && s <= 3.402823466e38f)) {
+      fail("tensor '" + short_name(name) + "' has scale " + std::to_string(s) + " (must be finite and > 0)", p);
+    }
+    q.scale.push_back(s);
+    q.zero_point.push_back(p->zero_point()->Get(i));
+  }
+  int64_t dim = p->quantized_dimension();
+  const int64_t rank = static_cast<int64_t>(shape.size());
+  if (shape.size() == 1 && dim != 0) {
+    // Meaningless on a 1-D tensor (only axis 0 exists); TFLite Micro ignores
+    // it, full TFLite refuses the file. Read it as 0 and say so.
+    normalized_dims_.push_back(short_name(name) + "': " + std::to_string(dim));
+    dim = 0;
+  } else if (count == 1 && (dim < 0 || dim >= std::max<int64_t>(rank, 1))) {
+    dim = 0;  // per tensor: the dimension is not used
+  }
+  if (dim < 0 || (count > 1 && dim >= rank)) {
+    fail("tensor '" + short_name(name) + "' has quantized_dimension " + std::to_string(dim) + " for rank " +
+             std::to_string(rank),
+         p);
+  }
+  if (count > 1 && shape[static_cast<size_t>(dim)] != static_cast<int64_t>(count)) {
+    fail("tensor '" + short_name(name) + "' has " + std::to_string(count) + " scales for dimension " +
+             std::to_string(dim) + " of shape " + shape_to_string(shape),
+         p);
+  }
+  q.dimension = static_cast<int32_t>(dim);
+  return q;
+}
+
+std::shared_ptr<const HostTensor> Importer::read_constant(const fb::Tensor* t, DType dtype,
+                                                          const std::vector<int64_t>& shape, const std::string& name) {
+  const auto* buffers = model_->buffers();
+  if (buffers == nullptr || t->buffer() >= buffers->size()) {
+    fail("tensor '" + short_name(name) + "' names buffer " + std::to_string(t->buffer()) + " of " +
+             std::to_string(buffers ? buffers->size() : 0),
+         t);
+  }
+  const fb::Buffer* buffer = buffers->Get(t->buffer());
+  const uint8_t* data = nullptr;
+  uint64_t bytes = 0;
+  if (buffer->data() != nullptr && buffer->data()->size() > 0) {
+    data = buffer->data()->data();
+    bytes = buffer->data()->size();
+  } else if (buffer->offset() > 1) {  // kept outside the FlatBuffer (models over 2 GB)
+    if (buffer->offset() > size_ || buffer->size() > size_ - buffer->offset()) {
+      fail("tensor '" + short_name(name) + "': buffer " + std::to_string(t->buffer()) + " lies outside the file",
+           buffer);
+    }
+    data = base_ + buffer->offset();
+    bytes = buffer->size();
+  }
+  if (data == nullptr) return nullptr;  // an activation
+  auto host = std::make_shared<HostTensor>();
+  host->dtype = dtype;
+  host->shape = shape;
+  const uint64_t expected = static_cast<uint64_t>(host->num_elements()) * dtype_size(dtype);
+  if (bytes != expected) {
+    fail("constant tensor '" + short_name(name) + "' " + shape_to_string(shape) + " " + dtype_name(dtype) + " has " +
+             std::to_string(bytes) + " bytes, expected " + std::to_string(expected),
+         buffer);
+  }
+  host->data.assign(data, data + bytes);
+  return host;
+}
+
+int Importer::value_of(int32_t index) {
+  const fb::Tensor* t = tflite_tensor(index, "operand");
+  int& slot = values_[static_cast<size_t>(index)];
+  if (slot >= 0) return slot;
+  Value v;
+  v.name = t->name() ? t->name()->str() : "tensor_" + std::to_string(index);
+  v.dtype = tflite_dtype(t->type());
+  if (v.dtype == DType::kInvalid) {
+    fail("tensor '" + short_name(v.name) + "' has TFLite type " + std::to_string(t->type()) +
+             ", which floe has no tensors of",
+         t);
+  }
+  if (t->sparsity() != nullptr) fail("tensor '" + short_name(v.name) + "' is sparse; floe reads dense tensors", t);
+  int64_t elements = 1;
+  if (t->shape() != nullptr) {
+    if (t->shape()->size() > 6) fail("tensor '" + short_name(v.name) + "' has rank > 6", t);
+    for (const int32_t d : *t->shape()) {
+      if (d < 0) fail("tensor '" + short_name(v.name) + "' has a dynamic dimension; floe needs static shapes", t);
+      elements *= d == 0 ? 1 : d;
+      if (elements > (int64_t{1} << 31)) fail("tensor '" + short_name(v.name) + "' has over 2^31 elements", t);
+      v.shape.push_back(d);
+    }
+  }
+  v.quantization = read_quantization(t, v.shape, v.name);
+  v.constant = read_constant(t, v.dtype, v.shape, v.name);
+  slot = out_.model.add_value(std::move(v));
+  written_.push_back(out_.model.values.back().is_constant());
+  return slot;
+}
+
+bool Importer::has_input(int k) const {
+  const auto* inputs = op_->inputs();
+  return inputs != nullptr && k < static_cast<int>(inputs->size()) && inputs->Get(static_cast<uint32_t>(k)) >= 0;
+}
+
+int Importer::input(int k) {
+  if (!has_input(k)) fail_op("input " + std::to_string(k) + " is missing");
+  const int id = value_of(op_->inputs()->Get(static_cast<uint32_t>(k)));
+  if (!written_[static_cast<size_t>(id)]) {
+    fail_op("reads tensor '" + short_name(value(id).name) + "' before any operator writes it");
+  }
+  return id;
+}
+
+int Importer::output(int k) {
+  const auto* outputs = op_->outputs();
+  if (outputs == nullptr || k >= static_cast<int>(outputs->size())) {
+    fail_op("output " + std::to_string(k) + " is missing");
+  }
+  const int id = value_of(outputs->Get(static_cast<uint32_t>(k)));
+  if (written_[static_cast<size_t>(id)]) {
+    fail_op("writes tensor '" + short_name(value(id).name) + "', which is a constant, an input or already written");
+  }
+  return id;
+}
+
+int Importer::derived(const Value& like, std::vector<int64_t> shape, const std::string& suffix) {
+  Value v;
+  v.name = short_name(like.name) + "/" + suffix;
+  v.dtype = like.dtype;
+  v.shape = std::move(shape);
+  v.quantization = like.quantization;
+  if (v.quantization.scale.size() > 1) {
+    fail_op("tensor '" + short_name(like.name) + "' would need a per-channel axis after reshaping");
+  }
+  v.quantization.dimension = 0;
+  const int id = out_.model.add_value(std::move(v));
+  written_.push_back(false);
+  return id;
+}
+
+void Importer::add_op(schema::OpCode code, std::vector<int> inputs, std::vector<int> outputs,
+                      schema::OpOptionsUnion options) {
+  LoweredOp op;
+  op.opcode = code;
+  op.options = std::move(options);
+  op.inputs = std::move(inputs);
+  op.outputs = std::move(outputs);
+  op.node_name = node_name_;
+  for (int o : op.outputs) written_[static_cast<size_t>(o)] = true;
+  out_.model.ops.push_back(std::move(op));
+}
+
+schema::Activation Importer::fused(int8_t activation) const {
+  switch (activation) {
+    case kActNone: return schema::Activation::NONE;
+    case kActRelu: return schema::Activation::RELU;
+    case kActRelu6: return schema::Activation::RELU6;
+    default: fail_op(std::string("fused activation ") + activation_name(activation) + " is not supported");
+  }
+}
+
+void Importer::with_activation(schema::OpCode code, std::vector<int> inputs, int8_t activation,
+                               schema::OpOptionsUnion options) {
+  const int out = output();
+  const schema::Activation act = fused(activation);
+  if (act == schema::Activation::NONE) {
+    add_op(code, std::move(inputs), {out}, std::move(options));
+    return;
+  }
+  // A quantized op clamps in its output's quantization: the value before the
+  // clamp shares it.
+  const Value& like = value(out);
+  const int pre = derived(like, like.shape, "pre_activation");
+  add_op(code, std::move(inputs), {pre}, std::move(options));
+  add_op(act == schema::Activation::RELU ? schema::OpCode::RELU : schema::OpCode::RELU6, {pre}, {out});
+}
+
+Axis Importer::axis(int64_t in, int64_t k, int64_t stride, int64_t dilation, int8_t padding) const {
+  if (stride < 1 || dilation < 1 || k < 1) fail_op("strides, dilations and window sizes must be >= 1");
+  const int64_t effective = (k - 1) * dilation + 1;
+  Axis a;
+  if (padding == kPaddingSame) {
+    a.out = (in + stride - 1) / stride;
+    const int64_t total = std::max<int64_t>((a.out - 1) * stride + effective - in, 0);
+    a.before = total / 2;  // the odd pixel goes after, as in TF
+    a.after = total - a.before;
+  } else if (padding == kPaddingValid) {
+    if (in < effective) fail_op("VALID window larger than the input");
+    a.out = (in - effective) / stride + 1;
+  } else {
+    fail_op("unknown padding " + std::to_string(padding));
+  }
+  return a;
+}
+
+void Importer::expect_shape(int id, const std::vector<int64_t>& shape) const {
+  if (value(id).shape != shape) {
+    fail_op("tensor '" + short_name(value(id).name) + "' has shape " + shape_to_string(value(id).shape) +
+            ", the operator computes " + shape_to_string(shape));
+  }
+}
+
+std::vector<int64_t> Importer::int_constant(int id, const char* what) const {
+  const Value& v = value(id);
+  if (!v.is_constant() || (v.dtype != DType::kInt32 && v.dtype != DType::kInt64)) {
+    fail_op(std::string(what) + " must be a constant int32/int64 tensor");
+  }
+  std::vector<int64_t> out;
+  for (int64_t i = 0; i < v.constant->num_elements(); ++i) {
+    out.push_back(v.dtype == DType::kInt32 ? v.constant->as<int32_t>()[i] : v.constant->as<int64_t>()[i]);
+  }
+  return out;
+}
+
+// Rewrites a quantization's per-channel axis for a transpose: new axis j holds old axis perm[j].
+Quantization permuted(Quantization q, const std::vector<int>& perm) {
+  if (q.scale.size() > 1) {
+    for (size_t j = 0; j < perm.size(); ++j) {
+      if (perm[j] == q.dimension) {
+        q.dimension = static_cast<int32_t>(j);
+        break;
+      }
+    }
+  }
+  return q;
+}
+
+// out[i0..i3] = in[index along perm] for 4-D, any element size.
+std::shared_ptr<const HostTensor> transpose4(const HostTensor& in, const std::vector<int>& perm) {
+  auto out = std::make_shared<HostTensor>();
+  out->dtype = in.dtype;
+  for (int p : perm) out->shape.push_back(in.shape[static_cast<size_t>(p)]);
+  const size_t esize = dtype_size(in.dtype);
+  out->data.resize(in.data.size());
+  int64_t in_stride[4];
+  in_stride[3] = 1;
+  for (int d = 2; d >= 0; --d) in_stride[d] = in_stride[d + 1] * in.shape[static_cast<size_t>(d + 1)];
+  const auto& s = out->shape;
+  size_t o = 0;
+  for (int64_t a = 0; a < s[0]; ++a)
+    for (int64_t b = 0; b < s[1]; ++b)
+      for (int64_t c = 0; c < s[2]; ++c)
+        for (int64_t d = 0; d < s[3]; ++d, ++o) {
+          const int64_t idx[4] = {a, b, c, d};
+          int64_t src = 0;
+          for (int j = 0; j < 4; ++j) src += idx[j] * in_stride[perm[static_cast<size_t>(j)]];
+          std::memcpy(&out->data[o * esize], &in.data[static_cast<size_t>(src) * esize], esize);
+        }
+  return out;
+}
+
+// A float16 or quantized integer constant as float32; nullptr for other constants.
+std::shared_ptr<const HostTensor> dequantized(const Value& in) {
+  auto result = std::make_shared<HostTensor>();
+  result->dtype = DType::kFloat32;
+  result->shape = in.shape;
+  const int64_t n = in.constant->num_elements();
+  result->data.resize(static_cast<size_t>(n) * 4);
+  float* dst = result->as<float>();
+  if (in.dtype == DType::kFloat16) {
+    for (int64_t i = 0; i < n; ++i) {
+      const uint16_t h = in.constant->as<uint16_t>()[i];
+      const uint32_t sign = (h & 0x8000u) << 16, exp = (h >> 10) & 0x1F, frac = h & 0x3FF;
+      float f;
+      if (exp == 0) {
+        f = static_cast<float>(frac) * (1.0f / 16777216.0f);  // subnormal: frac * 2^-24
+        uint32_t bits;
+        std::memcpy(&bits, &f, 4);
+        bits |= sign;
+        std::memcpy(&f, &bits, 4);
+      } else {
+        const uint32_t bits = sign | (exp == 31 ? 0x7F800000u | (frac << 13) : ((exp + 112) << 23) | (frac << 13));
+        std::memcpy(&f, &bits, 4);
+      }
+      dst[i] = f;
+    }
+  } else if ((in.dtype == DType::kInt8 || in.dtype == DType::kUInt8 || in.dtype == DType::kInt16) &&
+             !in.quantization.empty()) {
+    const Quantization& q = in.quantization;
+    int64_t inner = 1, channels = 1;
+    if (q.scale.size() > 1) {
+      channels = in.shape[static_cast<size_t>(q.dimension)];
+      for (size_t d = static_cast<size_t>(q.dimension) + 1; d < in.shape.size(); ++d) inner *= in.shape[d];
+    }
+    for (int64_t i = 0; i < n; ++i) {
+      const size_t c = static_cast<size_t>(channels > 1 ? (i / inner) % channels : 0);
+      int64_t v = 0;
+      switch (in.dtype) {
+        case DType::kInt8: v = in.constant->as<int8_t>()[i]; break;
+        case DType::kUInt8: v = in.constant->as<uint8_t>()[i]; break;
+        default: v = in.constant->as<int16_t>()[i]; break;
+      }
+      // In double, like TFLite's reference, then rounded once to float.
+      dst[i] = static_cast<float>(static_cast<double>(q.scale[c]) * static_cast<double>(v - q.zero_point[c]));
+    }
+  } else {
+    return nullptr;
+  }
+  return result;
+}
+
+// Hybrid ops (float input, int8 weights, from dynamic-range quantization):
+// floe computes them in float32 with the weights dequantized now. TFLite's
+// hybrid kernels quantize the activations at run time instead, so results
+// differ by that rounding.
+int Importer::float_weights(int x, int w) {
+  const Value& weights = value(w);
+  if (value(x).dtype != DType::kFloat32 || weights.dtype == DType::kFloat32 || !weights.is_constant()) return w;
+  std::shared_ptr<const HostTensor> data = dequantized(weights);
+  if (data == nullptr) fail_op(std::string("float input with ") + dtype_name(weights.dtype) + " weights without quantization");
+  Value v;
+  v.name = weights.name + "/dequantized";
+  v.dtype = DType::kFloat32;
+  v.shape = weights.shape;
+  v.constant = std::move(data);
+  ++hybrid_ops_;
+  const int id = out_.model.add_value(std::move(v));
+  written_.push_back(true);
+  return id;
+}
+
+void Importer::lower_conv() {
+  const auto* o = op_->builtin_options_as_Conv2DOptions();
+  if (o == nullptr) fail_op("Conv2DOptions are missing");
+  const int x = input(0), w = float_weights(x, input(1));
+  const std::vector<int64_t> xs = value(x).shape, ws = value(w).shape;
+  if (xs.size() != 4 || ws.size() != 4) fail_op("input and filter must be 4-D (NHWC, OHWI)");
+  if (ws[3] != xs[3]) {
+    fail_op("filter " + shape_to_string(ws) + " does not match input channels " + std::to_string(xs[3]) +
+            " (grouped convolutions are not supported)");
+  }
+  const Axis h = axis(xs[1], ws[1], o->stride_h(), o->dilation_h_factor(), o->padding());
+  const Axis wd = axis(xs[2], ws[2], o->stride_w(), o->dilation_w_factor(), o->padding());
+  schema::Conv2DOptionsT c;
+  c.stride_h = o->stride_h();
+  c.stride_w = o->stride_w();
+  c.dilation_h = o->dilation_h_factor();
+  c.dilation_w = o->dilation_w_factor();
+  c.pad_top = static_cast<int32_t>(h.before);
+  c.pad_bottom = static_cast<int32_t>(h.after);
+  c.pad_left = static_cast<int32_t>(wd.before);
+  c.pad_right = static_cast<int32_t>(wd.after);
+  c.activation = fused(o->fused_activation_function());
+  // OHWI -> HWIO: new axis j is old axis kToHwio[j].
+  const std::vector<int> kToHwio = {1, 2, 3, 0};
+  const Value& filter = value(w);
+  Value hwio;
+  hwio.name = filter.name + "/hwio";
+  hwio.dtype = filter.dtype;
+  hwio.shape = {ws[1], ws[2], ws[3], ws[0]};
+  hwio.quantization = permuted(filter.quantization, kToHwio);
+  int filter_id;
+  if (filter.is_constant()) {
+    hwio.constant = transpose4(*filter.constant, kToHwio);
+    filter_id = out_.model.add_value(std::move(hwio));
+    written_.push_back(true);
+  } else {
+    filter_id = out_.model.add_value(std::move(hwio));
+    written_.push_back(false);
+    schema::TransposeOptionsT t;
+    t.perm = {1, 2, 3, 0};
+    add_op(schema::OpCode::TRANSPOSE, {w}, {filter_id}, wrap(t));
+  }
+  std::vector<int> inputs = {x, filter_id};
+  if (has_input(2)) inputs.push_back(input(2));
+  const int out = output();
+  expect_shape(out, {xs[0], h.out, wd.out, ws[0]});
+  add_op(schema::OpCode::CONV2D, std::move(inputs), {out}, wrap(c));
+}
+
+void Importer::lower_depthwise() {
+  const auto* o = op_->builtin_options_as_DepthwiseConv2DOptions();
+  if (o == nullptr) fail_op("DepthwiseConv2DOptions are missing");
+  const int x = input(0), w = float_weights(x, input(1));
+  const std::vector<int64_t> xs = value(x).shape, ws = value(w).shape;
+  if (xs.size() != 4 || ws.size() != 4 || ws[0] != 1) fail_op("input must be 4-D NHWC and the filter [1,H,W,C*M]");
+  const int64_t channels = xs[3];
+  if (channels < 1 || ws[3] % channels != 0) {
+    fail_op("filter " + shape_to_string(ws) + " is not a multiple of the " + std::to_string(channels) +
+            " input channels");
+  }
+  // The multiplier follows from the shapes (the option is redundant and some
+  // converters leave it 0).
+  const int64_t multiplier = ws[3] / channels;
+  const Axis h = axis(xs[1], ws[1], o->stride_h(), o->dilation_h_factor(), o->padding());
+  const Axis wd = axis(xs[2], ws[2], o->stride_w(), o->dilation_w_factor(), o->padding());
+  schema::DepthwiseConv2DOptionsT d;
+  d.stride_h = o->stride_h();
+  d.stride_w = o->stride_w();
+  d.dilation_h = o->dilation_h_factor();
+  d.dilation_w = o->dilation_w_factor();
+  d.pad_top = static_cast<int32_t>(h.before);
+  d.pad_bottom = static_cast<int32_t>(h.after);
+  d.pad_left = static_cast<int32_t>(wd.before);
+  d.pad_right = static_cast<int32_t>(wd.after);
+  d.depth_multiplier = static_cast<int32_t>(multiplier);
+  d.activation = fused(o->fused_activation_function());
+  // [1,H,W,C*M] and floe's [H,W,C,M] have the same bytes (channel c*M + m).
+  const Value& filter = value(w);
+  Value hwcm;
+  hwcm.name = filter.name + "/hwcm";
+  hwcm.dtype = filter.dtype;
+  hwcm.shape = {ws[1], ws[2], channels, multiplier};
+  hwcm.quantization = filter.quantization;
+  if (hwcm.quantization.scale.size() > 1) {
+    if (multiplier == 1) {
+      hwcm.quantization.dimension = 2;
+    } else if (channels == 1) {
+      hwcm.quantization.dimension = 3;
+    } else {
+      fail_op("per-channel weights over " + std::to_string(channels) + " channels x multiplier " +
+              std::to_string(multiplier) + " span two of floe's filter dimensions");
+    }
+  }
+  int filter_id;
+  if (filter.is_constant()) {
+    auto data = std::make_shared<HostTensor>(*filter.constant);
+    data->shape = hwcm.shape;
+    hwcm.constant = std::move(data);
+    filter_id = out_.model.add_value(std::move(hwcm));
+    written_.push_back(true);
+  } else {
+    filter_id = out_.model.add_value(std::move(hwcm));
+    written_.push_back(false);
+    add_op(schema::OpCode::RESHAPE, {w}, {filter_id});
+  }
+  std::vector<int> inputs = {x, filter_id};
+  if (has_input(2)) inputs.push_back(input(2));
+  const int out = output();
+  expect_shape(out, {xs[0], h.out, wd.out, channels * multiplier});
+  add_op(schema::OpCode::DEPTHWISE_CONV2D, std::move(inputs), {out}, wrap(d));
+}
+
+void Importer::lower_fully_connected() {
+  const auto* o = op_->builtin_options_as_FullyConnectedOptions();
+  const int8_t activation = o ? o->fused_activation_function() : kActNone;
+  const int x = input(0), w = float_weights(x, input(1));
+  const std::vector<int64_t> ws = value(w).shape;
+  if (ws.size() != 2 || ws[1] < 1) fail_op("weights must be 2-D [units, inputs], got " + shape_to_string(ws));
+  const Value xv = value(x);
+  int64_t elements = 1;
+  for (int64_t d : xv.shape) elements *= d;
+  if (elements % ws[1] != 0) {
+    fail_op("input " + shape_to_string(xv.shape) + " is not a whole number of rows of " + std::to_string(ws[1]));
+  }
+  const int64_t rows = elements / ws[1], units = ws[0];
+  int a = x;
+  if (xv.shape != std::vector<int64_t>{rows, ws[1]}) {
+    a = derived(xv, {rows, ws[1]}, "rows");
+    add_op(schema::OpCode::RESHAPE, {x}, {a});
+  }
+  // TFLite's [units, inputs] weights are floe's B with transpose_b: no copy,
+  // and a per-channel axis 0 stays the output-channel axis.
+  schema::MatMulOptionsT m;
+  m.transpose_b = true;
+  m.activation = fused(activation);
+  std::vector<int> inputs = {a, w};
+  if (has_input(2)) inputs.push_back(input(2));
+  const int out = output();
+  int64_t out_elements = 1;
+  for (int64_t d : value(out).shape) out_elements *= d;
+  if (out_elements != rows * units) {
+    fail_op("output " + shape_to_string(value(out).shape) + " does not hold " + std::to_string(rows) + " x " +
+            std::to_string(units) + " values");
+  }
+  if (value(out).shape == std::vector<int64_t>{rows, units}) {
+    add_op(schema::OpCode::MATMUL, std::move(inputs), {out}, wrap(m));
+    return;
+  }
+  const int flat = derived(value(out), {rows, units}, "rows");  // keep_num_dims
+  add_op(schema::OpCode::MATMUL, std::move(inputs), {flat}, wrap(m));
+  add_op(schema::OpCode::RESHAPE, {flat}, {out});
+}
+
+void Importer::lower_pool(schema::OpCode code) {
+  const auto* o = op_->builtin_options_as_Pool2DOptions();
+  if (o == nullptr) fail_op("Pool2DOptions are missing");
+  const int x = input(0);
+  const std::vector<int64_t> xs = value(x).shape;
+  if (xs.size() != 4) fail_op("input must be 4-D NHWC");
+  const Axis h = axis(xs[1], o->filter_height(), o->stride_h(), 1, o->padding());
+  const Axis w = axis(xs[2], o->filter_width(), o->stride_w(), 1, o->padding());
+  schema::Pool2DOptionsT p;
+  p.filter_h = o->filter_height();
+  p.filter_w = o->filter_width();
+  p.stride_h = o->stride_h();
+  p.stride_w = o->stride_w();
+  p.pad_top = static_cast<int32_t>(h.before);
+  p.pad_bottom = static_cast<int32_t>(h.after);
+  p.pad_left = static_cast<int32_t>(w.before);
+  p.pad_right = static_cast<int32_t>(w.after);
+  p.activation = fused(o->fused_activation_function());
+  const int out = output();
+  expect_shape(out, {xs[0], h.out, w.out, xs[3]});
+  add_op(code, {x}, {out}, wrap(p));
+}
+
+void Importer::lower_mean() {
+  const int x = input(0);
+  const int64_t rank = static_cast<int64_t>(value(x).shape.size());
+  std::set<int32_t> axes;
+  for (int64_t a : int_constant(input(1), "the axes")) {
+    if (a < -rank || a >= rank) fail_op("axis " + std::to_string(a) + " is out of range for rank " + std::to_string(rank));
+    axes.insert(static_cast<int32_t>(a < 0 ? a + rank : a));
+  }
+  const auto* o = op_->builtin_options_as_ReducerOptions();
+  schema::ReduceOptionsT r;
+  r.axes.assign(axes.begin(), axes.end());
+  r.keep_dims = o != nullptr && o->keep_dims();
+  std::vector<int64_t> shape;
+  for (int64_t d = 0; d < rank; ++d) {
+    if (!axes.count(static_cast<int32_t>(d))) {
+      shape.push_back(value(x).shape[static_cast<size_t>(d)]);
+    } else if (r.keep_dims) {
+      shape.push_back(1);
+    }
+  }
+  const int out = output();
+  expect_shape(out, shape);
+  add_op(schema::OpCode::MEAN, {x}, {out}, wrap(r));
+}
+
+void Importer::lower_pad() {
+  const int x = input(0);
+  const std::vector<int64_t> xs = value(x).shape;
+  const std::vector<int64_t> pads = int_constant(input(1), "the paddings");
+  if (pads.size() != 2 * xs.size()) fail_op("paddings must be [rank, 2]");
+  schema::PadOptionsT p;
+  std::vector<int64_t> shape;
+  for (size_t d = 0; d < xs.size(); ++d) {
+    const int64_t before = pads[2 * d], after = pads[2 * d + 1];
+    if (before < 0 || after < 0 || before > INT32_MAX || after > INT32_MAX) fail_op("paddings must be >= 0");
+    p.paddings.push_back(static_cast<int32_t>(before));
+    p.paddings.push_back(static_cast<int32_t>(after));
+    shape.push_back(xs[d] + before + after);
+  }
+  p.mode = schema::PadMode::CONSTANT;
+  p.constant_value = 0.0f;  // real zero: the zero point of a quantized tensor
+  const int out = output();
+  expect_shape(out, shape);
+  add_op(schema::OpCode::PAD, {x}, {out}, wrap(p));
+}
+
+void Importer::lower_concat() {
+  const auto* o = op_->builtin_options_as_ConcatenationOptions();
+  if (o == nullptr) fail_op("ConcatenationOptions are missing");
+  const auto* list = op_->inputs();
+  if (list == nullptr || list->size() == 0) fail_op("has no inputs");
+  std::vector<int> inputs;
+  for (uint32_t k = 0; k < list->size(); ++k) inputs.push_back(input(static_cast<int>(k)));
+  const int64_t rank = static_cast<int64_t>(value(inputs[0]).shape.size());
+  int64_t a = o->axis();
+  if (a < -rank || a >= rank) fail_op("axis " + std::to_string(a) + " is out of range for rank " + std::to_string(rank));
+  if (a < 0) a += rank;
+  std::vector<int64_t> shape = value(inputs[0]).shape;
+  shape[static_cast<size_t>(a)] = 0;
+  for (int v : inputs) {
+    const std::vector<int64_t>& s = value(v).shape;
+    if (static_cast<int64_t>(s.size()) != rank) fail_op("inputs differ in rank");
+    shape[static_cast<size_t>(a)] += s[static_cast<size_t>(a)];
+  }
+  expect_shape(output(), shape);
+  schema::ConcatOptionsT c;
+  c.axis = static_cast<int32_t>(a);
+  with_activation(schema::OpCode::CONCAT, std::move(inputs), o->fused_activation_function(), wrap(c));
+}
+
+void Importer::lower_dequantize() {
+  const int x = input(0);
+  const Value in = value(x);
+  const int out = output();
+  if (value(out).dtype != DType::kFloat32) fail_op("output must be float32");
+  if (value(out).shape != in.shape) expect_shape(out, in.shape);
+  if (!in.is_constant()) {
+    add_op(schema::OpCode::DEQUANTIZE, {x}, {out});
+    return;
+  }
+  std::shared_ptr<const HostTensor> result = dequantized(in);
+  if (result == nullptr) {
+    fail_op(std::string("cannot dequantize a constant ") + dtype_name(in.dtype) + " tensor without quantization");
+  }
+  Value folded = value(out);
+  folded.constant = std::move(result);
+  folded.quantization = {};
+  out_.model.values[static_cast<size_t>(out)] = std::move(folded);
+  written_[static_cast<size_t>(out)] = true;
+}
+
+// "" when floe converts this operator, else how it is listed in the refusal.
+std::string Importer::unsupported_reason(const fb::Operator* op, int32_t code) const {
+  auto activation_ok = [](int8_t a) { return a == kActNone || a == kActRelu || a == kActRelu6; };
+  const std::string name = tflite_op_name(code);
+  int8_t activation = kActNone;
+  switch (code) {
+    case kConv2D:
+      if (const auto* o = op->builtin_options_as_Conv2DOptions()) activation = o->fused_activation_function();
+      break;
+    case kDepthwiseConv2D:
+      if (const auto* o = op->builtin_options_as_DepthwiseConv2DOptions()) activation = o->fused_activation_function();
+      break;
+    case kAveragePool2D:
+    case kMaxPool2D:
+      if (const auto* o = op->builtin_options_as_Pool2DOptions()) activation = o->fused_activation_function();
+      break;
+    case kFullyConnected:
+      if (const auto* o = op->builtin_options_as_FullyConnectedOptions()) {
+        activation = o->fused_activation_function();
+        if (o->weights_format() != 0) return name + " (shuffled weights)";
+      }
+      break;
+    case kAdd:
+      if (const auto* o = op->builtin_options_as_AddOptions()) activation = o->fused_activation_function();
+      break;
+    case kSub:
+      if (const auto* o = op->builtin_options_as_SubOptions()) activation = o->fused_activation_function();
+      break;
+    case kMul:
+      if (const auto* o = op->builtin_options_as_MulOptions()) activation = o->fused_activation_function();
+      break;
+    case kConcatenation:
+      if (const auto* o = op->builtin_options_as_ConcatenationOptions()) activation = o->fused_activation_function();
+      break;
+    case kSoftmax:
+    case kLogistic:
+    case kTanh:
+    case kMean:
+    case kPad:
+    case kReshape:
+    case kQuantize:
+    case kDequantize:
+    case kRelu:
+    case kRelu6:
+      break;
+    default:
+      return name;
+  }
+  if (!activation_ok(activation)) return name + " (fused " + activation_name(activation) + ")";
+  return "";
+}
+
+void Importer::lower(const fb::Operator* op, int32_t code) {
+  switch (code) {
+    case kConv2D: lower_conv(); break;
+    case kDepthwiseConv2D: lower_depthwise(); break;
+    case kFullyConnected: lower_fully_connected(); break;
+    case kAveragePool2D: lower_pool(schema::OpCode::AVG_POOL2D); break;
+    case kMaxPool2D: lower_pool(schema::OpCode::MAX_POOL2D); break;
+    case kMean: lower_mean(); break;
+    case kPad: lower_pad(); break;
+    case kConcatenation: lower_concat(); break;
+    case kDequantize: lower_dequantize(); break;
+    case kAdd:
+    case kSub:
+    case kMul: {
+      int8_t activation = kActNone;
+      if (code == kAdd && op->builtin_options_as_AddOptions()) {
+        activation = op->builtin_options_as_AddOptions()->fused_activation_function();
+      } else if (code == kSub && op->builtin_options_as_SubOptions()) {
+        activation = op->builtin_options_as_SubOptions()->fused_activation_function();
+      } else if (code == kMul && op->builtin_options_as_MulOptions()) {
+        activation = op->builtin_options_as_MulOptions()->fused_activation_function();
+      }
+      const schema::OpCode floe_code =
+          code == kAdd ? schema::OpCode::ADD : code == kSub ? schema::OpCode::SUB : schema::OpCode::MUL;
+      with_activation(floe_code, {input(0), input(1)}, activation);
+      break;
+    }
+    case kSoftmax: {
+      const auto* o = op->builtin_options_as_SoftmaxOptions();
+      schema::SoftmaxOptionsT s;
+      s.beta = o ? o->beta() : 1.0f;
+      const int x = input(0);
+      if (value(x).shape.empty()) fail_op("input must have rank >= 1");
+      const int out = output();
+      expect_shape(out, value(x).shape);
+      add_op(schema::OpCode::SOFTMAX, {x}, {out}, wrap(s));
+      break;
+    }
+    case kLogistic:
+    case kTanh:
+    case kRelu:
+    case kRelu6: {
+      const int x = input(0);
+      const int out = output();
+      expect_shape(out, value(x).shape);
+      add_op(code == kLogistic ? schema::OpCode::SIGMOID
+             : code == kTanh   ? schema::OpCode::TANH
+             : code == kRelu   ? schema::OpCode::RELU
+                               : schema::OpCode::RELU6,
+             {x}, {out});
+      break;
+    }
+    case kReshape: {
+      const int x = input(0);
+      const int out = output();
+      int64_t a = 1, b = 1;
+      for (int64_t d : value(x).shape) a *= d;
+      for (int64_t d : value(out).shape) b *= d;
+      if (a != b) fail_op("reshapes " + std::to_string(a) + " elements into " + std::to_string(b));
+      add_op(schema::OpCode::RESHAPE, {x}, {out});
+      break;
+    }
+    case kQuantize: {
+      const int x = input(0);
+      const int out = output();
+      expect_shape(out, value(x).shape);
+      if (value(out).quantization.empty()) fail_op("output has no quantization");
+      add_op(schema::OpCode::QUANTIZE, {x}, {out});
+      break;
+    }
+    default:
+      fail_op("internal error: no lowering");
+  }
+}
+
+TfliteImport Importer::run() {
+  flatbuffers::Verifier verifier(base_, size_);
+  if (size_ < 8 || !fb::ModelBufferHasIdentifier(base_)) {
+    fail("not a TensorFlow Lite model (no TFL3 identifier at bytes 4..7)");
+  }
+  if (!fb::VerifyModelBuffer(verifier)) {
+    fail("FlatBuffers verifier failed: the file is truncated or corrupt (" + std::to_string(size_) + " bytes)");
+  }
+  model_ = fb::GetModel(base_);
+  if (model_->version() != 3) fail("TFLite schema version " + std::to_string(model_->version()) + " (floe reads 3)");
+  const auto* subgraphs = model_->subgraphs();
+  if (subgraphs == nullptr || subgraphs->size() == 0) fail("the model has no subgraph");
+  graph_ = subgraphs->Get(0);
+  if (subgraphs->size() > 1) {
+    out_.notes.push_back("the model has " + std::to_string(subgraphs->size()) +
+                         " subgraphs; floe converts subgraph 0 (the main graph)");
+  }
+  const auto* codes = model_->operator_codes();
+  const auto* ops = graph_->operators();
+  const uint32_t op_count = ops ? ops->size() : 0;
+  out_.tflite_operators = op_count;
+  values_.assign(graph_->tensors() ? graph_->tensors()->size() : 0, -1);
+
+  // Every operator's code first: all unsupported ones are refused together.
+  std::vector<int32_t> op_codes;
+  std::map<std::string, std::vector<std::string>> unsupported;
+  for (uint32_t i = 0; i < op_count; ++i) {
+    const fb::Operator* op = ops->Get(i);
+    if (codes == nullptr || op->opcode_index() >= codes->size()) {
+      fail("operator #" + std::to_string(i) + " has opcode_index " + std::to_string(op->opcode_index()) + " of " +
+               std::to_string(codes ? codes->size() : 0) + " operator codes",
+           op);
+    }
+    const fb::OperatorCode* code = codes->Get(op->opcode_index());
+    const int32_t builtin = builtin_code(code);
+    op_codes.push_back(builtin);
+    std::string reason = unsupported_reason(op, builtin);
+    if (builtin == kCustom) reason = "CUSTOM '" + (code->custom_code() ? code->custom_code()->str() : std::string()) + "'";
+    std::string node = "#" + std::to_string(i);
+    if (op->outputs() && op->outputs()->size() > 0) {
+      const int32_t t = op->outputs()->Get(0);
+      if (t >= 0 && graph_->tensors() && static_cast<uint32_t>(t) < graph_->tensors()->size() &&
+          graph_->tensors()->Get(static_cast<uint32_t>(t))->name()) {
+        node += " '" + short_name(graph_->tensors()->Get(static_cast<uint32_t>(t))->name()->str()) + "'";
+      }
+    }
+    if (!reason.empty()) unsupported[reason].push_back(node);
+    out_.op_counts[tflite_op_name(builtin)]++;
+  }
+  if (!unsupported.empty()) throw unsupported_ops_error(path_, unsupported);
+
+  // Graph inputs.
+  if (graph_->inputs() != nullptr) {
+    for (const int32_t t : *graph_->inputs()) {
+      const int id = value_of(t);
+      if (value(id).is_constant()) continue;  // a constant listed as an input feeds nothing
+      written_[static_cast<size_t>(id)] = true;
+      out_.model.inputs.push_back(id);
+    }
+  }
+  for (uint32_t i = 0; i < op_count; ++i) {
+    op_ = ops->Get(i);
+    op_index_ = static_cast<int>(i);
+    op_name_ = tflite_op_name(op_codes[i]);
+    node_name_ = "op" + std::to_string(i);
+    if (op_->outputs() && op_->outputs()->size() > 0) {
+      const int32_t t = op_->outputs()->Get(0);
+      const fb::Tensor* tensor = tflite_tensor(t, "output");
+      if (tensor->name()) node_name_ = short_name(tensor->name()->str());
+    }
+    if (op_->outputs() == nullptr || op_->outputs()->size() != 1) fail_op("must have exactly one output");
+    lower(op_, op_codes[i]);
+  }
+  op_ = nullptr;
+
+  // Graph outputs: the subgraph's, or the tensors named by the options.
+  std::vector<int32_t> outputs;
+  if (options_.outputs.empty()) {
+    if (graph_->outputs() != nullptr) outputs.assign(graph_->outputs()->begin(), graph_->outputs()->end());
+  } else {
+    for (const std::string& name : options_.outputs) {
+      int32_t found = -1;
+      const auto* tensors = graph_->tensors();
+      for (uint32_t t = 0; tensors && t < tensors->size() && found < 0; ++t) {
+        if (tensors->Get(t)->name() && tensors->Get(t)->name()->str() == name) found = static_cast<int32_t>(t);
+      }
+      if (found < 0) fail("--outputs names '" + name + "', which is no tensor of subgraph 0");
+      outputs.push_back(found);
+    }
+  }
+  if (outputs.empty()) fail("the subgraph has no outputs");
+  for (const int32_t t : outputs) {
+    const int id = value_of(t);
+    if (!written_[static_cast<size_t>(id)] || value(id).is_constant()) {
+      fail("output tensor '" + short_name(value(id).name) + "' is written by no operator", graph_);
+    }
+    out_.model.outputs.push_back(id);
+  }
+  if (!normalized_dims_.empty()) {
+    out_.notes.push_back(std::to_string(normalized_dims_.size()) + " 1-D tensor(s) (e.g. '" + normalized_dims_[0] +
+                         ") carry a quantized_dimension other than 0, meaningless for a 1-D tensor: read as 0, "
+                         "as TensorFlow Lite Micro does (full TFLite refuses such files)");
+  }
+  if (hybrid_ops_ > 0) {
+    out_.notes.push_back(std::to_string(hybrid_ops_) + " operator(s) with float inputs and int8 weights (dynamic-range "
+                         "quantization): weights dequantized to float32, computed in float (TFLite's hybrid kernels "
+                         "quantize the activations at run time, so outputs differ by that rounding)");
+  }
+  auto used = [&](int v) { out_.quantized = out_.quantized || !value(v).quantization.empty(); };
+  for (const LoweredOp& op : out_.model.ops) {
+    for (int v : op.inputs) if (v >= 0) used(v);
+    for (int v : op.outputs) used(v);
+  }
+  return std::move(out_);
+}
+
+}  // namespace
+
+bool is_tflite(const std::string& bytes) { return bytes.size() >= 8 && std::memcmp(bytes.data() + 4, "TFL3", 4) == 0; }
+
+TfliteImport import_tflite(const std::string& bytes, const std::string& path, const TfliteOptions& options) {
+  return Importer(bytes, path, options).run();
+}
+
+}  // namespace floe::conv

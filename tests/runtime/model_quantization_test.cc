@@ -1,0 +1,186 @@
+// SPDX-License-Identifier: Apache-2.0
+// Tensor quantization in the model format: Model::Load checks each tensor's
+// TensorQuantization (scale count, quantized_dimension, finite positive scales,
+// zero points that fit the dtype, int8 operands of real-valued ops carry it),
+// the API hands firmware the scale and zero point of inputs and outputs, and
+// files written before the field existed load as unquantized.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <limits>
+
+#include "runtime/core/dispatch.h"
+#include "runtime/core/interpreter.h"
+#include "runtime/tools/model_file.h"
+#include "schemas/floe_generated.h"
+
+namespace floe {
+namespace {
+
+struct QuantSpec {
+  bool present = true;
+  std::vector<float> scale = {0.5f};
+  std::vector<int64_t> zero_point = {-3};
+  int32_t dimension = 0;
+};
+
+// x (INT8 [1,4]) -> SOFTMAX -> y (INT8 [1,4]); each test changes one record.
+struct Spec {
+  schema::DType x_dtype = schema::DType::INT8;
+  QuantSpec x;
+  QuantSpec y{true, {1.0f / 256}, {-128}, 0};
+};
+
+std::vector<uint8_t> build(const Spec& spec) {
+  flatbuffers::FlatBufferBuilder b;
+  auto quant = [&](const QuantSpec& q) -> flatbuffers::Offset<schema::TensorQuantization> {
+    if (!q.present) return 0;
+    return schema::CreateTensorQuantization(b, b.CreateVector(q.scale), b.CreateVector(q.zero_point), q.dimension);
+  };
+  const std::vector<int32_t> shape = {1, 4};
+  const uint64_t x_bytes = spec.x_dtype == schema::DType::FLOAT32 ? 16 : 4;
+  std::vector<flatbuffers::Offset<schema::Tensor>> tensors = {
+      schema::CreateTensor(b, b.CreateString("x:0"), spec.x_dtype, b.CreateVector(shape), false, 0, x_bytes, -1, -1,
+                           quant(spec.x)),
+      schema::CreateTensor(b, b.CreateString("y:0"), schema::DType::INT8, b.CreateVector(shape), false, 16, 4, -1, -1,
+                           quant(spec.y))};
+  std::vector<flatbuffers::Offset<schema::Operator>> ops = {schema::CreateOperator(
+      b, schema::OpCode::SOFTMAX, b.CreateVector(std::vector<int32_t>{0}), b.CreateVector(std::vector<int32_t>{1}),
+      schema::OpOptions::SoftmaxOptions, schema::CreateSoftmaxOptions(b).Union())};
+  uint64_t persistent[2];
+  for (int wide = 0; wide < 2; ++wide) {
+    PersistentLayout layout(wide ? 8 : 4, 1);
+    layout.add_op(2, op_params_bytes(schema::OpCode::SOFTMAX));
+    persistent[wide] = layout.total;
+  }
+  auto model = schema::CreateModel(b, 1, b.CreateVector(tensors), b.CreateVector(ops),
+                                   b.CreateVector(std::vector<int32_t>{0}), b.CreateVector(std::vector<int32_t>{1}),
+                                   32, 0, b.CreateString("test"), 0, 0, 0, persistent[0], persistent[1]);
+  schema::FinishModelBuffer(b, model);
+  return std::vector<uint8_t>(b.GetBufferPointer(), b.GetBufferPointer() + b.GetSize());
+}
+
+struct Loaded {
+  tools::AlignedBytes buffer;
+  Model model;
+  Status status;
+};
+
+Loaded load(const std::vector<uint8_t>& bytes) {
+  Loaded l{tools::aligned_bytes(bytes.size()), Model(), Status::kOk};
+  std::memcpy(l.buffer.get(), bytes.data(), bytes.size());
+  l.status = l.model.Load(l.buffer.get(), bytes.size());
+  return l;
+}
+
+TEST(ModelQuantization, InputAndOutputScalesReachTheApi) {
+  Loaded l = load(build(Spec()));
+  ASSERT_EQ(l.status, Status::kOk) << l.model.error().message;
+  const Quantization x = l.model.quantization(0);
+  EXPECT_TRUE(x.quantized());
+  EXPECT_EQ(x.scale, 0.5f);
+  EXPECT_EQ(x.zero_point, -3);
+  EXPECT_EQ(x.channels, 1u);
+  EXPECT_FALSE(l.model.quantization(7).quantized());  // out of range: none
+
+  alignas(16) uint8_t arena[1024];
+  ASSERT_LE(l.model.arena_size(), sizeof(arena));
+  Interpreter interpreter(l.model, arena, sizeof(arena));
+  const Quantization in = interpreter.input_quantization(0), out = interpreter.output_quantization(0);
+  EXPECT_EQ(in.scale, 0.5f);
+  EXPECT_EQ(in.zero_point, -3);
+  EXPECT_EQ(out.scale, 1.0f / 256);
+  EXPECT_EQ(out.zero_point, -128);
+  EXPECT_FALSE(interpreter.input_quantization(1).quantized());
+  // This runtime has no int8 SOFTMAX yet: Init refuses the op by index
+  // instead of running float code on int8 bytes.
+  EXPECT_EQ(interpreter.Init(), Status::kInvalidModel);
+  EXPECT_EQ(interpreter.error().op, 0);
+}
+
+TEST(ModelQuantization, PerChannelReportsTheChannelCount) {
+  Spec spec;
+  spec.x.scale = {0.5f, 0.25f, 0.125f, 1.0f};
+  spec.x.zero_point = {0, 1, 2, 3};
+  spec.x.dimension = 1;
+  Loaded l = load(build(spec));
+  ASSERT_EQ(l.status, Status::kOk) << l.model.error().message;
+  EXPECT_EQ(l.model.quantization(0).channels, 4u);
+  EXPECT_EQ(l.model.quantization(0).scale, 0.5f);
+}
+
+void expect_refused(const Spec& spec, int32_t tensor, int32_t op, const char* why) {
+  SCOPED_TRACE(why);
+  Loaded l = load(build(spec));
+  EXPECT_EQ(l.status, Status::kInvalidModel);
+  EXPECT_EQ(l.model.error().tensor, tensor) << l.model.error().message;
+  EXPECT_EQ(l.model.error().op, op) << l.model.error().message;
+  EXPECT_FALSE(l.model.loaded());
+}
+
+TEST(ModelQuantization, LoadRefusesInconsistentRecords) {
+  const float nan = std::numeric_limits<float>::quiet_NaN(), inf = std::numeric_limits<float>::infinity();
+  for (const float bad : {0.0f, -1.0f, nan, inf}) {
+    Spec s;
+    s.x.scale = {bad};
+    expect_refused(s, 0, -1, "scale must be finite and > 0");
+  }
+  Spec count;
+  count.x.scale = {0.5f, 0.5f};
+  count.x.zero_point = {0, 0};
+  count.x.dimension = 1;
+  expect_refused(count, 0, -1, "two scales for a dimension of 4");
+  Spec dim;
+  dim.x.scale = {1, 1, 1, 1};
+  dim.x.zero_point = {0, 0, 0, 0};
+  dim.x.dimension = 2;
+  expect_refused(dim, 0, -1, "quantized_dimension beyond the rank");
+  Spec negative_dim;
+  negative_dim.x.dimension = -1;
+  expect_refused(negative_dim, 0, -1, "negative quantized_dimension");
+  Spec zero_points;
+  zero_points.x.zero_point = {0, 0};
+  expect_refused(zero_points, 0, -1, "zero points and scales differ in number");
+  Spec no_scale;
+  no_scale.x.scale = {};
+  no_scale.x.zero_point = {};
+  expect_refused(no_scale, 0, -1, "empty record");
+  Spec range;
+  range.y.zero_point = {128};
+  expect_refused(range, 1, -1, "int8 zero point 128");
+  Spec on_float;
+  on_float.x_dtype = schema::DType::FLOAT32;
+  expect_refused(on_float, 0, -1, "quantization on a float tensor");
+}
+
+TEST(ModelQuantization, Int8OperandsOfRealValuedOpsNeedIt) {
+  Spec unquantized_output;
+  unquantized_output.y.present = false;
+  expect_refused(unquantized_output, 1, 0, "int8 SOFTMAX output without quantization");
+  Spec unquantized_input;
+  unquantized_input.x.present = false;
+  expect_refused(unquantized_input, 0, 0, "int8 SOFTMAX input without quantization");
+}
+
+// The committed fuzz seeds were written before the field existed.
+TEST(ModelQuantization, FilesWithoutTheFieldLoadUnquantized) {
+  namespace fs = std::filesystem;
+  int loaded = 0;
+  for (const auto& entry : fs::directory_iterator(std::string(FLOE_SOURCE_DIR) + "/tests/fuzz/corpus/fuzz_model")) {
+    if (entry.path().extension() != ".floe") continue;
+    std::ifstream in(entry.path(), std::ios::binary);
+    const std::vector<uint8_t> bytes((std::istreambuf_iterator<char>(in)), {});
+    Loaded l = load(bytes);
+    ASSERT_EQ(l.status, Status::kOk) << entry.path() << ": " << l.model.error().message;
+    for (size_t t = 0; t < l.model.tensor_count(); ++t) EXPECT_FALSE(l.model.quantization(t).quantized());
+    ++loaded;
+  }
+  EXPECT_GE(loaded, 5);
+}
+
+}  // namespace
+}  // namespace floe
