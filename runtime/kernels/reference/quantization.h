@@ -31,16 +31,16 @@ inline int32_t wrapping_shift_left(int32_t x, int exponent) {
   return static_cast<int32_t>(static_cast<uint32_t>(x) << exponent);
 }
 
-// round(a * b / 2^31) with ties away from zero: the high half of the doubled
-// 64-bit product (gemmlowp's SaturatingRoundingDoublingHighMul, Arm's
+// round(a * b / 2^31) with ties toward +infinity: the high half of the
+// doubled 64-bit product (gemmlowp's SaturatingRoundingDoublingHighMul, Arm's
 // VQRDMULH). The one product that does not fit, INT32_MIN * INT32_MIN,
 // saturates to INT32_MAX.
 inline int32_t saturating_rounding_doubling_high_mul(int32_t a, int32_t b) {
   if (a == kInt32Min && b == kInt32Min) return kInt32Max;
   const int64_t product = static_cast<int64_t>(a) * static_cast<int64_t>(b);
   const int64_t nudge = product >= 0 ? (int64_t{1} << 30) : (1 - (int64_t{1} << 30));
-  // Division truncates toward zero, which the asymmetric nudge turns into
-  // rounding half away from zero.
+  // Division truncates toward zero; with the nudge one below 1/2 for negative
+  // products, both signs round half up.
   return static_cast<int32_t>((product + nudge) / (int64_t{1} << 31));
 }
 
