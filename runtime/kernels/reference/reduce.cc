@@ -486,15 +486,12 @@ void mean_s8(const MeanS8Params& params, const In<int8_t>& input, const Out<int8
 
   // TFLite folds 1/count into the multiplier: multiplier * 2^s / count with
   // s = floor(log2(count)), capped so the shift stays representable.
-  int32_t multiplier = params.multiplier;
-  int shift = params.shift;
-  if (params.rescale) {
-    int s = 63 - __builtin_clzll(static_cast<uint64_t>(count));
-    if (s > 32) s = 32;
-    if (s > 31 + shift) s = 31 + shift;
-    multiplier = static_cast<int32_t>((static_cast<int64_t>(multiplier) << s) / count);
-    shift -= s;
-  }
+  int s = 63 - __builtin_clzll(static_cast<uint64_t>(count));
+  if (s > 32) s = 32;
+  if (s > 31 + params.shift) s = 31 + params.shift;
+  const int32_t multiplier =
+      static_cast<int32_t>((static_cast<int64_t>(params.multiplier) << s) / count);
+  const int shift = params.shift - s;
 
   ptrdiff_t out_index[kMaxRank] = {};
   for (ptrdiff_t o = 0; o < outputs; ++o) {
@@ -511,14 +508,9 @@ void mean_s8(const MeanS8Params& params, const In<int8_t>& input, const Out<int8
         red_index[k] = 0;
       }
     }
-    int32_t value;
-    if (params.rescale) {
-      const int32_t centered = sum - params.input_zero_point * static_cast<int32_t>(count);
-      value = multiply_by_quantized_multiplier(centered, multiplier, shift) +
-              params.output_zero_point;
-    } else {
-      value = sum / static_cast<int32_t>(count);  // truncates toward zero, as TFLite
-    }
+    const int32_t centered = sum - params.input_zero_point * static_cast<int32_t>(count);
+    const int32_t value =
+        multiply_by_quantized_multiplier(centered, multiplier, shift) + params.output_zero_point;
     output.data[o] = static_cast<int8_t>(clamp_to(value, INT8_MIN, INT8_MAX));
     for (int k = kept_count - 1; k >= 0; --k) {
       if (++out_index[k] < shape.dims[kept_dims[k]]) break;

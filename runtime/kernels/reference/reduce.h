@@ -31,19 +31,19 @@ inline void sum_f32(ReduceParams params, const ReduceOperands& ops) {
   mean_f32(params, ops);
 }
 
-// ---- int8 MEAN (TFLM's integer path) ----
-// Same scale and zero point on both sides (rescale == 0): the raw int8 sum
-// divided by the count, truncated toward zero. Otherwise (rescale == 1): the
-// sum minus count * input_zero_point, requantized by input_scale/output_scale
-// with 1/count folded into the multiplier, plus the output zero point,
-// clamped to int8 (TFLite's QuantizedMeanOrSum).
+// ---- int8 MEAN (TFLM's integer path, QuantizedMeanOrSum) ----
+// The sum over the reduced axes minus count * input_zero_point, requantized
+// by input_scale / output_scale with 1/count folded into the multiplier
+// (multiplier * 2^s / count, s = floor(log2(count)) capped), plus the output
+// zero point, clamped to int8. TFLM takes this path for every int8 MEAN;
+// TFLite (not Micro) instead truncates sum / count when input and output
+// quantization are equal, and has a float path for 4-D means over H, W.
 struct MeanS8Params {
   int32_t axes[kMaxRank];  // sorted, unique, non-negative
   int32_t axis_count;
-  int32_t rescale;         // 0: same quantization in and out
   int32_t input_zero_point;
   int32_t output_zero_point;
-  int32_t multiplier, shift;  // input_scale / output_scale (rescale == 1)
+  int32_t multiplier, shift;  // input_scale / output_scale
 };
 
 void mean_s8(const MeanS8Params& params, const In<int8_t>& input, const Out<int8_t>& output);
@@ -55,7 +55,6 @@ inline MeanS8Params prepare_mean_s8(const int32_t* axes, int32_t axis_count, flo
   MeanS8Params p{};
   for (int32_t i = 0; i < axis_count; ++i) p.axes[i] = axes[i];
   p.axis_count = axis_count;
-  p.rescale = (input_scale == output_scale && input_zero_point == output_zero_point) ? 0 : 1;
   p.input_zero_point = input_zero_point;
   p.output_zero_point = output_zero_point;
   const QuantizedMultiplier q =

@@ -30,7 +30,9 @@ void unary_f32(UnaryOp op, const UnaryOperands& ops);
 // q - input_zero_point is rescaled to Q4.27 (multiplier, left shift >= 0);
 // beyond +-input_range_radius the output saturates; otherwise gemmlowp's
 // fixed-point logistic / tanh, rounded to the fixed output format: LOGISTIC
-// scale 1/256 zero point -128, TANH scale 1/128 zero point 0.
+// scale 1/256 zero point -128, TANH scale 1/128 zero point 0. (TFLite, not
+// Micro, fills a 256-entry table from float tanh / logistic instead; the two
+// can differ by one step.)
 struct FixedPointActivationS8Params {
   int32_t input_zero_point;
   int32_t input_range_radius;
