@@ -544,3 +544,61 @@ Status eval_logical_or(const PreparedOp& ctx) {
 }
 
 }  // namespace floe::ops
+
+namespace floe::ref {
+namespace {
+
+// One input of ADD / SUB in the common scale: offset, shifted left, rescaled.
+inline int32_t add_operand_s8(int32_t q, int32_t offset, int32_t left_shift, int32_t multiplier,
+                              int32_t shift) {
+  return multiply_by_quantized_multiplier((q + offset) * (1 << left_shift), multiplier, shift);
+}
+
+template <bool kSubtract>
+void add_or_sub_s8(const AddS8Params& p, const BinaryS8Operands& ops) {
+  broadcast_binary(ops.a.data, ops.a.shape, ops.b.data, ops.b.shape, ops.output.data,
+                   ops.output.shape, [&p](int8_t a, int8_t b) {
+                     const int32_t x = add_operand_s8(a, p.input1_offset, p.left_shift,
+                                                      p.input1_multiplier, p.input1_shift);
+                     const int32_t y = add_operand_s8(b, p.input2_offset, p.left_shift,
+                                                      p.input2_multiplier, p.input2_shift);
+                     const int32_t raw = kSubtract ? x - y : x + y;
+                     const int32_t out =
+                         multiply_by_quantized_multiplier(raw, p.output_multiplier, p.output_shift) +
+                         p.output_offset;
+                     return static_cast<int8_t>(clamp_to(out, p.act_min, p.act_max));
+                   });
+}
+
+}  // namespace
+
+void add_s8(const AddS8Params& params, const BinaryS8Operands& ops) {
+  add_or_sub_s8<false>(params, ops);
+}
+
+void sub_s8(const AddS8Params& params, const BinaryS8Operands& ops) {
+  add_or_sub_s8<true>(params, ops);
+}
+
+void mul_s8(const MulS8Params& p, const BinaryS8Operands& ops) {
+  broadcast_binary(ops.a.data, ops.a.shape, ops.b.data, ops.b.shape, ops.output.data,
+                   ops.output.shape, [&p](int8_t a, int8_t b) {
+                     const int32_t product = (a + p.input1_offset) * (b + p.input2_offset);
+                     const int32_t out = multiply_by_quantized_multiplier(
+                                             product, p.output_multiplier, p.output_shift) +
+                                         p.output_offset;
+                     return static_cast<int8_t>(clamp_to(out, p.act_min, p.act_max));
+                   });
+}
+
+void maximum_s8(const BinaryS8Operands& ops) {
+  broadcast_binary(ops.a.data, ops.a.shape, ops.b.data, ops.b.shape, ops.output.data,
+                   ops.output.shape, [](int8_t a, int8_t b) { return a > b ? a : b; });
+}
+
+void minimum_s8(const BinaryS8Operands& ops) {
+  broadcast_binary(ops.a.data, ops.a.shape, ops.b.data, ops.b.shape, ops.output.data,
+                   ops.output.shape, [](int8_t a, int8_t b) { return a < b ? a : b; });
+}
+
+}  // namespace floe::ref

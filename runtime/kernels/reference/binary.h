@@ -11,6 +11,7 @@
 // divisor's sign; a zero integer divisor makes the call return false.
 #pragma once
 
+#include "runtime/kernels/reference/quantization.h"
 #include "runtime/core/tensor.h"
 #include "runtime/kernels/reference/activation.h"
 #include "runtime/core/dispatch.h"
@@ -61,6 +62,73 @@ struct MinOp {
 template <typename Op>
 void binary_flat_f32(const float* a, const float* b, float* out, int32_t count) {
   for (int32_t i = 0; i < count; ++i) out[i] = Op::apply(a[i], b[i]);
+}
+
+// ---- int8 element-wise ops with broadcasting (TFLite's quantized ADD, SUB,
+// MUL, MAXIMUM, MINIMUM). Shapes broadcast as the float ops (rank <= kMaxRank).
+
+// ADD / SUB: each input, offset by minus its zero point and shifted left by
+// left_shift (20 for int8), is rescaled by its own multiplier (shift <= 0);
+// the sum (difference) is rescaled by the output multiplier, offset, clamped.
+struct AddS8Params {
+  int32_t input1_offset, input2_offset;  // minus the input zero points
+  int32_t output_offset;                 // the output zero point
+  int32_t left_shift;
+  int32_t input1_multiplier, input1_shift;
+  int32_t input2_multiplier, input2_shift;
+  int32_t output_multiplier, output_shift;
+  int32_t act_min, act_max;
+};
+
+// MUL: (q1 + input1_offset) * (q2 + input2_offset), requantized once.
+struct MulS8Params {
+  int32_t input1_offset, input2_offset;
+  int32_t output_offset;
+  int32_t output_multiplier, output_shift;
+  int32_t act_min, act_max;
+};
+
+struct BinaryS8Operands {
+  In<int8_t> a;
+  In<int8_t> b;
+  Out<int8_t> output;  // shape = broadcast(a.shape, b.shape)
+};
+
+void add_s8(const AddS8Params& params, const BinaryS8Operands& ops);
+void sub_s8(const AddS8Params& params, const BinaryS8Operands& ops);
+void mul_s8(const MulS8Params& params, const BinaryS8Operands& ops);
+// MAXIMUM / MINIMUM compare the stored values: TFLite requires inputs and
+// output to share scale and zero point, so no rescaling happens.
+void maximum_s8(const BinaryS8Operands& ops);
+void minimum_s8(const BinaryS8Operands& ops);
+
+// Host-side (converter), as TFLM's Prepare: ADD/SUB use twice the larger input
+// scale as the common scale, left_shift 20; MUL one multiplier s1*s2/s_out.
+// SUB uses the same parameters (sub_s8 subtracts the rescaled inputs).
+inline AddS8Params prepare_add_s8(float input1_scale, int32_t input1_zero_point, float input2_scale,
+                                  int32_t input2_zero_point, float output_scale,
+                                  int32_t output_zero_point, Activation activation) {
+  constexpr int32_t kLeftShift = 20;
+  const double twice_max = 2.0 * static_cast<double>(input1_scale > input2_scale ? input1_scale
+                                                                                   : input2_scale);
+  const QuantizedMultiplier m1 = quantize_multiplier(static_cast<double>(input1_scale) / twice_max);
+  const QuantizedMultiplier m2 = quantize_multiplier(static_cast<double>(input2_scale) / twice_max);
+  const QuantizedMultiplier mo = quantize_multiplier(
+      twice_max / (static_cast<double>(1 << kLeftShift) * static_cast<double>(output_scale)));
+  const QuantizedRange range = quantized_activation_range_s8(activation, output_scale, output_zero_point);
+  return {-input1_zero_point, -input2_zero_point, output_zero_point, kLeftShift,
+          m1.multiplier,      m1.shift,           m2.multiplier,     m2.shift,
+          mo.multiplier,      mo.shift,           range.min,         range.max};
+}
+inline MulS8Params prepare_mul_s8(float input1_scale, int32_t input1_zero_point, float input2_scale,
+                                  int32_t input2_zero_point, float output_scale,
+                                  int32_t output_zero_point, Activation activation) {
+  const QuantizedMultiplier m = quantize_multiplier(
+      static_cast<double>(input1_scale) * static_cast<double>(input2_scale) /
+      static_cast<double>(output_scale));
+  const QuantizedRange range = quantized_activation_range_s8(activation, output_scale, output_zero_point);
+  return {-input1_zero_point, -input2_zero_point, output_zero_point, m.multiplier, m.shift,
+          range.min, range.max};
 }
 
 }  // namespace floe::ref

@@ -84,3 +84,36 @@ Status eval_concat(const PreparedOp& ctx) {
 }
 
 }  // namespace floe::ops
+
+namespace floe::ref {
+
+void concat_s8(const ConcatS8Params& params, const In<int8_t>* inputs,
+               const ConcatS8InputQuant* quant, int32_t input_count, const Out<int8_t>& output) {
+  const int32_t axis = params.axis;
+  const ptrdiff_t outer = static_cast<ptrdiff_t>(output.shape.span(0, axis));
+  const ptrdiff_t inner = static_cast<ptrdiff_t>(output.shape.span(axis + 1, output.shape.rank));
+  if (outer == 0 || inner == 0) return;
+
+  int8_t* dst = output.data;
+  for (ptrdiff_t o = 0; o < outer; ++o) {
+    for (int32_t i = 0; i < input_count; ++i) {
+      const ptrdiff_t block = static_cast<ptrdiff_t>(inputs[i].shape.dims[axis]) * inner;
+      if (block == 0) continue;  // an empty input may carry a null pointer
+      const int8_t* src = inputs[i].data + o * block;
+      const ConcatS8InputQuant& q = quant[i];
+      if (q.identity) {
+        memcpy(dst, src, static_cast<size_t>(block));
+      } else {
+        for (ptrdiff_t k = 0; k < block; ++k) {
+          const int32_t v = multiply_by_quantized_multiplier(src[k] - q.input_zero_point,
+                                                             q.multiplier, q.shift) +
+                            params.output_zero_point;
+          dst[k] = static_cast<int8_t>(clamp_to(v, INT8_MIN, INT8_MAX));
+        }
+      }
+      dst += block;
+    }
+  }
+}
+
+}  // namespace floe::ref

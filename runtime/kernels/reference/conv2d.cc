@@ -118,3 +118,50 @@ Status eval_conv2d(const PreparedOp& ctx) {
 }
 
 }  // namespace floe::ops
+
+namespace floe::ref {
+
+void conv2d_s8(const Conv2DS8Params& params, const Conv2DS8Operands& ops) {
+  const int32_t* in_dims = ops.input.shape.dims;
+  const int32_t* f_dims = ops.filter.shape.dims;
+  const int32_t* out_dims = ops.output.shape.dims;
+  const ptrdiff_t batches = in_dims[0], in_h = in_dims[1], in_w = in_dims[2], in_c = in_dims[3];
+  const ptrdiff_t out_c = f_dims[0], k_h = f_dims[1], k_w = f_dims[2], f_in_c = f_dims[3];
+  const ptrdiff_t out_h = out_dims[1], out_w = out_dims[2];
+  const ptrdiff_t groups = in_c / f_in_c;
+  const ptrdiff_t per_group = out_c / groups;
+  const int32_t input_offset = params.input_offset;
+
+  int8_t* o = ops.output.data;
+  for (ptrdiff_t n = 0; n < batches; ++n) {
+    const int8_t* image = ops.input.data + n * in_h * in_w * in_c;
+    for (ptrdiff_t oy = 0; oy < out_h; ++oy) {
+      const ptrdiff_t y0 = oy * params.stride_h - params.pad_top;
+      const kernels::TapRange ty = kernels::tap_range(y0, in_h, k_h, params.dilation_h);
+      for (ptrdiff_t ox = 0; ox < out_w; ++ox) {
+        const ptrdiff_t x0 = ox * params.stride_w - params.pad_left;
+        const kernels::TapRange tx = kernels::tap_range(x0, in_w, k_w, params.dilation_w);
+        for (ptrdiff_t oc = 0; oc < out_c; ++oc, ++o) {
+          const ptrdiff_t first_channel = (oc / per_group) * f_in_c;
+          const int8_t* filter = ops.filter.data + oc * k_h * k_w * f_in_c;
+          int32_t acc = 0;
+          for (ptrdiff_t ky = ty.begin; ky < ty.end; ++ky) {
+            const int8_t* row = image + (y0 + ky * params.dilation_h) * in_w * in_c;
+            for (ptrdiff_t kx = tx.begin; kx < tx.end; ++kx) {
+              const int8_t* x = row + (x0 + kx * params.dilation_w) * in_c + first_channel;
+              const int8_t* f = filter + (ky * k_w + kx) * f_in_c;
+              for (ptrdiff_t ic = 0; ic < f_in_c; ++ic) acc += f[ic] * (x[ic] + input_offset);
+            }
+          }
+          if (ops.bias.data != nullptr) acc += ops.bias.data[oc];
+          const int32_t multiplier = ops.multiplier ? ops.multiplier[oc] : params.output_multiplier;
+          const int shift = ops.multiplier ? ops.shift[oc] : params.output_shift;
+          acc = multiply_by_quantized_multiplier(acc, multiplier, shift) + params.output_offset;
+          *o = static_cast<int8_t>(clamp_to(acc, params.act_min, params.act_max));
+        }
+      }
+    }
+  }
+}
+
+}  // namespace floe::ref

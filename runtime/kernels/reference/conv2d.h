@@ -4,6 +4,7 @@
 // activation. Output [N, OH, OW, out_c] is given by the caller.
 #pragma once
 
+#include "runtime/kernels/reference/quantization.h"
 #include "runtime/core/tensor.h"
 #include "runtime/kernels/reference/activation.h"
 #include "runtime/core/dispatch.h"
@@ -25,6 +26,35 @@ struct Conv2DOperands {
 };
 
 void conv2d_f32(const Conv2DParams& params, const Conv2DOperands& ops);
+
+// ---- int8 (TFLite's quantized CONV_2D) ----
+// Filter OHWI [out_c, kh, kw, in_c / groups] as TFLite stores it (the float
+// kernel's HWIO is TF's); groups = input channels / filter channels, output
+// channel oc reads input channels of group oc / (out_c / groups). Per output
+// channel: acc = bias + sum (q_in + input_offset) * q_filter over in-image
+// taps, then multiply_by_quantized_multiplier(acc, multiplier, shift)
+// + output_offset, clamped to [act_min, act_max].
+struct Conv2DS8Params {
+  int32_t stride_h, stride_w;
+  int32_t dilation_h, dilation_w;
+  int32_t pad_top, pad_left;
+  int32_t input_offset;       // minus the input zero point
+  int32_t output_offset;      // the output zero point
+  int32_t output_multiplier;  // per-tensor requantization, when the operands have no arrays
+  int32_t output_shift;
+  int32_t act_min, act_max;   // the fused activation, in output steps
+};
+
+struct Conv2DS8Operands {
+  In<int8_t> input;           // [N, H, W, in_c]
+  In<int8_t> filter;          // [out_c, kh, kw, in_c / groups]
+  In<int32_t> bias;           // [out_c]; data == nullptr when absent
+  const int32_t* multiplier;  // [out_c] per channel, or nullptr: params' per-tensor pair
+  const int32_t* shift;       // [out_c], with multiplier
+  Out<int8_t> output;         // [N, OH, OW, out_c]
+};
+
+void conv2d_s8(const Conv2DS8Params& params, const Conv2DS8Operands& ops);
 
 }  // namespace floe::ref
 

@@ -3,6 +3,7 @@
 // [kh, kw, in_c, multiplier]; output channel c*multiplier + m reads input channel c.
 #pragma once
 
+#include "runtime/kernels/reference/quantization.h"
 #include "runtime/core/tensor.h"
 #include "runtime/kernels/reference/activation.h"
 #include "runtime/core/op_adapter.h"
@@ -25,6 +26,32 @@ struct DepthwiseConv2DOperands {
 };
 
 void depthwise_conv2d_f32(const DepthwiseConv2DParams& params, const DepthwiseConv2DOperands& ops);
+
+// ---- int8 (TFLite's quantized DEPTHWISE_CONV_2D) ----
+// Filter [1, kh, kw, in_c * multiplier] (the float layout read as one row);
+// per-channel requantization on that last axis. Arithmetic as conv2d_s8.
+struct DepthwiseConv2DS8Params {
+  int32_t stride_h, stride_w;
+  int32_t dilation_h, dilation_w;
+  int32_t pad_top, pad_left;
+  int32_t depth_multiplier;
+  int32_t input_offset;       // minus the input zero point
+  int32_t output_offset;      // the output zero point
+  int32_t output_multiplier;  // per-tensor requantization, when the operands have no arrays
+  int32_t output_shift;
+  int32_t act_min, act_max;
+};
+
+struct DepthwiseConv2DS8Operands {
+  In<int8_t> input;           // [N, H, W, in_c]
+  In<int8_t> filter;          // [1, kh, kw, in_c * depth_multiplier]
+  In<int32_t> bias;           // [out_c]; data == nullptr when absent
+  const int32_t* multiplier;  // [out_c] per channel, or nullptr: params' per-tensor pair
+  const int32_t* shift;
+  Out<int8_t> output;         // [N, OH, OW, in_c * depth_multiplier]
+};
+
+void depthwise_conv2d_s8(const DepthwiseConv2DS8Params& params, const DepthwiseConv2DS8Operands& ops);
 
 }  // namespace floe::ref
 

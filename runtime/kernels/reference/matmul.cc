@@ -96,3 +96,31 @@ Status eval_matmul(const PreparedOp& ctx) {
 }
 
 }  // namespace floe::ops
+
+namespace floe::ref {
+
+void fully_connected_s8(const FullyConnectedS8Params& params,
+                        const FullyConnectedS8Operands& ops) {
+  const Shape& fs = ops.filter.shape;
+  const ptrdiff_t out_n = fs.dims[fs.rank - 2];
+  const ptrdiff_t depth = fs.dims[fs.rank - 1];
+  const ptrdiff_t batches = out_n == 0 ? 0 : ops.output.shape.num_elements() / out_n;
+  for (ptrdiff_t b = 0; b < batches; ++b) {
+    const int8_t* x = ops.input.data + b * depth;
+    int8_t* out = ops.output.data + b * out_n;
+    for (ptrdiff_t n = 0; n < out_n; ++n) {
+      const int8_t* w = ops.filter.data + n * depth;
+      int32_t acc = 0;
+      for (ptrdiff_t k = 0; k < depth; ++k) {
+        acc += (w[k] + params.filter_offset) * (x[k] + params.input_offset);
+      }
+      if (ops.bias.data != nullptr) acc += ops.bias.data[n];
+      const int32_t multiplier = ops.multiplier ? ops.multiplier[n] : params.output_multiplier;
+      const int shift = ops.multiplier ? ops.shift[n] : params.output_shift;
+      acc = multiply_by_quantized_multiplier(acc, multiplier, shift) + params.output_offset;
+      out[n] = static_cast<int8_t>(clamp_to(acc, params.act_min, params.act_max));
+    }
+  }
+}
+
+}  // namespace floe::ref

@@ -4,6 +4,7 @@
 // a is [M,K] ([K,M] when transpose_a), b is [K,N] ([N,K] when transpose_b).
 #pragma once
 
+#include "runtime/kernels/reference/quantization.h"
 #include "runtime/core/tensor.h"
 #include "runtime/kernels/reference/activation.h"
 #include "runtime/core/op_adapter.h"
@@ -24,6 +25,33 @@ struct MatMulOperands {
 };
 
 void matmul_f32(const MatMulParams& params, const MatMulOperands& ops);
+
+// ---- int8 FULLY_CONNECTED (TFLite's quantized layout) ----
+// output[b, n] = requantize(bias[n] + sum_k (w[n, k] + filter_offset) *
+// (x[b, k] + input_offset)), weights [N, K] (TFLite's, i.e. transpose_b),
+// every leading dim of input/output is a batch. Per-tensor (multiplier ==
+// nullptr: params' pair) or per-channel (one pair per n) requantization, both
+// with TFLM's double rounding. filter_offset is minus the weight zero point
+// (0 for TFLite's symmetric weights).
+struct FullyConnectedS8Params {
+  int32_t input_offset;       // minus the input zero point
+  int32_t filter_offset;      // minus the weight zero point
+  int32_t output_offset;      // the output zero point
+  int32_t output_multiplier;  // per-tensor requantization
+  int32_t output_shift;
+  int32_t act_min, act_max;
+};
+
+struct FullyConnectedS8Operands {
+  In<int8_t> input;           // [..., K]
+  In<int8_t> filter;          // [N, K]
+  In<int32_t> bias;           // [N]; data == nullptr when absent
+  const int32_t* multiplier;  // [N] per channel, or nullptr
+  const int32_t* shift;
+  Out<int8_t> output;         // [..., N]
+};
+
+void fully_connected_s8(const FullyConnectedS8Params& params, const FullyConnectedS8Operands& ops);
 
 }  // namespace floe::ref
 

@@ -269,3 +269,17 @@ Status eval_pad(const PreparedOp& ctx) {
 }
 
 }  // namespace floe::ops
+
+namespace floe::ref {
+
+void pad_s8(const PadS8Params& params, const In<int8_t>& input, const Out<int8_t>& output) {
+  const int8_t value = static_cast<int8_t>(params.pad_value);
+  PadParams bytes;
+  bytes.paddings = params.paddings;
+  bytes.mode = PadMode::kConstant;
+  bytes.element_size = 1;
+  bytes.constant_value = &value;
+  pad(bytes, In<void>{input.data, input.shape}, Out<void>{output.data, output.shape});
+}
+
+}  // namespace floe::ref

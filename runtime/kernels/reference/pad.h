@@ -8,6 +8,7 @@
 
 #include <stddef.h>
 
+#include "runtime/kernels/reference/quantization.h"
 #include "runtime/core/tensor.h"
 #include "runtime/core/dispatch.h"
 
@@ -23,6 +24,15 @@ struct PadParams {
 };
 
 void pad(const PadParams& params, const In<void>& input, const Out<void>& output);
+
+// ---- int8 PAD: CONSTANT mode whose border is the output zero point (the
+// real value 0), as TFLite pads quantized tensors without a constant input.
+struct PadS8Params {
+  int32_t paddings[2 * kMaxRank];  // [before_0, after_0, ...]
+  int32_t pad_value;               // the output zero point
+};
+
+void pad_s8(const PadS8Params& params, const In<int8_t>& input, const Out<int8_t>& output);
 
 }  // namespace floe::ref
 

@@ -129,3 +129,69 @@ Status eval_avg_pool2d(const PreparedOp& ctx) {
 }
 
 }  // namespace floe::ops
+
+namespace floe::ref {
+namespace {
+
+// The walk both int8 poolings share: for each output element, `window` folds
+// the in-image taps of its channel (a rows x cols grid from `first`).
+template <typename Window>
+void pool2d_s8(const Pool2DS8Params& params, const Pool2DS8Operands& ops, Window window) {
+  const int32_t* in_dims = ops.input.shape.dims;
+  const int32_t* out_dims = ops.output.shape.dims;
+  const ptrdiff_t batches = in_dims[0], in_h = in_dims[1], in_w = in_dims[2], channels = in_dims[3];
+  const ptrdiff_t out_h = out_dims[1], out_w = out_dims[2];
+  int8_t* o = ops.output.data;
+  for (ptrdiff_t n = 0; n < batches; ++n) {
+    const int8_t* image = ops.input.data + n * in_h * in_w * channels;
+    for (ptrdiff_t oy = 0; oy < out_h; ++oy) {
+      const ptrdiff_t y0 = oy * params.stride_h - params.pad_top;
+      const kernels::TapRange ty = kernels::tap_range(y0, in_h, params.filter_h, 1);
+      for (ptrdiff_t ox = 0; ox < out_w; ++ox) {
+        const ptrdiff_t x0 = ox * params.stride_w - params.pad_left;
+        const kernels::TapRange tx = kernels::tap_range(x0, in_w, params.filter_w, 1);
+        for (ptrdiff_t c = 0; c < channels; ++c, ++o) {
+          const int8_t* first = image + ((y0 + ty.begin) * in_w + x0 + tx.begin) * channels + c;
+          const int32_t v = window(first, ty.end - ty.begin, tx.end - tx.begin, in_w * channels,
+                                   channels);
+          *o = static_cast<int8_t>(clamp_to(v, params.act_min, params.act_max));
+        }
+      }
+    }
+  }
+}
+
+}  // namespace
+
+void max_pool2d_s8(const Pool2DS8Params& params, const Pool2DS8Operands& ops) {
+  pool2d_s8(params, ops,
+            [](const int8_t* p, ptrdiff_t rows, ptrdiff_t cols, ptrdiff_t row_step,
+               ptrdiff_t col_step) {
+              int32_t m = INT8_MIN;
+              for (ptrdiff_t y = 0; y < rows; ++y) {
+                for (ptrdiff_t x = 0; x < cols; ++x) {
+                  const int32_t v = p[y * row_step + x * col_step];
+                  m = v > m ? v : m;
+                }
+              }
+              return m;
+            });
+}
+
+void avg_pool2d_s8(const Pool2DS8Params& params, const Pool2DS8Operands& ops) {
+  pool2d_s8(params, ops,
+            [](const int8_t* p, ptrdiff_t rows, ptrdiff_t cols, ptrdiff_t row_step,
+               ptrdiff_t col_step) {
+              int32_t sum = 0;
+              for (ptrdiff_t y = 0; y < rows; ++y) {
+                for (ptrdiff_t x = 0; x < cols; ++x) sum += p[y * row_step + x * col_step];
+              }
+              const int32_t count = static_cast<int32_t>(rows * cols);
+              if (count == 0) return int32_t{0};
+              // Integer division truncates; adding half the count away from
+              // zero first rounds half away from zero.
+              return sum > 0 ? (sum + count / 2) / count : (sum - count / 2) / count;
+            });
+}
+
+}  // namespace floe::ref

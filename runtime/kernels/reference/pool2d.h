@@ -4,6 +4,7 @@
 // (TensorFlow's AvgPool semantics for SAME padding).
 #pragma once
 
+#include "runtime/kernels/reference/quantization.h"
 #include "runtime/core/tensor.h"
 #include "runtime/kernels/reference/activation.h"
 #include "runtime/core/dispatch.h"
@@ -24,6 +25,26 @@ struct Pool2DOperands {
 
 void max_pool2d_f32(const Pool2DParams& params, const Pool2DOperands& ops);
 void avg_pool2d_f32(const Pool2DParams& params, const Pool2DOperands& ops);
+
+// ---- int8 pooling (input and output share scale and zero point) ----
+// Max: the largest in-image tap. Average: the sum of in-image taps divided by
+// their count, rounded half away from zero (TFLite's integer AveragePool).
+// Both clamp to [act_min, act_max]. A window with no in-image tap is
+// impossible with resolved SAME/VALID padding (prepare must refuse it).
+struct Pool2DS8Params {
+  int32_t filter_h, filter_w;
+  int32_t stride_h, stride_w;
+  int32_t pad_top, pad_left;
+  int32_t act_min, act_max;
+};
+
+struct Pool2DS8Operands {
+  In<int8_t> input;    // [N, H, W, C]
+  Out<int8_t> output;  // [N, OH, OW, C]
+};
+
+void max_pool2d_s8(const Pool2DS8Params& params, const Pool2DS8Operands& ops);
+void avg_pool2d_s8(const Pool2DS8Params& params, const Pool2DS8Operands& ops);
 
 }  // namespace floe::ref
 

@@ -453,3 +453,70 @@ const char* prepare_arg_min(const OpContext& ctx) { return prepare_arg(ctx); }
 Status eval_arg_min(const PreparedOp& ctx) { return eval_arg(ctx, false); }
 
 }  // namespace floe::ops
+
+namespace floe::ref {
+
+void mean_s8(const MeanS8Params& params, const In<int8_t>& input, const Out<int8_t>& output) {
+  const Shape& shape = input.shape;
+  const int rank = shape.rank;
+  bool reduced[kMaxRank] = {};
+  for (int32_t i = 0; i < params.axis_count; ++i) reduced[params.axes[i]] = true;
+
+  // Split the input's dims into kept dims (the output, in order) and reduced
+  // dims; walk every output element and, inside, every reduced coordinate.
+  ptrdiff_t stride[kMaxRank];
+  ptrdiff_t step = 1;
+  for (int d = rank - 1; d >= 0; --d) {
+    stride[d] = step;
+    step *= shape.dims[d];
+  }
+  int kept_dims[kMaxRank], reduced_dims[kMaxRank];
+  int kept_count = 0, reduced_count = 0;
+  int64_t count = 1;
+  for (int d = 0; d < rank; ++d) {
+    if (reduced[d]) {
+      reduced_dims[reduced_count++] = d;
+      count *= shape.dims[d];
+    } else {
+      kept_dims[kept_count++] = d;
+    }
+  }
+  const ptrdiff_t outputs = static_cast<ptrdiff_t>(output.shape.num_elements());
+  if (count == 0) return;
+
+  // TFLite folds 1/count into the multiplier: multiplier * 2^s / count with
+  // s = floor(log2(count)), capped so the shift stays representable.
+  int s = 63 - __builtin_clzll(static_cast<uint64_t>(count));
+  if (s > 32) s = 32;
+  if (s > 31 + params.shift) s = 31 + params.shift;
+  const int32_t multiplier =
+      static_cast<int32_t>((static_cast<int64_t>(params.multiplier) << s) / count);
+  const int shift = params.shift - s;
+
+  ptrdiff_t out_index[kMaxRank] = {};
+  for (ptrdiff_t o = 0; o < outputs; ++o) {
+    ptrdiff_t base = 0;
+    for (int k = 0; k < kept_count; ++k) base += out_index[k] * stride[kept_dims[k]];
+    int32_t sum = 0;
+    ptrdiff_t red_index[kMaxRank] = {};
+    for (int64_t r = 0; r < count; ++r) {
+      ptrdiff_t offset = base;
+      for (int k = 0; k < reduced_count; ++k) offset += red_index[k] * stride[reduced_dims[k]];
+      sum += input.data[offset];
+      for (int k = reduced_count - 1; k >= 0; --k) {
+        if (++red_index[k] < shape.dims[reduced_dims[k]]) break;
+        red_index[k] = 0;
+      }
+    }
+    const int32_t centered = sum - params.input_zero_point * static_cast<int32_t>(count);
+    const int32_t value =
+        multiply_by_quantized_multiplier(centered, multiplier, shift) + params.output_zero_point;
+    output.data[o] = static_cast<int8_t>(clamp_to(value, INT8_MIN, INT8_MAX));
+    for (int k = kept_count - 1; k >= 0; --k) {
+      if (++out_index[k] < shape.dims[kept_dims[k]]) break;
+      out_index[k] = 0;
+    }
+  }
+}
+
+}  // namespace floe::ref

@@ -7,6 +7,7 @@
 // the pairwise kernels above. The output must not overlap the input.
 #pragma once
 
+#include "runtime/kernels/reference/quantization.h"
 #include "runtime/core/tensor.h"
 #include "runtime/core/dispatch.h"
 
@@ -28,6 +29,39 @@ void mean_f32(const ReduceParams& params, const ReduceOperands& ops);
 inline void sum_f32(ReduceParams params, const ReduceOperands& ops) {
   params.average = false;
   mean_f32(params, ops);
+}
+
+// ---- int8 MEAN (TFLM's integer path, QuantizedMeanOrSum) ----
+// The sum over the reduced axes minus count * input_zero_point, requantized
+// by input_scale / output_scale with 1/count folded into the multiplier
+// (multiplier * 2^s / count, s = floor(log2(count)) capped), plus the output
+// zero point, clamped to int8. TFLM takes this path for every int8 MEAN;
+// TFLite (not Micro) instead truncates sum / count when input and output
+// quantization are equal, and has a float path for 4-D means over H, W.
+struct MeanS8Params {
+  int32_t axes[kMaxRank];  // sorted, unique, non-negative
+  int32_t axis_count;
+  int32_t input_zero_point;
+  int32_t output_zero_point;
+  int32_t multiplier, shift;  // input_scale / output_scale
+};
+
+void mean_s8(const MeanS8Params& params, const In<int8_t>& input, const Out<int8_t>& output);
+
+// Host-side (converter).
+inline MeanS8Params prepare_mean_s8(const int32_t* axes, int32_t axis_count, float input_scale,
+                                    int32_t input_zero_point, float output_scale,
+                                    int32_t output_zero_point) {
+  MeanS8Params p{};
+  for (int32_t i = 0; i < axis_count; ++i) p.axes[i] = axes[i];
+  p.axis_count = axis_count;
+  p.input_zero_point = input_zero_point;
+  p.output_zero_point = output_zero_point;
+  const QuantizedMultiplier q =
+      quantize_multiplier(static_cast<double>(input_scale) / static_cast<double>(output_scale));
+  p.multiplier = q.multiplier;
+  p.shift = q.shift;
+  return p;
 }
 
 }  // namespace floe::ref

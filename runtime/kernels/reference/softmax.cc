@@ -88,3 +88,48 @@ Status eval_log_softmax(const PreparedOp& ctx) {
 }
 
 }  // namespace floe::ops
+
+namespace floe::ref {
+
+void softmax_s8(const SoftmaxS8Params& params, const SoftmaxS8Operands& ops) {
+  constexpr int kScaledDiffIntegerBits = 5;   // d * beta in Q5.26
+  constexpr int kAccumulationIntegerBits = 12;  // the sum of up to 4096 exps in Q12.19
+  const Shape& shape = ops.input.shape;
+  const ptrdiff_t depth = shape.rank == 0 ? 1 : shape.dims[shape.rank - 1];
+  const ptrdiff_t rows = depth == 0 ? 0 : shape.num_elements() / depth;
+  // d scaled to Q5.26: a left shift then a rounding high multiply, one rounding.
+  auto scaled_diff = [&](int32_t d) {
+    return saturating_rounding_doubling_high_mul(wrapping_shift_left(d, params.input_left_shift),
+                                                 params.input_multiplier);
+  };
+  for (ptrdiff_t r = 0; r < rows; ++r) {
+    const int8_t* x = ops.input.data + r * depth;
+    int8_t* out = ops.output.data + r * depth;
+    int32_t max_value = INT8_MIN;
+    for (ptrdiff_t c = 0; c < depth; ++c) max_value = x[c] > max_value ? x[c] : max_value;
+
+    int32_t sum_of_exps = 0;  // Q12.19
+    for (ptrdiff_t c = 0; c < depth; ++c) {
+      const int32_t d = x[c] - max_value;
+      if (d < params.diff_min) continue;
+      const int32_t e = fixed_point::exp_on_negative_values(scaled_diff(d), kScaledDiffIntegerBits);
+      sum_of_exps += fixed_point::rescale(e, 0, kAccumulationIntegerBits);
+    }
+    int num_bits_over_unit = 0;
+    const int32_t scale = reciprocal(sum_of_exps, kAccumulationIntegerBits, &num_bits_over_unit);
+    for (ptrdiff_t c = 0; c < depth; ++c) {
+      const int32_t d = x[c] - max_value;
+      if (d < params.diff_min) {
+        out[c] = INT8_MIN;
+        continue;
+      }
+      const int32_t e = fixed_point::exp_on_negative_values(scaled_diff(d), kScaledDiffIntegerBits);
+      // e / sum in Q0.31, brought down to Q0.8 (8 = the int8 output's bits).
+      const int32_t unsaturated =
+          rounding_divide_by_pot(fixed_point::mul(scale, e), num_bits_over_unit + 31 - 8);
+      out[c] = static_cast<int8_t>(clamp_to(unsaturated + INT8_MIN, INT8_MIN, INT8_MAX));
+    }
+  }
+}
+
+}  // namespace floe::ref

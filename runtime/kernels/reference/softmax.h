@@ -2,6 +2,7 @@
 // Softmax over the last axis: out = exp(beta*(x - max)) / sum(exp(beta*(x - max))).
 #pragma once
 
+#include "runtime/kernels/reference/quantization.h"
 #include "runtime/core/tensor.h"
 #include "runtime/core/dispatch.h"
 
@@ -19,6 +20,36 @@ struct SoftmaxOperands {
 void softmax_f32(const SoftmaxParams& params, const SoftmaxOperands& ops);
 
 void log_softmax_f32(In<float> input, Out<float> output);
+
+// ---- int8 SOFTMAX (TFLM's integer path) ----
+// Output scale 1/256, zero point -128 (TFLite requires them). Per row of the
+// last axis: d = x - max(row); entries with d < diff_min give -128; the
+// others take exp(d * input_beta) in gemmlowp fixed point (d scaled into Q5.26
+// by input_multiplier << input_left_shift), summed in Q12.19, divided through
+// a fixed-point reciprocal and rounded to Q0.8.
+struct SoftmaxS8Params {
+  int32_t input_multiplier;  // beta * input_scale * 2^26 = multiplier * 2^left_shift / 2^31
+  int32_t input_left_shift;  // >= 0
+  int32_t diff_min;          // most negative d that still contributes
+};
+
+struct SoftmaxS8Operands {
+  In<int8_t> input;  // rank >= 1
+  Out<int8_t> output;
+};
+
+void softmax_s8(const SoftmaxS8Params& params, const SoftmaxS8Operands& ops);
+
+// Host-side (converter): TFLM's PreprocessSoftmaxScaling and CalculateInputRadius.
+inline SoftmaxS8Params prepare_softmax_s8(double beta, float input_scale) {
+  constexpr int kScaledDiffIntegerBits = 5;
+  double real = beta * static_cast<double>(input_scale) *
+                static_cast<double>(int64_t{1} << (31 - kScaledDiffIntegerBits));
+  const double cap = static_cast<double>(int64_t{1} << 31) - 1.0;
+  if (real > cap) real = cap;
+  const QuantizedMultiplier q = quantize_multiplier(real);
+  return {q.multiplier, q.shift, -calculate_input_radius(kScaledDiffIntegerBits, q.shift)};
+}
 
 }  // namespace floe::ref
 

@@ -526,3 +526,50 @@ Status eval_cast(const PreparedOp& ctx) {
 }
 
 }  // namespace floe::ops
+
+namespace floe::ref {
+namespace {
+
+constexpr int kActivationInputIntegerBits = 4;  // the input in Q4.27
+
+// Shared shape of int8 LOGISTIC and TANH: saturate beyond the input radius,
+// else rescale to Q4.27 and map with `f`, which returns the int8 output.
+template <typename F>
+void fixed_point_activation_s8(const FixedPointActivationS8Params& p, const UnaryS8Operands& ops,
+                               F f) {
+  const ptrdiff_t count = static_cast<ptrdiff_t>(ops.input.shape.num_elements());
+  for (ptrdiff_t i = 0; i < count; ++i) {
+    const int32_t x = ops.input.data[i] - p.input_zero_point;
+    int8_t out;
+    if (x <= -p.input_range_radius) {
+      out = INT8_MIN;
+    } else if (x >= p.input_range_radius) {
+      out = INT8_MAX;
+    } else {
+      out = f(multiply_by_quantized_multiplier(x, p.input_multiplier, p.input_left_shift));
+    }
+    ops.output.data[i] = out;
+  }
+}
+
+}  // namespace
+
+void logistic_s8(const FixedPointActivationS8Params& params, const UnaryS8Operands& ops) {
+  fixed_point_activation_s8(params, ops, [](int32_t q4) {
+    const int32_t q0 = fixed_point::logistic(q4, kActivationInputIntegerBits);
+    // Q0.31 -> steps of 1/256, then the -128 zero point.
+    const int32_t steps = rounding_divide_by_pot(q0, 31 - 8);
+    return static_cast<int8_t>(clamp_to(steps + INT8_MIN, INT8_MIN, INT8_MAX));
+  });
+}
+
+void tanh_s8(const FixedPointActivationS8Params& params, const UnaryS8Operands& ops) {
+  fixed_point_activation_s8(params, ops, [](int32_t q4) {
+    const int32_t q0 = fixed_point::tanh(q4, kActivationInputIntegerBits);
+    // Q0.31 -> steps of 1/128, zero point 0.
+    const int32_t steps = rounding_divide_by_pot(q0, 31 - 7);
+    return static_cast<int8_t>(clamp_to(steps, INT8_MIN, INT8_MAX));
+  });
+}
+
+}  // namespace floe::ref

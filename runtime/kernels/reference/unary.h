@@ -9,6 +9,7 @@
 // is read before it is written) where input and output have the same size.
 #pragma once
 
+#include "runtime/kernels/reference/quantization.h"
 #include "runtime/core/tensor.h"
 #include "runtime/core/dispatch.h"
 
@@ -24,6 +25,47 @@ struct UnaryOperands {
 };
 
 void unary_f32(UnaryOp op, const UnaryOperands& ops);
+
+// ---- int8 LOGISTIC and TANH (TFLM's integer path) ----
+// q - input_zero_point is rescaled to Q4.27 (multiplier, left shift >= 0);
+// beyond +-input_range_radius the output saturates; otherwise gemmlowp's
+// fixed-point logistic / tanh, rounded to the fixed output format: LOGISTIC
+// scale 1/256 zero point -128, TANH scale 1/128 zero point 0. (TFLite, not
+// Micro, fills a 256-entry table from float tanh / logistic instead; the two
+// can differ by one step.)
+struct FixedPointActivationS8Params {
+  int32_t input_zero_point;
+  int32_t input_range_radius;
+  int32_t input_multiplier;
+  int32_t input_left_shift;
+};
+
+struct UnaryS8Operands {
+  In<int8_t> input;
+  Out<int8_t> output;  // same element count; may alias the input
+};
+
+void logistic_s8(const FixedPointActivationS8Params& params, const UnaryS8Operands& ops);
+void tanh_s8(const FixedPointActivationS8Params& params, const UnaryS8Operands& ops);
+
+// Host-side (converter): TFLM's Prepare for int8 LOGISTIC / TANH (the same
+// derivation: input_scale * 2^27 split by frexp).
+// (TFLM takes the rounded frexp mantissa as is; with a float32 scale it
+// cannot round up to 2^31.)
+inline FixedPointActivationS8Params prepare_logistic_s8(float input_scale, int32_t input_zero_point) {
+  constexpr int kInputIntegerBits = 4;
+  const double real = static_cast<double>(input_scale) *
+                      static_cast<double>(int64_t{1} << (31 - kInputIntegerBits));
+  int left_shift = 0;
+  const double mantissa = frexp(real, &left_shift);
+  const int32_t multiplier =
+      static_cast<int32_t>(round(mantissa * static_cast<double>(int64_t{1} << 31)));
+  return {input_zero_point, calculate_input_radius(kInputIntegerBits, left_shift), multiplier,
+          left_shift};
+}
+inline FixedPointActivationS8Params prepare_tanh_s8(float input_scale, int32_t input_zero_point) {
+  return prepare_logistic_s8(input_scale, input_zero_point);
+}
 
 }  // namespace floe::ref
 
