@@ -99,10 +99,12 @@ std::vector<uint8_t> emit_model(const LoweredModel& model, const std::string& pr
 
   std::vector<flatbuffers::Offset<schema::Operator>> ops;
   for (const LoweredOp& op : model.ops) {
+    const flatbuffers::Offset<schema::Requantization> requantization =
+        op.requantization ? schema::CreateRequantization(builder, op.requantization.get()) : 0;
     ops.push_back(schema::CreateOperator(builder, op.opcode, builder.CreateVector(op.inputs),
                                          builder.CreateVector(op.outputs), op.options.type,
                                          op.options.Pack(builder), builder.CreateString(op.node_name),
-                                         op.backend, op.single_threaded));
+                                         op.backend, op.single_threaded, requantization));
   }
 
   const auto root = schema::CreateModel(

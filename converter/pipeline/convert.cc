@@ -16,6 +16,8 @@
 #include "converter/frontend/graphdef/graph_loader.h"
 #include "converter/frontend/graphdef/tensor_proto.h"
 #include "converter/frontend/tflite/tflite_import.h"
+#include "converter/optimize/passes.h"
+#include "converter/quantize/int8_arithmetic.h"
 #include "converter/ir/error.h"
 #include "converter/lower/backend_cortexm.h"
 #include "converter/lower/backend_xnnpack.h"
@@ -253,6 +255,17 @@ void lower_and_optimize_stage(const ConvertOptions& options, Conversion& c) {
   c.optimization = optimize(c.lowered, options.optimize);
 }
 
+// int8 ops get the integers their kernels run with (converter/quantize).
+// The weights it re-lays out and the activations it folds leave values no op
+// reads: dropped again.
+void int8_arithmetic_stage(Conversion& c) {
+  c.int8 = derive_int8_arithmetic(&c.lowered);
+  if (c.int8.ops > 0) {
+    opt::PassLog log;
+    opt::eliminate_dead_code(c.lowered, log);
+  }
+}
+
 // Kernel library per op for the target: Cortex-M kernels, XNNPACK, or reference.
 void backend_stage(const ConvertOptions& options, Conversion& c) {
   c.target = options.target;
@@ -303,6 +316,7 @@ ConvertResult convert_tflite(const ConvertOptions& options, const std::string& b
     c.notes.push_back("quantized model: of the optimization passes only dead-code runs");
   }
   c.optimization = optimize(c.lowered, optimize_options);
+  int8_arithmetic_stage(c);
   backend_stage(options, c);
   ConvertResult result;
   result.model = emit_model(c.lowered, kProducer, &result.stats);
@@ -327,6 +341,7 @@ ConvertResult convert(const ConvertOptions& options) {
   feed_shapes_stage(options, c);
   unroll_stage(c);
   lower_and_optimize_stage(options, c);
+  int8_arithmetic_stage(c);
   backend_stage(options, c);
   ConvertResult result;
   result.model = emit_model(c.lowered, kProducer, &result.stats);  // plans the arena (plan/)

@@ -38,6 +38,11 @@ std::string conversion_summary(const Conversion& c) {
     }
     s << "\n";
   }
+  if (c.int8.ops > 0) {
+    s << "  int8: " << c.int8.ops << " ops with host-derived requantization";
+    if (c.int8.folded_activations > 0) s << ", " << c.int8.folded_activations << " RELU/RELU6 folded into clamp ranges";
+    s << "\n";
+  }
   if (c.control_flow.switches_resolved > 0) {
     s << "  resolved " << c.control_flow.switches_resolved << " Switch and " << c.control_flow.merges_resolved
       << " Merge node(s) on conversion-time predicates (" << c.control_flow.dead_nodes

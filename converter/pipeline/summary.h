@@ -22,6 +22,7 @@
 #include "converter/passes/freeze.h"
 #include "converter/passes/prune.h"
 #include "converter/passes/training_structure.h"
+#include "converter/quantize/int8_arithmetic.h"
 #include "converter/pipeline/signature.h"
 
 namespace floe::conv {
@@ -52,6 +53,7 @@ struct Conversion {
   int cortexm_ops = 0;
   BackendReport backends;
   // .tflite input (converter/frontend/tflite): its operator count and histogram
+  Int8ArithmeticStats int8;  // converter/quantize
   bool from_tflite = false;
   size_t tflite_operators = 0;
   std::map<std::string, int> tflite_op_counts;

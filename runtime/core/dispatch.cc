@@ -20,6 +20,7 @@
 #include "runtime/kernels/reference/matmul.h"
 #include "runtime/kernels/reference/pad.h"
 #include "runtime/kernels/reference/pool2d.h"
+#include "runtime/kernels/reference/quantize.h"
 #include "runtime/kernels/reference/reduce.h"
 #include "runtime/kernels/reference/reshape.h"
 #include "runtime/kernels/reference/resize.h"

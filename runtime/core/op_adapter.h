@@ -130,4 +130,70 @@ struct AxisPrepared {
   int32_t axis;
 };
 
+// ---- int8 operators ---------------------------------------------------------
+// Their integers come from the converter (Operator.requantization,
+// converter/quantize): prepare copies them into the params block and checks
+// what the kernel relies on; nothing is derived on the device.
+
+inline bool is_s8(const TensorView& v) { return v.dtype == DType::kInt8; }
+
+// The operator's requantization, or the reason it cannot run as int8.
+inline const schema::Requantization* requantization_of(const OpContext& ctx, const char** why) {
+  const schema::Requantization* r = ctx.op->requantization();
+  if (r == nullptr) {
+    *why = FLOE_MSG("int8 operator without requantization data (convert the model again)");
+    return nullptr;
+  }
+  if (r->activation_min() < -128 || r->activation_max() > 127 || r->activation_min() > r->activation_max() ||
+      r->output_offset() < -128 || r->output_offset() > 127) {
+    *why = FLOE_MSG("int8 clamp range or output zero point outside int8");
+    return nullptr;
+  }
+  return r;
+}
+
+// Entry i of a requantization vector (0 when absent or short).
+inline int32_t entry(const flatbuffers::Vector<int32_t>* v, uint32_t i) {
+  return v != nullptr && i < v->size() ? v->Get(i) : 0;
+}
+
+// A multiply-by-quantized-multiplier pair the int8 arithmetic can apply
+// without overflowing its shifts: a non-negative Q31 multiplier, shift in [-31, 30].
+inline bool valid_multiplier(int32_t multiplier, int32_t shift) {
+  return multiplier >= 0 && shift >= -31 && shift <= 30;
+}
+
+// CONV2D, DEPTHWISE_CONV2D, MATMUL in int8: int8 input, weights and output, an
+// optional int32 bias [channels], and the converter's int32 multiplier and
+// shift arrays at inputs 3 and 4 ([channels], or [1] for one pair). Sets
+// *per_channel when the arrays hold one pair per channel.
+inline const char* check_s8_weighted(const OpContext& ctx, int32_t channels, bool* per_channel) {
+  if (ctx.input_count() != 5 || ctx.output_count() != 1 || !ctx.has_input(0) || !ctx.has_input(1) ||
+      !ctx.has_input(3) || !ctx.has_input(4)) {
+    return FLOE_MSG("int8 op expects input, weights, optional bias, multipliers and shifts");
+  }
+  if (!is_s8(ctx.input(0)) || !is_s8(ctx.input(1)) || !is_s8(ctx.output(0))) {
+    return FLOE_MSG("int8 op: input, weights and output must be int8");
+  }
+  if (ctx.has_input(2)) {
+    const TensorView bias = ctx.input(2);
+    if (bias.dtype != DType::kInt32 || bias.shape.rank != 1 || bias.shape.dims[0] != channels) {
+      return FLOE_MSG("int8 op: bias must be int32 [output channels]");
+    }
+  }
+  const TensorView mult = ctx.input(3), shift = ctx.input(4);
+  if (mult.dtype != DType::kInt32 || shift.dtype != DType::kInt32 || mult.shape.rank != 1 ||
+      !dims_equal(mult.shape, shift.shape) ||
+      (mult.shape.dims[0] != channels && mult.shape.dims[0] != 1)) {
+    return FLOE_MSG("int8 op: multipliers and shifts must be int32 [output channels] or [1]");
+  }
+  const int32_t* m = static_cast<const int32_t*>(mult.data);
+  const int32_t* sh = static_cast<const int32_t*>(shift.data);
+  for (int32_t c = 0; c < mult.shape.dims[0]; ++c) {
+    if (!valid_multiplier(m[c], sh[c])) return FLOE_MSG("int8 op: multiplier or shift out of range");
+  }
+  *per_channel = mult.shape.dims[0] == channels && channels > 1;
+  return nullptr;
+}
+
 }  // namespace floe::ops

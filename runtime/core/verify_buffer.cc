@@ -28,8 +28,8 @@ constexpr uint8_t kSlots[] = {
     // quantization
     kString, kU8, kVec32, kU8, kU64, kU64, kU32, kU32, kTable | 0,
     // 2 Operator: opcode, inputs, outputs, options_type, options, name, backend,
-    // single_threaded
-    kU16, kVec32, kVec32, kUnionType, kUnionValue, kString, kU8, kU8,
+    // single_threaded, requantization
+    kU16, kVec32, kVec32, kUnionType, kUnionValue, kString, kU8, kU8, kTable | 1,
     // 3 MatMulOptions
     kU8, kU8, kU8,
     // 4 Conv2DOptions: 8 ints, activation
@@ -76,10 +76,14 @@ constexpr uint8_t kSlots[] = {
     kU32, kU32, kU32, kU32, kU32, kU32, kU32, kU32,
     // 25 TensorQuantization: scale, zero_point, quantized_dimension
     kVec32, kVector | 8, kU32,
+    // 26 Requantization: input_offsets, output_offset, output_multiplier,
+    // output_shift, input_multipliers, input_shifts, left_shift,
+    // activation_min, activation_max, diff_min, input_range_radius
+    kVec32, kU32, kU32, kU32, kVec32, kVec32, kU32, kU32, kU32, kU32, kU32,
 };
 
-constexpr uint8_t kStart[kTableCount + 1] = {0,  13, 22, 30, 33, 42, 52, 61, 62, 64, 65, 66, 69, 70,
-                                              71, 73, 75, 76, 78, 87, 89, 90, 93, 95, 99, 107, 110};
+constexpr uint8_t kStart[kTableCount + 1] = {0,  13, 22, 31, 34, 43, 53, 62, 63, 65, 66, 67, 70, 71,
+                                              72, 74, 76, 77, 79, 88, 90, 91, 94, 96, 100, 108, 111, 122};
 static_assert(sizeof(kSlots) == kStart[kTableCount], "kStart must cover kSlots");
 
 // The last slot of each table sits where the generated code says.
@@ -89,9 +93,9 @@ constexpr uint32_t slot_voffset(uint32_t id, uint32_t end) {
 using namespace schema;  // NOLINT: the VT_ constants below
 static_assert(slot_voffset(0, 1) == Model::VT_PERSISTENT_SIZE_PTR64, "Model slots");
 static_assert(slot_voffset(1, 1) == Tensor::VT_QUANTIZATION, "Tensor slots");
-static_assert(slot_voffset(2, 1) == Operator::VT_SINGLE_THREADED, "Operator slots");
-static_assert(slot_voffset(2, 2) == Operator::VT_BACKEND, "Operator slots");
-static_assert(slot_voffset(2, 4) == Operator::VT_OPTIONS, "Operator union slot");
+static_assert(slot_voffset(2, 1) == Operator::VT_REQUANTIZATION, "Operator slots");
+static_assert(slot_voffset(2, 2) == Operator::VT_SINGLE_THREADED, "Operator slots");
+static_assert(slot_voffset(2, 5) == Operator::VT_OPTIONS, "Operator union slot");
 static_assert(slot_voffset(3, 1) == MatMulOptions::VT_ACTIVATION, "MatMulOptions");
 static_assert(slot_voffset(4, 1) == Conv2DOptions::VT_ACTIVATION, "Conv2DOptions");
 static_assert(slot_voffset(5, 1) == DepthwiseConv2DOptions::VT_ACTIVATION, "Depthwise");
@@ -115,6 +119,7 @@ static_assert(slot_voffset(22, 1) == FakeQuantOptions::VT_NARROW_RANGE, "FakeQua
 static_assert(slot_voffset(23, 1) == LrnOptions::VT_BETA, "LrnOptions");
 static_assert(slot_voffset(24, 1) == ExtractPatchesOptions::VT_PAD_LEFT, "ExtractPatches");
 static_assert(slot_voffset(25, 1) == TensorQuantization::VT_QUANTIZED_DIMENSION, "TensorQuantization");
+static_assert(slot_voffset(26, 1) == Requantization::VT_INPUT_RANGE_RADIUS, "Requantization");
 static_assert(static_cast<uint32_t>(OpOptions::MAX) == kUnionMembers, "OpOptions members");
 static_assert(static_cast<uint32_t>(OpOptions::ExtractPatchesOptions) + 2 == kFirstFieldTable - 1,
               "union member k is table 2 + k");

@@ -47,8 +47,8 @@ enum Kind : uint8_t {
 };
 
 constexpr uint32_t kUnionMembers = 22;  // OpOptions values 1..22 -> table ids 3..24
-constexpr uint32_t kFirstFieldTable = 3 + kUnionMembers;  // 25 TensorQuantization
-constexpr uint32_t kTableCount = kFirstFieldTable + 1;
+constexpr uint32_t kFirstFieldTable = 3 + kUnionMembers;  // 25 TensorQuantization, 26 Requantization
+constexpr uint32_t kTableCount = kFirstFieldTable + 2;
 
 // Slot codes of table `id` (its vtable slot i is codes[i]); returns the count.
 uint32_t table_slots(uint32_t id, const uint8_t** codes);

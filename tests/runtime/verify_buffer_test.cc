@@ -218,7 +218,8 @@ TEST(VerifyBuffer, DescriptorsMatchTheSchema) {
   std::map<std::string, uint32_t> table_id = {{"floe.schema.Model", 0},
                                               {"floe.schema.Tensor", 1},
                                               {"floe.schema.Operator", 2},
-                                              {"floe.schema.TensorQuantization", verify_layout::kFirstFieldTable}};
+                                              {"floe.schema.TensorQuantization", verify_layout::kFirstFieldTable},
+                                              {"floe.schema.Requantization", verify_layout::kFirstFieldTable + 1}};
   const reflection::Enum* options = schema->enums()->LookupByKey("floe.schema.OpOptions");
   ASSERT_NE(options, nullptr);
   for (const reflection::EnumVal* v : *options->values()) {

@@ -39,6 +39,7 @@ namespace floe::ops {
 union Conv2DPrepared {
   ref::Conv2DParams reference;
   cortexm::Conv2DPlan cortexm;
+  ref::Conv2DS8Params s8;  // int8 models (reference kernel)
 };
 
 // The CORTEX_M variant of the reference adapter's eval (it picks this one at prepare).

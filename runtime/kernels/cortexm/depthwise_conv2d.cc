@@ -261,7 +261,7 @@ void depthwise_conv2d_f32(const ref::DepthwiseConv2DParams& params,
 namespace floe::ops {
 
 Status eval_depthwise_conv2d_cortexm(const PreparedOp& ctx) {
-  cortexm::depthwise_conv2d_f32(ctx.params_as<ref::DepthwiseConv2DParams>(),
+  cortexm::depthwise_conv2d_f32(ctx.params_as<DepthwiseConv2DPrepared>().f32,
                                 depthwise_operands(ctx));
   return Status::kOk;
 }

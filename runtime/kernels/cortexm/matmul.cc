@@ -228,7 +228,7 @@ void matmul_f32(const ref::MatMulParams& params, const ref::MatMulOperands& ops)
 namespace floe::ops {
 
 Status eval_matmul_cortexm(const PreparedOp& ctx) {
-  cortexm::matmul_f32(ctx.params_as<ref::MatMulParams>(), matmul_operands(ctx));
+  cortexm::matmul_f32(ctx.params_as<MatMulPrepared>().f32, matmul_operands(ctx));
   return Status::kOk;
 }
 

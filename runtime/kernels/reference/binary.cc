@@ -406,10 +406,80 @@ const char* check_binary_shapes(const OpContext& ctx) {
   return nullptr;
 }
 
+Status eval_add_s8(const PreparedOp& ctx) {
+  ref::add_s8(ctx.params_as<ArithPrepared>().add_s8,
+              {in_as<int8_t>(ctx.input(0)), in_as<int8_t>(ctx.input(1)), out_as<int8_t>(ctx.output(0))});
+  return Status::kOk;
+}
+
+Status eval_sub_s8(const PreparedOp& ctx) {
+  ref::sub_s8(ctx.params_as<ArithPrepared>().add_s8,
+              {in_as<int8_t>(ctx.input(0)), in_as<int8_t>(ctx.input(1)), out_as<int8_t>(ctx.output(0))});
+  return Status::kOk;
+}
+
+Status eval_mul_s8(const PreparedOp& ctx) {
+  ref::mul_s8(ctx.params_as<ArithPrepared>().mul_s8,
+              {in_as<int8_t>(ctx.input(0)), in_as<int8_t>(ctx.input(1)), out_as<int8_t>(ctx.output(0))});
+  return Status::kOk;
+}
+
+bool int8_offset(int32_t v) { return v >= -127 && v <= 128; }
+
+// Quantized int8 ADD/SUB/MUL (an Operator.requantization is present): each
+// input is rescaled by the converter's multipliers. Plain int8 integers (no
+// requantization) keep the wrapping typed kernel.
+const char* prepare_quantized_arith(const OpContext& ctx, ArithOp op) {
+  if (const char* err = check_binary_shapes(ctx)) return err;
+  if (!is_s8(ctx.input(0)) || !is_s8(ctx.output(0))) return FLOE_MSG("quantized arithmetic takes int8");
+  const char* why = nullptr;
+  const schema::Requantization* r = requantization_of(ctx, &why);
+  if (r == nullptr) return why;
+  const int32_t in1 = entry(r->input_offsets(), 0), in2 = entry(r->input_offsets(), 1);
+  if (!int8_offset(in1) || !int8_offset(in2)) return FLOE_MSG("int8 input offsets outside int8");
+  if (!valid_multiplier(r->output_multiplier(), r->output_shift())) {
+    return FLOE_MSG("int8 multiplier or shift out of range");
+  }
+  if (op == ArithOp::kMul) {
+    ref::MulS8Params& p = ctx.params<ArithPrepared>().mul_s8;
+    p.input1_offset = in1;
+    p.input2_offset = in2;
+    p.output_offset = r->output_offset();
+    p.output_multiplier = r->output_multiplier();
+    p.output_shift = r->output_shift();
+    p.act_min = r->activation_min();
+    p.act_max = r->activation_max();
+    ctx.set_eval(eval_mul_s8);
+    return nullptr;
+  }
+  if (op != ArithOp::kAdd && op != ArithOp::kSub) return FLOE_MSG("no int8 kernel for this op");
+  ref::AddS8Params& p = ctx.params<ArithPrepared>().add_s8;
+  p.input1_offset = in1;
+  p.input2_offset = in2;
+  p.output_offset = r->output_offset();
+  p.left_shift = r->left_shift();
+  p.input1_multiplier = entry(r->input_multipliers(), 0);
+  p.input1_shift = entry(r->input_shifts(), 0);
+  p.input2_multiplier = entry(r->input_multipliers(), 1);
+  p.input2_shift = entry(r->input_shifts(), 1);
+  p.output_multiplier = r->output_multiplier();
+  p.output_shift = r->output_shift();
+  p.act_min = r->activation_min();
+  p.act_max = r->activation_max();
+  // (q + offset) << left_shift must fit int32: |q + offset| <= 255 < 2^(31 - left_shift).
+  if (p.left_shift < 0 || p.left_shift > 22 || !valid_multiplier(p.input1_multiplier, p.input1_shift) ||
+      !valid_multiplier(p.input2_multiplier, p.input2_shift) || p.input1_shift > 0 || p.input2_shift > 0) {
+    return FLOE_MSG("int8 add/sub rescaling out of range");
+  }
+  ctx.set_eval(op == ArithOp::kAdd ? eval_add_s8 : eval_sub_s8);
+  return nullptr;
+}
+
 // Picks the kernel variant once: float32 operands of one shape run a flat loop
 // over `count` elements; other float32 shapes the broadcasting float kernel;
 // other dtypes the typed kernel.
 const char* prepare_arith(const OpContext& ctx, ArithOp op, EvalFn flat_f32, EvalFn broadcast_f32) {
+  if (ctx.op->requantization() != nullptr) return prepare_quantized_arith(ctx, op);
   if (const char* err = check_binary_shapes(ctx)) return err;
   const DType t = ctx.input(0).dtype;
   if (ctx.output(0).dtype != t) return FLOE_MSG("output dtype differs from the inputs'");

@@ -172,6 +172,13 @@ struct ElementwisePrepared {
   int32_t count;
 };
 
+// ADD, SUB, MUL: float (element count) or int8 (the converter's requantization).
+union ArithPrepared {
+  ElementwisePrepared f32;
+  ref::AddS8Params add_s8;  // ADD, SUB
+  ref::MulS8Params mul_s8;  // MUL
+};
+
 const char* prepare_add(const OpContext& ctx);
 Status eval_add(const PreparedOp& ctx);
 const char* prepare_sub(const OpContext& ctx);

@@ -76,7 +76,72 @@ void conv2d_f32(const Conv2DParams& params, const Conv2DOperands& ops) {
 // block; eval runs the kernel on the bound operands (runtime/core/dispatch.h).
 namespace floe::ops {
 
+namespace {
+
+ref::Conv2DS8Operands conv2d_s8_operands(const PreparedOp& ctx, bool per_channel) {
+  return {in_as<int8_t>(ctx.input(0)),
+          in_as<int8_t>(ctx.input(1)),
+          in_as<int32_t>(ctx.input(2)),
+          per_channel ? static_cast<const int32_t*>(ctx.input(3).data) : nullptr,
+          per_channel ? static_cast<const int32_t*>(ctx.input(4).data) : nullptr,
+          out_as<int8_t>(ctx.output(0))};
+}
+
+Status eval_conv2d_s8(const PreparedOp& ctx) {
+  ref::conv2d_s8(ctx.params_as<Conv2DPrepared>().s8, conv2d_s8_operands(ctx, true));
+  return Status::kOk;
+}
+
+Status eval_conv2d_s8_per_tensor(const PreparedOp& ctx) {
+  ref::conv2d_s8(ctx.params_as<Conv2DPrepared>().s8, conv2d_s8_operands(ctx, false));
+  return Status::kOk;
+}
+
+// int8: OHWI filter [out_c, kh, kw, in_c / groups] (TFLite's layout).
+const char* prepare_conv2d_s8(const OpContext& ctx) {
+  const auto* o = ctx.op->options_as_Conv2DOptions();
+  const Shape input = ctx.input(0).shape, filter = ctx.input(1).shape, output = ctx.output(0).shape;
+  if (input.rank != 4 || filter.rank != 4 || output.rank != 4) {
+    return FLOE_MSG("int8 conv2d tensors must be 4-D (NHWC, OHWI)");
+  }
+  if (filter.dims[3] < 1 || input.dims[3] % filter.dims[3] != 0 || output.dims[3] != filter.dims[0] ||
+      output.dims[0] != input.dims[0] || filter.dims[0] % (input.dims[3] / filter.dims[3]) != 0) {
+    return FLOE_MSG("int8 conv2d channel, group or batch dimensions disagree");
+  }
+  bool per_channel = false;
+  if (const char* err = check_s8_weighted(ctx, filter.dims[0], &per_channel)) return err;
+  if (const char* err = check_window(o->stride_h(), o->stride_w(), o->dilation_h(),
+                                     o->dilation_w(), o->pad_top(), o->pad_left())) {
+    return err;
+  }
+  const char* why = nullptr;
+  const schema::Requantization* r = requantization_of(ctx, &why);
+  if (r == nullptr) return why;
+  ref::Conv2DS8Params& p = ctx.params<Conv2DPrepared>().s8;
+  p.stride_h = o->stride_h();
+  p.stride_w = o->stride_w();
+  p.dilation_h = o->dilation_h();
+  p.dilation_w = o->dilation_w();
+  p.pad_top = o->pad_top();
+  p.pad_left = o->pad_left();
+  p.input_offset = entry(r->input_offsets(), 0);
+  p.output_offset = r->output_offset();
+  p.output_multiplier = r->output_multiplier();
+  p.output_shift = r->output_shift();
+  p.act_min = r->activation_min();
+  p.act_max = r->activation_max();
+  if (p.input_offset < -127 || p.input_offset > 128) return FLOE_MSG("int8 conv2d input offset outside int8");
+  if (!valid_multiplier(p.output_multiplier, p.output_shift)) {
+    return FLOE_MSG("int8 conv2d multiplier or shift out of range");
+  }
+  ctx.set_eval(per_channel ? eval_conv2d_s8 : eval_conv2d_s8_per_tensor);
+  return nullptr;
+}
+
+}  // namespace
+
 const char* prepare_conv2d(const OpContext& ctx) {
+  if (ctx.has_input(0) && is_s8(ctx.input(0))) return prepare_conv2d_s8(ctx);
   if (const char* err = expect_weights_io(ctx)) return err;
   const auto* o = ctx.op->options_as_Conv2DOptions();
   const Shape input = ctx.input(0).shape, filter = ctx.input(1).shape, output = ctx.output(0).shape;

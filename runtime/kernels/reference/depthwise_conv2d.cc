@@ -82,7 +82,73 @@ void depthwise_conv2d_f32(const DepthwiseConv2DParams& params, const DepthwiseCo
 // block; eval runs the kernel on the bound operands (runtime/core/dispatch.h).
 namespace floe::ops {
 
+namespace {
+
+ref::DepthwiseConv2DS8Operands depthwise_s8_operands(const PreparedOp& ctx, bool per_channel) {
+  return {in_as<int8_t>(ctx.input(0)),
+          in_as<int8_t>(ctx.input(1)),
+          in_as<int32_t>(ctx.input(2)),
+          per_channel ? static_cast<const int32_t*>(ctx.input(3).data) : nullptr,
+          per_channel ? static_cast<const int32_t*>(ctx.input(4).data) : nullptr,
+          out_as<int8_t>(ctx.output(0))};
+}
+
+Status eval_depthwise_conv2d_s8(const PreparedOp& ctx) {
+  ref::depthwise_conv2d_s8(ctx.params_as<DepthwiseConv2DPrepared>().s8, depthwise_s8_operands(ctx, true));
+  return Status::kOk;
+}
+
+Status eval_depthwise_conv2d_s8_per_tensor(const PreparedOp& ctx) {
+  ref::depthwise_conv2d_s8(ctx.params_as<DepthwiseConv2DPrepared>().s8, depthwise_s8_operands(ctx, false));
+  return Status::kOk;
+}
+
+// int8: filter [1, kh, kw, in_c * multiplier] (TFLite's layout).
+const char* prepare_depthwise_conv2d_s8(const OpContext& ctx) {
+  const auto* o = ctx.op->options_as_DepthwiseConv2DOptions();
+  const Shape input = ctx.input(0).shape, filter = ctx.input(1).shape, output = ctx.output(0).shape;
+  if (input.rank != 4 || filter.rank != 4 || output.rank != 4 || filter.dims[0] != 1) {
+    return FLOE_MSG("int8 depthwise tensors must be 4-D, filter [1, kh, kw, channels]");
+  }
+  if (o->depth_multiplier() < 1 || output.dims[3] != input.dims[3] * o->depth_multiplier() ||
+      filter.dims[3] != output.dims[3] || output.dims[0] != input.dims[0]) {
+    return FLOE_MSG("int8 depthwise channel, multiplier or batch dimensions disagree");
+  }
+  bool per_channel = false;
+  if (const char* err = check_s8_weighted(ctx, output.dims[3], &per_channel)) return err;
+  if (const char* err = check_window(o->stride_h(), o->stride_w(), o->dilation_h(),
+                                     o->dilation_w(), o->pad_top(), o->pad_left())) {
+    return err;
+  }
+  const char* why = nullptr;
+  const schema::Requantization* r = requantization_of(ctx, &why);
+  if (r == nullptr) return why;
+  ref::DepthwiseConv2DS8Params& p = ctx.params<DepthwiseConv2DPrepared>().s8;
+  p.stride_h = o->stride_h();
+  p.stride_w = o->stride_w();
+  p.dilation_h = o->dilation_h();
+  p.dilation_w = o->dilation_w();
+  p.pad_top = o->pad_top();
+  p.pad_left = o->pad_left();
+  p.depth_multiplier = o->depth_multiplier();
+  p.input_offset = entry(r->input_offsets(), 0);
+  p.output_offset = r->output_offset();
+  p.output_multiplier = r->output_multiplier();
+  p.output_shift = r->output_shift();
+  p.act_min = r->activation_min();
+  p.act_max = r->activation_max();
+  if (p.input_offset < -127 || p.input_offset > 128) return FLOE_MSG("int8 depthwise input offset outside int8");
+  if (!valid_multiplier(p.output_multiplier, p.output_shift)) {
+    return FLOE_MSG("int8 depthwise multiplier or shift out of range");
+  }
+  ctx.set_eval(per_channel ? eval_depthwise_conv2d_s8 : eval_depthwise_conv2d_s8_per_tensor);
+  return nullptr;
+}
+
+}  // namespace
+
 const char* prepare_depthwise_conv2d(const OpContext& ctx) {
+  if (ctx.has_input(0) && is_s8(ctx.input(0))) return prepare_depthwise_conv2d_s8(ctx);
   if (const char* err = expect_weights_io(ctx)) return err;
   const auto* o = ctx.op->options_as_DepthwiseConv2DOptions();
   const Shape input = ctx.input(0).shape, filter = ctx.input(1).shape, output = ctx.output(0).shape;
@@ -98,7 +164,7 @@ const char* prepare_depthwise_conv2d(const OpContext& ctx) {
     return err;
   }
   if (const char* err = check_bias(ctx, output.dims[3])) return err;
-  ref::DepthwiseConv2DParams& params = ctx.params<ref::DepthwiseConv2DParams>();
+  ref::DepthwiseConv2DParams& params = ctx.params<DepthwiseConv2DPrepared>().f32;
   params.stride_h = o->stride_h();
   params.stride_w = o->stride_w();
   params.dilation_h = o->dilation_h();
@@ -113,7 +179,7 @@ const char* prepare_depthwise_conv2d(const OpContext& ctx) {
 
 
 Status eval_depthwise_conv2d(const PreparedOp& ctx) {
-  ref::depthwise_conv2d_f32(ctx.params_as<ref::DepthwiseConv2DParams>(), depthwise_operands(ctx));
+  ref::depthwise_conv2d_f32(ctx.params_as<DepthwiseConv2DPrepared>().f32, depthwise_operands(ctx));
   return Status::kOk;
 }
 

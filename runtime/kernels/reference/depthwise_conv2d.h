@@ -58,6 +58,12 @@ void depthwise_conv2d_s8(const DepthwiseConv2DS8Params& params, const DepthwiseC
 // The op's adapter (runtime/ops.def names it; runtime/core/dispatch.h).
 namespace floe::ops {
 
+// The params block: float (reference and Cortex-M kernels) or int8.
+union DepthwiseConv2DPrepared {
+  ref::DepthwiseConv2DParams f32;
+  ref::DepthwiseConv2DS8Params s8;
+};
+
 inline ref::DepthwiseConv2DOperands depthwise_operands(const PreparedOp& ctx) {
   return {in_as<float>(ctx.input(0)), in_as<float>(ctx.input(1)), in_as<float>(ctx.input(2)),
           out_as<float>(ctx.output(0))};

@@ -67,7 +67,65 @@ void matmul_f32(const MatMulParams& params, const MatMulOperands& ops) {
 // block; eval runs the kernel on the bound operands (runtime/core/dispatch.h).
 namespace floe::ops {
 
+namespace {
+
+ref::FullyConnectedS8Operands fully_connected_s8_operands(const PreparedOp& ctx, bool per_channel) {
+  return {in_as<int8_t>(ctx.input(0)),
+          in_as<int8_t>(ctx.input(1)),
+          in_as<int32_t>(ctx.input(2)),
+          per_channel ? static_cast<const int32_t*>(ctx.input(3).data) : nullptr,
+          per_channel ? static_cast<const int32_t*>(ctx.input(4).data) : nullptr,
+          out_as<int8_t>(ctx.output(0))};
+}
+
+Status eval_fully_connected_s8(const PreparedOp& ctx) {
+  ref::fully_connected_s8(ctx.params_as<MatMulPrepared>().s8, fully_connected_s8_operands(ctx, true));
+  return Status::kOk;
+}
+
+Status eval_fully_connected_s8_per_tensor(const PreparedOp& ctx) {
+  ref::fully_connected_s8(ctx.params_as<MatMulPrepared>().s8, fully_connected_s8_operands(ctx, false));
+  return Status::kOk;
+}
+
+// int8 (TFLite's FULLY_CONNECTED): a [M, K], weights [N, K] (transpose_b).
+const char* prepare_fully_connected_s8(const OpContext& ctx) {
+  const auto* options = ctx.op->options_as_MatMulOptions();
+  const Shape a = ctx.input(0).shape, b = ctx.input(1).shape, o = ctx.output(0).shape;
+  if (a.rank != 2 || b.rank != 2 || o.rank != 2) return FLOE_MSG("int8 matmul operands must be 2-D");
+  if (options->transpose_a() || !options->transpose_b()) {
+    return FLOE_MSG("int8 matmul takes weights [N, K] (transpose_b) and an untransposed input");
+  }
+  if (a.dims[1] != b.dims[1] || o.dims[0] != a.dims[0] || o.dims[1] != b.dims[0]) {
+    return FLOE_MSG("int8 matmul shapes disagree");
+  }
+  bool per_channel = false;
+  if (const char* err = check_s8_weighted(ctx, b.dims[0], &per_channel)) return err;
+  const char* why = nullptr;
+  const schema::Requantization* r = requantization_of(ctx, &why);
+  if (r == nullptr) return why;
+  ref::FullyConnectedS8Params& p = ctx.params<MatMulPrepared>().s8;
+  p.input_offset = entry(r->input_offsets(), 0);
+  p.filter_offset = entry(r->input_offsets(), 1);
+  p.output_offset = r->output_offset();
+  p.output_multiplier = r->output_multiplier();
+  p.output_shift = r->output_shift();
+  p.act_min = r->activation_min();
+  p.act_max = r->activation_max();
+  if (p.input_offset < -127 || p.input_offset > 128 || p.filter_offset < -127 || p.filter_offset > 128) {
+    return FLOE_MSG("int8 matmul offsets outside int8");
+  }
+  if (!valid_multiplier(p.output_multiplier, p.output_shift)) {
+    return FLOE_MSG("int8 matmul multiplier or shift out of range");
+  }
+  ctx.set_eval(per_channel ? eval_fully_connected_s8 : eval_fully_connected_s8_per_tensor);
+  return nullptr;
+}
+
+}  // namespace
+
 const char* prepare_matmul(const OpContext& ctx) {
+  if (ctx.has_input(0) && is_s8(ctx.input(0))) return prepare_fully_connected_s8(ctx);
   if (const char* err = expect_weights_io(ctx)) return err;
   const auto* options = ctx.op->options_as_MatMulOptions();
   const Shape a = ctx.input(0).shape, b = ctx.input(1).shape, o = ctx.output(0).shape;
@@ -79,7 +137,7 @@ const char* prepare_matmul(const OpContext& ctx) {
   if (ka != kb) return FLOE_MSG("matmul inner dimensions differ");
   if (o.dims[0] != m || o.dims[1] != n) return FLOE_MSG("matmul output shape is not [M, N]");
   if (const char* err = check_bias(ctx, n)) return err;
-  ref::MatMulParams& params = ctx.params<ref::MatMulParams>();
+  ref::MatMulParams& params = ctx.params<MatMulPrepared>().f32;
   params.transpose_a = options->transpose_a();
   params.transpose_b = options->transpose_b();
   params.activation = activation(options->activation());
@@ -91,7 +149,7 @@ const char* prepare_matmul(const OpContext& ctx) {
 
 
 Status eval_matmul(const PreparedOp& ctx) {
-  ref::matmul_f32(ctx.params_as<ref::MatMulParams>(), matmul_operands(ctx));
+  ref::matmul_f32(ctx.params_as<MatMulPrepared>().f32, matmul_operands(ctx));
   return Status::kOk;
 }
 

@@ -63,6 +63,12 @@ inline ref::MatMulOperands matmul_operands(const PreparedOp& ctx) {
           out_as<float>(ctx.output(0))};
 }
 
+// The params block: float (reference and Cortex-M kernels) or int8.
+union MatMulPrepared {
+  ref::MatMulParams f32;
+  ref::FullyConnectedS8Params s8;
+};
+
 const char* prepare_matmul(const OpContext& ctx);
 Status eval_matmul(const PreparedOp& ctx);
 

@@ -93,7 +93,62 @@ void avg_pool2d_f32(const Pool2DParams& params, const Pool2DOperands& ops) {
 // block; eval runs the kernel on the bound operands (runtime/core/dispatch.h).
 namespace floe::ops {
 
+namespace {
+
+Status eval_max_pool2d_s8(const PreparedOp& ctx) {
+  ref::max_pool2d_s8(ctx.params_as<Pool2DPrepared>().s8,
+                     {in_as<int8_t>(ctx.input(0)), out_as<int8_t>(ctx.output(0))});
+  return Status::kOk;
+}
+
+Status eval_avg_pool2d_s8(const PreparedOp& ctx) {
+  ref::avg_pool2d_s8(ctx.params_as<Pool2DPrepared>().s8,
+                     {in_as<int8_t>(ctx.input(0)), out_as<int8_t>(ctx.output(0))});
+  return Status::kOk;
+}
+
+// int8: input and output share scale and zero point (the converter checked),
+// so the kernel works on the stored integers and only clamps.
+const char* prepare_pool2d_s8(const OpContext& ctx) {
+  if (!has_io(ctx, 1, 1) || !is_s8(ctx.input(0)) || !is_s8(ctx.output(0))) {
+    return FLOE_MSG("int8 pooling takes one int8 input and output");
+  }
+  const auto* o = ctx.op->options_as_Pool2DOptions();
+  const Shape input = ctx.input(0).shape, output = ctx.output(0).shape;
+  if (input.rank != 4 || output.rank != 4) return FLOE_MSG("pooling tensors must be 4-D (NHWC)");
+  if (input.dims[0] != output.dims[0] || input.dims[3] != output.dims[3]) {
+    return FLOE_MSG("pooling changes batch or channels");
+  }
+  if (o->filter_h() < 1 || o->filter_w() < 1) return FLOE_MSG("pooling window must be >= 1");
+  if (const char* err = check_window(o->stride_h(), o->stride_w(), 1, 1, o->pad_top(), o->pad_left())) {
+    return err;
+  }
+  // Every window must keep one in-image tap (the average divides by their count).
+  if (o->pad_top() >= o->filter_h() || o->pad_left() >= o->filter_w() ||
+      (output.dims[1] - 1) * o->stride_h() - o->pad_top() >= input.dims[1] ||
+      (output.dims[2] - 1) * o->stride_w() - o->pad_left() >= input.dims[2]) {
+    return FLOE_MSG("int8 pooling window entirely in the padding");
+  }
+  const char* why = nullptr;
+  const schema::Requantization* r = requantization_of(ctx, &why);
+  if (r == nullptr) return why;
+  ref::Pool2DS8Params& p = ctx.params<Pool2DPrepared>().s8;
+  p.filter_h = o->filter_h();
+  p.filter_w = o->filter_w();
+  p.stride_h = o->stride_h();
+  p.stride_w = o->stride_w();
+  p.pad_top = o->pad_top();
+  p.pad_left = o->pad_left();
+  p.act_min = r->activation_min();
+  p.act_max = r->activation_max();
+  ctx.set_eval(ctx.op->opcode() == schema::OpCode::MAX_POOL2D ? eval_max_pool2d_s8 : eval_avg_pool2d_s8);
+  return nullptr;
+}
+
+}  // namespace
+
 const char* prepare_pool2d(const OpContext& ctx) {
+  if (ctx.has_input(0) && is_s8(ctx.input(0))) return prepare_pool2d_s8(ctx);
   if (const char* err = expect_f32_io(ctx, 1)) return err;
   const auto* o = ctx.op->options_as_Pool2DOptions();
   const Shape input = ctx.input(0).shape, output = ctx.output(0).shape;
@@ -105,7 +160,7 @@ const char* prepare_pool2d(const OpContext& ctx) {
   if (const char* err = check_window(o->stride_h(), o->stride_w(), 1, 1, o->pad_top(), o->pad_left())) {
     return err;
   }
-  ref::Pool2DParams& params = ctx.params<ref::Pool2DParams>();
+  ref::Pool2DParams& params = ctx.params<Pool2DPrepared>().f32;
   params.filter_h = o->filter_h();
   params.filter_w = o->filter_w();
   params.stride_h = o->stride_h();
@@ -117,13 +172,13 @@ const char* prepare_pool2d(const OpContext& ctx) {
 }
 
 Status eval_max_pool2d(const PreparedOp& ctx) {
-  ref::max_pool2d_f32(ctx.params_as<ref::Pool2DParams>(),
+  ref::max_pool2d_f32(ctx.params_as<Pool2DPrepared>().f32,
                       {in_as<float>(ctx.input(0)), out_as<float>(ctx.output(0))});
   return Status::kOk;
 }
 
 Status eval_avg_pool2d(const PreparedOp& ctx) {
-  ref::avg_pool2d_f32(ctx.params_as<ref::Pool2DParams>(),
+  ref::avg_pool2d_f32(ctx.params_as<Pool2DPrepared>().f32,
                       {in_as<float>(ctx.input(0)), out_as<float>(ctx.output(0))});
   return Status::kOk;
 }

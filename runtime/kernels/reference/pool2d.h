@@ -51,6 +51,12 @@ void avg_pool2d_s8(const Pool2DS8Params& params, const Pool2DS8Operands& ops);
 // The op's adapter (runtime/ops.def names it; runtime/core/dispatch.h).
 namespace floe::ops {
 
+// The params block: float or int8.
+union Pool2DPrepared {
+  ref::Pool2DParams f32;
+  ref::Pool2DS8Params s8;
+};
+
 const char* prepare_pool2d(const OpContext& ctx);
 Status eval_max_pool2d(const PreparedOp& ctx);
 Status eval_avg_pool2d(const PreparedOp& ctx);

@@ -42,3 +42,71 @@ void requantize_s8(const RequantizeS8Params& params, const In<int8_t>& input,
 }
 
 }  // namespace floe::ref
+
+namespace floe::ops {
+namespace {
+
+// The per-tensor scale and zero point of operand tensor `tensor` (an index into
+// the model), or nullptr with the reason.
+const char* affine_of(const OpContext& ctx, int32_t tensor, ref::QuantizeS8Params* out) {
+  const Quantization q = ctx.model->quantization(static_cast<size_t>(tensor));
+  if (q.channels != 1) return FLOE_MSG("int8 side of a (de)quantize must be quantized per tensor");
+  out->scale = q.scale;
+  out->zero_point = q.zero_point;
+  return nullptr;
+}
+
+Status eval_requantize(const PreparedOp& ctx) {
+  ref::requantize_s8(ctx.params_as<QuantizePrepared>().requantize, in_as<int8_t>(ctx.input(0)),
+                     out_as<int8_t>(ctx.output(0)));
+  return Status::kOk;
+}
+
+}  // namespace
+
+const char* prepare_quantize(const OpContext& ctx) {
+  if (!has_io(ctx, 1, 1) || !is_s8(ctx.output(0))) return FLOE_MSG("quantize writes one int8 output");
+  const TensorView in = ctx.input(0), out = ctx.output(0);
+  if (in.shape.num_elements() != out.shape.num_elements()) return FLOE_MSG("quantize changes the element count");
+  if (is_s8(in)) {
+    const char* why = nullptr;
+    const schema::Requantization* r = requantization_of(ctx, &why);
+    if (r == nullptr) return why;
+    ref::RequantizeS8Params& p = ctx.params<QuantizePrepared>().requantize;
+    p.input_zero_point = -entry(r->input_offsets(), 0);
+    p.output_zero_point = r->output_offset();
+    p.multiplier = r->output_multiplier();
+    p.shift = r->output_shift();
+    if (p.input_zero_point < -128 || p.input_zero_point > 127 || !valid_multiplier(p.multiplier, p.shift)) {
+      return FLOE_MSG("int8 requantize zero point, multiplier or shift out of range");
+    }
+    ctx.set_eval(eval_requantize);
+    return nullptr;
+  }
+  if (!is_f32(in)) return FLOE_MSG("quantize reads float32 or int8");
+  return affine_of(ctx, ctx.op->outputs()->Get(0), &ctx.params<QuantizePrepared>().affine);
+}
+
+Status eval_quantize(const PreparedOp& ctx) {
+  ref::quantize_s8(ctx.params_as<QuantizePrepared>().affine, in_as<float>(ctx.input(0)),
+                   out_as<int8_t>(ctx.output(0)));
+  return Status::kOk;
+}
+
+const char* prepare_dequantize(const OpContext& ctx) {
+  if (!has_io(ctx, 1, 1) || !is_s8(ctx.input(0)) || !is_f32(ctx.output(0))) {
+    return FLOE_MSG("dequantize reads int8 and writes float32");
+  }
+  if (ctx.input(0).shape.num_elements() != ctx.output(0).shape.num_elements()) {
+    return FLOE_MSG("dequantize changes the element count");
+  }
+  return affine_of(ctx, ctx.op->inputs()->Get(0), &ctx.params<QuantizePrepared>().affine);
+}
+
+Status eval_dequantize(const PreparedOp& ctx) {
+  ref::dequantize_s8(ctx.params_as<QuantizePrepared>().affine, in_as<int8_t>(ctx.input(0)),
+                     out_as<float>(ctx.output(0)));
+  return Status::kOk;
+}
+
+}  // namespace floe::ops

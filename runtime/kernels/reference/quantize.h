@@ -43,3 +43,21 @@ inline RequantizeS8Params prepare_requantize_s8(float input_scale, int32_t input
 }
 
 }  // namespace floe::ref
+
+// The ops' adapters (runtime/ops.def): QUANTIZE float -> int8 and int8 ->
+// int8 (requantize, with the converter's multiplier), DEQUANTIZE int8 -> float.
+#include "runtime/core/op_adapter.h"
+
+namespace floe::ops {
+
+union QuantizePrepared {
+  ref::QuantizeS8Params affine;        // float <-> int8: the int8 side's scale and zero point
+  ref::RequantizeS8Params requantize;  // int8 -> int8
+};
+
+const char* prepare_quantize(const OpContext& ctx);
+Status eval_quantize(const PreparedOp& ctx);
+const char* prepare_dequantize(const OpContext& ctx);
+Status eval_dequantize(const PreparedOp& ctx);
+
+}  // namespace floe::ops

@@ -67,15 +67,47 @@ void log_softmax_f32(In<float> input, Out<float> output) {
 // block; eval runs the kernel on the bound operands (runtime/core/dispatch.h).
 namespace floe::ops {
 
+namespace {
+
+Status eval_softmax_s8(const PreparedOp& ctx) {
+  ref::softmax_s8(ctx.params_as<SoftmaxPrepared>().s8,
+                  {in_as<int8_t>(ctx.input(0)), out_as<int8_t>(ctx.output(0))});
+  return Status::kOk;
+}
+
+// int8: output scale 1/256 and zero point -128 (the converter checked); the
+// beta multiplier, its left shift and diff_min come from the converter.
+const char* prepare_softmax_s8(const OpContext& ctx) {
+  if (!has_io(ctx, 1, 1) || !is_s8(ctx.output(0))) return FLOE_MSG("int8 softmax takes one int8 input and output");
+  if (!dims_equal(ctx.input(0).shape, ctx.output(0).shape) || ctx.input(0).shape.rank < 1) {
+    return FLOE_MSG("softmax output shape differs or input is a scalar");
+  }
+  const char* why = nullptr;
+  const schema::Requantization* r = requantization_of(ctx, &why);
+  if (r == nullptr) return why;
+  ref::SoftmaxS8Params& p = ctx.params<SoftmaxPrepared>().s8;
+  p.input_multiplier = r->output_multiplier();
+  p.input_left_shift = r->output_shift();
+  p.diff_min = r->diff_min();
+  if (p.input_multiplier < 0 || p.input_left_shift < 0 || p.input_left_shift > 31 || p.diff_min > 0) {
+    return FLOE_MSG("int8 softmax multiplier, shift or diff_min out of range");
+  }
+  ctx.set_eval(eval_softmax_s8);
+  return nullptr;
+}
+
+}  // namespace
+
 const char* prepare_softmax(const OpContext& ctx) {
+  if (ctx.has_input(0) && is_s8(ctx.input(0))) return prepare_softmax_s8(ctx);
   if (const char* err = prepare_unary(ctx)) return err;
   if (ctx.input(0).shape.rank < 1) return FLOE_MSG("softmax input must have rank >= 1");
-  ctx.params<ref::SoftmaxParams>().beta = ctx.op->options_as_SoftmaxOptions()->beta();
+  ctx.params<SoftmaxPrepared>().f32.beta = ctx.op->options_as_SoftmaxOptions()->beta();
   return nullptr;
 }
 
 Status eval_softmax(const PreparedOp& ctx) {
-  ref::softmax_f32(ctx.params_as<ref::SoftmaxParams>(),
+  ref::softmax_f32(ctx.params_as<SoftmaxPrepared>().f32,
                    {in_as<float>(ctx.input(0)), out_as<float>(ctx.output(0))});
   return Status::kOk;
 }

@@ -56,6 +56,12 @@ inline SoftmaxS8Params prepare_softmax_s8(double beta, float input_scale) {
 // The op's adapter (runtime/ops.def names it; runtime/core/dispatch.h).
 namespace floe::ops {
 
+// The params block: float or int8.
+union SoftmaxPrepared {
+  ref::SoftmaxParams f32;
+  ref::SoftmaxS8Params s8;
+};
+
 const char* prepare_softmax(const OpContext& ctx);
 Status eval_softmax(const PreparedOp& ctx);
 const char* prepare_log_softmax(const OpContext& ctx);

@@ -1,0 +1,383 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "converter/quantize/int8_arithmetic.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <memory>
+
+#include "converter/ir/error.h"
+#include "converter/quantize/requantization.h"
+
+namespace floe::conv {
+namespace {
+
+using quant::QuantizedMultiplier;
+
+bool is_int8(const LoweredModel& m, int v) {
+  return v >= 0 && m.values[static_cast<size_t>(v)].dtype == DType::kInt8;
+}
+
+[[noreturn]] void refuse(const LoweredOp& op, const std::string& why) {
+  ErrorLocation where;
+  where.node = op.node_name;
+  where.op = schema::EnumNameOpCode(op.opcode);
+  throw ConvertError("int8 op '" + op.node_name + "' (" + where.op + "): " + why,
+                     ErrorCategory::kUnsupported, where);
+}
+
+// The per-tensor scale and zero point of an int8 activation.
+struct Affine {
+  float scale = 0;
+  int32_t zero_point = 0;
+};
+
+Affine per_tensor(const LoweredModel& m, const LoweredOp& op, int v, const char* what) {
+  const Quantization& q = m.values[static_cast<size_t>(v)].quantization;
+  if (q.scale.size() != 1 || q.zero_point.size() != 1) {
+    refuse(op, std::string(what) + " '" + m.values[static_cast<size_t>(v)].name +
+                   "' needs one scale and zero point");
+  }
+  if (!(q.scale[0] > 0) || !std::isfinite(q.scale[0])) refuse(op, std::string(what) + " scale must be > 0");
+  if (q.zero_point[0] < -128 || q.zero_point[0] > 127) refuse(op, std::string(what) + " zero point outside int8");
+  return {q.scale[0], static_cast<int32_t>(q.zero_point[0])};
+}
+
+quant::FusedActivation fused(schema::Activation a) {
+  switch (a) {
+    case schema::Activation::RELU: return quant::FusedActivation::kRelu;
+    case schema::Activation::RELU6: return quant::FusedActivation::kRelu6;
+    default: return quant::FusedActivation::kNone;
+  }
+}
+
+schema::Activation activation_of(const LoweredOp& op) {
+  switch (op.opcode) {
+    case schema::OpCode::CONV2D: return op.options.AsConv2DOptions()->activation;
+    case schema::OpCode::DEPTHWISE_CONV2D: return op.options.AsDepthwiseConv2DOptions()->activation;
+    case schema::OpCode::MATMUL: return op.options.AsMatMulOptions()->activation;
+    case schema::OpCode::MAX_POOL2D:
+    case schema::OpCode::AVG_POOL2D: return op.options.AsPool2DOptions()->activation;
+    default: return schema::Activation::NONE;
+  }
+}
+
+std::shared_ptr<schema::RequantizationT> clamp_only(const Affine& out, schema::Activation act) {
+  auto r = std::make_shared<schema::RequantizationT>();
+  const quant::IntRange range = quant::activation_range(fused(act), out.scale, out.zero_point);
+  r->output_offset = out.zero_point;
+  r->activation_min = range.min;
+  r->activation_max = range.max;
+  return r;
+}
+
+int add_int32_constant(LoweredModel* m, const std::string& name, const std::vector<int32_t>& data) {
+  auto t = std::make_shared<HostTensor>();
+  t->dtype = DType::kInt32;
+  t->shape = {static_cast<int64_t>(data.size())};
+  t->data.resize(data.size() * sizeof(int32_t));
+  std::memcpy(t->data.data(), data.data(), t->data.size());
+  Value v;
+  v.name = name;
+  v.dtype = DType::kInt32;
+  v.shape = t->shape;
+  v.constant = std::move(t);
+  return m->add_value(std::move(v));
+}
+
+// int8 filters stream output channel by output channel (TFLite's layouts, what
+// every int8 kernel reads): CONV2D HWIO -> OHWI, per-channel axis 3 -> 0.
+void conv_filter_to_ohwi(LoweredModel* m, LoweredOp& op) {
+  Value& w = m->values[static_cast<size_t>(op.inputs[1])];
+  if (!w.is_constant() || w.shape.size() != 4) refuse(op, "filter must be a constant 4-D tensor");
+  const int64_t kh = w.shape[0], kw = w.shape[1], ci = w.shape[2], co = w.shape[3];
+  auto t = std::make_shared<HostTensor>(*w.constant);
+  const int8_t* src = w.constant->as<int8_t>();
+  int8_t* dst = t->as<int8_t>();
+  for (int64_t y = 0; y < kh; ++y)
+    for (int64_t x = 0; x < kw; ++x)
+      for (int64_t i = 0; i < ci; ++i)
+        for (int64_t o = 0; o < co; ++o)
+          dst[((o * kh + y) * kw + x) * ci + i] = src[((y * kw + x) * ci + i) * co + o];
+  t->shape = {co, kh, kw, ci};
+  // A fresh value: the HWIO one may be shared with another op.
+  Value ohwi = w;
+  ohwi.name = w.name + "/ohwi";
+  ohwi.shape = t->shape;
+  ohwi.constant = std::move(t);
+  if (ohwi.quantization.scale.size() > 1) ohwi.quantization.dimension = 0;
+  op.inputs[1] = m->add_value(std::move(ohwi));
+}
+
+// Weight scales, one per output channel or one, checked against the layout.
+std::vector<float> weight_scales(const LoweredModel& m, const LoweredOp& op, int64_t channels,
+                                 int32_t channel_dim) {
+  const Value& w = m.values[static_cast<size_t>(op.inputs[1])];
+  const Quantization& q = w.quantization;
+  if (q.scale.empty()) refuse(op, "weights '" + w.name + "' are not quantized");
+  for (int64_t zp : q.zero_point) {
+    if (zp != 0 && op.opcode != schema::OpCode::MATMUL) refuse(op, "weights must be symmetric (zero point 0)");
+  }
+  if (q.scale.size() > 1 && (static_cast<int64_t>(q.scale.size()) != channels || q.dimension != channel_dim)) {
+    refuse(op, "per-channel weight scales must follow the output channels");
+  }
+  for (float s : q.scale) {
+    if (!(s > 0) || !std::isfinite(s)) refuse(op, "weight scales must be > 0");
+  }
+  return q.scale;
+}
+
+void check_bias(const LoweredModel& m, const LoweredOp& op, int64_t channels) {
+  if (op.inputs.size() < 3 || op.inputs[2] < 0) return;
+  const Value& b = m.values[static_cast<size_t>(op.inputs[2])];
+  if (b.dtype != DType::kInt32 || b.shape.size() != 1 || b.shape[0] != channels) {
+    refuse(op, "bias must be int32 [" + std::to_string(channels) + "]");
+  }
+}
+
+// CONV2D, DEPTHWISE_CONV2D, MATMUL: offsets, clamp range, and the per-channel
+// multiplier/shift arrays as constant inputs 3 and 4.
+void weighted(LoweredModel* m, LoweredOp& op) {
+  const Affine in = per_tensor(*m, op, op.inputs[0], "input");
+  const Affine out = per_tensor(*m, op, op.outputs[0], "output");
+  if (!is_int8(*m, op.inputs[1])) refuse(op, "weights must be int8");
+  int64_t channels = 0;
+  int32_t channel_dim = 0;
+  if (op.opcode == schema::OpCode::CONV2D) {
+    if (m->values[static_cast<size_t>(op.inputs[1])].quantization.dimension == 3 ||
+        m->values[static_cast<size_t>(op.inputs[1])].quantization.scale.size() == 1) {
+      conv_filter_to_ohwi(m, op);
+    }
+    channels = m->values[static_cast<size_t>(op.inputs[1])].shape[0];
+  } else if (op.opcode == schema::OpCode::DEPTHWISE_CONV2D) {
+    const Value& w = m->values[static_cast<size_t>(op.inputs[1])];
+    if (w.shape.size() != 4 || !w.is_constant()) refuse(op, "filter must be a constant 4-D tensor");
+    channels = w.shape[2] * w.shape[3];
+    channel_dim = 3;
+    // [kh, kw, c, mult] -> [1, kh, kw, c*mult]: the same bytes, one channel axis.
+    Value flat = w;
+    flat.name = w.name + "/1hwc";
+    flat.shape = {1, w.shape[0], w.shape[1], channels};
+    auto t = std::make_shared<HostTensor>(*w.constant);
+    t->shape = flat.shape;
+    flat.constant = std::move(t);
+    if (flat.quantization.scale.size() > 1) flat.quantization.dimension = 3;
+    op.inputs[1] = m->add_value(std::move(flat));
+  } else {  // MATMUL: weights [N, K] (transpose_b), as TFLite's FULLY_CONNECTED
+    auto* o = op.options.AsMatMulOptions();
+    if (o == nullptr || o->transpose_a) refuse(op, "int8 MATMUL needs an untransposed input");
+    Value& w = m->values[static_cast<size_t>(op.inputs[1])];
+    if (w.shape.size() != 2) refuse(op, "weights must be 2-D");
+    if (!o->transpose_b) {
+      if (!w.is_constant()) refuse(op, "int8 MATMUL needs constant weights");
+      const int64_t k = w.shape[0], n = w.shape[1];
+      auto t = std::make_shared<HostTensor>(*w.constant);
+      for (int64_t r = 0; r < k; ++r)
+        for (int64_t c = 0; c < n; ++c) t->as<int8_t>()[c * k + r] = w.constant->as<int8_t>()[r * n + c];
+      t->shape = {n, k};
+      Value nk = w;
+      nk.name = w.name + "/nk";
+      nk.shape = t->shape;
+      nk.constant = std::move(t);
+      if (nk.quantization.scale.size() > 1) nk.quantization.dimension = 0;
+      op.inputs[1] = m->add_value(std::move(nk));
+      o->transpose_b = true;
+    }
+    channels = m->values[static_cast<size_t>(op.inputs[1])].shape[0];
+  }
+  const std::vector<float> scales = weight_scales(*m, op, channels, channel_dim);
+  check_bias(*m, op, channels);
+
+  std::vector<QuantizedMultiplier> q;
+  if (op.opcode == schema::OpCode::MATMUL && scales.size() == 1) {
+    q = {quant::fully_connected_multiplier(in.scale, scales[0], out.scale)};
+  } else {
+    q = quant::channel_multipliers(in.scale, scales, out.scale);
+  }
+  std::vector<int32_t> mult, shift;
+  for (const QuantizedMultiplier& c : q) {
+    mult.push_back(c.multiplier);
+    shift.push_back(c.shift);
+  }
+  auto r = clamp_only(out, activation_of(op));
+  r->input_offsets = {-in.zero_point};
+  if (op.opcode == schema::OpCode::MATMUL) {
+    const Quantization& wq = m->values[static_cast<size_t>(op.inputs[1])].quantization;
+    if (wq.zero_point.size() > 1) {
+      for (int64_t zp : wq.zero_point) {
+        if (zp != wq.zero_point[0]) refuse(op, "per-channel weight zero points must be equal");
+      }
+    }
+    r->input_offsets.push_back(-static_cast<int32_t>(wq.zero_point.empty() ? 0 : wq.zero_point[0]));
+  }
+  r->output_multiplier = mult[0];
+  r->output_shift = shift[0];
+  op.requantization = std::move(r);
+  op.inputs.resize(3, -1);
+  op.inputs.push_back(add_int32_constant(m, op.node_name + "/requant_multiplier", mult));
+  op.inputs.push_back(add_int32_constant(m, op.node_name + "/requant_shift", shift));
+}
+
+void same_quantization(const LoweredModel& m, const LoweredOp& op, int a, int b) {
+  const Affine qa = per_tensor(m, op, a, "input");
+  const Affine qb = per_tensor(m, op, b, "output");
+  if (qa.scale != qb.scale || qa.zero_point != qb.zero_point) {
+    refuse(op, "input and output must share scale and zero point");
+  }
+}
+
+void add_sub_mul(const LoweredModel& m, LoweredOp& op) {
+  const Affine a = per_tensor(m, op, op.inputs[0], "input 1");
+  const Affine b = per_tensor(m, op, op.inputs[1], "input 2");
+  const Affine out = per_tensor(m, op, op.outputs[0], "output");
+  auto r = clamp_only(out, schema::Activation::NONE);
+  r->input_offsets = {-a.zero_point, -b.zero_point};
+  if (op.opcode == schema::OpCode::MUL) {
+    const QuantizedMultiplier q = quant::mul_multiplier(a.scale, b.scale, out.scale);
+    r->output_multiplier = q.multiplier;
+    r->output_shift = q.shift;
+  } else {
+    const quant::AddSubRequantization q = quant::add_sub_requantization(a.scale, b.scale, out.scale);
+    r->left_shift = q.left_shift;
+    r->input_multipliers = {q.input1.multiplier, q.input2.multiplier};
+    r->input_shifts = {q.input1.shift, q.input2.shift};
+    r->output_multiplier = q.output.multiplier;
+    r->output_shift = q.output.shift;
+  }
+  op.requantization = std::move(r);
+}
+
+// A RELU/RELU6 that is the only reader of an int8 ADD/SUB/MUL result and
+// keeps its quantization narrows that op's clamp range instead of running.
+int fold_activations(LoweredModel* m) {
+  std::vector<int> readers(m->values.size(), 0);
+  for (const LoweredOp& op : m->ops)
+    for (int v : op.inputs)
+      if (v >= 0) ++readers[static_cast<size_t>(v)];
+  for (int v : m->outputs) ++readers[static_cast<size_t>(v)];
+  std::vector<int> producer(m->values.size(), -1);
+  for (size_t i = 0; i < m->ops.size(); ++i)
+    for (int v : m->ops[i].outputs) producer[static_cast<size_t>(v)] = static_cast<int>(i);
+
+  int folded = 0;
+  std::vector<bool> drop(m->ops.size(), false);
+  for (size_t i = 0; i < m->ops.size(); ++i) {
+    LoweredOp& act = m->ops[i];
+    const bool relu = act.opcode == schema::OpCode::RELU || act.opcode == schema::OpCode::RELU6;
+    if (!relu || act.inputs.size() != 1 || !is_int8(*m, act.inputs[0])) continue;
+    const int in = act.inputs[0], out = act.outputs[0];
+    const int p = producer[static_cast<size_t>(in)];
+    if (p < 0 || readers[static_cast<size_t>(in)] != 1) continue;
+    LoweredOp& src = m->ops[static_cast<size_t>(p)];
+    if (!src.requantization || src.outputs.size() != 1) continue;
+    const Quantization& qi = m->values[static_cast<size_t>(in)].quantization;
+    const Quantization& qo = m->values[static_cast<size_t>(out)].quantization;
+    if (qi.scale != qo.scale || qi.zero_point != qo.zero_point || qi.scale.size() != 1) continue;
+    const quant::IntRange r = quant::activation_range(
+        act.opcode == schema::OpCode::RELU ? quant::FusedActivation::kRelu : quant::FusedActivation::kRelu6,
+        qo.scale[0], static_cast<int32_t>(qo.zero_point[0]));
+    src.requantization->activation_min = std::max(src.requantization->activation_min, r.min);
+    src.requantization->activation_max = std::min(src.requantization->activation_max, r.max);
+    src.outputs[0] = out;
+    drop[i] = true;
+    ++folded;
+  }
+  std::vector<LoweredOp> kept;
+  for (size_t i = 0; i < m->ops.size(); ++i)
+    if (!drop[i]) kept.push_back(std::move(m->ops[i]));
+  m->ops = std::move(kept);
+  return folded;
+}
+
+}  // namespace
+
+Int8ArithmeticStats derive_int8_arithmetic(LoweredModel* model) {
+  Int8ArithmeticStats stats;
+  LoweredModel& m = *model;
+  for (size_t i = 0; i < m.ops.size(); ++i) {
+    LoweredOp& op = m.ops[i];
+    if (op.inputs.empty() || op.outputs.empty() || !is_int8(m, op.inputs[0]) ||
+        !is_int8(m, op.outputs[0])) {
+      continue;  // float ops, QUANTIZE (float -> int8) and DEQUANTIZE read their tensors' quantization
+    }
+    switch (op.opcode) {
+      case schema::OpCode::CONV2D:
+      case schema::OpCode::DEPTHWISE_CONV2D:
+      case schema::OpCode::MATMUL:
+        weighted(&m, op);
+        break;
+      case schema::OpCode::MAX_POOL2D:
+      case schema::OpCode::AVG_POOL2D:
+        same_quantization(m, op, op.inputs[0], op.outputs[0]);
+        op.requantization = clamp_only(per_tensor(m, op, op.outputs[0], "output"), activation_of(op));
+        break;
+      case schema::OpCode::ADD:
+      case schema::OpCode::SUB:
+      case schema::OpCode::MUL:
+        add_sub_mul(m, op);
+        break;
+      case schema::OpCode::SOFTMAX: {
+        const Affine in = per_tensor(m, op, op.inputs[0], "input");
+        const Affine out = per_tensor(m, op, op.outputs[0], "output");
+        if (out.scale != 1.0f / 256.0f || out.zero_point != -128) {
+          refuse(op, "int8 SOFTMAX output must have scale 1/256 and zero point -128");
+        }
+        const auto* o = op.options.AsSoftmaxOptions();
+        const quant::SoftmaxRequantization q = quant::softmax_requantization(o ? o->beta : 1.0f, in.scale);
+        auto r = clamp_only(out, schema::Activation::NONE);
+        r->output_multiplier = q.input_multiplier;  // the input's beta multiplier
+        r->output_shift = q.input_left_shift;
+        r->diff_min = q.diff_min;
+        op.requantization = std::move(r);
+        break;
+      }
+      case schema::OpCode::SIGMOID:
+      case schema::OpCode::TANH: {
+        const Affine in = per_tensor(m, op, op.inputs[0], "input");
+        const Affine out = per_tensor(m, op, op.outputs[0], "output");
+        const bool logistic = op.opcode == schema::OpCode::SIGMOID;
+        if (logistic ? (out.scale != 1.0f / 256.0f || out.zero_point != -128)
+                     : (out.scale != 1.0f / 128.0f || out.zero_point != 0)) {
+          refuse(op, logistic ? "int8 LOGISTIC output must have scale 1/256 and zero point -128"
+                              : "int8 TANH output must have scale 1/128 and zero point 0");
+        }
+        const quant::SigmoidRequantization q = quant::sigmoid_requantization(in.scale);
+        auto r = clamp_only(out, schema::Activation::NONE);
+        r->input_offsets = {-in.zero_point};
+        r->output_multiplier = q.input_multiplier;
+        r->output_shift = q.input_left_shift;
+        r->input_range_radius = q.input_range_radius;
+        op.requantization = std::move(r);
+        break;
+      }
+      case schema::OpCode::QUANTIZE: {  // int8 -> int8: requantize
+        const Affine in = per_tensor(m, op, op.inputs[0], "input");
+        const Affine out = per_tensor(m, op, op.outputs[0], "output");
+        const QuantizedMultiplier q = quant::quantize_multiplier(static_cast<double>(in.scale) /
+                                                                 static_cast<double>(out.scale));
+        auto r = clamp_only(out, schema::Activation::NONE);
+        r->input_offsets = {-in.zero_point};
+        r->output_multiplier = q.multiplier;
+        r->output_shift = q.shift;
+        op.requantization = std::move(r);
+        break;
+      }
+      case schema::OpCode::RESHAPE:
+      case schema::OpCode::PAD:
+        same_quantization(m, op, op.inputs[0], op.outputs[0]);
+        op.requantization = clamp_only(per_tensor(m, op, op.outputs[0], "output"), schema::Activation::NONE);
+        break;
+      case schema::OpCode::CONCAT:
+        for (int v : op.inputs) same_quantization(m, op, v, op.outputs[0]);
+        op.requantization = clamp_only(per_tensor(m, op, op.outputs[0], "output"), schema::Activation::NONE);
+        break;
+      default:
+        continue;  // no int8 arithmetic of its own (the runtime refuses what it cannot run)
+    }
+    ++stats.ops;
+  }
+  stats.folded_activations = fold_activations(&m);
+  return stats;
+}
+
+}  // namespace floe::conv
