@@ -353,7 +353,7 @@ TEST(Int8Random, Conv2D) {
     c.filter = rng.s8s(int64_t{c.out_c} * c.k_h * c.k_w * c.f_in_c);
     c.out.assign(static_cast<size_t>(int64_t{c.batches} * c.out_h * c.out_w * c.out_c), 0);
     const std::vector<int32_t> in_dims{c.batches, c.in_h, c.in_w, c.in_c};
-    const std::vector<int32_t> f_dims{c.out_c, c.k_h, c.k_w, c.f_in_c};
+    const std::vector<int32_t> f_dims{c.k_h, c.k_w, c.f_in_c, c.out_c};
     const std::vector<int32_t> b_dims{c.out_c};
     const std::vector<int32_t> out_dims{c.batches, c.out_h, c.out_w, c.out_c};
     conv2d_s8(c.p, {{c.input.data(), shape_of(in_dims)},
@@ -377,7 +377,7 @@ TEST(Int8Random, Conv2D) {
                 for (int32_t ic = 0; ic < c.f_in_c; ++ic) {
                   const int32_t channel = (oc / per_group) * c.f_in_c + ic;
                   const int64_t x = c.input[((int64_t{n} * c.in_h + iy) * c.in_w + ix) * c.in_c + channel];
-                  const int64_t w = c.filter[((int64_t{oc} * c.k_h + ky) * c.k_w + kx) * c.f_in_c + ic];
+                  const int64_t w = c.filter[((int64_t{ky} * c.k_w + kx) * c.f_in_c + ic) * c.out_c + oc];
                   acc += w * (x + c.p.input_offset);
                 }
               }
