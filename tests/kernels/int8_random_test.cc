@@ -837,6 +837,13 @@ TEST(Int8Random, Mean) {
     }
     outputs += static_cast<int64_t>(out.size());
   }
+  // An empty reduced axis: outputs are 0, as TFLM's zero-initialized buffer.
+  const std::vector<int32_t> empty_dims{3, 0}, empty_out{3, 1};
+  const int32_t axis = 1;
+  const MeanS8Params p = prepare_mean_s8(&axis, 1, 0.5f, 7, 0.25f, -3);
+  int8_t empty_result[3] = {55, 55, 55};
+  mean_s8(p, {nullptr, shape_of(empty_dims)}, {empty_result, shape_of(empty_out)});
+  for (int8_t v : empty_result) EXPECT_EQ(v, 0);
   printf("mean_s8: %d cases, %lld outputs\n", kCasesPerOp, static_cast<long long>(outputs));
 }
 
