@@ -5,7 +5,9 @@
 // either run, every output byte compared (zero differences allowed), or listed
 // with the reason floe has no kernel for it; an unknown case fails the test.
 //
-// Reading the cases (layouts are TFLite's; see the corpus README):
+// Reading the cases (layouts are TFLite's; see the corpus README; conv
+// weights are transposed from TFLite's OHWI to floe's HWIO, as the converter
+// does):
 // - `*_INPUT_OFFSET` is minus the input zero point, `*_OUTPUT_OFFSET` the
 //   output zero point, `FILTER_OFFSET` is added to the weights as the input
 //   offset is to the input; shifts are positive for a left shift.
@@ -204,14 +206,21 @@ std::vector<int8_t> run_conv(const Case& c, const std::string& p, const std::str
   const int32_t f_in_c = static_cast<int32_t>(weights.size()) / (out_c * l.k_h * l.k_w);
   EXPECT_EQ(static_cast<size_t>(out_c * l.k_h * l.k_w * f_in_c), weights.size()) << c.name();
   EXPECT_EQ(l.in_c % f_in_c, 0) << c.name() << ": groups";
+  // OHWI -> HWIO.
+  std::vector<int8_t> hwio(weights.size());
+  for (int32_t o = 0; o < out_c; ++o)
+    for (int32_t t = 0; t < l.k_h * l.k_w; ++t)
+      for (int32_t i = 0; i < f_in_c; ++i)
+        hwio[(static_cast<size_t>(t) * f_in_c + i) * out_c + o] =
+            weights[(static_cast<size_t>(o) * l.k_h * l.k_w + t) * f_in_c + i];
   std::vector<int32_t> in_dims{l.batches, l.in_h, l.in_w, l.in_c};
-  std::vector<int32_t> f_dims{out_c, l.k_h, l.k_w, f_in_c};
+  std::vector<int32_t> f_dims{l.k_h, l.k_w, f_in_c, out_c};
   std::vector<int32_t> b_dims{out_c};
   std::vector<int32_t> out_dims{l.batches, l.out_h, l.out_w, out_c};
   EXPECT_EQ(input.size(), static_cast<size_t>(l.batches * l.in_h * l.in_w * l.in_c)) << c.name();
   std::vector<int8_t> out(static_cast<size_t>(l.batches * l.out_h * l.out_w * out_c));
   Conv2DS8Operands ops{{input.data(), shape_of(in_dims)},
-                       {weights.data(), shape_of(f_dims)},
+                       {hwio.data(), shape_of(f_dims)},
                        {bias_or_null(c, bias), shape_of(b_dims)},
                        mult.data(),
                        shift.data(),

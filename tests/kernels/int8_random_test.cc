@@ -353,7 +353,7 @@ TEST(Int8Random, Conv2D) {
     c.filter = rng.s8s(int64_t{c.out_c} * c.k_h * c.k_w * c.f_in_c);
     c.out.assign(static_cast<size_t>(int64_t{c.batches} * c.out_h * c.out_w * c.out_c), 0);
     const std::vector<int32_t> in_dims{c.batches, c.in_h, c.in_w, c.in_c};
-    const std::vector<int32_t> f_dims{c.out_c, c.k_h, c.k_w, c.f_in_c};
+    const std::vector<int32_t> f_dims{c.k_h, c.k_w, c.f_in_c, c.out_c};
     const std::vector<int32_t> b_dims{c.out_c};
     const std::vector<int32_t> out_dims{c.batches, c.out_h, c.out_w, c.out_c};
     conv2d_s8(c.p, {{c.input.data(), shape_of(in_dims)},
@@ -377,7 +377,7 @@ TEST(Int8Random, Conv2D) {
                 for (int32_t ic = 0; ic < c.f_in_c; ++ic) {
                   const int32_t channel = (oc / per_group) * c.f_in_c + ic;
                   const int64_t x = c.input[((int64_t{n} * c.in_h + iy) * c.in_w + ix) * c.in_c + channel];
-                  const int64_t w = c.filter[((int64_t{oc} * c.k_h + ky) * c.k_w + kx) * c.f_in_c + ic];
+                  const int64_t w = c.filter[((int64_t{ky} * c.k_w + kx) * c.f_in_c + ic) * c.out_c + oc];
                   acc += w * (x + c.p.input_offset);
                 }
               }
@@ -837,6 +837,13 @@ TEST(Int8Random, Mean) {
     }
     outputs += static_cast<int64_t>(out.size());
   }
+  // An empty reduced axis: outputs are 0, as TFLM's zero-initialized buffer.
+  const std::vector<int32_t> empty_dims{3, 0}, empty_out{3, 1};
+  const int32_t axis = 1;
+  const MeanS8Params p = prepare_mean_s8(&axis, 1, 0.5f, 7, 0.25f, -3);
+  int8_t empty_result[3] = {55, 55, 55};
+  mean_s8(p, {nullptr, shape_of(empty_dims)}, {empty_result, shape_of(empty_out)});
+  for (int8_t v : empty_result) EXPECT_EQ(v, 0);
   printf("mean_s8: %d cases, %lld outputs\n", kCasesPerOp, static_cast<long long>(outputs));
 }
 

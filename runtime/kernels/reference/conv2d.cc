@@ -191,7 +191,7 @@ void conv2d_s8(const Conv2DS8Params& params, const Conv2DS8Operands& ops) {
   const int32_t* f_dims = ops.filter.shape.dims;
   const int32_t* out_dims = ops.output.shape.dims;
   const ptrdiff_t batches = in_dims[0], in_h = in_dims[1], in_w = in_dims[2], in_c = in_dims[3];
-  const ptrdiff_t out_c = f_dims[0], k_h = f_dims[1], k_w = f_dims[2], f_in_c = f_dims[3];
+  const ptrdiff_t k_h = f_dims[0], k_w = f_dims[1], f_in_c = f_dims[2], out_c = f_dims[3];
   const ptrdiff_t out_h = out_dims[1], out_w = out_dims[2];
   const ptrdiff_t groups = in_c / f_in_c;
   const ptrdiff_t per_group = out_c / groups;
@@ -208,14 +208,16 @@ void conv2d_s8(const Conv2DS8Params& params, const Conv2DS8Operands& ops) {
         const kernels::TapRange tx = kernels::tap_range(x0, in_w, k_w, params.dilation_w);
         for (ptrdiff_t oc = 0; oc < out_c; ++oc, ++o) {
           const ptrdiff_t first_channel = (oc / per_group) * f_in_c;
-          const int8_t* filter = ops.filter.data + oc * k_h * k_w * f_in_c;
           int32_t acc = 0;
           for (ptrdiff_t ky = ty.begin; ky < ty.end; ++ky) {
             const int8_t* row = image + (y0 + ky * params.dilation_h) * in_w * in_c;
             for (ptrdiff_t kx = tx.begin; kx < tx.end; ++kx) {
               const int8_t* x = row + (x0 + kx * params.dilation_w) * in_c + first_channel;
-              const int8_t* f = filter + (ky * k_w + kx) * f_in_c;
-              for (ptrdiff_t ic = 0; ic < f_in_c; ++ic) acc += f[ic] * (x[ic] + input_offset);
+              // The tap's [in_c / groups, out_c] matrix, column oc.
+              const int8_t* f = ops.filter.data + (ky * k_w + kx) * f_in_c * out_c + oc;
+              for (ptrdiff_t ic = 0; ic < f_in_c; ++ic) {
+                acc += f[ic * out_c] * (x[ic] + input_offset);
+              }
             }
           }
           if (ops.bias.data != nullptr) acc += ops.bias.data[oc];

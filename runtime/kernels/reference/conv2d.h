@@ -28,12 +28,13 @@ struct Conv2DOperands {
 void conv2d_f32(const Conv2DParams& params, const Conv2DOperands& ops);
 
 // ---- int8 (TFLite's quantized CONV_2D) ----
-// Filter OHWI [out_c, kh, kw, in_c / groups] as TFLite stores it (the float
-// kernel's HWIO is TF's); groups = input channels / filter channels, output
-// channel oc reads input channels of group oc / (out_c / groups). Per output
-// channel: acc = bias + sum (q_in + input_offset) * q_filter over in-image
-// taps, then multiply_by_quantized_multiplier(acc, multiplier, shift)
-// + output_offset, clamped to [act_min, act_max].
+// Filter HWIO [kh, kw, in_c / groups, out_c], floe's layout for every conv
+// (the converter transposes TFLite's OHWI; per-channel scales sit on axis 3);
+// groups = input channels / filter channels, output channel oc reads the
+// input channels of group oc / (out_c / groups). Per output channel:
+// acc = bias + sum (q_in + input_offset) * q_filter over in-image taps, then
+// multiply_by_quantized_multiplier(acc, multiplier, shift) + output_offset,
+// clamped to [act_min, act_max].
 struct Conv2DS8Params {
   int32_t stride_h, stride_w;
   int32_t dilation_h, dilation_w;
@@ -47,7 +48,7 @@ struct Conv2DS8Params {
 
 struct Conv2DS8Operands {
   In<int8_t> input;           // [N, H, W, in_c]
-  In<int8_t> filter;          // [out_c, kh, kw, in_c / groups]
+  In<int8_t> filter;          // [kh, kw, in_c / groups, out_c]
   In<int32_t> bias;           // [out_c]; data == nullptr when absent
   const int32_t* multiplier;  // [out_c] per channel, or nullptr: params' per-tensor pair
   const int32_t* shift;       // [out_c], with multiplier

@@ -482,7 +482,10 @@ void mean_s8(const MeanS8Params& params, const In<int8_t>& input, const Out<int8
     }
   }
   const ptrdiff_t outputs = static_cast<ptrdiff_t>(output.shape.num_elements());
-  if (count == 0) return;
+  if (count == 0) {  // an empty reduction: TFLM leaves its zero-initialized output
+    for (ptrdiff_t o = 0; o < outputs; ++o) output.data[o] = 0;
+    return;
+  }
 
   // TFLite folds 1/count into the multiplier: multiplier * 2^s / count with
   // s = floor(log2(count)), capped so the shift stays representable.
