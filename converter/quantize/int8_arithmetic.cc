@@ -85,30 +85,6 @@ int add_int32_constant(LoweredModel* m, const std::string& name, const std::vect
   return m->add_value(std::move(v));
 }
 
-// int8 filters stream output channel by output channel (TFLite's layouts, what
-// every int8 kernel reads): CONV2D HWIO -> OHWI, per-channel axis 3 -> 0.
-void conv_filter_to_ohwi(LoweredModel* m, LoweredOp& op) {
-  Value& w = m->values[static_cast<size_t>(op.inputs[1])];
-  if (!w.is_constant() || w.shape.size() != 4) refuse(op, "filter must be a constant 4-D tensor");
-  const int64_t kh = w.shape[0], kw = w.shape[1], ci = w.shape[2], co = w.shape[3];
-  auto t = std::make_shared<HostTensor>(*w.constant);
-  const int8_t* src = w.constant->as<int8_t>();
-  int8_t* dst = t->as<int8_t>();
-  for (int64_t y = 0; y < kh; ++y)
-    for (int64_t x = 0; x < kw; ++x)
-      for (int64_t i = 0; i < ci; ++i)
-        for (int64_t o = 0; o < co; ++o)
-          dst[((o * kh + y) * kw + x) * ci + i] = src[((y * kw + x) * ci + i) * co + o];
-  t->shape = {co, kh, kw, ci};
-  // A fresh value: the HWIO one may be shared with another op.
-  Value ohwi = w;
-  ohwi.name = w.name + "/ohwi";
-  ohwi.shape = t->shape;
-  ohwi.constant = std::move(t);
-  if (ohwi.quantization.scale.size() > 1) ohwi.quantization.dimension = 0;
-  op.inputs[1] = m->add_value(std::move(ohwi));
-}
-
 // Weight scales, one per output channel or one, checked against the layout.
 std::vector<float> weight_scales(const LoweredModel& m, const LoweredOp& op, int64_t channels,
                                  int32_t channel_dim) {
@@ -143,12 +119,11 @@ void weighted(LoweredModel* m, LoweredOp& op) {
   if (!is_int8(*m, op.inputs[1])) refuse(op, "weights must be int8");
   int64_t channels = 0;
   int32_t channel_dim = 0;
-  if (op.opcode == schema::OpCode::CONV2D) {
-    if (m->values[static_cast<size_t>(op.inputs[1])].quantization.dimension == 3 ||
-        m->values[static_cast<size_t>(op.inputs[1])].quantization.scale.size() == 1) {
-      conv_filter_to_ohwi(m, op);
-    }
-    channels = m->values[static_cast<size_t>(op.inputs[1])].shape[0];
+  if (op.opcode == schema::OpCode::CONV2D) {  // HWIO, as the float op
+    const Value& w = m->values[static_cast<size_t>(op.inputs[1])];
+    if (w.shape.size() != 4 || !w.is_constant()) refuse(op, "filter must be a constant 4-D tensor");
+    channels = w.shape[3];
+    channel_dim = 3;
   } else if (op.opcode == schema::OpCode::DEPTHWISE_CONV2D) {
     const Value& w = m->values[static_cast<size_t>(op.inputs[1])];
     if (w.shape.size() != 4 || !w.is_constant()) refuse(op, "filter must be a constant 4-D tensor");

@@ -97,19 +97,19 @@ Status eval_conv2d_s8_per_tensor(const PreparedOp& ctx) {
   return Status::kOk;
 }
 
-// int8: OHWI filter [out_c, kh, kw, in_c / groups] (TFLite's layout).
+// int8: HWIO filter [kh, kw, in_c / groups, out_c], groups = in_c / filter's in_c.
 const char* prepare_conv2d_s8(const OpContext& ctx) {
   const auto* o = ctx.op->options_as_Conv2DOptions();
   const Shape input = ctx.input(0).shape, filter = ctx.input(1).shape, output = ctx.output(0).shape;
   if (input.rank != 4 || filter.rank != 4 || output.rank != 4) {
-    return FLOE_MSG("int8 conv2d tensors must be 4-D (NHWC, OHWI)");
+    return FLOE_MSG("int8 conv2d tensors must be 4-D (NHWC, HWIO)");
   }
-  if (filter.dims[3] < 1 || input.dims[3] % filter.dims[3] != 0 || output.dims[3] != filter.dims[0] ||
-      output.dims[0] != input.dims[0] || filter.dims[0] % (input.dims[3] / filter.dims[3]) != 0) {
+  if (filter.dims[2] < 1 || input.dims[3] % filter.dims[2] != 0 || output.dims[3] != filter.dims[3] ||
+      output.dims[0] != input.dims[0] || filter.dims[3] % (input.dims[3] / filter.dims[2]) != 0) {
     return FLOE_MSG("int8 conv2d channel, group or batch dimensions disagree");
   }
   bool per_channel = false;
-  if (const char* err = check_s8_weighted(ctx, filter.dims[0], &per_channel)) return err;
+  if (const char* err = check_s8_weighted(ctx, filter.dims[3], &per_channel)) return err;
   if (const char* err = check_window(o->stride_h(), o->stride_w(), o->dilation_h(),
                                      o->dilation_w(), o->pad_top(), o->pad_left())) {
     return err;
