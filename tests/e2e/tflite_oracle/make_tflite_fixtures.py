@@ -31,6 +31,16 @@ CASES = [
     ("vww_float", "mlperf_tiny/vww/vww_96_float.tflite", (1, 96, 96, 3), 0, "Identity", [1, 2]),
 ]
 
+# int8 models (int8 in, int8 out): inputs from lcg_int8, outputs saved as int8.
+# person_detect is absent: TFLite 2.9 refuses it as shipped (corpus/int8/README.md).
+INT8_SEEDS = list(range(1, 21))
+INT8_CASES = [
+    ("kws_int8", "mlperf_tiny/kws/kws_ref_model.tflite", (1, 49, 10, 1), "Identity", INT8_SEEDS),
+    ("ic_int8", "mlperf_tiny/ic/pretrainedResnet_quant.tflite", (1, 32, 32, 3), "Identity_int8", INT8_SEEDS),
+    ("vww_int8", "mlperf_tiny/vww/vww_96_int8.tflite", (1, 96, 96, 3), "Identity_int8", INT8_SEEDS),
+    ("ad_int8", "mlperf_tiny/ad/ad01_int8.tflite", (1, 640), "Identity", INT8_SEEDS),
+]
+
 
 def lcg_input(shape, seed, scale):
     """x <- 1664525 x + 1013904223 (mod 2^32), starting at seed; each element is
@@ -46,6 +56,17 @@ def lcg_input(shape, seed, scale):
     return out.reshape(shape)
 
 
+def lcg_int8(shape, seed):
+    """The same LCG; each element is the top byte of x, minus 128."""
+    n = int(np.prod(shape))
+    out = np.empty(n, dtype=np.int8)
+    x = seed & 0xFFFFFFFF
+    for i in range(n):
+        x = (1664525 * x + 1013904223) & 0xFFFFFFFF
+        out[i] = (x >> 24) - 128
+    return out.reshape(shape)
+
+
 def generate(peers, corpus, out):
     with tempfile.TemporaryDirectory() as tmp:
         for case, model, shape, scale, output, seeds in CASES:
@@ -57,6 +78,17 @@ def generate(peers, corpus, out):
                        "-i", f"0={xin}", "-o", f"0={f}"]
                 print(" ".join(cmd), flush=True)
                 subprocess.run(cmd, check=True)
+        for case, model, shape, output, seeds in INT8_CASES:
+            for seed in seeds:
+                xin = os.path.join(tmp, f"{case}_{seed}_in.npy")
+                np.save(xin, lcg_int8(shape, seed))
+                raw = os.path.join(tmp, f"{case}_{seed}_out.npy")
+                cmd = ["node", os.path.join(peers, "tflite_run.js"), os.path.join(corpus, "int8", model),
+                       "-i", f"0={xin}", "-o", f"0={raw}"]
+                print(" ".join(cmd), flush=True)
+                subprocess.run(cmd, check=True)
+                # tflite_run.js writes float32 holding the int8 values.
+                np.save(os.path.join(out, f"{case}_seed{seed}__{output}.npy"), np.load(raw).astype(np.int8))
 
 
 def main():
