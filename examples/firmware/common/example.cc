@@ -76,11 +76,14 @@ uint32_t repeat_count() {
   return 0;
 }
 
-size_t argmax(const float* v, size_t n) {
+template <typename T>
+size_t argmax(const T* v, size_t n) {
   size_t best = 0;
   for (size_t i = 1; i < n; ++i) best = v[i] > v[best] ? i : best;
   return best;
 }
+
+bool supported(DType t) { return t == DType::kFloat32 || t == DType::kInt8; }
 
 int fail(const char* what, const Error& error) {
   Line line;
@@ -124,45 +127,67 @@ int run_example(const Example& ex) {
   line.print();
   const TensorView in = interpreter.input(ex.input_index);
   const TensorView out = interpreter.output(ex.output_index);
-  if (in.dtype != DType::kFloat32 || static_cast<size_t>(in.shape.num_elements()) != ex.input_elements ||
-      out.dtype != DType::kFloat32 || static_cast<size_t>(out.shape.num_elements()) != ex.output_elements) {
+  if (!supported(in.dtype) || static_cast<size_t>(in.shape.num_elements()) != ex.input_elements ||
+      !supported(out.dtype) || static_cast<size_t>(out.shape.num_elements()) != ex.output_elements) {
     line.text("FAIL: the embedded reference does not match the model's input/output");
     line.print();
     return 2;
   }
-  for (size_t i = 0; i < ex.input_elements; ++i) in.as<float>()[i] = ex.input[i];
+  const uint8_t* source = static_cast<const uint8_t*>(ex.input);
+  for (size_t i = 0; i < in.bytes; ++i) static_cast<uint8_t*>(in.data)[i] = source[i];
 
   const uint64_t start = platform::ticks();
   if (interpreter.Invoke() != Status::kOk) return fail("Interpreter::Invoke", interpreter.error());
   const uint64_t ticks = platform::ticks() - start;
 
-  const float* y = out.as<float>();
   line.text("  ").text(out.name).text(":");
   line.print();
   line.text("   ");
-  float worst = 0.0f;
-  size_t worst_index = 0;
   bool ok = true;
-  for (size_t i = 0; i < ex.output_elements; ++i) {
-    line.text(" ").number(y[i]);
-    if (i % 8 == 7 || i + 1 == ex.output_elements) {
-      line.print();
-      line.text("   ");
+  if (out.dtype == DType::kInt8) {
+    const int8_t* y = out.as<int8_t>();
+    const int8_t* host = static_cast<const int8_t*>(ex.expected);
+    size_t differing = 0;
+    for (size_t i = 0; i < ex.output_elements; ++i) {
+      line.text(y[i] < 0 ? " -" : " ").integer(static_cast<uint64_t>(y[i] < 0 ? -y[i] : y[i]));
+      if (i % 16 == 15 || i + 1 == ex.output_elements) {
+        line.print();
+        line.text("   ");
+      }
+      differing += y[i] != host[i] ? 1 : 0;
     }
-    const float host = ex.expected[i];
-    const float diff = y[i] > host ? y[i] - host : host - y[i];
-    const float scale = host > 1.0f ? host : (host < -1.0f ? -host : 1.0f);
-    if (!(diff <= kTolerance * scale)) ok = false;  // NaN fails too
-    if (diff > worst || diff != diff) {
-      worst = diff;
-      worst_index = i;
+    ok = differing == 0;
+    line = Line();
+    line.text("  argmax ").integer(argmax(y, ex.output_elements)).text(" (host ")
+        .integer(argmax(host, ex.output_elements)).text("), ").integer(differing)
+        .text(" int8 outputs differ from the host's (must be 0)");
+    line.print();
+  } else {
+    const float* y = out.as<float>();
+    const float* expected = static_cast<const float*>(ex.expected);
+    float worst = 0.0f;
+    size_t worst_index = 0;
+    for (size_t i = 0; i < ex.output_elements; ++i) {
+      line.text(" ").number(y[i]);
+      if (i % 8 == 7 || i + 1 == ex.output_elements) {
+        line.print();
+        line.text("   ");
+      }
+      const float host = expected[i];
+      const float diff = y[i] > host ? y[i] - host : host - y[i];
+      const float scale = host > 1.0f ? host : (host < -1.0f ? -host : 1.0f);
+      if (!(diff <= kTolerance * scale)) ok = false;  // NaN fails too
+      if (diff > worst || diff != diff) {
+        worst = diff;
+        worst_index = i;
+      }
     }
+    line = Line();
+    line.text("  argmax ").integer(argmax(y, ex.output_elements)).text(" (host ")
+        .integer(argmax(expected, ex.output_elements)).text("), max |device - host| = ").number(worst)
+        .text(" at ").integer(worst_index).text(", tolerance 1e-4 x max(1, |host|)");
+    line.print();
   }
-  line = Line();
-  line.text("  argmax ").integer(argmax(y, ex.output_elements)).text(" (host ")
-      .integer(argmax(ex.expected, ex.output_elements)).text("), max |device - host| = ").number(worst)
-      .text(" at ").integer(worst_index).text(", tolerance 1e-4 x max(1, |host|)");
-  line.print();
   if (platform::ticks_per_second() != 0) {
     line.text("  inference: ").integer(ticks).text(" ticks at ").integer(platform::ticks_per_second())
         .text(" per second");

@@ -18,15 +18,17 @@ struct Example {
   uint8_t* arena;              // 16-byte aligned, arena_size bytes
   size_t arena_size;
   size_t input_index;          // interpreter.input(i)
-  const float* input;
+  const void* input;           // float or int8, as the model's input
   size_t input_elements;
   size_t output_index;         // interpreter.output(i)
-  const float* expected;       // what the host computed for `input`
+  const void* expected;        // what the host computed for `input`, the output's dtype
   size_t output_elements;
 };
 
-// Device and host may differ by fused multiply-add and summation order in the
-// Cortex-M kernels: |device - host| <= kTolerance * max(1, |host|) per element.
+// Float: device and host may differ by fused multiply-add and summation order
+// in the Cortex-M kernels: |device - host| <= kTolerance * max(1, |host|) per
+// element. int8: the integer arithmetic is the same everywhere, so every byte
+// must be equal.
 constexpr float kTolerance = 1e-4f;
 
 // Runs the example once and checks it; then, when the command line holds
