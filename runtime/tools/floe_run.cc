@@ -3,13 +3,14 @@
 // standard library and exceptions; the arena-only rule binds runtime/core and kernels.
 // floe-run: runs a .floe model on the host with inputs from .npy files.
 //   floe-run model.floe --input NAME=file.npy ... [--output-dir DIR] [--print]
-//            [--dump-intermediates DIR]
+//            [--dump-intermediates DIR] [--dequantize]
 // Each output is written to DIR/<name>.npy ('/' and ':' replaced by '_', a
 // trailing ":0" dropped). --dump-intermediates writes every op's outputs, as
 // the op finishes (before the arena slot is reused), to
 // DIR/<op index>_<tensor name>.npy plus DIR/index.tsv (op, opcode, tensor, file),
 // to find the first op that diverges from a reference. Exit 0 on success, 2 on
-// any error.
+// any error. An int8 input may be given as a float32 .npy: it is quantized with
+// the input's scale and zero point; --dequantize turns int8 outputs into reals.
 #include <CLI/CLI.hpp>
 
 #include <cstdio>
@@ -20,6 +21,7 @@
 #include <map>
 
 #include "runtime/core/interpreter.h"
+#include "runtime/kernels/reference/quantize.h"
 #include "runtime/tools/model_file.h"
 #include "runtime/tools/npy.h"
 #include "schemas/floe_generated.h"
@@ -111,8 +113,39 @@ void dump_op_outputs(void* user, size_t op_index, const char* op_name) {
   }
 }
 
+// A float .npy for an int8 input is quantized with the input's scale and zero
+// point, exactly as the model's own QUANTIZE would (ref::quantize_s8).
+bool quantize_float_input(const floe::Interpreter& interpreter, size_t index,
+                          const floe::tools::NpyArray& array, const floe::TensorView& input) {
+  const floe::Quantization q = interpreter.input_quantization(index);
+  if (input.dtype != floe::DType::kInt8 || array.dtype != floe::DType::kFloat32 || q.channels != 1 ||
+      array.data.size() != input.bytes * sizeof(float)) {
+    return false;
+  }
+  floe::ref::quantize_s8({q.scale, q.zero_point},
+                         floe::In<float>{reinterpret_cast<const float*>(array.data.data()), input.shape},
+                         floe::Out<int8_t>{static_cast<int8_t*>(input.data), input.shape});
+  return true;
+}
+
+// --dequantize: an int8 output with a scale becomes float32 real values.
+floe::TensorView dequantized(const floe::Interpreter& interpreter, size_t index, std::vector<float>* storage) {
+  const floe::TensorView out = interpreter.output(index);
+  const floe::Quantization q = interpreter.output_quantization(index);
+  if (out.dtype != floe::DType::kInt8 || q.channels != 1) return out;
+  storage->resize(static_cast<size_t>(out.shape.num_elements()));
+  floe::ref::dequantize_s8({q.scale, q.zero_point}, floe::In<int8_t>{out.as<int8_t>(), out.shape},
+                           floe::Out<float>{storage->data(), out.shape});
+  floe::TensorView view = out;
+  view.dtype = floe::DType::kFloat32;
+  view.data = storage->data();
+  view.bytes = storage->size() * sizeof(float);
+  return view;
+}
+
 int run(const std::string& model_path, const std::vector<std::string>& input_specs,
-        const std::string& output_dir, bool print, bool skip_checksum, const std::string& dump_dir) {
+        const std::string& output_dir, bool print, bool skip_checksum, const std::string& dump_dir,
+        bool dequantize) {
   const floe::tools::ModelFile file = floe::tools::read_model_file(model_path);
   floe::Model model;
   floe::LoadOptions load_options;
@@ -138,6 +171,10 @@ int run(const std::string& model_path, const std::vector<std::string>& input_spe
     if (index < 0) throw std::runtime_error("the model has no input named '" + name + "'");
     const floe::TensorView input = interpreter.input(static_cast<size_t>(index));
     const floe::tools::NpyArray array = floe::tools::read_npy(path);
+    if (quantize_float_input(interpreter, static_cast<size_t>(index), array, input)) {
+      fed[static_cast<size_t>(index)] = true;
+      continue;
+    }
     if (array.dtype != input.dtype || array.data.size() != input.bytes) {
       throw std::runtime_error(path + ": holds " + floe::dtype_name(array.dtype) + " with " +
                                std::to_string(array.data.size()) + " bytes; input '" + name +
@@ -173,7 +210,8 @@ int run(const std::string& model_path, const std::vector<std::string>& input_spe
   }
   if (!dumper.error.empty()) throw std::runtime_error("--dump-intermediates: " + dumper.error);
   for (size_t i = 0; i < interpreter.output_count(); ++i) {
-    const floe::TensorView out = interpreter.output(i);
+    std::vector<float> real;
+    const floe::TensorView out = dequantize ? dequantized(interpreter, i, &real) : interpreter.output(i);
     if (print) print_tensor(out);
     if (!output_dir.empty()) {
       std::vector<int64_t> shape(out.shape.dims, out.shape.dims + out.shape.rank);
@@ -192,7 +230,10 @@ int main(int argc, char** argv) {
   std::vector<std::string> inputs;
   bool print = false;
   app.add_option("model", model_path, "the .floe model")->required();
-  app.add_option("--input,-i", inputs, "NAME=file.npy (repeatable)");
+  app.add_option("--input,-i", inputs,
+                 "NAME=file.npy (repeatable); a float32 file for an int8 input is quantized with its scale");
+  bool dequantize = false;
+  app.add_flag("--dequantize", dequantize, "write and print int8 outputs as real (float32) values");
   app.add_option("--output-dir,-o", output_dir, "write each output to DIR/<name>.npy");
   app.add_flag("--print,-p", print, "print every output's name, shape and values");
   app.add_option("--dump-intermediates", dump_dir,
@@ -207,7 +248,7 @@ int main(int argc, char** argv) {
     return code == 0 ? 0 : 2;
   }
   try {
-    return run(model_path, inputs, output_dir, print, skip_checksum, dump_dir);
+    return run(model_path, inputs, output_dir, print, skip_checksum, dump_dir, dequantize);
   } catch (const std::exception& e) {
     std::cerr << "floe-run: error: " << e.what() << "\n";
     return 2;
