@@ -26,7 +26,7 @@ struct BackendReport {
 std::string resolve_target(const std::string& name);
 
 // Assigns Operator.backend for `target` (resolved) and fills model->target,
-// model->xnnpack_budget and model->xnnpack_scratch. "reference" changes nothing.
+// model->xnnpack_budget and model->xnnpack_rewrites. "reference" changes nothing.
 // XNNPACK ops doing less work than this (multiply-adds for MatMul/Conv2D/
 // Depthwise, elements read and written otherwise) are marked single_threaded:
 // measured on x86-64 (tests/bench/compare.sh, 2 threads), the pool's wake-up

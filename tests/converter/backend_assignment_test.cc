@@ -4,6 +4,9 @@
 // and join would cost more than they save) while large ones are not.
 #include <gtest/gtest.h>
 
+#include <map>
+#include <string>
+
 #include "converter/lower/backend_xnnpack.h"
 #include "schemas/floe_generated.h"
 #include "tests/converter/tf1_test_util.h"
@@ -47,6 +50,28 @@ TEST(BackendAssignment, SmallXnnpackOpsRunOnTheCallersThread) {
     EXPECT_TRUE(single.at("prob")) << target;
     EXPECT_TRUE(contains(r.summary, "(2 too small for a thread pool run on the caller's thread)")) << r.summary;
   }
+}
+
+// The XNNPACK budget is the most any CPU of the target needs: on x86-64 that
+// includes AMD Zen / Zen+'s FMA3 kernels, whose layout pads input channels to
+// a multiple of 4 (the AVX-512F kernels pad nothing).
+TEST(BackendAssignment, XnnpackBudgetCoversTheTargetsCpus) {
+  const auto budget_for = [](int inputs) {
+    const std::string k = std::to_string(inputs);
+    const std::string graph = "versions { producer: 27 }\n" +
+                              placeholder("x", "DT_FLOAT", "dim { size: 1 } dim { size: " + k + " }") +
+                              float_const("w", "dim { size: " + k + " } dim { size: 5 }", "float_val: 0.5") +
+                              matmul("y", "x", "w");
+    conv::ConvertOptions options = text_graph_options(graph, {"y"});
+    options.target = "x86_64";
+    const ConvertOutcome r = try_convert(options);
+    EXPECT_TRUE(r.error.empty()) << r.error;
+    return r.error.empty() ? schema::GetModel(r.model.data())->xnnpack_arena_size() : 0;
+  };
+  // Packed weights: 16 output channels (the x86 tile) x (inputs + bias)
+  // floats. 12 inputs pad nothing; 9 pad to 12 on Zen, so both need the same.
+  EXPECT_EQ(budget_for(9), budget_for(12));
+  EXPECT_EQ(budget_for(13) - budget_for(12), 16u * 4 * 4);  // 13 -> 16 inputs
 }
 
 TEST(BackendAssignment, ReferenceTargetMarksNothing) {

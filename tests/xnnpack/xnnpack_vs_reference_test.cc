@@ -150,7 +150,8 @@ TEST_P(XnnpackVsReference, OutputsAgreeAndBudgetHolds) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(Graphs, XnnpackVsReference, ::testing::Values("dense", "conv", "eltwise", "bigfilter"));
+INSTANTIATE_TEST_SUITE_P(Graphs, XnnpackVsReference,
+                         ::testing::Values("dense", "conv", "eltwise", "bigfilter", "windows"));
 
 TEST(XnnpackArena, BudgetIsIndependentOfArenaAddressAndShortArenasFail) {
   ASSERT_EQ(backend_initialize(), Status::kOk);
@@ -199,7 +200,7 @@ TEST(XnnpackThreads, TwoThreadPoolMatchesReference) {
   pthreadpool_t pool = pthreadpool_create(2);
   ASSERT_NE(pool, nullptr);
   size_t pooled = 0, single = 0;
-  for (const char* graph : {"dense", "conv", "eltwise", "bigfilter"}) {
+  for (const char* graph : {"dense", "conv", "eltwise", "bigfilter", "windows"}) {
     Loaded xnn, ref;
     ASSERT_NO_FATAL_FAILURE(load(graph, &xnn));
     ASSERT_NO_FATAL_FAILURE(load(std::string(graph) + "_ref", &ref));

@@ -11,6 +11,7 @@
 #include "runtime/core/model.h"
 #include "runtime/kernels/xnnpack/arena_allocator.h"
 #include "runtime/kernels/xnnpack/operators.h"
+#include "schemas/contract/xnnpack_budget.h"
 #include "schemas/floe_generated.h"
 
 namespace floe {
@@ -19,6 +20,12 @@ struct BackendState {
   uint32_t op_count;
   xnn_operator_t* ops;  // [op_count]; null = the op runs its reference kernel
 };
+
+// The converter's replay of this region (schemas/contract/xnnpack_budget.h)
+// assumes these sizes.
+static_assert(sizeof(BackendState) == xnnpack_budget::state_bytes(sizeof(void*)), "BackendState");
+static_assert(sizeof(xnn_operator_t) == sizeof(void*), "operator handle");
+static_assert(XNN_EXTRA_BYTES == xnnpack_budget::kExtraBytes, "XNNPACK version");
 
 namespace {
 
@@ -111,9 +118,9 @@ Status backend_prepare(const Model& model, const BackendInit& init, BackendResul
   const auto* ops = model.schema()->operators();
   const uint32_t op_count = ops->size();
   auto* state = static_cast<BackendState*>(
-      xnnpack::region_allocate(&region, 16, sizeof(BackendState)));
+      xnnpack::region_allocate(&region, xnnpack_budget::kMinAlignment, sizeof(BackendState)));
   auto* handles = static_cast<xnn_operator_t*>(
-      xnnpack::region_allocate(&region, 16, sizeof(xnn_operator_t) * (op_count ? op_count : 1)));
+      xnnpack::region_allocate(&region, xnnpack_budget::kMinAlignment, sizeof(xnn_operator_t) * (op_count ? op_count : 1)));
   if (state == nullptr || handles == nullptr) {
     return fail(result, Status::kArenaTooSmall,
                 FLOE_MSG("XNNPACK region budget is too small for the backend state"), -1);
