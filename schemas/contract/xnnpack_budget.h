@@ -23,6 +23,14 @@ namespace floe::xnnpack_budget {
 
 constexpr const char* kXnnpackVersion = "0.0~git20220216.ae108ef";
 
+// Model.target names of the CPU classes a budget is computed for. "x86_64"
+// bounds every x86-64 CPU; "x86_64-avx512" only CPUs with AVX-512F, where
+// XNNPACK always picks its AVX-512 kernels, so the budget is exact there (on
+// other CPUs such a model runs the reference kernels).
+constexpr const char* kTargetX86_64 = "x86_64";
+constexpr const char* kTargetX86_64Avx512 = "x86_64-avx512";
+constexpr const char* kTargetAarch64 = "aarch64";
+
 // The runtime's allocator hands out blocks at least this aligned (XNNPACK's
 // plain allocate() gets exactly this), from a region whose base is
 // kBackendRegionAlignment (64) aligned, so offsets align like addresses.
@@ -87,6 +95,7 @@ constexpr Microkernels kAarch64Kernels[] = {
     {4, 8, 1, {8, 8, 8, 8}, 4},
 };
 constexpr Target kX86_64{8, 2112, 64, kX86_64Kernels, 4};
+constexpr Target kX86_64Avx512{8, 2112, 64, kX86_64Kernels, 1};
 constexpr Target kAarch64{8, 976, 16, kAarch64Kernels, 2};
 
 // A 2-D convolution as XNNPACK sees it (NHWC, explicit padding).

@@ -74,6 +74,29 @@ TEST(BackendAssignment, XnnpackBudgetCoversTheTargetsCpus) {
   EXPECT_EQ(budget_for(13) - budget_for(12), 16u * 4 * 4);  // 13 -> 16 inputs
 }
 
+// "x86_64-avx512" budgets only the AVX-512F kernels, which pad nothing;
+// "x86_64" also Zen's, and "aarch64" the 8-wide Cortex-A tiles.
+TEST(BackendAssignment, XnnpackBudgetForTheAvx512ClassIsTighter) {
+  const std::string graph = "versions { producer: 27 }\n" +
+                            placeholder("x", "DT_FLOAT", "dim { size: 1 } dim { size: 9 }") +
+                            float_const("w", "dim { size: 9 } dim { size: 5 }", "float_val: 0.5") +
+                            matmul("y", "x", "w");
+  std::map<std::string, uint64_t> budget;
+  for (const char* target : {"x86_64", "x86_64-avx512", "aarch64"}) {
+    conv::ConvertOptions options = text_graph_options(graph, {"y"});
+    options.target = target;
+    const ConvertOutcome r = try_convert(options);
+    ASSERT_TRUE(r.error.empty()) << r.error;
+    const schema::Model* m = schema::GetModel(r.model.data());
+    EXPECT_EQ(m->target()->str(), target);
+    budget[target] = m->xnnpack_arena_size();
+  }
+  // Packed weights: 16 output channels (the x86 tile) x (inputs + bias) floats;
+  // Zen pads the 9 inputs to 12. Everything else is the same on both.
+  EXPECT_EQ(budget["x86_64"] - budget["x86_64-avx512"], 16u * 3 * 4);
+  EXPECT_LT(budget["aarch64"], budget["x86_64-avx512"]);  // 8-wide tile, smaller operator object
+}
+
 TEST(BackendAssignment, ReferenceTargetMarksNothing) {
   const ConvertOutcome r = try_convert(text_graph_options(mlp_graph(), {"prob"}));
   ASSERT_TRUE(r.error.empty()) << r.error;

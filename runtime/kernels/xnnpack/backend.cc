@@ -30,9 +30,9 @@ static_assert(XNN_EXTRA_BYTES == xnnpack_budget::kExtraBytes, "XNNPACK version")
 namespace {
 
 #if defined(__aarch64__)
-constexpr const char* kTarget = "aarch64";
+constexpr const char* kTarget = xnnpack_budget::kTargetAarch64;
 #elif defined(__x86_64__)
-constexpr const char* kTarget = "x86_64";
+constexpr const char* kTarget = xnnpack_budget::kTargetX86_64;
 #else
 constexpr const char* kTarget = "";
 #endif
@@ -46,7 +46,16 @@ bool equal(const char* a, const char* b) {
 
 bool target_matches(const Model& model) {
   const auto* target = model.schema()->target();
-  return kTarget[0] != '\0' && target != nullptr && equal(target->c_str(), kTarget);
+  if (kTarget[0] == '\0' || target == nullptr) return false;
+  if (equal(target->c_str(), kTarget)) return true;
+#if defined(__x86_64__)
+  // XNNPACK picks its AVX-512 kernels exactly when the CPU (and the OS) has
+  // AVX-512F, the class such a model's budget was computed for.
+  return equal(target->c_str(), xnnpack_budget::kTargetX86_64Avx512) &&
+         __builtin_cpu_supports("avx512f");
+#else
+  return false;
+#endif
 }
 
 Status fail(BackendResult* result, Status status, const char* message, int32_t op) {
