@@ -7,6 +7,7 @@
 // payload_crc32c (schemas/contract/checksum.h).
 #include "converter/emit/emit.h"
 
+#include <algorithm>
 #include <map>
 
 #include "converter/eval/run_lowered.h"
@@ -25,11 +26,15 @@ constexpr uint32_t kChecksumPlaceholder = 0xFFFFFFFFu;
 
 uint64_t align_up(uint64_t v) { return (v + kAlignment - 1) / kAlignment * kAlignment; }
 
-// XNNPACK's persistent budget plus the Init scratch the activations cannot hold.
+// XNNPACK's region: its persistent budget, or more while a filter rewrite the
+// activations cannot hold sits at the region's top (the runtime's rule:
+// rewrites no larger than the activations go there).
 uint64_t xnnpack_arena_size(const LoweredModel& model, uint64_t activation_bytes) {
-  if (model.xnnpack_budget == 0) return 0;
-  const uint64_t scratch = model.xnnpack_scratch > activation_bytes ? align_up(model.xnnpack_scratch) : 0;
-  return model.xnnpack_budget + scratch;
+  uint64_t size = model.xnnpack_budget;
+  for (const XnnpackRewrite& rewrite : model.xnnpack_rewrites) {
+    if (rewrite.bytes > activation_bytes) size = std::max(size, rewrite.region_bytes);
+  }
+  return size;
 }
 
 }  // namespace

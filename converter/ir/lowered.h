@@ -53,18 +53,27 @@ struct LoweredOp {
   std::shared_ptr<schema::RequantizationT> requantization;
 };
 
+// A Conv2D filter rewrite (HWIO -> OHWI) the runtime does at Init while
+// XNNPACK packs the filter: its bytes, and the XNNPACK region (budget units,
+// alignment reservation included) Init needs when the rewrite sits at the
+// region's top because the activations are smaller than it.
+struct XnnpackRewrite {
+  uint64_t bytes = 0;
+  uint64_t region_bytes = 0;
+};
+
 struct LoweredModel {
   std::vector<Value> values;
   std::vector<LoweredOp> ops;
   std::vector<int> inputs;
   std::vector<int> outputs;
   // Backend plan (converter/lower/backend_xnnpack.h): the target the ops were
-  // assigned for, XNNPACK's persistent arena budget, and the largest weight
-  // rewrite XNNPACK needs as Init-time scratch (taken from the activations when
-  // they are large enough, else added to the budget by emit).
+  // assigned for, XNNPACK's persistent arena budget, and the weight rewrites
+  // XNNPACK ops need as Init-time scratch (taken from the activations when
+  // they are large enough, else from the region, which emit grows to fit).
   std::string target;
   uint64_t xnnpack_budget = 0;
-  uint64_t xnnpack_scratch = 0;
+  std::vector<XnnpackRewrite> xnnpack_rewrites;
 
   int add_value(Value value) {
     values.push_back(std::move(value));

@@ -4,6 +4,9 @@
 // and join would cost more than they save) while large ones are not.
 #include <gtest/gtest.h>
 
+#include <map>
+#include <string>
+
 #include "converter/lower/backend_xnnpack.h"
 #include "schemas/floe_generated.h"
 #include "tests/converter/tf1_test_util.h"
@@ -47,6 +50,51 @@ TEST(BackendAssignment, SmallXnnpackOpsRunOnTheCallersThread) {
     EXPECT_TRUE(single.at("prob")) << target;
     EXPECT_TRUE(contains(r.summary, "(2 too small for a thread pool run on the caller's thread)")) << r.summary;
   }
+}
+
+// The XNNPACK budget is the most any CPU of the target needs: on x86-64 that
+// includes AMD Zen / Zen+'s FMA3 kernels, whose layout pads input channels to
+// a multiple of 4 (the AVX-512F kernels pad nothing).
+TEST(BackendAssignment, XnnpackBudgetCoversTheTargetsCpus) {
+  const auto budget_for = [](int inputs) {
+    const std::string k = std::to_string(inputs);
+    const std::string graph = "versions { producer: 27 }\n" +
+                              placeholder("x", "DT_FLOAT", "dim { size: 1 } dim { size: " + k + " }") +
+                              float_const("w", "dim { size: " + k + " } dim { size: 5 }", "float_val: 0.5") +
+                              matmul("y", "x", "w");
+    conv::ConvertOptions options = text_graph_options(graph, {"y"});
+    options.target = "x86_64";
+    const ConvertOutcome r = try_convert(options);
+    EXPECT_TRUE(r.error.empty()) << r.error;
+    return r.error.empty() ? schema::GetModel(r.model.data())->xnnpack_arena_size() : 0;
+  };
+  // Packed weights: 16 output channels (the x86 tile) x (inputs + bias)
+  // floats. 12 inputs pad nothing; 9 pad to 12 on Zen, so both need the same.
+  EXPECT_EQ(budget_for(9), budget_for(12));
+  EXPECT_EQ(budget_for(13) - budget_for(12), 16u * 4 * 4);  // 13 -> 16 inputs
+}
+
+// "x86_64-avx512" budgets only the AVX-512F kernels, which pad nothing;
+// "x86_64" also Zen's, and "aarch64" the 8-wide Cortex-A tiles.
+TEST(BackendAssignment, XnnpackBudgetForTheAvx512ClassIsTighter) {
+  const std::string graph = "versions { producer: 27 }\n" +
+                            placeholder("x", "DT_FLOAT", "dim { size: 1 } dim { size: 9 }") +
+                            float_const("w", "dim { size: 9 } dim { size: 5 }", "float_val: 0.5") +
+                            matmul("y", "x", "w");
+  std::map<std::string, uint64_t> budget;
+  for (const char* target : {"x86_64", "x86_64-avx512", "aarch64"}) {
+    conv::ConvertOptions options = text_graph_options(graph, {"y"});
+    options.target = target;
+    const ConvertOutcome r = try_convert(options);
+    ASSERT_TRUE(r.error.empty()) << r.error;
+    const schema::Model* m = schema::GetModel(r.model.data());
+    EXPECT_EQ(m->target()->str(), target);
+    budget[target] = m->xnnpack_arena_size();
+  }
+  // Packed weights: 16 output channels (the x86 tile) x (inputs + bias) floats;
+  // Zen pads the 9 inputs to 12. Everything else is the same on both.
+  EXPECT_EQ(budget["x86_64"] - budget["x86_64-avx512"], 16u * 3 * 4);
+  EXPECT_LT(budget["aarch64"], budget["x86_64-avx512"]);  // 8-wide tile, smaller operator object
 }
 
 TEST(BackendAssignment, ReferenceTargetMarksNothing) {

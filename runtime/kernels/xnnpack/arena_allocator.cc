@@ -7,18 +7,22 @@
 
 #include <xnnpack.h>
 
+#include "schemas/contract/xnnpack_budget.h"
+
 namespace floe::xnnpack {
 namespace {
 
+using xnnpack_budget::kMinAlignment;
+
 thread_local ArenaRegion* t_region = nullptr;
 
-void* allocate(void*, size_t size) { return region_allocate(t_region, 16, size); }
+void* allocate(void*, size_t size) { return region_allocate(t_region, kMinAlignment, size); }
 void* aligned_allocate(void*, size_t alignment, size_t size) {
   return region_allocate(t_region, alignment, size);
 }
 void* reallocate(void*, void* pointer, size_t size) {
   if (pointer != nullptr) return nullptr;  // must not release the old block: it stays
-  return region_allocate(t_region, 16, size);
+  return region_allocate(t_region, kMinAlignment, size);
 }
 void deallocate(void*, void*) {}
 
@@ -32,7 +36,9 @@ RegionScope::~RegionScope() { t_region = nullptr; }
 
 void* region_allocate(ArenaRegion* region, size_t alignment, size_t size) {
   if (region == nullptr) return nullptr;
-  if (alignment < 16) alignment = 16;
+  // The base is kBackendRegionAlignment-aligned, so aligning the address is
+  // aligning the offset: the converter's replay (xnnpack_budget::bump) agrees.
+  if (alignment < kMinAlignment) alignment = kMinAlignment;
   const uintptr_t base = reinterpret_cast<uintptr_t>(region->base);
   const uintptr_t start = (base + region->used + alignment - 1) & ~(uintptr_t{alignment} - 1);
   const size_t offset = start - base;

@@ -18,7 +18,8 @@ struct ArenaRegion {
   uint8_t* base = nullptr;   // kBackendRegionAlignment-aligned
   size_t limit = 0;          // bytes usable from base (may shrink for Init scratch)
   size_t used = 0;           // bump offset from base
-  size_t peak = 0;           // most bytes from base ever in use: allocations + Init scratch on top
+  size_t peak = 0;           // most bytes from base Init needed: allocations, or those made
+                             // while an Init scratch sat at the top plus the scratch
   size_t calls = 0;          // successful allocations
   bool exhausted = false;    // a request did not fit
 };

@@ -11,6 +11,7 @@
 #include "runtime/core/model.h"
 #include "runtime/kernels/xnnpack/arena_allocator.h"
 #include "runtime/kernels/xnnpack/operators.h"
+#include "schemas/contract/xnnpack_budget.h"
 #include "schemas/floe_generated.h"
 
 namespace floe {
@@ -20,12 +21,18 @@ struct BackendState {
   xnn_operator_t* ops;  // [op_count]; null = the op runs its reference kernel
 };
 
+// The converter's replay of this region (schemas/contract/xnnpack_budget.h)
+// assumes these sizes.
+static_assert(sizeof(BackendState) == xnnpack_budget::state_bytes(sizeof(void*)), "BackendState");
+static_assert(sizeof(xnn_operator_t) == sizeof(void*), "operator handle");
+static_assert(XNN_EXTRA_BYTES == xnnpack_budget::kExtraBytes, "XNNPACK version");
+
 namespace {
 
 #if defined(__aarch64__)
-constexpr const char* kTarget = "aarch64";
+constexpr const char* kTarget = xnnpack_budget::kTargetAarch64;
 #elif defined(__x86_64__)
-constexpr const char* kTarget = "x86_64";
+constexpr const char* kTarget = xnnpack_budget::kTargetX86_64;
 #else
 constexpr const char* kTarget = "";
 #endif
@@ -39,7 +46,16 @@ bool equal(const char* a, const char* b) {
 
 bool target_matches(const Model& model) {
   const auto* target = model.schema()->target();
-  return kTarget[0] != '\0' && target != nullptr && equal(target->c_str(), kTarget);
+  if (kTarget[0] == '\0' || target == nullptr) return false;
+  if (equal(target->c_str(), kTarget)) return true;
+#if defined(__x86_64__)
+  // XNNPACK picks its AVX-512 kernels exactly when the CPU (and the OS) has
+  // AVX-512F, the class such a model's budget was computed for.
+  return equal(target->c_str(), xnnpack_budget::kTargetX86_64Avx512) &&
+         __builtin_cpu_supports("avx512f");
+#else
+  return false;
+#endif
 }
 
 Status fail(BackendResult* result, Status status, const char* message, int32_t op) {
@@ -111,9 +127,9 @@ Status backend_prepare(const Model& model, const BackendInit& init, BackendResul
   const auto* ops = model.schema()->operators();
   const uint32_t op_count = ops->size();
   auto* state = static_cast<BackendState*>(
-      xnnpack::region_allocate(&region, 16, sizeof(BackendState)));
+      xnnpack::region_allocate(&region, xnnpack_budget::kMinAlignment, sizeof(BackendState)));
   auto* handles = static_cast<xnn_operator_t*>(
-      xnnpack::region_allocate(&region, 16, sizeof(xnn_operator_t) * (op_count ? op_count : 1)));
+      xnnpack::region_allocate(&region, xnnpack_budget::kMinAlignment, sizeof(xnn_operator_t) * (op_count ? op_count : 1)));
   if (state == nullptr || handles == nullptr) {
     return fail(result, Status::kArenaTooSmall,
                 FLOE_MSG("XNNPACK region budget is too small for the backend state"), -1);

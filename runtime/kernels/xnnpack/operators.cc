@@ -10,6 +10,7 @@
 
 #include "runtime/core/model.h"
 #include "runtime/kernels/reference/activation.h"
+#include "schemas/contract/xnnpack_budget.h"
 #include "schemas/floe_generated.h"
 
 namespace floe::xnnpack {
@@ -80,16 +81,37 @@ Status matmul(const CreateArgs& a, xnn_operator_t* op, const char** why) {
 
 // Scratch for an Init-time weight rewrite: the activations when large enough
 // (nothing is live during Init), else the top of the persistent region, whose
-// limit is lowered until the operator exists (the converter budgets it).
-float* take_scratch(const CreateArgs& a, size_t bytes) {
-  if (bytes <= a.activation_bytes) return reinterpret_cast<float*>(a.activations);
-  const size_t need = (bytes + 15) & ~size_t{15};
-  if (need > a.region->limit || a.region->limit - need < a.region->used) return nullptr;
-  // The scratch sits at the top of what the region may use: Init touches it.
-  const size_t top = a.region->limit;
-  if (top > a.region->peak) a.region->peak = top;
+// limit is lowered until the operator exists (the converter budgets the region
+// in use by then plus the scratch: xnnpack_budget::Replay::convolution).
+struct Scratch {
+  float* data = nullptr;
+  size_t region_bytes = 0;  // taken from the region (0: from the activations)
+  size_t saved_limit = 0;
+};
+
+Scratch take_scratch(const CreateArgs& a, size_t bytes) {
+  Scratch s;
+  if (bytes <= a.activation_bytes) {
+    s.data = reinterpret_cast<float*>(a.activations);
+    return s;
+  }
+  const size_t need = static_cast<size_t>(
+      xnnpack_budget::align_up(bytes, xnnpack_budget::kScratchAlignment));
+  if (need > a.region->limit || a.region->limit - need < a.region->used) return s;
+  s.saved_limit = a.region->limit;
+  s.region_bytes = need;
   a.region->limit -= need;
-  return reinterpret_cast<float*>(a.region->base + a.region->limit);
+  s.data = reinterpret_cast<float*>(a.region->base + a.region->limit);
+  return s;
+}
+
+// The operator is created: the scratch is free again. What Init needed for it
+// is what XNNPACK allocated meanwhile plus the scratch.
+void release_scratch(const CreateArgs& a, const Scratch& s) {
+  if (s.region_bytes == 0) return;
+  a.region->limit = s.saved_limit;
+  const size_t needed = a.region->used + s.region_bytes;
+  if (needed > a.region->peak) a.region->peak = needed;
 }
 
 Status conv2d(const CreateArgs& a, xnn_operator_t* op, const char** why) {
@@ -121,8 +143,8 @@ Status conv2d(const CreateArgs& a, xnn_operator_t* op, const char** why) {
     return fully_connected(a, f32(x), pixels, ci, co, f32(w), true, bias, r, f32_out(y), op, why);
   }
   const size_t taps = kh * kw * ci;
-  const size_t saved_limit = a.region->limit;
-  float* ohwi = take_scratch(a, taps * co * sizeof(float));
+  const Scratch scratch = take_scratch(a, taps * co * sizeof(float));
+  float* ohwi = scratch.data;
   if (ohwi == nullptr) {
     *why = FLOE_MSG("arena too small for the conv2d filter rewrite (XNNPACK persistent region)");
     return Status::kArenaTooSmall;
@@ -140,7 +162,7 @@ Status conv2d(const CreateArgs& a, xnn_operator_t* op, const char** why) {
           static_cast<uint32_t>(o->dilation_h()), static_cast<uint32_t>(o->dilation_w()),
           /*groups=*/1, ci, co, ci, co, ohwi, bias, r.min, r.max, 0, op),
       FLOE_MSG("xnn_create_convolution2d_nhwc_f32 failed"), why);
-  a.region->limit = saved_limit;  // the packed copy exists; the scratch is free again
+  release_scratch(a, scratch);  // XNNPACK packed its own copy
   FLOE_RETURN_IF_ERROR(s);
   return from_xnn(xnn_setup_convolution2d_nhwc_f32(*op, static_cast<size_t>(xs.dims[0]),
                                                    static_cast<size_t>(xs.dims[1]),
