@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// Reductions and data-movement TF ops (op coverage, issue #4): Sum, Max, Min,
+// Reductions and data-movement TF ops (op coverage): Sum, Max, Min,
 // Prod, All, Any, ArgMax, ArgMin; Slice, StridedSlice (every mask), Split,
 // SplitV, Unpack, Pack, Tile, ReverseV2, GatherV2/Gather, GatherNd, OneHot.
 // (Ops whose output shape depends on values live in index_ops.cc.) Slicing variants all become one STRIDED_SLICE kernel with

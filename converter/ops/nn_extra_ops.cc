@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// NN TF ops added for op coverage (issue #4): BatchMatMul/V2,
+// NN TF ops added for op coverage: BatchMatMul/V2,
 // Conv2DBackpropInput, LogSoftmax, TopKV2, Cumsum/Cumprod, FakeQuant*, the
 // Resize* family, LRN, and the layout ops SpaceToBatchND / BatchToSpaceND /
 // DepthToSpace / SpaceToDepth, which become PAD / RESHAPE / TRANSPOSE /
