@@ -136,8 +136,23 @@ bool window_ok(const O& o, const std::vector<int64_t>& in, const std::vector<int
 // scratch to `scratch`.
 bool take(const LoweredModel& m, const LoweredOp& op, Budget* budget, uint64_t* scratch) {
   using schema::OpCode;
+  const OpTraits traits = op_traits(op.opcode);
+  if (!runs_on(op.opcode, schema::Backend::XNNPACK)) return false;
   if (op.outputs.size() != 1 || !all_f32(m, op)) return false;
   const std::vector<int64_t>& out = shape_of(m, op.outputs[0]);
+  if (traits.elementwise_binary()) {
+    if (op.inputs.size() != 2 || shape_of(m, op.inputs[0]).size() > 6 ||
+        shape_of(m, op.inputs[1]).size() > 6) {
+      return false;
+    }
+    budget->op();
+    return true;
+  }
+  if (traits.elementwise_unary()) {
+    if (op.inputs.size() != 1) return false;
+    budget->op();
+    return true;
+  }
   switch (op.opcode) {
     case OpCode::MATMUL: {
       const auto* o = op.options.AsMatMulOptions();
@@ -201,28 +216,6 @@ bool take(const LoweredModel& m, const LoweredOp& op, Budget* budget, uint64_t* 
                       op.opcode == OpCode::AVG_POOL2D);
       return true;
     }
-    case OpCode::ADD:
-    case OpCode::SUB:
-    case OpCode::MUL:
-    case OpCode::DIV:
-    case OpCode::MAXIMUM:
-    case OpCode::MINIMUM:
-      if (op.inputs.size() != 2 || shape_of(m, op.inputs[0]).size() > 6 ||
-          shape_of(m, op.inputs[1]).size() > 6) {
-        return false;
-      }
-      budget->op();
-      return true;
-    case OpCode::RELU:
-    case OpCode::RELU6:
-    case OpCode::SIGMOID:
-    case OpCode::ABS:
-    case OpCode::NEG:
-    case OpCode::SQUARE:
-    case OpCode::SQRT:
-      if (op.inputs.size() != 1) return false;
-      budget->op();
-      return true;
     case OpCode::SOFTMAX: {
       const auto* o = op.options.AsSoftmaxOptions();
       if (o == nullptr || o->beta != 1.0f || out.empty()) return false;
