@@ -1,11 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
 // XNNPACK operator creation per floe opcode (see operators.h). The ops are
 // those runtime/ops.def marks XNNPACK (checked below); which of their shapes
-// come here, and their arena bytes, converter/lower/backend_xnnpack.cc decides: MatMul and 1x1/stride-1/unpadded Conv2D ->
-// fully connected; Conv2D -> convolution (filter transposed HWIO -> OHWI into
-// scratch first); DepthwiseConv2D -> depthwise convolution (TF's [kh,kw,C,M]
-// is XNNPACK's HWGo); pooling; broadcasting binary ops; clamp-style unary ops;
-// softmax (beta 1); Mean over H,W -> global average pooling.
+// come here, and their arena bytes, converter/lower/backend_xnnpack.cc
+// decides. MatMul and 1x1/stride-1/unpadded Conv2D -> fully connected; Conv2D
+// -> convolution (filter transposed HWIO -> OHWI into scratch first);
+// DepthwiseConv2D -> depthwise convolution (TF's [kh,kw,C,M] is XNNPACK's
+// HWGo); pooling; broadcasting binary ops; clamp-style unary ops; softmax
+// (beta 1); Mean over H,W -> global average pooling.
 #include "runtime/kernels/xnnpack/operators.h"
 
 #include "runtime/core/model.h"
