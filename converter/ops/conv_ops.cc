@@ -10,6 +10,27 @@
 namespace floe::conv {
 namespace {
 
+// One spatial axis of a SAME or VALID window, by TF's rules (a VALID window
+// larger than the input leaves no output; SAME puts the odd pad after). False
+// for any other padding: each op words that refusal itself.
+struct WindowAxis {
+  int64_t out = 0, pad_before = 0;
+};
+bool same_or_valid(const std::string& padding, int64_t in, int64_t k, int64_t stride, int64_t dilation,
+                   WindowAxis* axis) {
+  const int64_t eff = (k - 1) * dilation + 1;
+  if (padding == "VALID") {
+    axis->out = in >= eff ? (in - eff) / stride + 1 : 0;
+    axis->pad_before = 0;
+  } else if (padding == "SAME") {
+    axis->out = (in + stride - 1) / stride;
+    axis->pad_before = std::max<int64_t>((axis->out - 1) * stride + eff - in, 0) / 2;
+  } else {
+    return false;
+  }
+  return true;
+}
+
 // ---- Conv2DBackpropInput ----------------------------------------------------------------
 
 struct TConvGeometry {
@@ -20,20 +41,14 @@ struct TConvGeometry {
 
 int64_t forward_pad(const NodeContext& ctx, const std::string& padding, int64_t in, int64_t k, int64_t s,
                     int64_t d, int64_t expected_out) {
-  const int64_t eff = (k - 1) * d + 1;
-  int64_t out = 0, before = 0;
-  if (padding == "VALID") {
-    out = in >= eff ? (in - eff) / s + 1 : 0;
-  } else if (padding == "SAME") {
-    out = (in + s - 1) / s;
-    before = std::max<int64_t>((out - 1) * s + eff - in, 0) / 2;
-  } else {
+  WindowAxis axis;
+  if (!same_or_valid(padding, in, k, s, d, &axis)) {
     ctx.fail("padding '" + padding + "' is not supported for Conv2DBackpropInput");
   }
-  if (out != expected_out) {
+  if (axis.out != expected_out) {
     ctx.fail("input_sizes do not match out_backprop under " + padding + " padding");
   }
-  return before;
+  return axis.pad_before;
 }
 
 TConvGeometry tconv_geometry(const NodeContext& ctx) {
@@ -108,19 +123,10 @@ PatchGeometry patch_geometry(const NodeContext& ctx) {
   const auto& in = ctx.input(0).shape;
   const std::string padding = attr_string(def, "padding", "VALID");
   PatchGeometry g;
-  int64_t out_hw[2], pad[2];
-  for (int a = 0; a < 2; ++a) {
-    const int64_t size = in[static_cast<size_t>(a + 1)], kk = k[static_cast<size_t>(a + 1)],
-                  st = s[static_cast<size_t>(a + 1)], rt = r[static_cast<size_t>(a + 1)];
-    if (kk < 1 || st < 1 || rt < 1) ctx.fail("ksizes/strides/rates must be >= 1");
-    const int64_t eff = (kk - 1) * rt + 1;
-    if (padding == "VALID") {
-      out_hw[a] = size >= eff ? (size - eff) / st + 1 : 0;
-      pad[a] = 0;
-    } else if (padding == "SAME") {
-      out_hw[a] = (size + st - 1) / st;
-      pad[a] = std::max<int64_t>((out_hw[a] - 1) * st + eff - size, 0) / 2;
-    } else {
+  WindowAxis hw[2];
+  for (size_t a = 0; a < 2; ++a) {
+    if (k[a + 1] < 1 || s[a + 1] < 1 || r[a + 1] < 1) ctx.fail("ksizes/strides/rates must be >= 1");
+    if (!same_or_valid(padding, in[a + 1], k[a + 1], s[a + 1], r[a + 1], &hw[a])) {
       ctx.fail("unknown padding " + padding);
     }
   }
@@ -130,9 +136,9 @@ PatchGeometry patch_geometry(const NodeContext& ctx) {
   g.o.stride_w = static_cast<int32_t>(s[2]);
   g.o.rate_h = static_cast<int32_t>(r[1]);
   g.o.rate_w = static_cast<int32_t>(r[2]);
-  g.o.pad_top = static_cast<int32_t>(pad[0]);
-  g.o.pad_left = static_cast<int32_t>(pad[1]);
-  g.out = {in[0], out_hw[0], out_hw[1], k[1] * k[2] * in[3]};
+  g.o.pad_top = static_cast<int32_t>(hw[0].pad_before);
+  g.o.pad_left = static_cast<int32_t>(hw[1].pad_before);
+  g.out = {in[0], hw[0].out, hw[1].out, k[1] * k[2] * in[3]};
   return g;
 }
 
@@ -166,22 +172,12 @@ Conv3DGeometry conv3d_geometry(const NodeContext& ctx) {
   Conv3DGeometry g;
   g.out = {in[0], 0, 0, 0, f[4]};
   int64_t pad[3];
-  for (int a = 0; a < 3; ++a) {
-    const int64_t size = in[static_cast<size_t>(a + 1)], k = f[static_cast<size_t>(a)];
-    const int64_t st = s[static_cast<size_t>(a + 1)], dl = d[static_cast<size_t>(a + 1)];
-    if (st < 1 || dl < 1) ctx.fail("strides/dilations must be >= 1");
-    const int64_t eff = (k - 1) * dl + 1;
-    int64_t out = 0;
-    pad[a] = 0;
-    if (padding == "VALID") {
-      out = size >= eff ? (size - eff) / st + 1 : 0;
-    } else if (padding == "SAME") {
-      out = (size + st - 1) / st;
-      pad[a] = std::max<int64_t>((out - 1) * st + eff - size, 0) / 2;
-    } else {
-      ctx.fail("unknown padding " + padding);
-    }
-    g.out[static_cast<size_t>(a + 1)] = out;
+  for (size_t a = 0; a < 3; ++a) {
+    if (s[a + 1] < 1 || d[a + 1] < 1) ctx.fail("strides/dilations must be >= 1");
+    WindowAxis axis;
+    if (!same_or_valid(padding, in[a + 1], f[a], s[a + 1], d[a + 1], &axis)) ctx.fail("unknown padding " + padding);
+    g.out[a + 1] = axis.out;
+    pad[a] = axis.pad_before;
   }
   g.o.stride_d = static_cast<int32_t>(s[1]);
   g.o.stride_h = static_cast<int32_t>(s[2]);
