@@ -9,12 +9,22 @@
 #include <vector>
 
 #include "converter/ir/host_tensor.h"
+#include "schemas/contract/op_traits.h"
 #include "schemas/floe_obj_generated.h"
 
 namespace floe::conv {
 
 // Inside the converter, `schema` is the mutable object-API flavour of floe.fbs.
 namespace schema = ::floe::schema_obj;
+
+// An op's traits (runtime/ops.def, schemas/contract/op_traits.h); the object
+// API's enums carry the schema's values.
+inline OpTraits op_traits(schema::OpCode code) {
+  return ::floe::op_traits(static_cast<::floe::schema::OpCode>(code));
+}
+inline bool runs_on(schema::OpCode code, schema::Backend backend) {
+  return op_traits(code).runs_on(static_cast<::floe::schema::Backend>(backend));
+}
 
 // Affine quantization of an integer value: real = scale * (q - zero_point),
 // one entry per tensor or one per index of `dimension`. Empty = not quantized.

@@ -15,20 +15,15 @@ bool all_f32(const LoweredModel& model, const std::vector<int>& values) {
 }
 
 bool takes(const LoweredModel& model, const LoweredOp& op) {
+  if (!runs_on(op.opcode, schema::Backend::CORTEX_M)) return false;
   if (!all_f32(model, op.inputs) || !all_f32(model, op.outputs)) return false;
-  switch (op.opcode) {
-    case schema::OpCode::MATMUL:
-    case schema::OpCode::CONV2D:
-      return true;
-    case schema::OpCode::DEPTHWISE_CONV2D: {
-      // Other multipliers would run the reference loop inside the Cortex-M
-      // kernel anyway; saying so in the model keeps the plan truthful.
-      const auto* options = op.options.AsDepthwiseConv2DOptions();
-      return options != nullptr && options->depth_multiplier == 1;
-    }
-    default:
-      return false;
+  if (op.opcode == schema::OpCode::DEPTHWISE_CONV2D) {
+    // Other multipliers would run the reference loop inside the Cortex-M
+    // kernel anyway; saying so in the model keeps the plan truthful.
+    const auto* options = op.options.AsDepthwiseConv2DOptions();
+    return options != nullptr && options->depth_multiplier == 1;
   }
+  return true;
 }
 
 }  // namespace

@@ -66,8 +66,15 @@ bool window_ok(const O& o, const std::vector<int64_t>& in, const std::vector<int
 // Can XNNPACK run `op`?
 bool take(const LoweredModel& m, const LoweredOp& op) {
   using schema::OpCode;
+  const OpTraits traits = op_traits(op.opcode);
+  if (!runs_on(op.opcode, schema::Backend::XNNPACK)) return false;
   if (op.outputs.size() != 1 || !all_f32(m, op)) return false;
   const std::vector<int64_t>& out = shape_of(m, op.outputs[0]);
+  if (traits.elementwise_binary()) {
+    return op.inputs.size() == 2 && shape_of(m, op.inputs[0]).size() <= 6 &&
+           shape_of(m, op.inputs[1]).size() <= 6;
+  }
+  if (traits.elementwise_unary()) return op.inputs.size() == 1;
   switch (op.opcode) {
     case OpCode::MATMUL: {
       const auto* o = op.options.AsMatMulOptions();
@@ -96,22 +103,6 @@ bool take(const LoweredModel& m, const LoweredOp& op) {
       const auto& x = shape_of(m, op.inputs[0]);
       return window_ok(*o, x, out, o->filter_h, o->filter_w, 1, 1);
     }
-    case OpCode::ADD:
-    case OpCode::SUB:
-    case OpCode::MUL:
-    case OpCode::DIV:
-    case OpCode::MAXIMUM:
-    case OpCode::MINIMUM:
-      return op.inputs.size() == 2 && shape_of(m, op.inputs[0]).size() <= 6 &&
-             shape_of(m, op.inputs[1]).size() <= 6;
-    case OpCode::RELU:
-    case OpCode::RELU6:
-    case OpCode::SIGMOID:
-    case OpCode::ABS:
-    case OpCode::NEG:
-    case OpCode::SQUARE:
-    case OpCode::SQRT:
-      return op.inputs.size() == 1;
     case OpCode::SOFTMAX: {
       const auto* o = op.options.AsSoftmaxOptions();
       return o != nullptr && o->beta == 1.0f && !out.empty();

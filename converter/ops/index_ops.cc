@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// TF ops whose output shape depends on index values (op coverage, issue #4):
+// TF ops whose output shape depends on index values (op coverage):
 // Range, LinSpace, Where(cond), InvertPermutation, DynamicPartition,
 // DynamicStitch / ParallelDynamicStitch, and ParallelConcat. A static floe model
 // can hold them only when those values are known at conversion time: the values

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// Element-wise TF ops beyond elementwise.cc (op coverage, issue #4): integer
+// Element-wise TF ops beyond elementwise.cc (op coverage): integer
 // and float division variants, Pow, Atan2, SquaredDifference, comparisons and
 // logical ops (bool results), rounding/trigonometric/activation unary ops,
 // LeakyRelu, Cast, Select/SelectV2, AddN, Fill, ZerosLike/OnesLike. Dtypes reach

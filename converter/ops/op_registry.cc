@@ -172,13 +172,27 @@ int LowerContext::reshaped_value(int value, std::vector<int64_t> shape, const st
   return id;
 }
 
+int LowerContext::transposed_value(int value, const std::vector<int32_t>& perm, const std::string& suffix) {
+  const Value& v = value_info(value);
+  std::vector<int64_t> shape;
+  for (int32_t p : perm) shape.push_back(v.shape[static_cast<size_t>(p)]);
+  const int out = new_value(v.dtype, shape, suffix);
+  schema::TransposeOptionsT o;
+  o.perm = perm;
+  add_op(schema::OpCode::TRANSPOSE, {value}, {out}, options(o));
+  return out;
+}
+
 const OpHandler* find_handler(const std::string& tf_op) {
   static const std::unordered_map<std::string, const OpHandler*> table = [] {
     std::unordered_map<std::string, const OpHandler*> t;
     for (const auto* family :
          {&elementwise_handlers(), &nn_handlers(), &shape_handlers(), &source_handlers(),
-          &batch_norm_handlers(), &layout_handlers(), &math_handlers(), &data_handlers(),
-          &nn_extra_handlers(), &rnn_cell_handlers(), &index_handlers()}) {
+          &batch_norm_handlers(), &layout_handlers(), &math_handlers(), &reduce_handlers(),
+          &slice_handlers(), &gather_handlers(), &batch_matmul_handlers(), &conv_handlers(),
+          &normalization_handlers(), &topk_handlers(), &cumulative_handlers(),
+          &fake_quant_handlers(), &resize_handlers(), &space_depth_handlers(),
+          &rnn_cell_handlers(), &index_handlers()}) {
       for (const OpHandler& h : *family) t.emplace(h.tf_op, &h);
     }
     return t;

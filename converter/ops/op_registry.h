@@ -84,6 +84,8 @@ class LowerContext : public NodeContext {
   int new_value(DType dtype, std::vector<int64_t> shape, const std::string& suffix);
   // `value` with a new shape (a RESHAPE op into a new helper value).
   int reshaped_value(int value, std::vector<int64_t> shape, const std::string& suffix);
+  // `value` with its dims permuted by `perm` (a TRANSPOSE op into a new helper value).
+  int transposed_value(int value, const std::vector<int32_t>& perm, const std::string& suffix);
   // dtype/shape of a value of the model being built.
   const Value& value_info(int value) const { return model_.values[static_cast<size_t>(value)]; }
   // Options of one type, wrapped: add_op(code, in, out, options(schema::Conv2DOptionsT{...})).
@@ -121,11 +123,20 @@ const std::vector<OpHandler>& elementwise_handlers();
 const std::vector<OpHandler>& nn_handlers();
 const std::vector<OpHandler>& shape_handlers();
 const std::vector<OpHandler>& source_handlers();
-const std::vector<OpHandler>& math_handlers();      // math_ops.cc
-const std::vector<OpHandler>& data_handlers();      // data_ops.cc
-const std::vector<OpHandler>& nn_extra_handlers();  // nn_extra_ops.cc
-const std::vector<OpHandler>& rnn_cell_handlers();  // rnn_cells.cc
-const std::vector<OpHandler>& index_handlers();     // index_ops.cc
+const std::vector<OpHandler>& math_handlers();
+const std::vector<OpHandler>& reduce_handlers();
+const std::vector<OpHandler>& slice_handlers();
+const std::vector<OpHandler>& gather_handlers();
+const std::vector<OpHandler>& batch_matmul_handlers();
+const std::vector<OpHandler>& conv_handlers();
+const std::vector<OpHandler>& normalization_handlers();
+const std::vector<OpHandler>& topk_handlers();
+const std::vector<OpHandler>& cumulative_handlers();
+const std::vector<OpHandler>& fake_quant_handlers();
+const std::vector<OpHandler>& resize_handlers();
+const std::vector<OpHandler>& space_depth_handlers();
+const std::vector<OpHandler>& rnn_cell_handlers();
+const std::vector<OpHandler>& index_handlers();
 const std::vector<OpHandler>& batch_norm_handlers();
 const std::vector<OpHandler>& layout_handlers();
 

@@ -106,45 +106,11 @@ void replace_uses(LoweredModel& model, int from, int to) {
   }
 }
 
-bool is_unary_elementwise(schema::OpCode code) {
-  using schema::OpCode;
-  switch (code) {
-    case OpCode::RELU:
-    case OpCode::RELU6:
-    case OpCode::SIGMOID:
-    case OpCode::TANH:
-    case OpCode::ABS:
-    case OpCode::NEG:
-    case OpCode::EXP:
-    case OpCode::LOG:
-    case OpCode::SQRT:
-    case OpCode::RSQRT:
-    case OpCode::SQUARE:
-      return true;
-    default:
-      return false;
-  }
-}
+bool is_unary_elementwise(schema::OpCode code) { return op_traits(code).elementwise_unary(); }
 
-bool is_binary_elementwise(schema::OpCode code) {
-  using schema::OpCode;
-  switch (code) {
-    case OpCode::ADD:
-    case OpCode::SUB:
-    case OpCode::MUL:
-    case OpCode::DIV:
-    case OpCode::MAXIMUM:
-    case OpCode::MINIMUM:
-      return true;
-    default:
-      return false;
-  }
-}
+bool is_binary_elementwise(schema::OpCode code) { return op_traits(code).elementwise_binary(); }
 
-bool has_weights(schema::OpCode code) {
-  return code == schema::OpCode::CONV2D || code == schema::OpCode::DEPTHWISE_CONV2D ||
-         code == schema::OpCode::MATMUL;
-}
+bool has_weights(schema::OpCode code) { return op_traits(code).weights == OpWeights::WEIGHTS_BIAS; }
 
 schema::Activation* activation_field(LoweredOp& op) {
   switch (op.opcode) {

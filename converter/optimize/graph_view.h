@@ -58,11 +58,12 @@ void erase_ops(LoweredModel& model, const std::vector<bool>& remove);
 // Replaces every read of `from` (op inputs and graph outputs) with `to`.
 void replace_uses(LoweredModel& model, int from, int to);
 
+// The op's traits (runtime/ops.def, schemas/contract/op_traits.h):
+// element-wise with one input, element-wise with two broadcast inputs,
 bool is_unary_elementwise(schema::OpCode code);
 bool is_binary_elementwise(schema::OpCode code);
-
-// CONV2D, DEPTHWISE_CONV2D, MATMUL: input 1 weights, optional input 2 bias of
-// one value per output channel (the output's last dim).
+// and input 1 weights with an optional input 2 bias of one value per output
+// channel (the output's last dim): CONV2D, DEPTHWISE_CONV2D, MATMUL.
 bool has_weights(schema::OpCode code);
 // The fused-activation field of an op's options, nullptr when it has none.
 schema::Activation* activation_field(LoweredOp& op);

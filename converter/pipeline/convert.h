@@ -29,7 +29,7 @@ struct ConvertOptions {
   // Placeholders fixed to constants at conversion time: name -> "v0,v1,..." (e.g.
   // is_training -> "false"); lets Switch/Merge on them resolve statically.
   std::map<std::string, std::string> frozen_inputs;
-  // Optimization passes over the lowered model (converter/passes/optimize):
+  // Optimization passes over the lowered model (converter/optimize/):
   // all on by default; --no-optimize / --disable-pass NAME turn them off.
   OptimizeOptions optimize;
 };

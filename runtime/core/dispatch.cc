@@ -32,6 +32,7 @@
 #include "runtime/kernels/reference/transpose_conv2d.h"
 #include "runtime/kernels/reference/unary.h"
 #include "runtime/kernels/cortexm/conv2d.h"
+#include "schemas/contract/op_traits.h"
 #if defined(FLOE_OP_SELECTION_HEADER)
 #include FLOE_OP_SELECTION_HEADER  // namespace floe: constexpr schema::OpCode kSelectedOps[]
 #endif
@@ -101,10 +102,20 @@ constexpr OpKernel kAllKernels[] = {
 #define FLOE_OP(code, options, params, prepare, eval)                    \
   {schema::OpCode::code, schema::OpOptions::options, #code,              \
    op_selected(schema::OpCode::code) ? prepare : nullptr,                \
-   op_selected(schema::OpCode::code) ? eval : nullptr, ParamsBytes<params>::value},
+   op_selected(schema::OpCode::code) ? eval : nullptr,                   \
+   ParamsBytes<params>::value,                                           \
+   op_traits(schema::OpCode::code).max_inputs,                           \
+   op_traits(schema::OpCode::code).backends},
 #include "runtime/ops.def"
-#undef FLOE_OP
 };
+// ops.def lists each op once in FLOE_OP and once in FLOE_OP_TRAITS.
+constexpr bool every_op_has_traits() {
+  for (const OpKernel& k : kAllKernels) {
+    if (!op_traits(k.opcode).known()) return false;
+  }
+  return sizeof(kAllKernels) / sizeof(kAllKernels[0]) == op_traits_row_count();
+}
+static_assert(every_op_has_traits(), "runtime/ops.def: every FLOE_OP needs its FLOE_OP_TRAITS row and vice versa");
 constexpr int count_selected() {
   int n = 0;
   for (const OpKernel& k : kAllKernels) n += k.eval != nullptr ? 1 : 0;

@@ -87,6 +87,9 @@ struct OpKernel {
   PrepareFn prepare;
   EvalFn eval;
   uint16_t params_bytes;  // sizeof the op's params block (0 = none)
+  // From the op's traits (schemas/contract/op_traits.h), checked by Model::Load:
+  uint8_t max_inputs;     // most input slots
+  uint8_t backends;       // backend_bit()s of the backends that implement it
 };
 
 // nullptr when this runtime has no kernel for `code`.

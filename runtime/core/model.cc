@@ -289,6 +289,17 @@ Status Model::validate_operators() {
       return fail(Status::kUnsupportedOp, FLOE_MSG("operator code not supported by this runtime"),
                   index);
     }
+    if (op->inputs()->size() > kernel->max_inputs) {
+      return fail(Status::kInvalidModel, FLOE_MSG("operator has more inputs than its op takes"),
+                  index);
+    }
+    // Only a backend that implements the op (runtime/ops.def) may be given it.
+    const unsigned backend = static_cast<unsigned>(op->backend());
+    if (backend >= 8 || ((kernel->backends >> backend) & 1u) == 0) {
+      return fail(Status::kInvalidModel,
+                  FLOE_MSG("operator is assigned to a backend that does not implement its op"),
+                  index);
+    }
     if (op->options_type() != kernel->options) {
       return fail(Status::kInvalidModel, FLOE_MSG("operator options do not match its opcode"),
                   index);

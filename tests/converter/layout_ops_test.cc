@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// The TF layout ops floe lowers to TRANSPOSE / PAD (converter/lower/layout_ops.cc):
+// The TF layout ops floe lowers to TRANSPOSE / PAD (converter/ops/layout_ops.cc):
 // Transpose (negative perm entries as TF accepts them), Pad, PadV2 with a
 // non-float constant, MirrorPad REFLECT/SYMMETRIC (tf.pad's documented example),
 // each through conversion and the runtime; and the conversion-time errors for

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: Apache-2.0
-# Tests for converter/passes/optimize (the lowered-model optimization passes).
+# Tests for converter/optimize/ (the lowered-model optimization passes).
 floe_add_test(optimize_passes_test
   SOURCES ${CMAKE_CURRENT_LIST_DIR}/optimize_passes_test.cc ${PROJECT_SOURCE_DIR}/tests/support/model_runner.cc
   LIBS floe_converter floe_model_file

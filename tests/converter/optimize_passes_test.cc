@@ -379,6 +379,23 @@ TEST(Transposes, PadAndConcatMoveWithTheLayout) {
   EXPECT_EQ(count_ops(b.model, OpCode::TRANSPOSE), 0);
 }
 
+// Every op runtime/ops.def marks element-wise lets a transpose through, not
+// only the activations: FLOOR, LEAKY_RELU and SQUARED_DIFFERENCE with a
+// constant between an inverse pair leave no transpose.
+TEST(Transposes, MoveThroughEveryElementwiseOpTheTraitsName) {
+  ModelBuilder b;
+  const int x = b.input("x", {2, 3, 4});
+  int v = b.op(OpCode::TRANSPOSE, {x}, {4, 2, 3}, transpose_options({2, 0, 1}));
+  v = b.op(OpCode::FLOOR, {v}, {4, 2, 3});
+  schema::LeakyReluOptionsT leaky;
+  leaky.alpha = 0.25f;
+  v = b.op(OpCode::LEAKY_RELU, {v}, {4, 2, 3}, ModelBuilder::options(leaky));
+  v = b.op(OpCode::SQUARED_DIFFERENCE, {v, b.random_constant("c", {4, 1, 3}, 41)}, {4, 2, 3});
+  b.output(b.op(OpCode::TRANSPOSE, {v}, {2, 3, 4}, transpose_options({1, 2, 0})));
+  EXPECT_GT(expect_same_outputs(b.model, opt::minimize_transposes, 0.0f), 0);
+  EXPECT_EQ(count_ops(b.model, OpCode::TRANSPOSE), 0);
+}
+
 // Random chains of transposes and elementwise / reduction ops: same outputs,
 // never more transposes than before.
 TEST(Transposes, RandomChainsKeepValuesAndNeverAddTransposes) {

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: Apache-2.0
-# Tests of what TF1 users bring (issue #3): training-only structure, batch norm,
+# Tests of what TF1 users bring: training-only structure, batch norm,
 # partitioned variables, signatures / --info, front-end throughput. Included from
 # tests/converter/CMakeLists.txt; corpus cases skip visibly without ../shared.
 floe_add_test(training_structure_test

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// Corrupted models and inputs (issue #7):
+// Corrupted models and inputs:
 //  - every single-byte change of a converted example model is caught at load
 //    when the checksum is verified, and never crashes Load/Init/Invoke when it
 //    is not (run under ASan+UBSan in the asan preset: any stray access fails);

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// Load-time integrity checks (issue #7): the CRC32C primitive, the model
+// Load-time integrity checks: the CRC32C primitive, the model
 // checksum option, and the memory-plan proof (verify_plan.h) on hand-built
 // models whose arena tensors share bytes soundly or unsoundly.
 #include <gtest/gtest.h>

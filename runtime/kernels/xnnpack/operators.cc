@@ -1,15 +1,17 @@
 // SPDX-License-Identifier: Apache-2.0
-// XNNPACK operator creation per floe opcode (see operators.h). The mapping must
-// match converter/lower/backend_xnnpack.cc, which decides which ops come here
-// and budgets their arena bytes: MatMul and 1x1/stride-1/unpadded Conv2D ->
-// fully connected; Conv2D -> convolution (filter transposed HWIO -> OHWI into
-// scratch first); DepthwiseConv2D -> depthwise convolution (TF's [kh,kw,C,M]
-// is XNNPACK's HWGo); pooling; broadcasting binary ops; clamp-style unary ops;
-// softmax (beta 1); Mean over H,W -> global average pooling.
+// XNNPACK operator creation per floe opcode (see operators.h). The ops are
+// those runtime/ops.def marks XNNPACK (checked below); which of their shapes
+// come here, and their arena bytes, converter/lower/backend_xnnpack.cc
+// decides. MatMul and 1x1/stride-1/unpadded Conv2D -> fully connected; Conv2D
+// -> convolution (filter transposed HWIO -> OHWI into scratch first);
+// DepthwiseConv2D -> depthwise convolution (TF's [kh,kw,C,M] is XNNPACK's
+// HWGo); pooling; broadcasting binary ops; clamp-style unary ops; softmax
+// (beta 1); Mean over H,W -> global average pooling.
 #include "runtime/kernels/xnnpack/operators.h"
 
 #include "runtime/core/model.h"
 #include "runtime/kernels/reference/activation.h"
+#include "schemas/contract/op_traits.h"
 #include "schemas/contract/xnnpack_budget.h"
 #include "schemas/floe_generated.h"
 
@@ -334,36 +336,84 @@ Status mean(const CreateArgs& a, xnn_operator_t* op, const char** why) {
                   FLOE_MSG("xnn_setup_global_average_pooling_nwc_f32 failed"), why);
 }
 
+// ---- the mapping: one row per op the XNNPACK trait marks (runtime/ops.def) ----
+
+using CreateFn = Status (*)(const CreateArgs&, xnn_operator_t*, const char**);
+
+template <bool kMax>
+Status pool2d_of(const CreateArgs& a, xnn_operator_t* op, const char** why) {
+  return pool2d(a, kMax, op, why);
+}
+template <CreateBinary kCreate, SetupBinary kSetup>
+Status binary_of(const CreateArgs& a, xnn_operator_t* op, const char** why) {
+  return binary(a, kCreate, kSetup, op, why);
+}
+template <CreateUnary kCreate, SetupUnary kSetup>
+Status unary_of(const CreateArgs& a, xnn_operator_t* op, const char** why) {
+  return unary(a, kCreate, kSetup, op, why);
+}
+template <schema::Activation kActivation>
+Status clamp_of_activation(const CreateArgs& a, xnn_operator_t* op, const char** why) {
+  return clamp(a, clamp_of(kActivation), op, why);
+}
+
+struct Mapping {
+  schema::OpCode code;
+  CreateFn create;
+};
+
+constexpr Mapping kMappings[] = {
+    {schema::OpCode::MATMUL, matmul},
+    {schema::OpCode::CONV2D, conv2d},
+    {schema::OpCode::DEPTHWISE_CONV2D, depthwise},
+    {schema::OpCode::MAX_POOL2D, pool2d_of<true>},
+    {schema::OpCode::AVG_POOL2D, pool2d_of<false>},
+    {schema::OpCode::ADD, binary_of<xnn_create_add_nd_f32, xnn_setup_add_nd_f32>},
+    {schema::OpCode::SUB, binary_of<xnn_create_subtract_nd_f32, xnn_setup_subtract_nd_f32>},
+    {schema::OpCode::MUL, binary_of<xnn_create_multiply_nd_f32, xnn_setup_multiply_nd_f32>},
+    {schema::OpCode::DIV, binary_of<xnn_create_divide_nd_f32, xnn_setup_divide_nd_f32>},
+    {schema::OpCode::MAXIMUM, binary_of<create_maximum, xnn_setup_maximum_nd_f32>},
+    {schema::OpCode::MINIMUM, binary_of<create_minimum, xnn_setup_minimum_nd_f32>},
+    {schema::OpCode::RELU, clamp_of_activation<schema::Activation::RELU>},
+    {schema::OpCode::RELU6, clamp_of_activation<schema::Activation::RELU6>},
+    {schema::OpCode::SIGMOID, unary_of<xnn_create_sigmoid_nc_f32, xnn_setup_sigmoid_nc_f32>},
+    {schema::OpCode::ABS, unary_of<xnn_create_abs_nc_f32, xnn_setup_abs_nc_f32>},
+    {schema::OpCode::NEG, unary_of<xnn_create_negate_nc_f32, xnn_setup_negate_nc_f32>},
+    {schema::OpCode::SQUARE, unary_of<xnn_create_square_nc_f32, xnn_setup_square_nc_f32>},
+    {schema::OpCode::SQRT, unary_of<xnn_create_square_root_nc_f32, xnn_setup_square_root_nc_f32>},
+    {schema::OpCode::SOFTMAX, softmax},
+    {schema::OpCode::MEAN, mean},
+};
+
+// The rows are exactly the ops whose traits name XNNPACK, each once: the
+// converter gives XNNPACK no op this file cannot create, and Model::Load
+// refuses an XNNPACK op without a row.
+constexpr bool mappings_match_traits() {
+  size_t marked = 0;
+  for (size_t code = 0; code <= static_cast<size_t>(schema::OpCode::MAX); ++code) {
+    marked += op_traits(static_cast<schema::OpCode>(code)).runs_on(schema::Backend::XNNPACK) ? 1 : 0;
+  }
+  size_t rows = 0;
+  for (const Mapping& m : kMappings) {
+    if (!op_traits(m.code).runs_on(schema::Backend::XNNPACK)) return false;
+    for (const Mapping* other = kMappings; other != &m; ++other) {
+      if (other->code == m.code) return false;
+    }
+    ++rows;
+  }
+  return rows == marked;
+}
+static_assert(mappings_match_traits(),
+              "XNNPACK mappings must be exactly the ops runtime/ops.def marks XNNPACK");
+
 }  // namespace
 
 Status create_operator(const CreateArgs& a, xnn_operator_t* op, const char** why) {
-  using schema::OpCode;
-  switch (a.ctx->op->opcode()) {
-    case OpCode::MATMUL: return matmul(a, op, why);
-    case OpCode::CONV2D: return conv2d(a, op, why);
-    case OpCode::DEPTHWISE_CONV2D: return depthwise(a, op, why);
-    case OpCode::MAX_POOL2D: return pool2d(a, true, op, why);
-    case OpCode::AVG_POOL2D: return pool2d(a, false, op, why);
-    case OpCode::ADD: return binary(a, xnn_create_add_nd_f32, xnn_setup_add_nd_f32, op, why);
-    case OpCode::SUB: return binary(a, xnn_create_subtract_nd_f32, xnn_setup_subtract_nd_f32, op, why);
-    case OpCode::MUL: return binary(a, xnn_create_multiply_nd_f32, xnn_setup_multiply_nd_f32, op, why);
-    case OpCode::DIV: return binary(a, xnn_create_divide_nd_f32, xnn_setup_divide_nd_f32, op, why);
-    case OpCode::MAXIMUM: return binary(a, create_maximum, xnn_setup_maximum_nd_f32, op, why);
-    case OpCode::MINIMUM: return binary(a, create_minimum, xnn_setup_minimum_nd_f32, op, why);
-    case OpCode::RELU: return clamp(a, clamp_of(schema::Activation::RELU), op, why);
-    case OpCode::RELU6: return clamp(a, clamp_of(schema::Activation::RELU6), op, why);
-    case OpCode::SIGMOID: return unary(a, xnn_create_sigmoid_nc_f32, xnn_setup_sigmoid_nc_f32, op, why);
-    case OpCode::ABS: return unary(a, xnn_create_abs_nc_f32, xnn_setup_abs_nc_f32, op, why);
-    case OpCode::NEG: return unary(a, xnn_create_negate_nc_f32, xnn_setup_negate_nc_f32, op, why);
-    case OpCode::SQUARE: return unary(a, xnn_create_square_nc_f32, xnn_setup_square_nc_f32, op, why);
-    case OpCode::SQRT:
-      return unary(a, xnn_create_square_root_nc_f32, xnn_setup_square_root_nc_f32, op, why);
-    case OpCode::SOFTMAX: return softmax(a, op, why);
-    case OpCode::MEAN: return mean(a, op, why);
-    default:
-      *why = FLOE_MSG("operator assigned to XNNPACK has no XNNPACK mapping");
-      return Status::kUnsupportedOp;
+  for (const Mapping& m : kMappings) {
+    if (m.code == a.ctx->op->opcode()) return m.create(a, op, why);
   }
+  *why = FLOE_MSG("operator assigned to XNNPACK has no XNNPACK mapping");
+  return Status::kUnsupportedOp;
 }
 
 }  // namespace floe::xnnpack

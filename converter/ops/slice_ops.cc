@@ -1,11 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
-// Reductions and data-movement TF ops (op coverage, issue #4): Sum, Max, Min,
-// Prod, All, Any, ArgMax, ArgMin; Slice, StridedSlice (every mask), Split,
-// SplitV, Unpack, Pack, Tile, ReverseV2, GatherV2/Gather, GatherNd, OneHot.
-// (Ops whose output shape depends on values live in index_ops.cc.) Slicing variants all become one STRIDED_SLICE kernel with
-// per-dim begin/stride, plus a RESHAPE for inserted or removed dims.
+// Slicing and its inverses: Slice, StridedSlice (every mask), Split, SplitV,
+// Unpack, Pack, Tile, ReverseV2. Slicing variants all become one STRIDED_SLICE
+// kernel with per-dim begin/stride, plus a RESHAPE for inserted or removed
+// dims; Pack is one CONCAT of reshaped inputs.
 #include <algorithm>
-#include <cmath>
 
 #include "converter/frontend/graphdef/attrs.h"
 #include "converter/ops/op_registry.h"
@@ -13,45 +11,6 @@
 
 namespace floe::conv {
 namespace {
-
-// ---- reductions -------------------------------------------------------------------
-
-template <schema::OpCode kCode>
-void lower_reduce(LowerContext& ctx) {
-  const std::vector<int32_t> axes = reduction_axes(ctx);
-  if (axes.empty()) {
-    ctx.add_op(schema::OpCode::RESHAPE, {ctx.input_value(0)}, {ctx.output_value(0)});
-    return;
-  }
-  schema::ReduceOptionsT o;
-  o.axes = axes;
-  ctx.add_op(kCode, {ctx.input_value(0)}, {ctx.output_value(0)}, LowerContext::options(o));
-}
-
-std::vector<TensorInfo> infer_arg(const NodeContext& ctx) {
-  ctx.expect_inputs(2, 2);
-  const auto& in = ctx.input(0).shape;
-  const std::vector<int64_t> axis_v = ctx.constant_ints(1, "the ArgMax/ArgMin axis");
-  if (axis_v.size() != 1) ctx.fail("axis must be a scalar");
-  const int64_t axis = normalize_axis(ctx, axis_v[0], static_cast<int64_t>(in.size()));
-  if (in[static_cast<size_t>(axis)] == 0) ctx.fail("cannot take ArgMax/ArgMin over an empty axis");
-  std::vector<int64_t> out;
-  for (size_t d = 0; d < in.size(); ++d) {
-    if (static_cast<int64_t>(d) != axis) out.push_back(in[d]);
-  }
-  const DType t = find_attr(ctx.node().def, "output_type") ? dtype_attr(ctx, "output_type") : DType::kInt64;
-  return {TensorInfo{t, out, nullptr}};
-}
-
-template <schema::OpCode kCode>
-void lower_arg(LowerContext& ctx) {
-  schema::ArgOptionsT o;
-  o.axis = static_cast<int32_t>(normalize_axis(ctx, ctx.constant_ints(1, "axis")[0],
-                                               static_cast<int64_t>(ctx.input(0).shape.size())));
-  ctx.add_op(kCode, {ctx.input_value(0)}, {ctx.output_value(0)}, LowerContext::options(o));
-}
-
-// ---- slicing ----------------------------------------------------------------------------
 
 // A resolved slice: per input dim begin/stride/count, then the final shape.
 struct SliceSpec {
@@ -327,91 +286,10 @@ void lower_reverse(LowerContext& ctx) {
   emit_slice(ctx, ctx.input_value(0), s, ctx.output_value(0), "reverse");
 }
 
-// ---- gather / one-hot -------------------------------------------------------------------
-
-struct GatherGeometry {
-  int64_t axis = 0, batch_dims = 0;
-};
-
-GatherGeometry gather_geometry(const NodeContext& ctx) {
-  GatherGeometry g;
-  const int64_t rank = static_cast<int64_t>(ctx.input(0).shape.size());
-  const int64_t idx_rank = static_cast<int64_t>(ctx.input(1).shape.size());
-  if (ctx.node().op() == "GatherV2") {
-    ctx.expect_inputs(3, 3);
-    g.axis = normalize_axis(ctx, ctx.constant_ints(2, "the gather axis")[0], rank);
-    g.batch_dims = attr_int(ctx.node().def, "batch_dims", 0);
-    if (g.batch_dims < 0) g.batch_dims += idx_rank;
-  } else {
-    ctx.expect_inputs(2, 2);
-  }
-  if (g.batch_dims < 0 || g.batch_dims > g.axis) ctx.fail("batch_dims out of range");
-  return g;
-}
-
-std::vector<TensorInfo> infer_gather(const NodeContext& ctx) {
-  const GatherGeometry g = gather_geometry(ctx);
-  const auto &p = ctx.input(0).shape, &idx = ctx.input(1).shape;
-  std::vector<int64_t> out(p.begin(), p.begin() + g.axis);
-  out.insert(out.end(), idx.begin() + g.batch_dims, idx.end());
-  out.insert(out.end(), p.begin() + g.axis + 1, p.end());
-  return {TensorInfo{ctx.input(0).dtype, out, nullptr}};
-}
-
-void lower_gather(LowerContext& ctx) {
-  const GatherGeometry g = gather_geometry(ctx);
-  schema::GatherOptionsT o;
-  o.axis = static_cast<int32_t>(g.axis);
-  o.batch_dims = static_cast<int32_t>(g.batch_dims);
-  ctx.add_op(schema::OpCode::GATHER, {ctx.input_value(0), ctx.input_value(1)}, {ctx.output_value(0)},
-             LowerContext::options(o));
-}
-
-std::vector<TensorInfo> infer_gather_nd(const NodeContext& ctx) {
-  ctx.expect_inputs(2, 2);
-  const auto &p = ctx.input(0).shape, &idx = ctx.input(1).shape;
-  if (idx.empty() || idx.back() > static_cast<int64_t>(p.size())) ctx.fail("index depth exceeds params rank");
-  std::vector<int64_t> out(idx.begin(), idx.end() - 1);
-  out.insert(out.end(), p.begin() + idx.back(), p.end());
-  return {TensorInfo{ctx.input(0).dtype, out, nullptr}};
-}
-void lower_gather_nd(LowerContext& ctx) {
-  ctx.add_op(schema::OpCode::GATHER_ND, {ctx.input_value(0), ctx.input_value(1)}, {ctx.output_value(0)});
-}
-
-std::vector<TensorInfo> infer_one_hot(const NodeContext& ctx) {
-  ctx.expect_inputs(4, 4);
-  const int64_t depth = ctx.constant_ints(1, "OneHot depth")[0];
-  const auto& idx = ctx.input(0).shape;
-  int64_t axis = attr_int(ctx.node().def, "axis", -1);
-  if (axis == -1) axis = static_cast<int64_t>(idx.size());
-  if (depth < 0 || axis < 0 || axis > static_cast<int64_t>(idx.size())) ctx.fail("bad depth or axis");
-  std::vector<int64_t> out = idx;
-  out.insert(out.begin() + axis, depth);
-  return {TensorInfo{ctx.input(2).dtype, out, nullptr}};
-}
-void lower_one_hot(LowerContext& ctx) {
-  schema::OneHotOptionsT o;
-  int64_t axis = attr_int(ctx.node().def, "axis", -1);
-  if (axis == -1) axis = static_cast<int64_t>(ctx.input(0).shape.size());
-  o.axis = static_cast<int32_t>(axis);
-  ctx.add_op(schema::OpCode::ONE_HOT, {ctx.input_value(0), ctx.input_value(2), ctx.input_value(3)},
-             {ctx.output_value(0)}, LowerContext::options(o));
-}
-
 }  // namespace
 
-const std::vector<OpHandler>& data_handlers() {
-  using schema::OpCode;
+const std::vector<OpHandler>& slice_handlers() {
   static const std::vector<OpHandler> handlers = {
-      {"Sum", infer_reduction, lower_reduce<OpCode::SUM>},
-      {"Prod", infer_reduction, lower_reduce<OpCode::PROD>},
-      {"Max", infer_reduction, lower_reduce<OpCode::REDUCE_MAX>},
-      {"Min", infer_reduction, lower_reduce<OpCode::REDUCE_MIN>},
-      {"All", infer_reduction, lower_reduce<OpCode::REDUCE_ALL>},
-      {"Any", infer_reduction, lower_reduce<OpCode::REDUCE_ANY>},
-      {"ArgMax", infer_arg, lower_arg<OpCode::ARG_MAX>},
-      {"ArgMin", infer_arg, lower_arg<OpCode::ARG_MIN>},
       {"StridedSlice", infer_strided_slice, lower_strided_slice},
       {"Slice", infer_slice, lower_slice},
       {"Split", infer_pieces, lower_pieces},
@@ -420,10 +298,6 @@ const std::vector<OpHandler>& data_handlers() {
       {"Pack", infer_pack, lower_pack},
       {"Tile", infer_tile, lower_tile},
       {"ReverseV2", infer_reverse, lower_reverse},
-      {"GatherV2", infer_gather, lower_gather},
-      {"Gather", infer_gather, lower_gather},
-      {"GatherNd", infer_gather_nd, lower_gather_nd},
-      {"OneHot", infer_one_hot, lower_one_hot},
   };
   return handlers;
 }
