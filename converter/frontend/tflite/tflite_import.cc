@@ -157,6 +157,7 @@ class Importer {
   void check_weighted(int x, int w, int bias, int out) const;
 
   void check_quantized_operands();
+  void drop_unused_values();
   void lower_conv();
   void lower_depthwise();
   void lower_fully_connected();
@@ -214,7 +215,10 @@ Quantization Importer::read_quantization(const fb::Tensor* t, const std::vector<
       fail("tensor '" + short_name(name) + "' has scale " + std::to_string(s) + " (must be finite and > 0)", p);
     }
     q.scale.push_back(s);
-    q.zero_point.push_back(p->zero_point()->Get(i));
+    // The verifier aligns vectors to 4 bytes only: read the int64 bytewise.
+    int64_t zero_point;
+    std::memcpy(&zero_point, p->zero_point()->Data() + sizeof(int64_t) * i, sizeof zero_point);
+    q.zero_point.push_back(zero_point);
   }
   int64_t dim = p->quantized_dimension();
   const int64_t rank = static_cast<int64_t>(shape.size());
@@ -892,6 +896,39 @@ void Importer::check_quantized_operands() {
   }
 }
 
+// Weights replaced by their floe-layout copies (and dequantized hybrid
+// weights' int8 originals) are referenced by nothing: dropped here, so the
+// model is the same with or without the optimizer's dead-code pass.
+void Importer::drop_unused_values() {
+  LoweredModel& m = out_.model;
+  std::vector<int> remap(m.values.size(), -1);
+  auto mark = [&](int v) {
+    if (v >= 0) remap[static_cast<size_t>(v)] = 0;
+  };
+  for (const LoweredOp& op : m.ops) {
+    for (int v : op.inputs) mark(v);
+    for (int v : op.outputs) mark(v);
+  }
+  for (int v : m.inputs) mark(v);
+  for (int v : m.outputs) mark(v);
+  std::vector<Value> kept;
+  for (size_t v = 0; v < m.values.size(); ++v) {
+    if (remap[v] < 0) continue;
+    remap[v] = static_cast<int>(kept.size());
+    kept.push_back(std::move(m.values[v]));
+  }
+  m.values = std::move(kept);
+  auto apply = [&](std::vector<int>& ids) {
+    for (int& v : ids) v = v < 0 ? v : remap[static_cast<size_t>(v)];
+  };
+  for (LoweredOp& op : m.ops) {
+    apply(op.inputs);
+    apply(op.outputs);
+  }
+  apply(m.inputs);
+  apply(m.outputs);
+}
+
 // "" when floe converts this operator, else how it is listed in the refusal.
 std::string Importer::unsupported_reason(const fb::Operator* op, int32_t code) const {
   auto activation_ok = [](int8_t a) { return a == kActNone || a == kActRelu || a == kActRelu6; };
@@ -1137,6 +1174,7 @@ TfliteImport Importer::run() {
                          "quantize the activations at run time, so outputs differ by that rounding)");
   }
   check_quantized_operands();
+  drop_unused_values();
   auto used = [&](int v) { out_.quantized = out_.quantized || !value(v).quantization.empty(); };
   for (const LoweredOp& op : out_.model.ops) {
     for (int v : op.inputs) if (v >= 0) used(v);
