@@ -8,6 +8,8 @@
 // the file checksum (schemas/contract/checksum.h).
 #include "runtime/core/model.h"
 
+#include <string.h>
+
 #include "runtime/core/backend.h"
 #include "runtime/core/checked_math.h"
 #include "runtime/core/dispatch.h"
@@ -33,6 +35,15 @@ bool zero_point_range(schema::DType t, int64_t* lo, int64_t* hi) {
     case schema::DType::INT32: *lo = INT32_MIN; *hi = INT32_MAX; return true;
     default: return false;
   }
+}
+
+// Zero point i of a quantization record. The FlatBuffers rules align vectors
+// to 4 bytes only, so a hostile file can place this int64 vector off its
+// natural alignment (a fault on Cortex-M): read it bytewise.
+int64_t zero_point_at(const flatbuffers::Vector<int64_t>* zero_points, uint32_t i) {
+  int64_t value;
+  memcpy(&value, zero_points->Data() + sizeof(int64_t) * i, sizeof value);
+  return value;
 }
 
 // Ops whose INT8 operands stand for real numbers, so each needs its scale and
@@ -239,7 +250,7 @@ Status Model::validate_quantization(const schema::Tensor* t, int32_t index) {
       return fail(Status::kInvalidModel, FLOE_MSG("tensor quantization scale is not finite and positive"), -1,
                   index);
     }
-    const int64_t zero_point = zero_points->Get(c);
+    const int64_t zero_point = zero_point_at(zero_points, c);
     if (zero_point < lo || zero_point > hi) {
       return fail(Status::kInvalidModel, FLOE_MSG("tensor zero point does not fit its dtype"), -1, index);
     }
@@ -351,7 +362,7 @@ Quantization Model::quantization(size_t index) const {
   const schema::TensorQuantization* q = model_->tensors()->Get(static_cast<uint32_t>(index))->quantization();
   if (q == nullptr) return out;  // Load proved scale and zero_point non-empty and equal in size
   out.scale = q->scale()->Get(0);
-  out.zero_point = static_cast<int32_t>(q->zero_point()->Get(0));
+  out.zero_point = static_cast<int32_t>(zero_point_at(q->zero_point(), 0));
   out.channels = q->scale()->size();
   return out;
 }

@@ -71,10 +71,12 @@ size_t argmax(const std::vector<float>& v) {
   return static_cast<size_t>(std::max_element(v.begin(), v.end()) - v.begin());
 }
 
-conv::ConvertResult convert_tflite(const std::string& relative, const std::string& target = "reference") {
+conv::ConvertResult convert_tflite(const std::string& relative, const std::string& target = "reference",
+                                   bool optimize = true) {
   conv::ConvertOptions options;
   options.graph_path = corpus_path(relative);
   options.target = target;
+  options.optimize.enabled = optimize;
   return conv::convert(options);
 }
 
@@ -83,8 +85,12 @@ class TfliteFloat : public ::testing::TestWithParam<size_t> {};
 TEST_P(TfliteFloat, MatchesTflite29OnReferenceAndHostKernels) {
   const FloatCase& c = float_cases()[GetParam()];
   FLOE_REQUIRE_CORPUS(c.model);
-  for (const char* target : {"reference", "host"}) {
-    const conv::ConvertResult r = convert_tflite(c.model, target);
+  const struct {
+    const char* target;
+    bool optimize;
+  } runs[] = {{"reference", false}, {"reference", true}, {"host", true}};
+  for (const auto& [target, optimize] : runs) {
+    const conv::ConvertResult r = convert_tflite(c.model, target, optimize);
     double worst = 0.0;
     for (uint32_t seed : c.seeds) {
       const std::vector<HostTensor> out = run_model(r.model, {{"input_1", lcg_input(c.shape, seed, c.scale)}});
@@ -95,7 +101,8 @@ TEST_P(TfliteFloat, MatchesTflite29OnReferenceAndHostKernels) {
       EXPECT_EQ(argmax(got), argmax(expected)) << c.name << " seed " << seed << " " << target;
     }
     EXPECT_LE(worst, c.tolerance) << c.name << " " << target << "\n" << r.summary;
-    std::printf("%s --target %s: max |floe - TFLite 2.9| = %.3g\n", c.name, target, worst);
+    std::printf("%s --target %s%s: max |floe - TFLite 2.9| = %.3g\n", c.name, target,
+                optimize ? "" : " --no-optimize", worst);
   }
 }
 

@@ -198,6 +198,12 @@ const char* graph_file_kind_name(GraphFileKind kind) {
 SniffResult sniff_graph_file(const std::string& bytes, const std::string& path) {
   const std::string none = path + ": not a TensorFlow GraphDef, MetaGraphDef or SavedModel";
   if (bytes.empty()) throw ConvertError(none + " (the file is empty)");
+  // floe-convert converts these itself (converter/frontend/tflite); only the
+  // TF-graph tools (--info, --list-ops) reach this point with one.
+  if (bytes.size() >= 8 && bytes.compare(4, 4, "TFL3") == 0) {
+    throw ConvertError(none + ": it is a TensorFlow Lite model (TFL3); convert it with floe-convert --graph " +
+                       path + " -o model.floe (--info and --list-ops describe TensorFlow graphs)");
+  }
 
   if (has_only_text_bytes(bytes)) {
     const std::optional<std::string> field = first_text_identifier(bytes);

@@ -149,8 +149,15 @@ class Importer {
   Axis axis(int64_t in, int64_t k, int64_t stride, int64_t dilation, int8_t padding) const;
   void expect_shape(int id, const std::vector<int64_t>& shape) const;
   std::vector<int64_t> int_constant(int id, const char* what) const;
+  std::vector<int64_t> broadcast(const std::vector<int64_t>& a, const std::vector<int64_t>& b) const;
   int float_weights(int x, int w);
+  void expect_dtype(int id, DType dtype, const char* role) const;
+  // The dtypes of a weighted op: float32 throughout, or int8 activations and
+  // weights with an int32 bias.
+  void check_weighted(int x, int w, int bias, int out) const;
 
+  void check_quantized_operands();
+  void drop_unused_values();
   void lower_conv();
   void lower_depthwise();
   void lower_fully_connected();
@@ -208,7 +215,10 @@ Quantization Importer::read_quantization(const fb::Tensor* t, const std::vector<
       fail("tensor '" + short_name(name) + "' has scale " + std::to_string(s) + " (must be finite and > 0)", p);
     }
     q.scale.push_back(s);
-    q.zero_point.push_back(p->zero_point()->Get(i));
+    // The verifier aligns vectors to 4 bytes only: read the int64 bytewise.
+    int64_t zero_point;
+    std::memcpy(&zero_point, p->zero_point()->Data() + sizeof(int64_t) * i, sizeof zero_point);
+    q.zero_point.push_back(zero_point);
   }
   int64_t dim = p->quantized_dimension();
   const int64_t rank = static_cast<int64_t>(shape.size());
@@ -294,6 +304,19 @@ int Importer::value_of(int32_t index) {
     }
   }
   v.quantization = read_quantization(t, v.shape, v.name);
+  // Only integer tensors are quantized; a record on anything else means nothing.
+  if (v.dtype != DType::kInt8 && v.dtype != DType::kUInt8 && v.dtype != DType::kInt16 && v.dtype != DType::kInt32) {
+    v.quantization = {};
+  }
+  for (const int64_t zero_point : v.quantization.zero_point) {
+    const int64_t lo = v.dtype == DType::kInt8 ? -128 : v.dtype == DType::kUInt8 ? 0 : v.dtype == DType::kInt16 ? -32768 : INT32_MIN;
+    const int64_t hi = v.dtype == DType::kInt8 ? 127 : v.dtype == DType::kUInt8 ? 255 : v.dtype == DType::kInt16 ? 32767 : INT32_MAX;
+    if (zero_point < lo || zero_point > hi) {
+      fail("tensor '" + short_name(v.name) + "' has zero point " + std::to_string(zero_point) + ", outside " +
+               dtype_name(v.dtype),
+           t);
+    }
+  }
   v.constant = read_constant(t, v.dtype, v.shape, v.name);
   slot = out_.model.add_value(std::move(v));
   written_.push_back(out_.model.values.back().is_constant());
@@ -413,6 +436,33 @@ std::vector<int64_t> Importer::int_constant(int id, const char* what) const {
     out.push_back(v.dtype == DType::kInt32 ? v.constant->as<int32_t>()[i] : v.constant->as<int64_t>()[i]);
   }
   return out;
+}
+
+// Numpy broadcasting of two shapes (what ADD/SUB/MUL compute).
+std::vector<int64_t> Importer::broadcast(const std::vector<int64_t>& a, const std::vector<int64_t>& b) const {
+  std::vector<int64_t> out(std::max(a.size(), b.size()));
+  for (size_t i = 0; i < out.size(); ++i) {
+    const int64_t da = i < out.size() - a.size() ? 1 : a[i - (out.size() - a.size())];
+    const int64_t db = i < out.size() - b.size() ? 1 : b[i - (out.size() - b.size())];
+    if (da != db && da != 1 && db != 1) fail_op("shapes " + shape_to_string(a) + " and " + shape_to_string(b) + " do not broadcast");
+    out[i] = da == 1 ? db : da;
+  }
+  return out;
+}
+
+void Importer::expect_dtype(int id, DType dtype, const char* role) const {
+  if (value(id).dtype != dtype) {
+    fail_op(std::string(role) + " '" + short_name(value(id).name) + "' is " + dtype_name(value(id).dtype) +
+            ", expected " + dtype_name(dtype));
+  }
+}
+
+void Importer::check_weighted(int x, int w, int bias, int out) const {
+  const DType t = value(x).dtype;
+  if (t != DType::kFloat32 && t != DType::kInt8) fail_op(std::string("input is ") + dtype_name(t) + ", not float32 or int8");
+  expect_dtype(w, t, "weights");
+  if (bias >= 0) expect_dtype(bias, t == DType::kFloat32 ? DType::kFloat32 : DType::kInt32, "bias");
+  expect_dtype(out, t, "output");
 }
 
 // Rewrites a quantization's per-channel axis for a transpose: new axis j holds old axis perm[j].
@@ -567,6 +617,8 @@ void Importer::lower_conv() {
   std::vector<int> inputs = {x, filter_id};
   if (has_input(2)) inputs.push_back(input(2));
   const int out = output();
+  check_weighted(x, filter_id, has_input(2) ? inputs[2] : -1, out);
+  if (has_input(2)) expect_shape(inputs[2], {ws[0]});
   expect_shape(out, {xs[0], h.out, wd.out, ws[0]});
   add_op(schema::OpCode::CONV2D, std::move(inputs), {out}, wrap(c));
 }
@@ -630,6 +682,8 @@ void Importer::lower_depthwise() {
   std::vector<int> inputs = {x, filter_id};
   if (has_input(2)) inputs.push_back(input(2));
   const int out = output();
+  check_weighted(x, filter_id, has_input(2) ? inputs[2] : -1, out);
+  if (has_input(2)) expect_shape(inputs[2], {channels * multiplier});
   expect_shape(out, {xs[0], h.out, wd.out, channels * multiplier});
   add_op(schema::OpCode::DEPTHWISE_CONV2D, std::move(inputs), {out}, wrap(d));
 }
@@ -660,6 +714,8 @@ void Importer::lower_fully_connected() {
   std::vector<int> inputs = {a, w};
   if (has_input(2)) inputs.push_back(input(2));
   const int out = output();
+  check_weighted(x, w, has_input(2) ? inputs[2] : -1, out);
+  if (has_input(2)) expect_shape(inputs[2], {units});
   int64_t out_elements = 1;
   for (int64_t d : value(out).shape) out_elements *= d;
   if (out_elements != rows * units) {
@@ -694,6 +750,7 @@ void Importer::lower_pool(schema::OpCode code) {
   p.pad_right = static_cast<int32_t>(w.after);
   p.activation = fused(o->fused_activation_function());
   const int out = output();
+  expect_dtype(out, value(x).dtype, "output");
   expect_shape(out, {xs[0], h.out, w.out, xs[3]});
   add_op(code, {x}, {out}, wrap(p));
 }
@@ -719,6 +776,7 @@ void Importer::lower_mean() {
     }
   }
   const int out = output();
+  expect_dtype(out, value(x).dtype, "output");
   expect_shape(out, shape);
   add_op(schema::OpCode::MEAN, {x}, {out}, wrap(r));
 }
@@ -740,6 +798,7 @@ void Importer::lower_pad() {
   p.mode = schema::PadMode::CONSTANT;
   p.constant_value = 0.0f;  // real zero: the zero point of a quantized tensor
   const int out = output();
+  expect_dtype(out, value(x).dtype, "output");
   expect_shape(out, shape);
   add_op(schema::OpCode::PAD, {x}, {out}, wrap(p));
 }
@@ -760,9 +819,16 @@ void Importer::lower_concat() {
   for (int v : inputs) {
     const std::vector<int64_t>& s = value(v).shape;
     if (static_cast<int64_t>(s.size()) != rank) fail_op("inputs differ in rank");
+    expect_dtype(v, value(inputs[0]).dtype, "input");
+    for (int64_t d = 0; d < rank; ++d) {
+      if (d != a && s[static_cast<size_t>(d)] != value(inputs[0]).shape[static_cast<size_t>(d)]) {
+        fail_op("inputs differ outside the concatenation axis");
+      }
+    }
     shape[static_cast<size_t>(a)] += s[static_cast<size_t>(a)];
   }
   expect_shape(output(), shape);
+  expect_dtype(output(), value(inputs[0]).dtype, "output");
   schema::ConcatOptionsT c;
   c.axis = static_cast<int32_t>(a);
   with_activation(schema::OpCode::CONCAT, std::move(inputs), o->fused_activation_function(), wrap(c));
@@ -775,6 +841,9 @@ void Importer::lower_dequantize() {
   if (value(out).dtype != DType::kFloat32) fail_op("output must be float32");
   if (value(out).shape != in.shape) expect_shape(out, in.shape);
   if (!in.is_constant()) {
+    if (in.quantization.empty() || (in.dtype != DType::kInt8 && in.dtype != DType::kUInt8 && in.dtype != DType::kInt16)) {
+      fail_op("input must be a quantized int8, uint8 or int16 tensor");
+    }
     add_op(schema::OpCode::DEQUANTIZE, {x}, {out});
     return;
   }
@@ -787,6 +856,77 @@ void Importer::lower_dequantize() {
   folded.quantization = {};
   out_.model.values[static_cast<size_t>(out)] = std::move(folded);
   written_[static_cast<size_t>(out)] = true;
+}
+
+// The runtime's rule (Model::Load): an op that computes on real values, or
+// that has any quantized operand, needs quantization on every int8 operand.
+void Importer::check_quantized_operands() {
+  for (const LoweredOp& op : out_.model.ops) {
+    bool quantized = false;
+    switch (op.opcode) {
+      case schema::OpCode::CONV2D:
+      case schema::OpCode::DEPTHWISE_CONV2D:
+      case schema::OpCode::MATMUL:
+      case schema::OpCode::AVG_POOL2D:
+      case schema::OpCode::SOFTMAX:
+      case schema::OpCode::SIGMOID:
+      case schema::OpCode::TANH:
+      case schema::OpCode::QUANTIZE:
+      case schema::OpCode::DEQUANTIZE:
+        quantized = true;
+        break;
+      default:
+        break;
+    }
+    std::vector<int> operands = op.inputs;
+    operands.insert(operands.end(), op.outputs.begin(), op.outputs.end());
+    for (int v : operands) quantized = quantized || (v >= 0 && !value(v).quantization.empty());
+    if (!quantized) continue;
+    for (int v : operands) {
+      if (v >= 0 && value(v).dtype == DType::kInt8 && value(v).quantization.empty()) {
+        ErrorLocation where;
+        where.file = path_;
+        where.node = op.node_name;
+        where.op = schema::EnumNameOpCode(op.opcode);
+        throw ConvertError(path_ + ": the " + where.op + " computing '" + op.node_name + "' has int8 tensor '" +
+                               short_name(value(v).name) + "' without quantization (scale and zero point)",
+                           ErrorCategory::kInvalidInput, where);
+      }
+    }
+  }
+}
+
+// Weights replaced by their floe-layout copies (and dequantized hybrid
+// weights' int8 originals) are referenced by nothing: dropped here, so the
+// model is the same with or without the optimizer's dead-code pass.
+void Importer::drop_unused_values() {
+  LoweredModel& m = out_.model;
+  std::vector<int> remap(m.values.size(), -1);
+  auto mark = [&](int v) {
+    if (v >= 0) remap[static_cast<size_t>(v)] = 0;
+  };
+  for (const LoweredOp& op : m.ops) {
+    for (int v : op.inputs) mark(v);
+    for (int v : op.outputs) mark(v);
+  }
+  for (int v : m.inputs) mark(v);
+  for (int v : m.outputs) mark(v);
+  std::vector<Value> kept;
+  for (size_t v = 0; v < m.values.size(); ++v) {
+    if (remap[v] < 0) continue;
+    remap[v] = static_cast<int>(kept.size());
+    kept.push_back(std::move(m.values[v]));
+  }
+  m.values = std::move(kept);
+  auto apply = [&](std::vector<int>& ids) {
+    for (int& v : ids) v = v < 0 ? v : remap[static_cast<size_t>(v)];
+  };
+  for (LoweredOp& op : m.ops) {
+    apply(op.inputs);
+    apply(op.outputs);
+  }
+  apply(m.inputs);
+  apply(m.outputs);
 }
 
 // "" when floe converts this operator, else how it is listed in the refusal.
@@ -865,7 +1005,11 @@ void Importer::lower(const fb::Operator* op, int32_t code) {
       }
       const schema::OpCode floe_code =
           code == kAdd ? schema::OpCode::ADD : code == kSub ? schema::OpCode::SUB : schema::OpCode::MUL;
-      with_activation(floe_code, {input(0), input(1)}, activation);
+      const int a = input(0), b = input(1);
+      expect_dtype(b, value(a).dtype, "input");
+      expect_dtype(output(), value(a).dtype, "output");
+      expect_shape(output(), broadcast(value(a).shape, value(b).shape));
+      with_activation(floe_code, {a, b}, activation);
       break;
     }
     case kSoftmax: {
@@ -875,6 +1019,7 @@ void Importer::lower(const fb::Operator* op, int32_t code) {
       const int x = input(0);
       if (value(x).shape.empty()) fail_op("input must have rank >= 1");
       const int out = output();
+      expect_dtype(out, value(x).dtype, "output");
       expect_shape(out, value(x).shape);
       add_op(schema::OpCode::SOFTMAX, {x}, {out}, wrap(s));
       break;
@@ -885,6 +1030,7 @@ void Importer::lower(const fb::Operator* op, int32_t code) {
     case kRelu6: {
       const int x = input(0);
       const int out = output();
+      expect_dtype(out, value(x).dtype, "output");
       expect_shape(out, value(x).shape);
       add_op(code == kLogistic ? schema::OpCode::SIGMOID
              : code == kTanh   ? schema::OpCode::TANH
@@ -900,6 +1046,7 @@ void Importer::lower(const fb::Operator* op, int32_t code) {
       for (int64_t d : value(x).shape) a *= d;
       for (int64_t d : value(out).shape) b *= d;
       if (a != b) fail_op("reshapes " + std::to_string(a) + " elements into " + std::to_string(b));
+      expect_dtype(out, value(x).dtype, "output");
       add_op(schema::OpCode::RESHAPE, {x}, {out});
       break;
     }
@@ -908,6 +1055,8 @@ void Importer::lower(const fb::Operator* op, int32_t code) {
       const int out = output();
       expect_shape(out, value(x).shape);
       if (value(out).quantization.empty()) fail_op("output has no quantization");
+      const DType t = value(out).dtype;
+      if (t != DType::kInt8 && t != DType::kUInt8 && t != DType::kInt16) fail_op("output must be int8, uint8 or int16");
       add_op(schema::OpCode::QUANTIZE, {x}, {out});
       break;
     }
@@ -1024,6 +1173,8 @@ TfliteImport Importer::run() {
                          "quantization): weights dequantized to float32, computed in float (TFLite's hybrid kernels "
                          "quantize the activations at run time, so outputs differ by that rounding)");
   }
+  check_quantized_operands();
+  drop_unused_values();
   auto used = [&](int v) { out_.quantized = out_.quantized || !value(v).quantization.empty(); };
   for (const LoweredOp& op : out_.model.ops) {
     for (int v : op.inputs) if (v >= 0) used(v);

@@ -1,0 +1,442 @@
+// SPDX-License-Identifier: Apache-2.0
+// The .tflite importer on small hand-built files (tflite_builder.h): weight
+// layouts and their quantization axes, TFLite's SAME padding, depthwise
+// multipliers, fully connected, fused activations and broadcasting, the
+// opcode fields of old and new files, every unsupported op in one refusal,
+// and corrupt files. Float graphs are also converted and run, and compared
+// with the same arithmetic written out here.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+
+#include "converter/frontend/tflite/tflite_import.h"
+#include "converter/ir/error.h"
+#include "runtime/core/model.h"
+#include "runtime/tools/model_file.h"
+#include "schemas/floe_generated.h"
+#include "tests/converter/tflite_builder.h"
+#include "tests/support/model_runner.h"
+
+namespace floe::testing {
+namespace {
+
+using conv::ConvertError;
+using conv::TfliteImport;
+
+std::vector<float> iota(size_t n, float start = 0.0f, float step = 1.0f) {
+  std::vector<float> v(n);
+  for (size_t i = 0; i < n; ++i) v[i] = start + step * static_cast<float>(i);
+  return v;
+}
+
+// Converts `bytes` through floe-convert's path (a temp file) and runs it on x.
+std::vector<float> convert_and_run(const std::string& bytes, const std::vector<int64_t>& shape,
+                                   const std::vector<float>& x, std::string* summary = nullptr) {
+  const std::string path = make_temp_dir() + "/m.tflite";
+  std::ofstream(path, std::ios::binary) << bytes;
+  conv::ConvertOptions options;
+  options.graph_path = path;
+  options.target = "reference";
+  const conv::ConvertResult r = conv::convert(options);
+  if (summary) *summary = r.summary;
+  const std::vector<HostTensor> out = run_model(r.model, {{"x", make_f32(shape, x)}});
+  return out.empty() ? std::vector<float>{} : as_floats(out[0]);
+}
+
+const conv::LoweredOp* find_op(const conv::LoweredModel& m, conv::schema::OpCode code) {
+  for (const conv::LoweredOp& op : m.ops) {
+    if (op.opcode == code) return &op;
+  }
+  return nullptr;
+}
+
+// ---- CONV_2D -----------------------------------------------------------------
+
+// x [1,6,6,2], 3x3 stride 2 SAME: TFLite pads 0 before and 1 after (the odd
+// pixel goes last); OHWI [3,3,3,2] weights, bias, fused RELU.
+std::string conv_model(std::vector<float>* filter) {
+  TfliteBuilder b;
+  *filter = iota(3 * 3 * 3 * 2, -1.0f, 0.05f);
+  const int x = b.tensor({{1, 6, 6, 2}, kTflFloat32, {}, "x"});
+  const int w = b.tensor({{3, 3, 3, 2}, kTflFloat32, raw(*filter), "w"});
+  const int bias = b.tensor({{3}, kTflFloat32, raw(std::vector<float>{0.5f, -0.25f, 0.0f}), "bias"});
+  const int y = b.tensor({{1, 3, 3, 3}, kTflFloat32, {}, "y"});
+  b.op({3, {x, w, bias}, {y}, tfl::BuiltinOptions::Conv2DOptions, conv_options(0, 2, 2, 1)});
+  b.inputs = {x};
+  b.outputs = {y};
+  return b.build();
+}
+
+TEST(TfliteImport, ConvPadsLikeTfliteAndTransposesOhwiToHwio) {
+  std::vector<float> ohwi;
+  const TfliteImport imported = conv::import_tflite(conv_model(&ohwi), "conv.tflite");
+  const conv::LoweredOp* conv = find_op(imported.model, conv::schema::OpCode::CONV2D);
+  ASSERT_NE(conv, nullptr);
+  const auto* o = conv->options.AsConv2DOptions();
+  EXPECT_EQ(o->pad_top, 0);
+  EXPECT_EQ(o->pad_bottom, 1);
+  EXPECT_EQ(o->pad_left, 0);
+  EXPECT_EQ(o->pad_right, 1);
+  EXPECT_EQ(o->activation, conv::schema::Activation::RELU);
+  const conv::Value& w = imported.model.values[static_cast<size_t>(conv->inputs[1])];
+  ASSERT_EQ(w.shape, (std::vector<int64_t>{3, 3, 2, 3}));
+  const float* hwio = w.constant->as<float>();
+  for (int oc = 0; oc < 3; ++oc)
+    for (int h = 0; h < 3; ++h)
+      for (int k = 0; k < 3; ++k)
+        for (int i = 0; i < 2; ++i) {
+          ASSERT_EQ(hwio[((h * 3 + k) * 2 + i) * 3 + oc], ohwi[static_cast<size_t>(((oc * 3 + h) * 3 + k) * 2 + i)]);
+        }
+}
+
+TEST(TfliteImport, ConvComputesWhatTfliteDefines) {
+  std::vector<float> w;
+  const std::string bytes = conv_model(&w);
+  const std::vector<float> x = iota(72, -2.0f, 0.06f);
+  const std::vector<float> got = convert_and_run(bytes, {1, 6, 6, 2}, x);
+  ASSERT_EQ(got.size(), 27u);
+  const float bias[3] = {0.5f, -0.25f, 0.0f};
+  for (int oy = 0; oy < 3; ++oy)
+    for (int ox = 0; ox < 3; ++ox)
+      for (int oc = 0; oc < 3; ++oc) {
+        double acc = bias[oc];
+        for (int ky = 0; ky < 3; ++ky)
+          for (int kx = 0; kx < 3; ++kx) {
+            const int iy = oy * 2 + ky, ix = ox * 2 + kx;  // pad before = 0
+            if (iy >= 6 || ix >= 6) continue;
+            for (int ic = 0; ic < 2; ++ic) {
+              acc += static_cast<double>(x[static_cast<size_t>((iy * 6 + ix) * 2 + ic)]) *
+                     w[static_cast<size_t>(((oc * 3 + ky) * 3 + kx) * 2 + ic)];
+            }
+          }
+        EXPECT_NEAR(got[static_cast<size_t>((oy * 3 + ox) * 3 + oc)], std::max(acc, 0.0), 1e-5);
+      }
+}
+
+// ---- DEPTHWISE_CONV_2D ---------------------------------------------------------
+
+TEST(TfliteImport, DepthwiseMultiplierKeepsChannelOrder) {
+  // 2 channels x multiplier 2, 2x2 VALID: output channel c*2+m reads input channel c.
+  TfliteBuilder b;
+  const std::vector<float> w = iota(2 * 2 * 4, 0.5f, -0.1f);
+  const int x = b.tensor({{1, 3, 3, 2}, kTflFloat32, {}, "x"});
+  const int f = b.tensor({{1, 2, 2, 4}, kTflFloat32, raw(w), "w"});
+  const int y = b.tensor({{1, 2, 2, 4}, kTflFloat32, {}, "y"});
+  b.op({4, {x, f, -1}, {y}, tfl::BuiltinOptions::DepthwiseConv2DOptions, depthwise_options(1, 1, 2)});
+  b.inputs = {x};
+  b.outputs = {y};
+  const std::vector<float> xv = iota(18, 1.0f, 0.25f);
+  const std::vector<float> got = convert_and_run(b.build(), {1, 3, 3, 2}, xv);
+  ASSERT_EQ(got.size(), 16u);
+  for (int oy = 0; oy < 2; ++oy)
+    for (int ox = 0; ox < 2; ++ox)
+      for (int oc = 0; oc < 4; ++oc) {
+        double acc = 0;
+        for (int ky = 0; ky < 2; ++ky)
+          for (int kx = 0; kx < 2; ++kx) {
+            acc += static_cast<double>(xv[static_cast<size_t>(((oy + ky) * 3 + ox + kx) * 2 + oc / 2)]) *
+                   w[static_cast<size_t>((ky * 2 + kx) * 4 + oc)];
+          }
+        EXPECT_NEAR(got[static_cast<size_t>((oy * 2 + ox) * 4 + oc)], acc, 1e-5);
+      }
+}
+
+// An int8 depthwise from one channel to 8 (person_detect's first layer): the
+// 8 per-channel scales land on floe's multiplier axis, and a bias carrying
+// quantized_dimension 3 (person_detect's quirk) is read as 0 with a note.
+std::string int8_depthwise_model() {
+  TfliteBuilder b;
+  const int x = b.tensor({{1, 4, 4, 1}, kTflInt8, {}, "x", {0.5f}, {-1}});
+  const int f = b.tensor({{1, 3, 3, 8}, kTflInt8, std::vector<uint8_t>(72, 3), "w",
+                          {0.1f, 0.2f, 0.3f, 0.4f, 0.5f, 0.6f, 0.7f, 0.8f}, std::vector<int64_t>(8, 0), 3});
+  const int bias = b.tensor({{8}, kTflInt32, raw(std::vector<int32_t>(8, 7)), "bias",
+                             {0.05f, 0.1f, 0.15f, 0.2f, 0.25f, 0.3f, 0.35f, 0.4f}, std::vector<int64_t>(8, 0), 3});
+  const int y = b.tensor({{1, 2, 2, 8}, kTflInt8, {}, "y", {0.25f}, {5}});
+  b.op({4, {x, f, bias}, {y}, tfl::BuiltinOptions::DepthwiseConv2DOptions, depthwise_options(1, 1, 8, 3)});
+  b.inputs = {x};
+  b.outputs = {y};
+  return b.build();
+}
+
+TEST(TfliteImport, Int8DepthwiseQuantizationFollowsTheLayout) {
+  const TfliteImport imported = conv::import_tflite(int8_depthwise_model(), "dw.tflite");
+  EXPECT_TRUE(imported.quantized);
+  const conv::LoweredOp* dw = find_op(imported.model, conv::schema::OpCode::DEPTHWISE_CONV2D);
+  ASSERT_NE(dw, nullptr);
+  EXPECT_EQ(dw->options.AsDepthwiseConv2DOptions()->depth_multiplier, 8);
+  EXPECT_EQ(dw->options.AsDepthwiseConv2DOptions()->activation, conv::schema::Activation::RELU6);
+  const conv::Value& w = imported.model.values[static_cast<size_t>(dw->inputs[1])];
+  EXPECT_EQ(w.shape, (std::vector<int64_t>{3, 3, 1, 8}));
+  EXPECT_EQ(w.quantization.dimension, 3);
+  EXPECT_EQ(w.quantization.scale.size(), 8u);
+  const conv::Value& bias = imported.model.values[static_cast<size_t>(dw->inputs[2])];
+  EXPECT_EQ(bias.quantization.dimension, 0);
+  ASSERT_EQ(imported.notes.size(), 1u);
+  EXPECT_NE(imported.notes[0].find("'bias': 3"), std::string::npos) << imported.notes[0];
+  const conv::Value& y = imported.model.values[static_cast<size_t>(imported.model.outputs[0])];
+  EXPECT_EQ(y.quantization.scale, std::vector<float>{0.25f});
+  EXPECT_EQ(y.quantization.zero_point, std::vector<int64_t>{5});
+}
+
+// The converted file carries the records and the runtime accepts them.
+TEST(TfliteImport, Int8ModelKeepsItsQuantizationInTheFloeFile) {
+  const std::string path = make_temp_dir() + "/dw.tflite";
+  std::ofstream(path, std::ios::binary) << int8_depthwise_model();
+  conv::ConvertOptions options;
+  options.graph_path = path;
+  const conv::ConvertResult r = conv::convert(options);
+  tools::AlignedBytes bytes = tools::aligned_bytes(r.model.size());
+  std::memcpy(bytes.get(), r.model.data(), r.model.size());
+  Model model;
+  ASSERT_EQ(model.Load(bytes.get(), r.model.size()), Status::kOk) << model.error().message;
+  const Quantization x = model.quantization(static_cast<size_t>(model.schema()->inputs()->Get(0)));
+  EXPECT_EQ(x.scale, 0.5f);
+  EXPECT_EQ(x.zero_point, -1);
+  EXPECT_NE(r.summary.find("input   x  int8 [1,4,4,1]  scale 0.5 zero point -1"), std::string::npos) << r.summary;
+}
+
+// ---- FULLY_CONNECTED ------------------------------------------------------------
+
+TEST(TfliteImport, FullyConnectedReadsWeightsTransposed) {
+  for (const bool keep_num_dims : {false, true}) {
+    TfliteBuilder b;
+    const std::vector<float> w = iota(12, -0.5f, 0.1f), bias = {1.0f, 2.0f, 3.0f};
+    const int x = b.tensor({{1, 1, 1, 4}, kTflFloat32, {}, "x"});
+    const int f = b.tensor({{3, 4}, kTflFloat32, raw(w), "w"});
+    const int c = b.tensor({{3}, kTflFloat32, raw(bias), "b"});
+    const int y = b.tensor({keep_num_dims ? std::vector<int32_t>{1, 1, 1, 3} : std::vector<int32_t>{1, 3},
+                            kTflFloat32, {}, "y"});
+    b.op({9, {x, f, c}, {y}, tfl::BuiltinOptions::FullyConnectedOptions, fc_options(0, keep_num_dims)});
+    b.inputs = {x};
+    b.outputs = {y};
+    const TfliteImport imported = conv::import_tflite(b.build(), "fc.tflite");
+    const conv::LoweredOp* mm = find_op(imported.model, conv::schema::OpCode::MATMUL);
+    ASSERT_NE(mm, nullptr);
+    EXPECT_TRUE(mm->options.AsMatMulOptions()->transpose_b);
+    const std::vector<float> xv = {1.0f, -2.0f, 0.5f, 4.0f};
+    const std::vector<float> got = convert_and_run(b.build(), {1, 1, 1, 4}, xv);
+    ASSERT_EQ(got.size(), 3u);
+    for (int n = 0; n < 3; ++n) {
+      double acc = bias[static_cast<size_t>(n)];
+      for (int k = 0; k < 4; ++k) acc += static_cast<double>(xv[static_cast<size_t>(k)]) * w[static_cast<size_t>(n * 4 + k)];
+      EXPECT_NEAR(got[static_cast<size_t>(n)], acc, 1e-5) << "keep_num_dims " << keep_num_dims;
+    }
+  }
+}
+
+// ---- element-wise, activations, reductions, data movement --------------------------
+
+TEST(TfliteImport, SmallFloatGraphComputesLikeTflite) {
+  // y = softmax(beta 0.5, concat(mean_w(pad(x)), relu6(x*c + d)) ...): every
+  // remaining op of the supported list on one small graph.
+  TfliteBuilder b;
+  const int x = b.tensor({{1, 2, 2, 2}, kTflFloat32, {}, "x"});
+  const int c = b.tensor({{2}, kTflFloat32, raw(std::vector<float>{2.0f, -1.0f}), "c"});
+  const int d = b.tensor({{1, 1, 1, 2}, kTflFloat32, raw(std::vector<float>{0.5f, 7.0f}), "d"});
+  const int pads = b.tensor({{4, 2}, kTflInt32, raw(std::vector<int32_t>{0, 0, 1, 0, 0, 1, 0, 0}), "pads"});
+  const int axes = b.tensor({{1}, kTflInt32, raw(std::vector<int32_t>{-2}), "axes"});
+  const int xc = b.tensor({{1, 2, 2, 2}, kTflFloat32, {}, "xc"});
+  const int xcd = b.tensor({{1, 2, 2, 2}, kTflFloat32, {}, "xcd"});
+  const int padded = b.tensor({{1, 3, 3, 2}, kTflFloat32, {}, "padded"});
+  const int mean = b.tensor({{1, 3, 1, 2}, kTflFloat32, {}, "mean"});
+  const int sub = b.tensor({{1, 2, 2, 2}, kTflFloat32, {}, "sub"});
+  const int sig = b.tensor({{1, 2, 2, 2}, kTflFloat32, {}, "sig"});
+  const int th = b.tensor({{1, 2, 2, 2}, kTflFloat32, {}, "th"});
+  const int flat_mean = b.tensor({{1, 6}, kTflFloat32, {}, "flat_mean"});
+  const int flat_th = b.tensor({{1, 8}, kTflFloat32, {}, "flat_th"});
+  const int shape = b.tensor({{2}, kTflInt32, raw(std::vector<int32_t>{1, -1}), "shape"});
+  const int cat = b.tensor({{1, 14}, kTflFloat32, {}, "cat"});
+  const int y = b.tensor({{1, 14}, kTflFloat32, {}, "y"});
+  b.op({18, {x, c}, {xc}, tfl::BuiltinOptions::MulOptions,
+        [](flatbuffers::FlatBufferBuilder& f) { return tfl::CreateMulOptions(f, 0).Union(); }});
+  b.op({0, {xc, d}, {xcd}, tfl::BuiltinOptions::AddOptions,
+        [](flatbuffers::FlatBufferBuilder& f) { return tfl::CreateAddOptions(f, 3).Union(); }});  // RELU6
+  b.op({34, {x, pads}, {padded}});
+  b.op({40, {padded, axes}, {mean}, tfl::BuiltinOptions::ReducerOptions,
+        [](flatbuffers::FlatBufferBuilder& f) { return tfl::CreateReducerOptions(f, true).Union(); }});
+  b.op({41, {xcd, x}, {sub}, tfl::BuiltinOptions::SubOptions,
+        [](flatbuffers::FlatBufferBuilder& f) { return tfl::CreateSubOptions(f, 1).Union(); }});  // RELU
+  b.op({14, {sub}, {sig}});
+  b.op({28, {sig}, {th}});
+  b.op({22, {mean, shape}, {flat_mean}});
+  b.op({22, {th, shape}, {flat_th}});
+  b.op({2, {flat_mean, flat_th}, {cat}, tfl::BuiltinOptions::ConcatenationOptions,
+        [](flatbuffers::FlatBufferBuilder& f) { return tfl::CreateConcatenationOptions(f, -1, 0).Union(); }});
+  b.op({25, {cat}, {y}, tfl::BuiltinOptions::SoftmaxOptions,
+        [](flatbuffers::FlatBufferBuilder& f) { return tfl::CreateSoftmaxOptions(f, 0.5f).Union(); }});
+  b.inputs = {x};
+  b.outputs = {y};
+  const std::vector<float> xv = {1.0f, -2.0f, 3.5f, 0.25f, -1.5f, 4.0f, 0.0f, 2.0f};
+  std::string summary;
+  const std::vector<float> got = convert_and_run(b.build(), {1, 2, 2, 2}, xv, &summary);
+  ASSERT_EQ(got.size(), 14u) << summary;
+  // The same arithmetic, NHWC [1,2,2,2].
+  auto at = [&](int h, int w, int ch) { return static_cast<double>(xv[static_cast<size_t>((h * 2 + w) * 2 + ch)]); };
+  std::vector<double> cat_v;
+  for (int h = 0; h < 3; ++h)  // pad: one row before, one column after; mean over W, kept
+    for (int ch = 0; ch < 2; ++ch) {
+      double s = 0;
+      for (int w = 0; w < 3; ++w) s += (h >= 1 && w < 2) ? at(h - 1, w, ch) : 0.0;
+      cat_v.push_back(s / 3);
+    }
+  for (int h = 0; h < 2; ++h)
+    for (int w = 0; w < 2; ++w)
+      for (int ch = 0; ch < 2; ++ch) {
+        const double xcd_v = std::min(std::max(at(h, w, ch) * (ch ? -1.0 : 2.0) + (ch ? 7.0 : 0.5), 0.0), 6.0);
+        const double sub_v = std::max(xcd_v - at(h, w, ch), 0.0);
+        cat_v.push_back(std::tanh(1.0 / (1.0 + std::exp(-sub_v))));
+      }
+  double max = cat_v[0], sum = 0;
+  for (double v : cat_v) max = std::max(max, v);
+  for (double v : cat_v) sum += std::exp(0.5 * (v - max));
+  for (size_t i = 0; i < cat_v.size(); ++i) EXPECT_NEAR(got[i], std::exp(0.5 * (cat_v[i] - max)) / sum, 1e-6) << i;
+}
+
+TEST(TfliteImport, ConstantFloat16WeightsAreDequantizedAtConversion) {
+  TfliteBuilder b;
+  // 1.0, -2.0, 0.5, 65504 (largest half), 2^-24 (smallest subnormal)
+  const std::vector<uint16_t> half = {0x3C00, 0xC000, 0x3800, 0x7BFF, 0x0001};
+  const int w16 = b.tensor({{5}, kTflFloat16, raw(half), "w16"});
+  const int w = b.tensor({{5}, kTflFloat32, {}, "w"});
+  const int x = b.tensor({{5}, kTflFloat32, {}, "x"});
+  const int y = b.tensor({{5}, kTflFloat32, {}, "y"});
+  b.op({6, {w16}, {w}});
+  b.op({18, {x, w}, {y}});
+  b.inputs = {x};
+  b.outputs = {y};
+  const TfliteImport imported = conv::import_tflite(b.build(), "fp16.tflite");
+  EXPECT_EQ(find_op(imported.model, conv::schema::OpCode::DEQUANTIZE), nullptr);
+  const std::vector<float> got = convert_and_run(b.build(), {5}, {1, 1, 1, 1, 1});
+  EXPECT_EQ(got, (std::vector<float>{1.0f, -2.0f, 0.5f, 65504.0f, std::ldexp(1.0f, -24)}));
+}
+
+// ---- opcodes and refusals ------------------------------------------------------------
+
+TEST(TfliteImport, OldFilesUseTheDeprecatedCodeByte) {
+  std::vector<float> w;
+  TfliteBuilder b;
+  const int x = b.tensor({{1, 4}, kTflFloat32, {}, "x"});
+  const int y = b.tensor({{1, 4}, kTflFloat32, {}, "y"});
+  b.op({21, {x}, {y}});  // RELU6
+  b.inputs = {x};
+  b.outputs = {y};
+  b.old_style_codes = true;
+  const TfliteImport imported = conv::import_tflite(b.build(), "old.tflite");
+  ASSERT_EQ(imported.model.ops.size(), 1u);
+  EXPECT_EQ(imported.model.ops[0].opcode, conv::schema::OpCode::RELU6);
+}
+
+TEST(TfliteImport, EveryUnsupportedOpIsListedAtOnce) {
+  TfliteBuilder b;
+  const int x = b.tensor({{1, 4, 4, 4}, kTflFloat32, {}, "x"});
+  const int w = b.tensor({{4, 1, 1, 4}, kTflFloat32, raw(iota(16)), "w"});
+  const int a = b.tensor({{1, 4, 4, 4}, kTflFloat32, {}, "a"});
+  const int g = b.tensor({{1, 4, 4, 4}, kTflFloat32, {}, "g"});
+  const int c = b.tensor({{1, 4, 4, 4}, kTflFloat32, {}, "c"});
+  const int d = b.tensor({{1, 8, 8, 1}, kTflFloat32, {}, "d"});
+  b.op({3, {x, w, -1}, {a}, tfl::BuiltinOptions::Conv2DOptions, conv_options(0, 1, 1, 2)});  // RELU_N1_TO_1
+  b.op({150, {a}, {g}});                                                                  // GELU (extended code)
+  b.op({32, {g}, {c}, tfl::BuiltinOptions::NONE, nullptr, "MyCustomOp"});
+  b.op({5, {c}, {d}});  // DEPTH_TO_SPACE
+  b.inputs = {x};
+  b.outputs = {d};
+  try {
+    conv::import_tflite(b.build(), "four.tflite");
+    FAIL() << "expected a refusal";
+  } catch (const ConvertError& e) {
+    EXPECT_EQ(e.category(), conv::ErrorCategory::kUnsupported);
+    const std::string m = e.what();
+    EXPECT_EQ(m.rfind("four.tflite: 4 node(s)", 0), 0u) << m;
+    for (const char* op : {"CONV_2D (fused RELU_N1_TO_1) x1", "GELU x1", "CUSTOM 'MyCustomOp' x1", "DEPTH_TO_SPACE x1"}) {
+      EXPECT_NE(m.find(op), std::string::npos) << op << "\n" << m;
+    }
+    ASSERT_EQ(e.refusals().size(), 1u);
+    EXPECT_EQ(e.refusals()[0].nodes_by_op.size(), 4u);
+  }
+}
+
+std::string error_of(const std::string& bytes, const std::string& path) {
+  try {
+    conv::import_tflite(bytes, path);
+  } catch (const ConvertError& e) {
+    EXPECT_EQ(e.where().file, path);
+    return e.what();
+  }
+  ADD_FAILURE() << "no error";
+  return "";
+}
+
+TEST(TfliteImport, CorruptFilesGetOneClearError) {
+  std::vector<float> w;
+  const std::string good = conv_model(&w);
+  for (size_t cut : {size_t{0}, size_t{7}, size_t{8}, good.size() / 2, good.size() - 1}) {
+    const std::string m = error_of(good.substr(0, cut), "cut.tflite");
+    EXPECT_EQ(m.rfind("cut.tflite: ", 0), 0u) << m;
+    EXPECT_TRUE(m.find("verifier failed") != std::string::npos || m.find("no TFL3 identifier") != std::string::npos)
+        << m;
+  }
+  std::string garbage(512, '\x5a');
+  std::memcpy(&garbage[4], "TFL3", 4);
+  EXPECT_NE(error_of(garbage, "garbage.tflite").find("verifier failed"), std::string::npos);
+}
+
+TEST(TfliteImport, BadIndicesNameTheOperatorAndOffset) {
+  TfliteBuilder b;
+  const int x = b.tensor({{1, 4}, kTflFloat32, {}, "x"});
+  const int y = b.tensor({{1, 4}, kTflFloat32, {}, "y"});
+  b.op({19, {x}, {y}});
+  b.op({19, {99}, {y}});  // no tensor 99
+  b.inputs = {x};
+  b.outputs = {y};
+  const std::string m = error_of(b.build(), "bad.tflite");
+  EXPECT_NE(m.find("operator #1 RELU"), std::string::npos) << m;
+  EXPECT_NE(m.find("tensor index 99 is out of range"), std::string::npos) << m;
+  EXPECT_NE(m.find("(byte offset "), std::string::npos) << m;
+}
+
+TEST(TfliteImport, InconsistentShapesAndDtypesAreRefused) {
+  {  // output shape disagrees with the convolution's
+    TfliteBuilder b;
+    const int x = b.tensor({{1, 4, 4, 1}, kTflFloat32, {}, "x"});
+    const int w = b.tensor({{2, 3, 3, 1}, kTflFloat32, raw(iota(18)), "w"});
+    const int y = b.tensor({{1, 4, 4, 3}, kTflFloat32, {}, "y"});
+    b.op({3, {x, w, -1}, {y}, tfl::BuiltinOptions::Conv2DOptions, conv_options(0, 1, 1)});
+    b.inputs = {x};
+    b.outputs = {y};
+    EXPECT_NE(error_of(b.build(), "s.tflite").find("the operator computes [1,4,4,2]"), std::string::npos);
+  }
+  {  // an int8 conv whose activations carry no scale
+    TfliteBuilder b;
+    const int x = b.tensor({{1, 2, 2, 1}, kTflInt8, {}, "x"});
+    const int w = b.tensor({{1, 1, 1, 1}, kTflInt8, {1}, "w", {0.5f}, {0}});
+    const int y = b.tensor({{1, 2, 2, 1}, kTflInt8, {}, "y", {0.5f}, {0}});
+    b.op({3, {x, w, -1}, {y}, tfl::BuiltinOptions::Conv2DOptions, conv_options(0, 1, 1)});
+    b.inputs = {x};
+    b.outputs = {y};
+    EXPECT_NE(error_of(b.build(), "q.tflite").find("int8 tensor 'x' without quantization"), std::string::npos);
+  }
+}
+
+// The committed fuzz seeds (tests/fuzz/corpus/fuzz_tflite) are this file's
+// models; FLOE_WRITE_TFLITE_SEEDS=1 rewrites them after a builder change.
+TEST(TfliteImport, FuzzSeedsAreTheseModels) {
+  std::vector<float> w;
+  const std::map<std::string, std::string> seeds = {{"conv_same_relu.tflite", conv_model(&w)},
+                                                    {"int8_depthwise_x8.tflite", int8_depthwise_model()}};
+  const std::string dir = std::string(FLOE_SOURCE_DIR) + "/tests/fuzz/corpus/fuzz_tflite/";
+  for (const auto& [name, bytes] : seeds) {
+    if (std::getenv("FLOE_WRITE_TFLITE_SEEDS") != nullptr) {
+      std::filesystem::create_directories(dir);
+      std::ofstream(dir + name, std::ios::binary) << bytes;
+    }
+    std::ifstream in(dir + name, std::ios::binary);
+    EXPECT_EQ(std::string(std::istreambuf_iterator<char>(in), {}), bytes) << name;
+  }
+}
+
+}  // namespace
+}  // namespace floe::testing
