@@ -4,7 +4,9 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <map>
 #include <memory>
+#include <sstream>
 
 #include "converter/ir/error.h"
 #include "converter/quantize/requantization.h"
@@ -16,6 +18,12 @@ using quant::QuantizedMultiplier;
 
 bool is_int8(const LoweredModel& m, int v) {
   return v >= 0 && m.values[static_cast<size_t>(v)].dtype == DType::kInt8;
+}
+
+// int8 holding real values (a scale): plain int8 integers from a TF graph
+// keep their typed, wrapping arithmetic.
+bool is_quantized_int8(const LoweredModel& m, int v) {
+  return is_int8(m, v) && !m.values[static_cast<size_t>(v)].quantization.empty();
 }
 
 [[noreturn]] void refuse(const LoweredOp& op, const std::string& why) {
@@ -127,17 +135,13 @@ void weighted(LoweredModel* m, LoweredOp& op) {
   } else if (op.opcode == schema::OpCode::DEPTHWISE_CONV2D) {
     const Value& w = m->values[static_cast<size_t>(op.inputs[1])];
     if (w.shape.size() != 4 || !w.is_constant()) refuse(op, "filter must be a constant 4-D tensor");
+    // [kh, kw, c, mult]: output channel c * mult + k. Per-channel scales run
+    // along that flattened axis, which is axis 2 (mult 1) or 3 (one channel).
     channels = w.shape[2] * w.shape[3];
-    channel_dim = 3;
-    // [kh, kw, c, mult] -> [1, kh, kw, c*mult]: the same bytes, one channel axis.
-    Value flat = w;
-    flat.name = w.name + "/1hwc";
-    flat.shape = {1, w.shape[0], w.shape[1], channels};
-    auto t = std::make_shared<HostTensor>(*w.constant);
-    t->shape = flat.shape;
-    flat.constant = std::move(t);
-    if (flat.quantization.scale.size() > 1) flat.quantization.dimension = 3;
-    op.inputs[1] = m->add_value(std::move(flat));
+    channel_dim = w.shape[3] == 1 ? 2 : 3;
+    if (w.quantization.scale.size() > 1 && w.shape[2] > 1 && w.shape[3] > 1) {
+      refuse(op, "per-channel depthwise scales over channels and multipliers at once");
+    }
   } else {  // MATMUL: weights [N, K] (transpose_b), as TFLite's FULLY_CONNECTED
     auto* o = op.options.AsMatMulOptions();
     if (o == nullptr || o->transpose_a) refuse(op, "int8 MATMUL needs an untransposed input");
@@ -271,8 +275,8 @@ Int8ArithmeticStats derive_int8_arithmetic(LoweredModel* model) {
   LoweredModel& m = *model;
   for (size_t i = 0; i < m.ops.size(); ++i) {
     LoweredOp& op = m.ops[i];
-    if (op.inputs.empty() || op.outputs.empty() || !is_int8(m, op.inputs[0]) ||
-        !is_int8(m, op.outputs[0])) {
+    if (op.inputs.empty() || op.outputs.empty() || !is_quantized_int8(m, op.inputs[0]) ||
+        !is_quantized_int8(m, op.outputs[0])) {
       continue;  // float ops, QUANTIZE (float -> int8) and DEQUANTIZE read their tensors' quantization
     }
     switch (op.opcode) {
@@ -337,6 +341,18 @@ Int8ArithmeticStats derive_int8_arithmetic(LoweredModel* model) {
         op.requantization = std::move(r);
         break;
       }
+      case schema::OpCode::MEAN: {  // TFLM: the sum rescaled by input/output scale (count folded in the kernel)
+        const Affine in = per_tensor(m, op, op.inputs[0], "input");
+        const Affine out = per_tensor(m, op, op.outputs[0], "output");
+        const QuantizedMultiplier q = quant::quantize_multiplier(static_cast<double>(in.scale) /
+                                                                 static_cast<double>(out.scale));
+        auto r = clamp_only(out, schema::Activation::NONE);
+        r->input_offsets = {-in.zero_point};
+        r->output_multiplier = q.multiplier;
+        r->output_shift = q.shift;
+        op.requantization = std::move(r);
+        break;
+      }
       case schema::OpCode::RESHAPE:
       case schema::OpCode::PAD:
         same_quantization(m, op, op.inputs[0], op.outputs[0]);
@@ -347,11 +363,36 @@ Int8ArithmeticStats derive_int8_arithmetic(LoweredModel* model) {
         op.requantization = clamp_only(per_tensor(m, op, op.outputs[0], "output"), schema::Activation::NONE);
         break;
       default:
-        continue;  // no int8 arithmetic of its own (the runtime refuses what it cannot run)
+        continue;  // no int8 kernel: listed below, after folding
     }
     ++stats.ops;
   }
   stats.folded_activations = fold_activations(&m);
+  // Whatever quantized op is left without its integers has no int8 kernel:
+  // one refusal naming all of them, rather than a model the runtime refuses.
+  std::map<std::string, std::vector<std::string>> unsupported;
+  for (const LoweredOp& op : m.ops) {
+    if (op.requantization || op.opcode == schema::OpCode::QUANTIZE || op.opcode == schema::OpCode::DEQUANTIZE) {
+      continue;
+    }
+    bool quantized = false;
+    for (int v : op.inputs) quantized |= is_quantized_int8(m, v);
+    for (int v : op.outputs) quantized |= is_quantized_int8(m, v);
+    if (quantized) unsupported[std::string(schema::EnumNameOpCode(op.opcode)) + " (int8)"].push_back(op.node_name);
+  }
+  if (!unsupported.empty()) {
+    std::ostringstream text;
+    text << unsupported.size() << " int8 op kind(s) have no int8 kernel in floe:";
+    for (const auto& [kind, nodes] : unsupported) {
+      text << " " << kind << " x" << nodes.size() << " (" << nodes.front() << (nodes.size() > 1 ? ", ..." : "")
+           << ");";
+    }
+    ErrorLocation where;
+    where.node = unsupported.begin()->second.front();
+    where.op = unsupported.begin()->first;
+    ConvertError error(text.str(), ErrorCategory::kUnsupported, where);
+    throw error;
+  }
   return stats;
 }
 

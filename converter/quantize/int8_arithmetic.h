@@ -4,8 +4,8 @@
 // point), derived from the quantization of its tensors exactly as TFLM's
 // Prepare() would, so the device derives nothing. Per-channel multipliers and
 // shifts of CONV2D, DEPTHWISE_CONV2D and MATMUL become constant int32 inputs 3
-// and 4 (depthwise filters are viewed as [1, kh, kw, channels] and MATMUL
-// weights as [N, K], TFLite's layouts; CONV2D keeps HWIO); a RELU/RELU6 that only clamps an int8 ADD/SUB/MUL result is folded
+// and 4 (filters keep the float ops' layouts; MATMUL weights become [N, K]
+// with transpose_b, TFLite's FULLY_CONNECTED); a RELU/RELU6 that only clamps an int8 ADD/SUB/MUL result is folded
 // into that op's clamp range.
 #pragma once
 

@@ -253,7 +253,8 @@ std::vector<int8_t> run_depthwise(const Case& c, const std::string& p, const std
   q.act_min = l.params.act_min;
   q.act_max = l.params.act_max;
   std::vector<int32_t> in_dims{l.batches, l.in_h, l.in_w, l.in_c};
-  std::vector<int32_t> f_dims{1, l.k_h, l.k_w, out_c};
+  // The case's [1, kh, kw, out_c] weights are floe's [kh, kw, in_c, multiplier]: the same bytes.
+  std::vector<int32_t> f_dims{l.k_h, l.k_w, out_c / depth_multiplier, depth_multiplier};
   std::vector<int32_t> b_dims{out_c};
   std::vector<int32_t> out_dims{l.batches, l.out_h, l.out_w, out_c};
   EXPECT_EQ(input.size(), static_cast<size_t>(l.batches * l.in_h * l.in_w * l.in_c)) << c.name();

@@ -407,7 +407,7 @@ TEST(Int8Random, DepthwiseConv2D) {
     c.filter = rng.s8s(int64_t{c.k_h} * c.k_w * c.out_c);
     c.out.assign(static_cast<size_t>(int64_t{c.batches} * c.out_h * c.out_w * c.out_c), 0);
     const std::vector<int32_t> in_dims{c.batches, c.in_h, c.in_w, c.in_c};
-    const std::vector<int32_t> f_dims{1, c.k_h, c.k_w, c.out_c};
+    const std::vector<int32_t> f_dims{c.k_h, c.k_w, c.in_c, depth_multiplier};
     const std::vector<int32_t> b_dims{c.out_c};
     const std::vector<int32_t> out_dims{c.batches, c.out_h, c.out_w, c.out_c};
     depthwise_conv2d_s8(p, {{c.input.data(), shape_of(in_dims)},

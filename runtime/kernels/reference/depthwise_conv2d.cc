@@ -103,15 +103,15 @@ Status eval_depthwise_conv2d_s8_per_tensor(const PreparedOp& ctx) {
   return Status::kOk;
 }
 
-// int8: filter [1, kh, kw, in_c * multiplier] (TFLite's layout).
+// int8: filter [kh, kw, in_c, multiplier] as the float op's.
 const char* prepare_depthwise_conv2d_s8(const OpContext& ctx) {
   const auto* o = ctx.op->options_as_DepthwiseConv2DOptions();
   const Shape input = ctx.input(0).shape, filter = ctx.input(1).shape, output = ctx.output(0).shape;
-  if (input.rank != 4 || filter.rank != 4 || output.rank != 4 || filter.dims[0] != 1) {
-    return FLOE_MSG("int8 depthwise tensors must be 4-D, filter [1, kh, kw, channels]");
+  if (input.rank != 4 || filter.rank != 4 || output.rank != 4) {
+    return FLOE_MSG("int8 depthwise tensors must be 4-D");
   }
-  if (o->depth_multiplier() < 1 || output.dims[3] != input.dims[3] * o->depth_multiplier() ||
-      filter.dims[3] != output.dims[3] || output.dims[0] != input.dims[0]) {
+  if (o->depth_multiplier() < 1 || filter.dims[2] != input.dims[3] || filter.dims[3] != o->depth_multiplier() ||
+      output.dims[3] != input.dims[3] * o->depth_multiplier() || output.dims[0] != input.dims[0]) {
     return FLOE_MSG("int8 depthwise channel, multiplier or batch dimensions disagree");
   }
   bool per_channel = false;
@@ -193,7 +193,7 @@ void depthwise_conv2d_s8(const DepthwiseConv2DS8Params& params,
   const int32_t* f_dims = ops.filter.shape.dims;
   const int32_t* out_dims = ops.output.shape.dims;
   const ptrdiff_t batches = in_dims[0], in_h = in_dims[1], in_w = in_dims[2], in_c = in_dims[3];
-  const ptrdiff_t k_h = f_dims[1], k_w = f_dims[2];
+  const ptrdiff_t k_h = f_dims[0], k_w = f_dims[1];
   const ptrdiff_t out_h = out_dims[1], out_w = out_dims[2], out_c = out_dims[3];
   const ptrdiff_t multiplier_count = params.depth_multiplier;
   const int32_t input_offset = params.input_offset;

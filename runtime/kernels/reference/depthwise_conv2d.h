@@ -44,7 +44,7 @@ struct DepthwiseConv2DS8Params {
 
 struct DepthwiseConv2DS8Operands {
   In<int8_t> input;           // [N, H, W, in_c]
-  In<int8_t> filter;          // [1, kh, kw, in_c * depth_multiplier]
+  In<int8_t> filter;          // [kh, kw, in_c, depth_multiplier], as the float kernel's
   In<int32_t> bias;           // [out_c]; data == nullptr when absent
   const int32_t* multiplier;  // [out_c] per channel, or nullptr: params' per-tensor pair
   const int32_t* shift;

@@ -234,7 +234,15 @@ const char* prepare_pad(const OpContext& ctx) {
     }
   }
   PadPrepared& prepared = ctx.params<PadPrepared>();
-  if (mode == schema::PadMode::CONSTANT) {
+  if (const schema::Requantization* r = ctx.op->requantization()) {
+    // Quantized int8: the padding is real zero, i.e. the output's zero point.
+    if (input.dtype != DType::kInt8 || mode != schema::PadMode::CONSTANT || ctx.has_input(1) ||
+        r->output_offset() < -128 || r->output_offset() > 127) {
+      return FLOE_MSG("quantized pad takes int8 and pads with the output zero point");
+    }
+    const int8_t zero = static_cast<int8_t>(r->output_offset());
+    memcpy(prepared.constant_value, &zero, 1);
+  } else if (mode == schema::PadMode::CONSTANT) {
     if (ctx.has_input(1)) {
       const TensorView value = ctx.input(1);
       if (value.dtype != input.dtype || value.shape.num_elements() != 1) {

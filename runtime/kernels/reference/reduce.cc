@@ -365,8 +365,38 @@ namespace {
 
 using ref::ReduceKind;
 
+Status eval_mean_s8(const PreparedOp& ctx) {
+  ref::mean_s8(ctx.params_as<MeanPrepared>().s8, in_as<int8_t>(ctx.input(0)), out_as<int8_t>(ctx.output(0)));
+  return Status::kOk;
+}
+
+// Quantized int8 MEAN (an Operator.requantization is present): the sum is
+// rescaled by the converter's input/output multiplier, as TFLM does.
+const char* prepare_mean_s8(const OpContext& ctx) {
+  const char* why = nullptr;
+  const schema::Requantization* r = requantization_of(ctx, &why);
+  if (r == nullptr) return why;
+  const ReducePrepared axes = ctx.params<MeanPrepared>().plain;  // filled by prepare_reduce
+  ref::MeanS8Params& p = ctx.params<MeanPrepared>().s8;
+  for (int32_t i = 0; i < axes.axis_count; ++i) p.axes[i] = axes.axes[i];
+  p.axis_count = axes.axis_count;
+  p.input_zero_point = -entry(r->input_offsets(), 0);
+  p.output_zero_point = r->output_offset();
+  p.multiplier = r->output_multiplier();
+  p.shift = r->output_shift();
+  if (p.input_zero_point < -128 || p.input_zero_point > 127 || !valid_multiplier(p.multiplier, p.shift)) {
+    return FLOE_MSG("int8 mean zero point, multiplier or shift out of range");
+  }
+  ctx.set_eval(eval_mean_s8);
+  return nullptr;
+}
+
 const char* prepare_reduce(const OpContext& ctx, ReduceKind kind) {
   if (!has_io(ctx, 1, 1)) return FLOE_MSG("expects 1 input and 1 output");
+  const bool quantized = ctx.op->requantization() != nullptr;
+  if (quantized && (kind != ReduceKind::kMean || !is_s8(ctx.input(0)))) {
+    return FLOE_MSG("only MEAN has a quantized int8 kernel");
+  }
   const TensorView in = ctx.input(0), out = ctx.output(0);
   if (in.dtype != out.dtype) return FLOE_MSG("output dtype differs from the input's");
   if (!ref::reduce_supports(kind, in.dtype)) return FLOE_MSG("dtype not supported by this reduction");
@@ -387,7 +417,7 @@ const char* prepare_reduce(const OpContext& ctx, ReduceKind kind) {
   ReducePrepared& prepared = ctx.params<ReducePrepared>();
   prepared.axis_count = count;  // <= rank <= kMaxRank: the axes are unique and < rank
   for (int i = 0; i < count; ++i) prepared.axes[i] = axes->Get(static_cast<uint32_t>(i));
-  return nullptr;
+  return quantized ? prepare_mean_s8(ctx) : nullptr;
 }
 
 Status eval_reduce(const PreparedOp& ctx, ReduceKind kind) {

@@ -88,6 +88,12 @@ struct ReducePrepared {
   int32_t axis_count;
 };
 
+// MEAN's params block: any dtype, or quantized int8.
+union MeanPrepared {
+  ReducePrepared plain;
+  ref::MeanS8Params s8;
+};
+
 const char* prepare_mean(const OpContext& ctx);
 Status eval_mean(const PreparedOp& ctx);
 const char* prepare_sum(const OpContext& ctx);

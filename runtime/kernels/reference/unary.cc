@@ -410,6 +410,53 @@ Status eval_relu(const PreparedOp& ctx) { return eval_unary(ctx, ref::UnaryOp::k
 
 Status eval_relu6(const PreparedOp& ctx) { return eval_unary(ctx, ref::UnaryOp::kRelu6); }
 
+namespace {
+
+Status eval_logistic_s8(const PreparedOp& ctx) {
+  ref::logistic_s8(ctx.params_as<ref::FixedPointActivationS8Params>(),
+                   {in_as<int8_t>(ctx.input(0)), out_as<int8_t>(ctx.output(0))});
+  return Status::kOk;
+}
+
+Status eval_tanh_s8(const PreparedOp& ctx) {
+  ref::tanh_s8(ctx.params_as<ref::FixedPointActivationS8Params>(),
+               {in_as<int8_t>(ctx.input(0)), out_as<int8_t>(ctx.output(0))});
+  return Status::kOk;
+}
+
+// int8: the output's fixed format (1/256, -128 or 1/128, 0) was checked by the
+// converter; the input rescaling comes from it.
+const char* prepare_fixed_point_s8(const OpContext& ctx, EvalFn eval) {
+  if (!has_io(ctx, 1, 1) || !is_s8(ctx.output(0))) return FLOE_MSG("int8 activation takes one int8 input and output");
+  if (!dims_equal(ctx.input(0).shape, ctx.output(0).shape)) return FLOE_MSG("output shape differs from input shape");
+  const char* why = nullptr;
+  const schema::Requantization* r = requantization_of(ctx, &why);
+  if (r == nullptr) return why;
+  ref::FixedPointActivationS8Params& p = ctx.params<ref::FixedPointActivationS8Params>();
+  p.input_zero_point = -entry(r->input_offsets(), 0);
+  p.input_range_radius = r->input_range_radius();
+  p.input_multiplier = r->output_multiplier();
+  p.input_left_shift = r->output_shift();
+  if (p.input_zero_point < -128 || p.input_zero_point > 127 || p.input_multiplier < 0 ||
+      p.input_left_shift < 0 || p.input_left_shift > 31 || p.input_range_radius < 0) {
+    return FLOE_MSG("int8 activation rescaling out of range");
+  }
+  ctx.set_eval(eval);
+  return nullptr;
+}
+
+}  // namespace
+
+const char* prepare_sigmoid(const OpContext& ctx) {
+  if (ctx.has_input(0) && is_s8(ctx.input(0))) return prepare_fixed_point_s8(ctx, eval_logistic_s8);
+  return prepare_unary(ctx);
+}
+
+const char* prepare_tanh(const OpContext& ctx) {
+  if (ctx.has_input(0) && is_s8(ctx.input(0))) return prepare_fixed_point_s8(ctx, eval_tanh_s8);
+  return prepare_unary(ctx);
+}
+
 Status eval_sigmoid(const PreparedOp& ctx) { return eval_unary(ctx, ref::UnaryOp::kSigmoid); }
 
 Status eval_tanh(const PreparedOp& ctx) { return eval_unary(ctx, ref::UnaryOp::kTanh); }

@@ -108,6 +108,10 @@ struct LeakyReluPrepared {
 const char* prepare_unary(const OpContext& ctx);
 Status eval_relu(const PreparedOp& ctx);
 Status eval_relu6(const PreparedOp& ctx);
+// SIGMOID and TANH: float, or int8 in TFLM's fixed point (the params block
+// holds the converter's input rescaling).
+const char* prepare_sigmoid(const OpContext& ctx);
+const char* prepare_tanh(const OpContext& ctx);
 Status eval_sigmoid(const PreparedOp& ctx);
 Status eval_tanh(const PreparedOp& ctx);
 const char* prepare_abs(const OpContext& ctx);
