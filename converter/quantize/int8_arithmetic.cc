@@ -353,6 +353,13 @@ Int8ArithmeticStats derive_int8_arithmetic(LoweredModel* model) {
         op.requantization = std::move(r);
         break;
       }
+      case schema::OpCode::MAXIMUM:
+      case schema::OpCode::MINIMUM:
+        // TFLite requires one quantization for both inputs and the output:
+        // the stored integers compare like the reals (the typed kernel runs).
+        same_quantization(m, op, op.inputs[0], op.outputs[0]);
+        same_quantization(m, op, op.inputs[1], op.outputs[0]);
+        break;
       case schema::OpCode::RESHAPE:
       case schema::OpCode::PAD:
         same_quantization(m, op, op.inputs[0], op.outputs[0]);
@@ -372,7 +379,8 @@ Int8ArithmeticStats derive_int8_arithmetic(LoweredModel* model) {
   // one refusal naming all of them, rather than a model the runtime refuses.
   std::map<std::string, std::vector<std::string>> unsupported;
   for (const LoweredOp& op : m.ops) {
-    if (op.requantization || op.opcode == schema::OpCode::QUANTIZE || op.opcode == schema::OpCode::DEQUANTIZE) {
+    if (op.requantization || op.opcode == schema::OpCode::QUANTIZE || op.opcode == schema::OpCode::DEQUANTIZE ||
+        op.opcode == schema::OpCode::MAXIMUM || op.opcode == schema::OpCode::MINIMUM) {
       continue;
     }
     bool quantized = false;

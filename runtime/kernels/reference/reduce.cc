@@ -399,7 +399,7 @@ const char* prepare_reduce(const OpContext& ctx, ReduceKind kind) {
   }
   const TensorView in = ctx.input(0), out = ctx.output(0);
   if (in.dtype != out.dtype) return FLOE_MSG("output dtype differs from the input's");
-  if (!ref::reduce_supports(kind, in.dtype)) return FLOE_MSG("dtype not supported by this reduction");
+  if (!quantized && !ref::reduce_supports(kind, in.dtype)) return FLOE_MSG("dtype not supported by this reduction");
   const auto* options = ctx.op->options_as_ReduceOptions();
   const auto* axes = options->axes();
   const int count = axes ? static_cast<int>(axes->size()) : 0;
