@@ -63,6 +63,30 @@ struct LoweredOp {
   std::shared_ptr<schema::RequantizationT> requantization;
 };
 
+// The fused-activation field of an op's options (CONV2D, DEPTHWISE_CONV2D,
+// MATMUL, pooling: the ops whose kernels clamp their output); nullptr otherwise.
+// `Op` is LoweredOp or const LoweredOp (then the field is read-only).
+template <typename Op>
+auto activation_field(Op& op) -> decltype(&op.options.AsConv2DOptions()->activation) {
+  switch (op.opcode) {
+    case schema::OpCode::CONV2D:
+      return &op.options.AsConv2DOptions()->activation;
+    case schema::OpCode::DEPTHWISE_CONV2D:
+      return &op.options.AsDepthwiseConv2DOptions()->activation;
+    case schema::OpCode::MATMUL:
+      return &op.options.AsMatMulOptions()->activation;
+    case schema::OpCode::MAX_POOL2D:
+    case schema::OpCode::AVG_POOL2D:
+      return &op.options.AsPool2DOptions()->activation;
+    default:
+      return nullptr;
+  }
+}
+inline schema::Activation activation_of(const LoweredOp& op) {
+  const schema::Activation* field = activation_field(op);
+  return field != nullptr ? *field : schema::Activation::NONE;
+}
+
 // A Conv2D filter rewrite (HWIO -> OHWI) the runtime does at Init while
 // XNNPACK packs the filter: its bytes, and the XNNPACK region (budget units,
 // alignment reservation included) Init needs when the rewrite sits at the

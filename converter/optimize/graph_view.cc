@@ -112,22 +112,6 @@ bool is_binary_elementwise(schema::OpCode code) { return op_traits(code).element
 
 bool has_weights(schema::OpCode code) { return op_traits(code).weights == OpWeights::WEIGHTS_BIAS; }
 
-schema::Activation* activation_field(LoweredOp& op) {
-  switch (op.opcode) {
-    case schema::OpCode::CONV2D:
-      return &op.options.AsConv2DOptions()->activation;
-    case schema::OpCode::DEPTHWISE_CONV2D:
-      return &op.options.AsDepthwiseConv2DOptions()->activation;
-    case schema::OpCode::MATMUL:
-      return &op.options.AsMatMulOptions()->activation;
-    case schema::OpCode::MAX_POOL2D:
-    case schema::OpCode::AVG_POOL2D:
-      return &op.options.AsPool2DOptions()->activation;
-    default:
-      return nullptr;
-  }
-}
-
 bool bias_values(const LoweredModel& model, const LoweredOp& op, int64_t channels,
                  std::vector<float>* bias) {
   const int b = op.inputs.size() > 2 ? op.inputs[2] : -1;

@@ -65,8 +65,6 @@ bool is_binary_elementwise(schema::OpCode code);
 // and input 1 weights with an optional input 2 bias of one value per output
 // channel (the output's last dim): CONV2D, DEPTHWISE_CONV2D, MATMUL.
 bool has_weights(schema::OpCode code);
-// The fused-activation field of an op's options, nullptr when it has none.
-schema::Activation* activation_field(LoweredOp& op);
 // Current bias of a weighted op as floats (zeros when absent); false when the
 // bias is present but not a float32 constant.
 bool bias_values(const LoweredModel& model, const LoweredOp& op, int64_t channels,

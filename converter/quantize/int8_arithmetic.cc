@@ -59,17 +59,6 @@ quant::FusedActivation fused(schema::Activation a) {
   }
 }
 
-schema::Activation activation_of(const LoweredOp& op) {
-  switch (op.opcode) {
-    case schema::OpCode::CONV2D: return op.options.AsConv2DOptions()->activation;
-    case schema::OpCode::DEPTHWISE_CONV2D: return op.options.AsDepthwiseConv2DOptions()->activation;
-    case schema::OpCode::MATMUL: return op.options.AsMatMulOptions()->activation;
-    case schema::OpCode::MAX_POOL2D:
-    case schema::OpCode::AVG_POOL2D: return op.options.AsPool2DOptions()->activation;
-    default: return schema::Activation::NONE;
-  }
-}
-
 std::shared_ptr<schema::RequantizationT> clamp_only(const Affine& out, schema::Activation act) {
   auto r = std::make_shared<schema::RequantizationT>();
   const quant::IntRange range = quant::activation_range(fused(act), out.scale, out.zero_point);
