@@ -303,6 +303,11 @@ Int8ArithmeticStats derive_int8_arithmetic(LoweredModel* model) {
         }
         const auto* o = op.options.AsSoftmaxOptions();
         const quant::SoftmaxRequantization q = quant::softmax_requantization(o ? o->beta : 1.0f, in.scale);
+        // The kernel's fixed point needs a left shift in [0, 31] (TFLM asserts
+        // the beta multiplier exceeds 1): refuse here what its prepare would.
+        if (q.input_left_shift < 0 || q.input_left_shift > 31 || q.input_multiplier < 0 || q.diff_min > 0) {
+          refuse(op, "int8 SOFTMAX input scale x beta is outside what the fixed-point kernel represents");
+        }
         auto r = clamp_only(out, schema::Activation::NONE);
         r->output_multiplier = q.input_multiplier;  // the input's beta multiplier
         r->output_shift = q.input_left_shift;
@@ -321,6 +326,9 @@ Int8ArithmeticStats derive_int8_arithmetic(LoweredModel* model) {
                               : "int8 TANH output must have scale 1/128 and zero point 0");
         }
         const quant::SigmoidRequantization q = quant::sigmoid_requantization(in.scale);
+        if (q.input_left_shift < 0 || q.input_left_shift > 31 || q.input_multiplier < 0 || q.input_range_radius < 0) {
+          refuse(op, "int8 input scale is outside what the fixed-point LOGISTIC/TANH kernel represents");
+        }
         auto r = clamp_only(out, schema::Activation::NONE);
         r->input_offsets = {-in.zero_point};
         r->output_multiplier = q.input_multiplier;
