@@ -34,6 +34,15 @@ bool is_quantized_int8(const LoweredModel& m, int v) {
                      ErrorCategory::kUnsupported, where);
 }
 
+// The kernels take a multiplier with shift in [-31, 30] (op_adapter.h,
+// valid_multiplier): a ratio of scales of 2^30 or more cannot be represented.
+void check_multiplier(const LoweredOp& op, const QuantizedMultiplier& q) {
+  if (q.multiplier < 0 || q.shift < -31 || q.shift > 30) {
+    refuse(op, "its scales give a requantization factor of 2^" + std::to_string(q.shift) +
+                   " or more, beyond the int8 kernels' range (below 2^30)");
+  }
+}
+
 // The per-tensor scale and zero point of an int8 activation.
 struct Affine {
   float scale = 0;
@@ -175,6 +184,7 @@ void weighted(LoweredModel* m, LoweredOp& op) {
   }
   std::vector<int32_t> mult, shift;
   for (const QuantizedMultiplier& c : q) {
+    check_multiplier(op, c);
     mult.push_back(c.multiplier);
     shift.push_back(c.shift);
   }
@@ -213,10 +223,14 @@ void add_sub_mul(const LoweredModel& m, LoweredOp& op) {
   r->input_offsets = {-a.zero_point, -b.zero_point};
   if (op.opcode == schema::OpCode::MUL) {
     const QuantizedMultiplier q = quant::mul_multiplier(a.scale, b.scale, out.scale);
+    check_multiplier(op, q);
     r->output_multiplier = q.multiplier;
     r->output_shift = q.shift;
   } else {
     const quant::AddSubRequantization q = quant::add_sub_requantization(a.scale, b.scale, out.scale);
+    check_multiplier(op, q.input1);
+    check_multiplier(op, q.input2);
+    check_multiplier(op, q.output);
     r->left_shift = q.left_shift;
     r->input_multipliers = {q.input1.multiplier, q.input2.multiplier};
     r->input_shifts = {q.input1.shift, q.input2.shift};
@@ -342,6 +356,7 @@ Int8ArithmeticStats derive_int8_arithmetic(LoweredModel* model) {
         const Affine out = per_tensor(m, op, op.outputs[0], "output");
         const QuantizedMultiplier q = quant::quantize_multiplier(static_cast<double>(in.scale) /
                                                                  static_cast<double>(out.scale));
+        check_multiplier(op, q);
         auto r = clamp_only(out, schema::Activation::NONE);
         r->input_offsets = {-in.zero_point};
         r->output_multiplier = q.multiplier;
@@ -354,6 +369,7 @@ Int8ArithmeticStats derive_int8_arithmetic(LoweredModel* model) {
         const Affine out = per_tensor(m, op, op.outputs[0], "output");
         const QuantizedMultiplier q = quant::quantize_multiplier(static_cast<double>(in.scale) /
                                                                  static_cast<double>(out.scale));
+        check_multiplier(op, q);
         auto r = clamp_only(out, schema::Activation::NONE);
         r->input_offsets = {-in.zero_point};
         r->output_multiplier = q.multiplier;

@@ -459,6 +459,35 @@ TEST(TfliteImport, Int8FixedPointOpsOutOfRangeAreRefusedAtConversion) {
   }
 }
 
+// An int8 MUL whose scales ask for a requantization factor of 2^30 or more
+// (the fuzzer's second finding: the model was emitted, then Init refused it).
+std::string int8_mul_model(float output_scale) {
+  TfliteBuilder b;
+  const int x = b.tensor({{1, 4}, kTflInt8, {}, "x", {1.0f}, {0}});
+  const int c = b.tensor({{1, 4}, kTflInt8, {1, 2, 3, 4}, "c", {1.0f}, {0}});
+  const int y = b.tensor({{1, 4}, kTflInt8, {}, "y", {output_scale}, {0}});
+  b.op({18, {x, c}, {y}});
+  b.inputs = {x};
+  b.outputs = {y};
+  return b.build();
+}
+
+TEST(TfliteImport, Int8RequantizationBeyondTheKernelsRangeIsRefused) {
+  const std::string path = make_temp_dir() + "/mul.tflite";
+  std::ofstream(path, std::ios::binary) << int8_mul_model(1e-12f);
+  conv::ConvertOptions options;
+  options.graph_path = path;
+  try {
+    conv::convert(options);
+    ADD_FAILURE() << "expected a refusal";
+  } catch (const ConvertError& e) {
+    EXPECT_EQ(e.category(), conv::ErrorCategory::kUnsupported) << e.what();
+    EXPECT_NE(std::string(e.what()).find("beyond the int8 kernels' range"), std::string::npos) << e.what();
+  }
+  std::ofstream(path, std::ios::binary) << int8_mul_model(0.5f);
+  EXPECT_NO_THROW(conv::convert(options));
+}
+
 // The committed fuzz seeds (tests/fuzz/corpus/fuzz_tflite) and regression
 // inputs are this file's models; FLOE_WRITE_TFLITE_SEEDS=1 rewrites them.
 TEST(TfliteImport, FuzzSeedsAreTheseModels) {
@@ -467,7 +496,8 @@ TEST(TfliteImport, FuzzSeedsAreTheseModels) {
   const std::map<std::string, std::string> seeds = {
       {"corpus/fuzz_tflite/conv_same_relu.tflite", conv_model(&w)},
       {"corpus/fuzz_tflite/int8_depthwise_x8.tflite", int8_depthwise_model()},
-      {"regress/fuzz_tflite/int8_softmax_tiny_input_scale.tflite", int8_activation_model(25, 1e-12f)}};
+      {"regress/fuzz_tflite/int8_softmax_tiny_input_scale.tflite", int8_activation_model(25, 1e-12f)},
+      {"regress/fuzz_tflite/int8_mul_requantization_over_2e30.tflite", int8_mul_model(1e-12f)}};
   for (const auto& [relative, bytes] : seeds) {
     const std::string name = fuzz + relative;
     const std::string dir = name.substr(0, name.rfind('/') + 1);
