@@ -488,6 +488,21 @@ TEST(TfliteImport, Int8RequantizationBeyondTheKernelsRangeIsRefused) {
   EXPECT_NO_THROW(conv::convert(options));
 }
 
+// An int8 conv whose bias is near INT32_MIN: on the harness's zeroed input the
+// accumulator is -10000 and adding the bias overflows int32 (the fuzzer's
+// third finding, undefined in the int8 kernels until they wrapped like TFLite).
+std::string int8_conv_bias_limit_model() {
+  TfliteBuilder b;
+  const int x = b.tensor({{1, 1, 1, 1}, kTflInt8, {}, "x", {1.0f}, {100}});
+  const int w = b.tensor({{1, 1, 1, 1}, kTflInt8, {100}, "w", {1.0f}, {0}});
+  const int bias = b.tensor({{1}, kTflInt32, raw(std::vector<int32_t>{INT32_MIN + 5}), "bias", {1.0f}, {0}});
+  const int y = b.tensor({{1, 1, 1, 1}, kTflInt8, {}, "y", {1.0f}, {0}});
+  b.op({3, {x, w, bias}, {y}, tfl::BuiltinOptions::Conv2DOptions, conv_options(1, 1, 1)});
+  b.inputs = {x};
+  b.outputs = {y};
+  return b.build();
+}
+
 // The committed fuzz seeds (tests/fuzz/corpus/fuzz_tflite) and regression
 // inputs are this file's models; FLOE_WRITE_TFLITE_SEEDS=1 rewrites them.
 TEST(TfliteImport, FuzzSeedsAreTheseModels) {
@@ -497,7 +512,8 @@ TEST(TfliteImport, FuzzSeedsAreTheseModels) {
       {"corpus/fuzz_tflite/conv_same_relu.tflite", conv_model(&w)},
       {"corpus/fuzz_tflite/int8_depthwise_x8.tflite", int8_depthwise_model()},
       {"regress/fuzz_tflite/int8_softmax_tiny_input_scale.tflite", int8_activation_model(25, 1e-12f)},
-      {"regress/fuzz_tflite/int8_mul_requantization_over_2e30.tflite", int8_mul_model(1e-12f)}};
+      {"regress/fuzz_tflite/int8_mul_requantization_over_2e30.tflite", int8_mul_model(1e-12f)},
+      {"regress/fuzz_tflite/int8_conv_bias_near_int32_min.tflite", int8_conv_bias_limit_model()}};
   for (const auto& [relative, bytes] : seeds) {
     const std::string name = fuzz + relative;
     const std::string dir = name.substr(0, name.rfind('/') + 1);
