@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 
@@ -430,6 +431,39 @@ TEST(PostTraining, PercentileIgnoresARareOutlier) {
   EXPECT_EQ(minmax[static_cast<size_t>(input)].max, 100.0f);
   EXPECT_LT(clipped[static_cast<size_t>(input)].max, 1.0f);
   EXPECT_GT(clipped[static_cast<size_t>(input)].max, 0.9f);
+}
+
+}  // namespace
+}  // namespace floe::testing
+
+namespace floe::testing {
+namespace {
+
+// The fuzz_calibration seeds are this writer's output (never copied from
+// elsewhere): FLOE_WRITE_FUZZ_SEEDS=1 rewrites them, otherwise they must match.
+TEST(CalibrationFile, FuzzSeedsAreTheWritersOutput) {
+  const std::string dir = std::string(FLOE_SOURCE_DIR) + "/tests/fuzz/corpus/fuzz_calibration/";
+  const std::string batch = npy_f32({3, 4}, {0.5f, -1, 2, 0, 1, 1, -3, 0.25f, 0, 0, 0, 0});
+  NpzOptions plain;
+  plain.zip64_local_extra = false;
+  NpzOptions deflate;
+  deflate.method = 8;
+  const std::vector<std::pair<std::string, std::string>> seeds = {
+      {"savez.npz", npz_bytes({{"x.npy", batch}})},
+      {"savez_no_zip64.npz", npz_bytes({{"x.npy", batch}}, plain)},
+      {"two_members.npz", npz_bytes({{"x.npy", batch}, {"extra.npy", npy_f32({1}, {1})}})},
+      {"compressed.npz", npz_bytes({{"x.npy", batch}}, deflate)},
+      {"one_sample.npy", npy_f32({1, 4}, {1, 2, 3, 4})},
+  };
+  const bool write = std::getenv("FLOE_WRITE_FUZZ_SEEDS") != nullptr;
+  for (const auto& [name, bytes] : seeds) {
+    if (write) std::ofstream(dir + name, std::ios::binary) << bytes;
+    std::ifstream in(dir + name, std::ios::binary);
+    const std::string committed((std::istreambuf_iterator<char>(in)), {});
+    EXPECT_EQ(committed, bytes) << name << " differs from the writer's output (FLOE_WRITE_FUZZ_SEEDS=1 rewrites it)";
+  }
+  // The accepted seeds do reach the quantizer.
+  EXPECT_EQ(conv::parse_npz(bytes_of(seeds[0].second), "savez.npz").size(), 1u);
 }
 
 }  // namespace
