@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <random>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -464,6 +465,70 @@ TEST(CalibrationFile, FuzzSeedsAreTheWritersOutput) {
   }
   // The accepted seeds do reach the quantizer.
   EXPECT_EQ(conv::parse_npz(bytes_of(seeds[0].second), "savez.npz").size(), 1u);
+}
+
+}  // namespace
+}  // namespace floe::testing
+
+#include "tests/converter/tf1_test_util.h"
+
+namespace floe::testing {
+namespace {
+
+std::string float_values(int n, uint32_t seed) {
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<float> d(-0.8f, 0.8f);
+  std::string s;
+  for (int i = 0; i < n; ++i) s += "float_val: " + std::to_string(d(rng)) + " ";
+  return s;
+}
+
+// x [1,6] -> MatMul -> Add bias -> Relu -> MatMul -> Exp: the first layer
+// fuses into one int8 MATMUL, Exp has no int8 kernel.
+conv::ConvertOptions tf_graph_with_exp(const std::string& calibration) {
+  const std::string pbtxt =
+      placeholder("x", "DT_FLOAT", "dim { size: 1 } dim { size: 6 }") +
+      float_const("w1", "dim { size: 6 } dim { size: 5 }", float_values(30, 1)) +
+      float_const("b1", "dim { size: 5 }", float_values(5, 2)) +
+      float_const("w2", "dim { size: 5 } dim { size: 3 }", float_values(15, 3)) +
+      binary("h", "MatMul", "x", "w1") + binary("hb", "Add", "h", "b1") + unary("r", "Relu", "hb") +
+      binary("y", "MatMul", "r", "w2") + unary("e", "Exp", "y");
+  conv::ConvertOptions options = text_graph_options(pbtxt, {"e"});
+  options.target = "reference";
+  options.quantize_int8 = true;
+  options.calibration_path = calibration;
+  return options;
+}
+
+TEST(PostTrainingGraph, TfGraphQuantizesWithExpLeftFloat) {
+  const std::string dir = make_temp_dir();
+  std::vector<float> batch;
+  for (int i = 0; i < 200; ++i) {
+    for (float v : as_floats(random_f32({1, 6}, 40u + static_cast<uint32_t>(i), -1.0f, 1.0f))) batch.push_back(v);
+  }
+  const std::string npz = dir + "/cal.npz";
+  std::ofstream(npz, std::ios::binary) << npz_bytes({{"x.npy", npy_f32({200, 6}, batch)}});
+  const ConvertOutcome q = try_convert(tf_graph_with_exp(npz));
+  ASSERT_TRUE(q.error.empty()) << q.error;
+  EXPECT_TRUE(contains(q.summary, "calibrated on 200 sample(s); 2 op(s) int8, 1 QUANTIZE and 1 DEQUANTIZE inserted"))
+      << q.summary;
+  EXPECT_TRUE(contains(q.summary, "left float (no int8 kernel), between DEQUANTIZE and QUANTIZE: e (EXP)")) << q.summary;
+  EXPECT_TRUE(contains(q.summary, "ops (5): DEQUANTIZE x1 EXP x1 MATMUL x2 QUANTIZE x1")) << q.summary;
+  conv::ConvertOptions float_options = tf_graph_with_exp("");
+  float_options.quantize_int8 = false;
+  const ConvertOutcome f = try_convert(float_options);
+  ASSERT_TRUE(f.error.empty()) << f.error;
+  for (uint32_t seed : {500u, 501u, 502u}) {
+    const HostTensor x = random_f32({1, 6}, seed, -1.0f, 1.0f);
+    const std::vector<float> want = as_floats(run_model(f.model, {{"x", x}}).at(0));
+    const std::vector<float> got = as_floats(run_model(q.model, {{"x", x}}).at(0));
+    for (size_t i = 0; i < want.size(); ++i) EXPECT_NEAR(got[i], want[i], 0.05f * want[i] + 0.02f);
+  }
+  conv::ConvertOptions strict = tf_graph_with_exp(npz);
+  strict.post_training.strict = true;
+  const ConvertOutcome refused = try_convert(strict);
+  EXPECT_TRUE(contains(refused.error, "--strict-int8: 1 op(s) have no int8 kernel and would stay float:\n  e (EXP)"))
+      << refused.error;
 }
 
 }  // namespace
