@@ -246,7 +246,8 @@ std::vector<CalibrationSample> calibration_samples(const LoweredModel& model,
   for (const CalibrationArray& array : arrays) {
     bool matched = false;
     for (size_t i = 0; i < model.inputs.size() && !matched; ++i) {
-      if (names_input(array.name, model.values[static_cast<size_t>(model.inputs[i])].name)) {
+      if (names_input(array.name, model.values[static_cast<size_t>(model.inputs[i])].name) ||
+          (!array.named && arrays.size() == 1 && model.inputs.size() == 1)) {
         if (for_input[i] != nullptr) bad_data(array.source, "input '" + array.name + "' is given twice");
         for_input[i] = &array;
         matched = true;

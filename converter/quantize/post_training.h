@@ -37,7 +37,8 @@ using CalibrationSample = std::vector<HostTensor>;
 
 // Matches calibration arrays to the model's inputs by name ("images" or
 // "images:0"; a file name may have '/' and ':' replaced by '_') and splits
-// batches [n, ...] into samples of the input's shape [1, ...]. Throws
+// batches [n, ...] into samples of the input's shape [1, ...]; a lone .npy
+// feeds a one-input model whatever its name. Throws
 // ConvertError naming the file and the input for an unknown or missing input,
 // a wrong dtype or shape, differing sample counts, or no samples.
 std::vector<CalibrationSample> calibration_samples(const LoweredModel& model,

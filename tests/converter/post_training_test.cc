@@ -126,6 +126,17 @@ TEST(CalibrationSamples, SplitsBatchesAndMatchesNames) {
   }
 }
 
+TEST(CalibrationSamples, ALoneNpyFeedsTheOnlyInput) {
+  const std::string dir = make_temp_dir();
+  std::ofstream(dir + "/digits.npy", std::ios::binary) << npy_f32({2, 4}, {1, 2, 3, 4, 5, 6, 7, 8});
+  const std::vector<CalibrationArray> arrays = conv::read_calibration(dir + "/digits.npy");
+  EXPECT_EQ(conv::calibration_samples(one_input_model(), arrays).size(), 2u);
+  // In a directory the file name is the input name.
+  EXPECT_NE(message_of([&] { conv::calibration_samples(one_input_model(), conv::read_calibration(dir)); })
+                .find("'digits' is not a model input"),
+            std::string::npos);
+}
+
 TEST(CalibrationSamples, WrongNameShapeDtypeOrEmptyNamesFileAndInput) {
   const conv::LoweredModel m = one_input_model();
   std::string e = message_of([&] { conv::calibration_samples(m, {array("image", random_f32({1, 4}, 1))}); });
@@ -308,6 +319,24 @@ TEST(PostTraining, OpsWithoutInt8KernelStayFloatBetweenDequantizeAndQuantize) {
   const std::vector<HostTensor> got = run_model(conv::emit_model(q.model, "int8"), named(q.model, samples[0]));
   const float step = q.model.values[static_cast<size_t>(q.model.ops[6].inputs[0])].quantization.scale[0];
   EXPECT_LE(max_abs_diff(as_floats(want[0]), as_floats(got[0])), 4 * step);
+
+  // int8 io: the float input and output ops get a DEQUANTIZE before / a
+  // QUANTIZE after them instead.
+  ModelBuilder b2;
+  const int x2 = b2.input("x:0", {1, 8});
+  const int e2 = b2.op(schema::OpCode::EXP, {x2}, {1, 8}, {}, "exp");
+  const int h2 = b2.op(schema::OpCode::MATMUL, {e2, b2.random_constant("w", {8, 3}, 3)}, {1, 3},
+                       ModelBuilder::options(schema::MatMulOptionsT{}), "fc");
+  b2.output(b2.op(schema::OpCode::NEG, {h2}, {1, 3}, {}, "neg"));
+  PostTrainingOptions int8_io;
+  int8_io.int8_io = true;
+  const Quantized qi = quantize(b2.model, random_samples(b2.model, 16, 8, -1.0f, 1.0f), int8_io);
+  codes.clear();
+  for (const LoweredOp& op : qi.model.ops) codes.push_back(op.opcode);
+  EXPECT_EQ(codes, (std::vector<C>{C::DEQUANTIZE, C::EXP, C::QUANTIZE, C::MATMUL, C::DEQUANTIZE, C::NEG, C::QUANTIZE}));
+  EXPECT_EQ(qi.model.values[static_cast<size_t>(qi.model.inputs[0])].dtype, DType::kInt8);
+  EXPECT_EQ(qi.model.values[static_cast<size_t>(qi.model.outputs[0])].dtype, DType::kInt8);
+  EXPECT_EQ(qi.model.values[static_cast<size_t>(qi.model.outputs[0])].name, "neg:0");
 
   // --strict-int8: one refusal listing both.
   PostTrainingOptions strict;

@@ -211,6 +211,7 @@ std::vector<CalibrationArray> read_calibration(const std::string& path) {
   if (starts_with(bytes, "\x93NUMPY", 6)) {
     CalibrationArray array;
     array.name = fs::path(path).stem().string();
+    array.named = false;
     array.source = path;
     try {
       array.tensor = tensor_of(tools::parse_npy(bytes, path));

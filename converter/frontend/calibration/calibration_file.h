@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // Calibration data for post-training quantization, as NumPy users write it:
 // an .npz (np.savez: a zip of .npy members, one per input name), a directory
-// of <input name>.npy files, or one .npy (a one-input model). Arrays are
+// of <input name>.npy files, or one .npy (for a one-input model, any name). Arrays are
 // returned as stored; matching them to the model's inputs (names, shapes,
 // dtypes, batches) is the quantizer's job, which knows the model.
 #pragma once
@@ -16,6 +16,7 @@ namespace floe::conv {
 
 struct CalibrationArray {
   std::string name;    // the member or file name without ".npy"
+  bool named = true;   // false for a lone .npy: it feeds a one-input model whatever its file name
   std::string source;  // "<path>" or "<path>: member <name>.npy", for messages
   HostTensor tensor;
 };
