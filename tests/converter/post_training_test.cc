@@ -562,3 +562,62 @@ TEST(PostTrainingGraph, TfGraphQuantizesWithExpLeftFloat) {
 
 }  // namespace
 }  // namespace floe::testing
+
+#include "tests/converter/tflite_builder.h"
+
+namespace floe::testing {
+namespace {
+
+// A float .tflite FULLY_CONNECTED (weights [N, K], read with transpose_b) +
+// RELU -> SOFTMAX quantizes like a TF graph; an int8 .tflite is refused.
+TEST(PostTrainingGraph, FloatTfliteQuantizes) {
+  TfliteBuilder b;
+  std::vector<float> w;
+  for (float v : as_floats(random_f32({3, 6}, 61, -0.7f, 0.7f))) w.push_back(v);
+  const int x = b.tensor({{1, 6}, kTflFloat32, {}, "x"});
+  const int f = b.tensor({{3, 6}, kTflFloat32, raw(w), "w"});
+  const int c = b.tensor({{3}, kTflFloat32, raw(std::vector<float>{0.1f, -0.2f, 0.3f}), "b"});
+  const int h = b.tensor({{1, 3}, kTflFloat32, {}, "h"});
+  const int y = b.tensor({{1, 3}, kTflFloat32, {}, "y"});
+  b.op({9, {x, f, c}, {h}, tfl::BuiltinOptions::FullyConnectedOptions, fc_options(1)});
+  b.op({25, {h}, {y}, tfl::BuiltinOptions::SoftmaxOptions,
+        [](flatbuffers::FlatBufferBuilder& fb) { return tfl::CreateSoftmaxOptions(fb, 1.0f).Union(); }});
+  b.inputs = {x};
+  b.outputs = {y};
+  const std::string dir = make_temp_dir();
+  const std::string model = dir + "/m.tflite";
+  std::ofstream(model, std::ios::binary) << b.build();
+  std::vector<float> batch;
+  for (int i = 0; i < 64; ++i) {
+    for (float v : as_floats(random_f32({1, 6}, 70u + static_cast<uint32_t>(i), -1.0f, 1.0f))) batch.push_back(v);
+  }
+  std::ofstream(dir + "/x.npy", std::ios::binary) << npy_f32({64, 6}, batch);
+  conv::ConvertOptions options;
+  options.graph_path = model;
+  options.target = "reference";
+  const ConvertOutcome f32 = try_convert(options);
+  ASSERT_TRUE(f32.error.empty()) << f32.error;
+  options.quantize_int8 = true;
+  options.calibration_path = dir;
+  const ConvertOutcome q = try_convert(options);
+  ASSERT_TRUE(q.error.empty()) << q.error;
+  EXPECT_TRUE(contains(q.summary, "2 op(s) int8, 1 QUANTIZE and 1 DEQUANTIZE inserted")) << q.summary;
+  for (uint32_t seed : {800u, 801u}) {
+    const HostTensor in = random_f32({1, 6}, seed, -1.0f, 1.0f);
+    const std::vector<float> want = as_floats(run_model(f32.model, {{"x", in}}).at(0));
+    const std::vector<float> got = as_floats(run_model(q.model, {{"x", in}}).at(0));
+    EXPECT_LE(max_abs_diff(want, got), 4.0f / 256.0f);
+  }
+  // Its own int8 output, fed back as a .tflite, is already quantized: refused.
+  TfliteBuilder qb;
+  const int qx = qb.tensor({{1, 4}, kTflInt8, {}, "x", {0.1f}, {0}});
+  const int qy = qb.tensor({{1, 4}, kTflInt8, {}, "y", {0.1f}, {0}});
+  qb.op({19, {qx}, {qy}});  // RELU
+  qb.inputs = {qx};
+  qb.outputs = {qy};
+  std::ofstream(model, std::ios::binary) << qb.build();
+  EXPECT_TRUE(contains(try_convert(options).error, "already quantized"));
+}
+
+}  // namespace
+}  // namespace floe::testing
