@@ -166,7 +166,9 @@ bool role_of(Op code, Role* role) {
     case Op::MAX_POOL2D: case Op::AVG_POOL2D: case Op::RESHAPE: case Op::PAD: *role = Role::kPassThrough; return true;
     case Op::ADD: case Op::SUB: case Op::MUL: *role = Role::kArithmetic; return true;
     case Op::SOFTMAX: case Op::SIGMOID: case Op::TANH: *role = Role::kFixedOutput; return true;
-    case Op::CONCAT: case Op::MAXIMUM: case Op::MINIMUM: *role = Role::kShared; return true;
+    // MAXIMUM/MINIMUM: int8_arithmetic.cc accepts them with one shared
+    // quantization, but the runtime has no int8 kernel for them: left float.
+    case Op::CONCAT: *role = Role::kShared; return true;
     case Op::MEAN: *role = Role::kReduce; return true;
     case Op::RELU: case Op::RELU6: *role = Role::kFoldableActivation; return true;
     default: return false;
@@ -434,6 +436,9 @@ PostTrainingReport quantize_post_training(LoweredModel* model, const std::vector
   for (size_t i : refused) report.float_ops.push_back(op_label(m.ops[i]));
 
   // 2. Quantization of every value an int8 op touches: shared groups, fixed outputs.
+  // Ops that move values keep their input's quantization (a pooled softmax
+  // stays 1/256); CONCAT shares one range over its inputs and output, except inputs fixed by SOFTMAX/LOGISTIC/TANH, which are
+  // requantized onto it (as TFLite's quantizer inserts a requantize).
   Groups groups(original_values);
   std::map<int, Quantization> fixed_output;  // group root -> quantization
   std::vector<int> fixed_values;
@@ -444,10 +449,16 @@ PostTrainingReport quantize_post_training(LoweredModel* model, const std::vector
     role_of(op.opcode, &role);
     const int out = op.outputs[0];
     if (role == Role::kPassThrough || role == Role::kFoldableActivation) groups.join(op.inputs[0], out);
-    if (role == Role::kShared) {
-      for (int v : op.inputs) groups.join(v, out);
-    }
     if (role == Role::kFixedOutput) fixed_values.push_back(out);
+  }
+  std::set<int> fixed_roots;
+  for (int v : fixed_values) fixed_roots.insert(groups.find(v));
+  for (size_t i = 0; i < m.ops.size(); ++i) {
+    Role role;
+    if (!int8[i] || !role_of(m.ops[i].opcode, &role) || role != Role::kShared) continue;
+    for (int v : m.ops[i].inputs) {
+      if (fixed_roots.count(groups.find(v)) == 0) groups.join(v, m.ops[i].outputs[0]);
+    }
   }
   for (int v : fixed_values) {
     const LoweredOp& op = m.ops[static_cast<size_t>(producer[static_cast<size_t>(v)])];
@@ -501,6 +512,29 @@ PostTrainingReport quantize_post_training(LoweredModel* model, const std::vector
     cache[static_cast<size_t>(v)] = id;
     return id;
   };
+  // An int8 value moved onto the quantization of `target` (int8 -> int8 QUANTIZE).
+  std::map<std::pair<int, int>, int> requantized;
+  auto requantize = [&](int v, int target) {
+    const std::pair<int, int> key(v, groups.find(target));
+    const auto it = requantized.find(key);
+    if (it != requantized.end()) return it->second;
+    const int source = convert_edge(v, true);
+    Value moved;
+    moved.name = m.values[static_cast<size_t>(v)].name + "/requantized";
+    moved.dtype = DType::kInt8;
+    moved.shape = m.values[static_cast<size_t>(v)].shape;
+    moved.quantization = params(target);
+    const int id = m.add_value(std::move(moved));
+    LoweredOp op;
+    op.opcode = Op::QUANTIZE;
+    op.inputs = {source};
+    op.outputs = {id};
+    op.node_name = m.values[static_cast<size_t>(v)].name + "/requantize";
+    ops.push_back(std::move(op));
+    ++report.quantize_ops;
+    requantized[key] = id;
+    return id;
+  };
   auto make_int8_in_place = [&](int v) {
     Value& value = m.values[static_cast<size_t>(v)];
     value.quantization = params(v);
@@ -538,6 +572,8 @@ PostTrainingReport quantize_post_training(LoweredModel* model, const std::vector
       if (role == Role::kWeighted && k >= 1) continue;  // below
       if (value.is_constant()) {
         v = m.add_value(asymmetric_constant(value, params(v)));
+      } else if (role == Role::kShared && groups.find(v) != groups.find(op.outputs[0])) {
+        v = requantize(v, op.outputs[0]);
       } else {
         v = convert_edge(v, true);
       }

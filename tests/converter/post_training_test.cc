@@ -416,6 +416,57 @@ TEST(PostTraining, AddReluFoldsAndConcatSharesOneRange) {
   EXPECT_LE(max_abs_diff(as_floats(want[0]), as_floats(got[0])), 3 * output_step(m));
 }
 
+// PAD -> AVG_POOL -> LOGISTIC, TANH -> MUL -> SUB const -> MAXIMUM (no int8
+// kernel in the runtime: left float), CONCAT with the logistic output
+// (requantized onto the concat's range) -> MEAN.
+TEST(PostTraining, EveryInt8OpKindFollowsTflitesRules) {
+  ModelBuilder b;
+  using C = schema::OpCode;
+  const int x = b.input("x:0", {1, 4, 4, 3});
+  schema::PadOptionsT pad;
+  pad.paddings = {0, 0, 1, 1, 1, 1, 0, 0};
+  const int p = b.op(C::PAD, {x}, {1, 6, 6, 3}, ModelBuilder::options(pad), "pad");
+  schema::Pool2DOptionsT pool;
+  pool.filter_h = pool.filter_w = pool.stride_h = pool.stride_w = 2;
+  const int a = b.op(C::AVG_POOL2D, {p}, {1, 3, 3, 3}, ModelBuilder::options(pool), "avg");
+  const int sg = b.op(C::SIGMOID, {a}, {1, 3, 3, 3}, {}, "sigmoid");
+  const int th = b.op(C::TANH, {a}, {1, 3, 3, 3}, {}, "tanh");
+  const int mu = b.op(C::MUL, {sg, th}, {1, 3, 3, 3}, {}, "mul");
+  const int su = b.op(C::SUB, {mu, b.constant("c", {3}, {0.1f, -0.2f, 0.3f})}, {1, 3, 3, 3}, {}, "sub");
+  b.output(b.op(C::MAXIMUM, {su, mu}, {1, 3, 3, 3}, {}, "max"));
+  schema::ConcatOptionsT cat;
+  cat.axis = 3;
+  const int k = b.op(C::CONCAT, {su, sg}, {1, 3, 3, 6}, ModelBuilder::options(cat), "concat");
+  schema::ReduceOptionsT mean;
+  mean.axes = {1, 2};
+  b.output(b.op(C::MEAN, {k}, {1, 6}, ModelBuilder::options(mean), "mean"));
+  const conv::LoweredModel f = b.model;
+  const Quantized q = quantize(f, random_samples(f, 64, 17, -3.0f, 3.0f));
+  EXPECT_EQ(q.report.float_ops, std::vector<std::string>{"max (MAXIMUM)"});
+  EXPECT_EQ(q.report.int8_ops, 8);
+  EXPECT_EQ(count_ops(q.model, C::QUANTIZE), 2);  // the input, and the logistic output onto the concat's range
+  EXPECT_EQ(count_ops(q.model, C::DEQUANTIZE), 3);  // MAXIMUM's two inputs, MEAN's output
+  const auto quantization_of = [&](const std::string& name) {
+    for (const conv::Value& v : q.model.values)
+      if (v.name == name) return v.quantization;
+    ADD_FAILURE() << name;
+    return conv::Quantization{};
+  };
+  EXPECT_EQ(quantization_of("sigmoid:0").scale, std::vector<float>{1.0f / 256.0f});
+  EXPECT_EQ(quantization_of("tanh:0").scale, std::vector<float>{1.0f / 128.0f});
+  EXPECT_EQ(quantization_of("pad:0").scale, quantization_of("x:0/quantized").scale);
+  EXPECT_EQ(quantization_of("avg:0").scale, quantization_of("x:0/quantized").scale);
+  EXPECT_EQ(quantization_of("sigmoid:0/requantized").scale, quantization_of("concat:0").scale);
+  EXPECT_EQ(quantization_of("sub:0").scale, quantization_of("concat:0").scale);
+  for (const CalibrationSample& s : random_samples(f, 4, 300, -3.0f, 3.0f)) {
+    const std::vector<HostTensor> want = run_model(conv::emit_model(f, "float"), named(f, s));
+    const std::vector<HostTensor> got = run_model(conv::emit_model(q.model, "int8"), named(q.model, s));
+    ASSERT_EQ(got.size(), 2u);
+    EXPECT_LE(max_abs_diff(as_floats(want[0]), as_floats(got[0])), 4 * quantization_of("sub:0").scale[0]);
+    EXPECT_LE(max_abs_diff(as_floats(want[1]), as_floats(got[1])), 4 * quantization_of("mean:0/int8").scale[0]);
+  }
+}
+
 TEST(PostTraining, DepthwiseWeightsArePerChannelAlongTheirOutputAxis) {
   for (const bool multiplier : {false, true}) {
     ModelBuilder b;
