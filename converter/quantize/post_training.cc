@@ -77,8 +77,8 @@ std::shared_ptr<HostTensor> tensor(DType dtype, const std::vector<int64_t>& shap
 int64_t round_to_int(double v) { return static_cast<int64_t>(std::round(v)); }
 
 // Symmetric per-channel int8 weights, [-127, 127], along `axis` (or one scale
-// when axis < 0).
-Value symmetric_weights(const Value& w, int axis) {
+// when axis < 0), each scale at least min_scales[channel] (when given).
+Value symmetric_weights(const Value& w, int axis, const std::vector<float>& min_scales) {
   const std::vector<float> data = floats_of(*w.constant);
   const std::vector<int64_t>& shape = w.shape;
   const int64_t channels = axis < 0 ? 1 : shape[static_cast<size_t>(axis)];
@@ -95,8 +95,10 @@ Value symmetric_weights(const Value& w, int axis) {
   q.dtype = DType::kInt8;
   q.shape = shape;
   q.quantization.dimension = axis < 0 ? 0 : axis;
-  for (float m : max_abs) {
-    q.quantization.scale.push_back(m > 0 ? m / 127.0f : 1.0f);  // an all-zero channel quantizes to 0 with any scale
+  for (size_t c = 0; c < max_abs.size(); ++c) {
+    float scale = max_abs[c] > 0 ? max_abs[c] / 127.0f : 1.0f;  // an all-zero channel quantizes to 0 with any scale
+    if (c < min_scales.size()) scale = std::max(scale, min_scales[c]);
+    q.quantization.scale.push_back(scale);
     q.quantization.zero_point.push_back(0);
   }
   auto t = tensor(DType::kInt8, shape);
@@ -588,12 +590,23 @@ PostTrainingReport quantize_post_training(LoweredModel* model, const std::vector
       } else {
         axis = op.options.AsMatMulOptions()->transpose_b ? 0 : 1;
       }
-      Value qw = symmetric_weights(w, axis);
+      // A bias too large for int32 at input_scale * weight_scale enlarges that
+      // weight scale instead, so |bias| stays within half the int32 range (as
+      // TFLite's AdjustWeightsForBiasScale does); clamping would change the bias.
+      const bool has_bias = op.inputs.size() > 2 && op.inputs[2] >= 0;
+      const float input_scale = params(activation).scale[0];
+      std::vector<float> min_scales;
+      if (has_bias) {
+        const std::vector<float> bias = floats_of(*m.values[static_cast<size_t>(op.inputs[2])].constant);
+        const double limit = 0.5 * static_cast<double>(std::numeric_limits<int32_t>::max()) * input_scale;
+        for (float b : bias) min_scales.push_back(static_cast<float>(std::fabs(b) / limit));
+        if (axis < 0) min_scales = {*std::max_element(min_scales.begin(), min_scales.end())};
+      }
+      Value qw = symmetric_weights(w, axis, min_scales);
       const std::vector<float> weight_scales = qw.quantization.scale;
       if (axis < 0) qw.quantization.dimension = 0;
       op.inputs[1] = m.add_value(std::move(qw));
-      if (op.inputs.size() > 2 && op.inputs[2] >= 0) {
-        const float input_scale = params(activation).scale[0];
+      if (has_bias) {
         op.inputs[2] = m.add_value(int32_bias(m.values[static_cast<size_t>(op.inputs[2])], input_scale, weight_scales));
       }
     }

@@ -467,6 +467,31 @@ TEST(PostTraining, EveryInt8OpKindFollowsTflitesRules) {
   }
 }
 
+// Tiny inputs and weights with a large bias: at input_scale * weight_scale
+// the bias would overflow int32, so that channel's weight scale grows instead.
+TEST(PostTraining, ABiasTooLargeForInt32EnlargesItsWeightScale) {
+  ModelBuilder b;
+  const int x = b.input("x:0", {1, 4});
+  const int w = b.constant("w", {4, 2}, {1e-3f, 2e-3f, -1e-3f, 1e-3f, 2e-3f, -2e-3f, 1e-3f, 1e-3f});
+  const int bias = b.constant("b", {2}, {100.0f, 0.01f});
+  b.output(b.op(schema::OpCode::MATMUL, {x, w, bias}, {1, 2}, ModelBuilder::options(schema::MatMulOptionsT{}), "fc"));
+  const conv::LoweredModel f = b.model;
+  const std::vector<CalibrationSample> samples = random_samples(f, 16, 4, -1e-3f, 1e-3f);
+  const Quantized q = quantize(f, samples);
+  const LoweredOp* fc = nullptr;
+  for (const LoweredOp& op : q.model.ops)
+    if (op.opcode == schema::OpCode::MATMUL) fc = &op;
+  ASSERT_NE(fc, nullptr);
+  const conv::Quantization& wq = q.model.values[static_cast<size_t>(fc->inputs[1])].quantization;
+  EXPECT_FLOAT_EQ(wq.scale[1], 2e-3f / 127.0f);  // its bias fits: max|w| / 127
+  EXPECT_GT(wq.scale[0], 2e-3f / 127.0f);        // enlarged
+  const int32_t* qbias = q.model.values[static_cast<size_t>(fc->inputs[2])].constant->as<int32_t>();
+  EXPECT_LE(std::abs(static_cast<int64_t>(qbias[0])), (int64_t{1} << 30) + 64);  // half the int32 range
+  const std::vector<HostTensor> want = run_model(conv::emit_model(f, "float"), named(f, samples[0]));
+  const std::vector<HostTensor> got = run_model(conv::emit_model(q.model, "int8"), named(q.model, samples[0]));
+  EXPECT_NEAR(as_floats(got[0])[0], as_floats(want[0])[0], 3 * output_step(q.model));
+}
+
 TEST(PostTraining, DepthwiseWeightsArePerChannelAlongTheirOutputAxis) {
   for (const bool multiplier : {false, true}) {
     ModelBuilder b;
