@@ -330,8 +330,6 @@ std::vector<ValueRange> calibrate(const LoweredModel& model, const std::vector<C
   std::vector<int> producer(model.values.size(), -1);
   for (size_t i = 0; i < model.ops.size(); ++i)
     for (int v : model.ops[i].outputs) producer[static_cast<size_t>(v)] = static_cast<int>(i);
-  const bool percentile = options.method == CalibrationMethod::kPercentile;
-  std::vector<std::vector<float>> magnitudes(percentile ? model.values.size() : 0);
   LoweredRunner runner(model, "calibration");
   for (size_t s = 0; s < samples.size(); ++s) {
     runner.run(samples[s], [&](int v, const TensorView& view) {
@@ -357,22 +355,47 @@ std::vector<ValueRange> calibrate(const LoweredModel& model, const std::vector<C
         r.min = r.seen ? std::min(r.min, x) : x;
         r.max = r.seen ? std::max(r.max, x) : x;
         r.seen = true;
-        if (percentile) magnitudes[static_cast<size_t>(v)].push_back(std::fabs(x));
       }
     });
   }
-  if (percentile) {
-    for (size_t v = 0; v < ranges.size(); ++v) {
-      std::vector<float>& m = magnitudes[v];
-      if (m.empty()) continue;
-      // The smallest magnitude that at least `percentile` % of the values do not exceed.
-      const double rank = std::ceil(options.percentile / 100.0 * static_cast<double>(m.size()));
-      const size_t k = static_cast<size_t>(std::clamp(rank - 1.0, 0.0, static_cast<double>(m.size() - 1)));
-      std::nth_element(m.begin(), m.begin() + static_cast<std::ptrdiff_t>(k), m.end());
-      const float limit = m[k];
-      ranges[v].min = std::max(ranges[v].min, -limit);
-      ranges[v].max = std::min(ranges[v].max, limit);
+  if (options.method != CalibrationMethod::kPercentile) return ranges;
+  // Second pass: a histogram of |value| over [0, max |value|] per value
+  // (bounded memory, unlike keeping every value), then the bin where the
+  // cumulative count reaches the percentile; its upper edge is the limit.
+  constexpr size_t kBins = 1u << 14;
+  std::vector<std::vector<uint64_t>> histograms(model.values.size());
+  std::vector<uint64_t> totals(model.values.size(), 0);
+  for (const CalibrationSample& sample : samples) {
+    runner.run(sample, [&](int v, const TensorView& view) {
+      if (view.dtype != DType::kFloat32) return;
+      const ValueRange& r = ranges[static_cast<size_t>(v)];
+      const float top = std::max(std::fabs(r.min), std::fabs(r.max));
+      if (!(top > 0)) return;
+      std::vector<uint64_t>& h = histograms[static_cast<size_t>(v)];
+      if (h.empty()) h.assign(kBins, 0);
+      const float* data = view.as<const float>();
+      const size_t n = view.bytes / sizeof(float);
+      for (size_t i = 0; i < n; ++i) {
+        const size_t bin = std::min(kBins - 1, static_cast<size_t>(std::fabs(data[i]) / top * kBins));
+        ++h[bin];
+      }
+      totals[static_cast<size_t>(v)] += n;
+    });
+  }
+  for (size_t v = 0; v < ranges.size(); ++v) {
+    const std::vector<uint64_t>& h = histograms[v];
+    if (h.empty()) continue;
+    const double wanted = options.percentile / 100.0 * static_cast<double>(totals[v]);
+    const float top = std::max(std::fabs(ranges[v].min), std::fabs(ranges[v].max));
+    uint64_t count = 0;
+    size_t bin = 0;
+    for (; bin < kBins; ++bin) {
+      count += h[bin];
+      if (static_cast<double>(count) >= wanted) break;
     }
+    const float limit = top * static_cast<float>(std::min(bin + 1, kBins)) / static_cast<float>(kBins);
+    ranges[v].min = std::max(ranges[v].min, -limit);
+    ranges[v].max = std::min(ranges[v].max, limit);
   }
   return ranges;
 }

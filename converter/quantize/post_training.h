@@ -22,7 +22,8 @@ namespace floe::conv {
 
 enum class CalibrationMethod {
   kMinMax,      // absolute min and max over all samples (TFLite's calibrator)
-  kPercentile,  // ranges clipped to a percentile of |value| (outliers ignored)
+  kPercentile,  // ranges clipped to a percentile of |value| (outliers ignored); a second
+                // pass over the samples fills a histogram of |value| per tensor
 };
 
 struct PostTrainingOptions {
