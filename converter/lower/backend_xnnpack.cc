@@ -217,7 +217,11 @@ std::string resolve_target(const std::string& name) {
 #if defined(__aarch64__)
     return xnnpack_budget::kTargetAarch64;
 #elif defined(__x86_64__)
-    return xnnpack_budget::kTargetX86_64;
+    // The converting machine's own class: on an AVX-512 host the budget is
+    // exact for this host (and the runtime still falls back to the reference
+    // kernels on a CPU without AVX-512F).
+    __builtin_cpu_init();
+    return __builtin_cpu_supports("avx512f") ? xnnpack_budget::kTargetX86_64Avx512 : xnnpack_budget::kTargetX86_64;
 #else
     return "reference";
 #endif

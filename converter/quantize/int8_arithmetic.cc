@@ -34,6 +34,15 @@ bool is_quantized_int8(const LoweredModel& m, int v) {
                      ErrorCategory::kUnsupported, where);
 }
 
+// The kernels take a multiplier with shift in [-31, 30] (op_adapter.h,
+// valid_multiplier): a ratio of scales of 2^30 or more cannot be represented.
+void check_multiplier(const LoweredOp& op, const QuantizedMultiplier& q) {
+  if (q.multiplier < 0 || q.shift < -31 || q.shift > 30) {
+    refuse(op, "its scales give a requantization factor of 2^" + std::to_string(q.shift) +
+                   " or more, beyond the int8 kernels' range (below 2^30)");
+  }
+}
+
 // The per-tensor scale and zero point of an int8 activation.
 struct Affine {
   float scale = 0;
@@ -164,6 +173,7 @@ void weighted(LoweredModel* m, LoweredOp& op) {
   }
   std::vector<int32_t> mult, shift;
   for (const QuantizedMultiplier& c : q) {
+    check_multiplier(op, c);
     mult.push_back(c.multiplier);
     shift.push_back(c.shift);
   }
@@ -202,10 +212,14 @@ void add_sub_mul(const LoweredModel& m, LoweredOp& op) {
   r->input_offsets = {-a.zero_point, -b.zero_point};
   if (op.opcode == schema::OpCode::MUL) {
     const QuantizedMultiplier q = quant::mul_multiplier(a.scale, b.scale, out.scale);
+    check_multiplier(op, q);
     r->output_multiplier = q.multiplier;
     r->output_shift = q.shift;
   } else {
     const quant::AddSubRequantization q = quant::add_sub_requantization(a.scale, b.scale, out.scale);
+    check_multiplier(op, q.input1);
+    check_multiplier(op, q.input2);
+    check_multiplier(op, q.output);
     r->left_shift = q.left_shift;
     r->input_multipliers = {q.input1.multiplier, q.input2.multiplier};
     r->input_shifts = {q.input1.shift, q.input2.shift};
@@ -292,6 +306,11 @@ Int8ArithmeticStats derive_int8_arithmetic(LoweredModel* model) {
         }
         const auto* o = op.options.AsSoftmaxOptions();
         const quant::SoftmaxRequantization q = quant::softmax_requantization(o ? o->beta : 1.0f, in.scale);
+        // The kernel's fixed point needs a left shift in [0, 31] (TFLM asserts
+        // the beta multiplier exceeds 1): refuse here what its prepare would.
+        if (q.input_left_shift < 0 || q.input_left_shift > 31 || q.input_multiplier < 0 || q.diff_min > 0) {
+          refuse(op, "int8 SOFTMAX input scale x beta is outside what the fixed-point kernel represents");
+        }
         auto r = clamp_only(out, schema::Activation::NONE);
         r->output_multiplier = q.input_multiplier;  // the input's beta multiplier
         r->output_shift = q.input_left_shift;
@@ -310,6 +329,9 @@ Int8ArithmeticStats derive_int8_arithmetic(LoweredModel* model) {
                               : "int8 TANH output must have scale 1/128 and zero point 0");
         }
         const quant::SigmoidRequantization q = quant::sigmoid_requantization(in.scale);
+        if (q.input_left_shift < 0 || q.input_left_shift > 31 || q.input_multiplier < 0 || q.input_range_radius < 0) {
+          refuse(op, "int8 input scale is outside what the fixed-point LOGISTIC/TANH kernel represents");
+        }
         auto r = clamp_only(out, schema::Activation::NONE);
         r->input_offsets = {-in.zero_point};
         r->output_multiplier = q.input_multiplier;
@@ -323,6 +345,7 @@ Int8ArithmeticStats derive_int8_arithmetic(LoweredModel* model) {
         const Affine out = per_tensor(m, op, op.outputs[0], "output");
         const QuantizedMultiplier q = quant::quantize_multiplier(static_cast<double>(in.scale) /
                                                                  static_cast<double>(out.scale));
+        check_multiplier(op, q);
         auto r = clamp_only(out, schema::Activation::NONE);
         r->input_offsets = {-in.zero_point};
         r->output_multiplier = q.multiplier;
@@ -335,6 +358,7 @@ Int8ArithmeticStats derive_int8_arithmetic(LoweredModel* model) {
         const Affine out = per_tensor(m, op, op.outputs[0], "output");
         const QuantizedMultiplier q = quant::quantize_multiplier(static_cast<double>(in.scale) /
                                                                  static_cast<double>(out.scale));
+        check_multiplier(op, q);
         auto r = clamp_only(out, schema::Activation::NONE);
         r->input_offsets = {-in.zero_point};
         r->output_multiplier = q.multiplier;

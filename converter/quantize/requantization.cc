@@ -88,7 +88,9 @@ int32_t input_radius(int input_integer_bits, int input_left_shift, int total_sig
   const double max_rescaled =
       std::ldexp(static_cast<double>((1 << input_integer_bits) - 1),
                  total_signed_bits - input_integer_bits - input_left_shift);
-  return static_cast<int32_t>(std::floor(max_rescaled));
+  // Tiny scales push it past int32 (a float->int cast out of range is
+  // undefined): every difference is then within the radius, so saturate.
+  return static_cast<int32_t>(std::min(std::floor(max_rescaled), 2147483647.0));
 }
 
 SoftmaxRequantization softmax_requantization(float beta, float input_scale) {

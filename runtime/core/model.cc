@@ -46,25 +46,6 @@ int64_t zero_point_at(const flatbuffers::Vector<int64_t>* zero_points, uint32_t 
   return value;
 }
 
-// Ops whose INT8 operands stand for real numbers, so each needs its scale and
-// zero point (an INT8 RESHAPE or CAST may move plain integers).
-bool real_valued_op(schema::OpCode code) {
-  switch (code) {
-    case schema::OpCode::CONV2D:
-    case schema::OpCode::DEPTHWISE_CONV2D:
-    case schema::OpCode::MATMUL:
-    case schema::OpCode::AVG_POOL2D:
-    case schema::OpCode::SOFTMAX:
-    case schema::OpCode::SIGMOID:
-    case schema::OpCode::TANH:
-    case schema::OpCode::QUANTIZE:
-    case schema::OpCode::DEQUANTIZE:
-      return true;
-    default:
-      return false;
-  }
-}
-
 }  // namespace
 
 Status Model::fail(Status status, const char* message, int32_t op, int32_t tensor) {
@@ -206,67 +187,12 @@ Status Model::validate_tensors() {
       return fail(Status::kInvalidModel, FLOE_MSG("tensor offset is not 16-byte aligned"), -1,
                   index);
     }
-    FLOE_RETURN_IF_ERROR(validate_quantization(t, index));
     const uint64_t limit = t->is_constant() ? constants_size_ : arena_size_;
     if (!range_fits(t->offset(), t->size(), limit)) {
       return fail(Status::kInvalidModel,
                   t->is_constant() ? FLOE_MSG("constant tensor lies outside the constant section")
                                    : FLOE_MSG("tensor lies outside the planned arena"),
                   -1, index);
-    }
-  }
-  return Status::kOk;
-}
-
-// One scale per tensor or per index of quantized_dimension, finite and
-// positive, with as many zero points, each representable in the dtype.
-Status Model::validate_quantization(const schema::Tensor* t, int32_t index) {
-  const schema::TensorQuantization* q = t->quantization();
-  if (q == nullptr) return Status::kOk;
-  int64_t lo = 0, hi = 0;
-  if (!zero_point_range(t->dtype(), &lo, &hi)) {
-    return fail(Status::kInvalidModel, FLOE_MSG("tensor of a non-quantizable dtype has quantization"), -1, index);
-  }
-  const auto* scales = q->scale();
-  const auto* zero_points = q->zero_point();
-  const uint32_t count = scales ? scales->size() : 0;
-  if (count == 0 || zero_points == nullptr || zero_points->size() != count) {
-    return fail(Status::kInvalidModel, FLOE_MSG("tensor quantization needs as many zero points as scales (>= 1)"),
-                -1, index);
-  }
-  const int32_t rank = t->shape() ? static_cast<int32_t>(t->shape()->size()) : 0;
-  const int32_t dim = q->quantized_dimension();
-  if (dim < 0 || (dim >= rank && !(dim == 0 && count == 1))) {
-    return fail(Status::kInvalidModel, FLOE_MSG("tensor quantized_dimension is out of range"), -1, index);
-  }
-  if (count != 1 && static_cast<int64_t>(count) != t->shape()->Get(static_cast<uint32_t>(dim))) {
-    return fail(Status::kInvalidModel,
-                FLOE_MSG("tensor has neither one scale nor one per index of its quantized_dimension"), -1, index);
-  }
-  for (uint32_t c = 0; c < count; ++c) {
-    const float scale = scales->Get(c);
-    // NaN fails both comparisons; +inf fails the second.
-    if (!(scale > 0.0f && scale <= 3.402823466e38f)) {
-      return fail(Status::kInvalidModel, FLOE_MSG("tensor quantization scale is not finite and positive"), -1,
-                  index);
-    }
-    const int64_t zero_point = zero_point_at(zero_points, c);
-    if (zero_point < lo || zero_point > hi) {
-      return fail(Status::kInvalidModel, FLOE_MSG("tensor zero point does not fit its dtype"), -1, index);
-    }
-  }
-  return Status::kOk;
-}
-
-// Every INT8 operand in `list` carries quantization (called for ops that
-// compute on real values, or that have a quantized operand: mixing is meaningless).
-Status Model::check_quantized_operands(const void* list, int32_t op) {
-  for (const int32_t t : *static_cast<const flatbuffers::Vector<int32_t>*>(list)) {
-    if (t < 0) continue;
-    const schema::Tensor* tensor = model_->tensors()->Get(static_cast<uint32_t>(t));
-    if (tensor->dtype() == schema::DType::INT8 && tensor->quantization() == nullptr) {
-      return fail(Status::kInvalidModel, FLOE_MSG("int8 operand of a quantized operator has no quantization"), op,
-                  t);
     }
   }
   return Status::kOk;
@@ -301,14 +227,14 @@ Status Model::validate_operators() {
                   index);
     }
     if (op->inputs()->size() > kernel->max_inputs) {
-      return fail(Status::kInvalidModel, FLOE_MSG("operator has more inputs than its op takes"),
+      return fail(Status::kInvalidModel, FLOE_MSG("operator has more inputs than its op"),
                   index);
     }
     // Only a backend that implements the op (runtime/ops.def) may be given it.
     const unsigned backend = static_cast<unsigned>(op->backend());
     if (backend >= 8 || ((kernel->backends >> backend) & 1u) == 0) {
       return fail(Status::kInvalidModel,
-                  FLOE_MSG("operator is assigned to a backend that does not implement its op"),
+                  FLOE_MSG("operator's backend does not implement its op"),
                   index);
     }
     if (op->options_type() != kernel->options) {
@@ -326,16 +252,6 @@ Status Model::validate_operators() {
                                        FLOE_MSG("operator writes a constant tensor")));
     if (uint64_t{op->inputs()->size()} + op->outputs()->size() > kMaxOperands) {
       return fail(Status::kInvalidModel, FLOE_MSG("operator has too many operands"), index);
-    }
-    bool quantized = real_valued_op(op->opcode());
-    for (const auto* list : {op->inputs(), op->outputs()}) {
-      for (const int32_t t : *list) {
-        quantized = quantized || (t >= 0 && model_->tensors()->Get(static_cast<uint32_t>(t))->quantization());
-      }
-    }
-    if (quantized) {
-      FLOE_RETURN_IF_ERROR(check_quantized_operands(op->inputs(), index));
-      FLOE_RETURN_IF_ERROR(check_quantized_operands(op->outputs(), index));
     }
   }
   return Status::kOk;
@@ -356,14 +272,36 @@ uint64_t Model::tensor_offset(size_t index) const {
   return model_->tensors()->Get(static_cast<uint32_t>(index))->offset();
 }
 
+// Checked here, where it is read, rather than in Load: models without int8
+// tensors (and firmware that never asks) carry no code for it. A record that
+// breaks the rules (scale count, quantized_dimension, finite positive scales,
+// zero points that fit the dtype) reads as "not quantized", which the int8
+// edges (QUANTIZE / DEQUANTIZE prepare) refuse by op index.
 Quantization Model::quantization(size_t index) const {
   Quantization out;
   if (model_ == nullptr || index >= tensor_count_) return out;
-  const schema::TensorQuantization* q = model_->tensors()->Get(static_cast<uint32_t>(index))->quantization();
-  if (q == nullptr) return out;  // Load proved scale and zero_point non-empty and equal in size
-  out.scale = q->scale()->Get(0);
-  out.zero_point = static_cast<int32_t>(zero_point_at(q->zero_point(), 0));
-  out.channels = q->scale()->size();
+  const schema::Tensor* t = model_->tensors()->Get(static_cast<uint32_t>(index));
+  const schema::TensorQuantization* q = t->quantization();
+  if (q == nullptr) return out;
+  const auto* scales = q->scale();
+  const auto* zero_points = q->zero_point();
+  const uint32_t count = scales ? scales->size() : 0;
+  const uint32_t rank = t->shape() ? t->shape()->size() : 0;
+  const uint32_t dim = static_cast<uint32_t>(q->quantized_dimension());  // negative: huge
+  int64_t lo = 0, hi = 0;
+  bool ok = zero_point_range(t->dtype(), &lo, &hi) && count != 0 && zero_points != nullptr &&
+            zero_points->size() == count &&
+            (count == 1 ? dim < rank || dim == 0 : dim < rank && count == static_cast<uint32_t>(t->shape()->Get(dim)));
+  for (uint32_t c = 0; ok && c < count; ++c) {
+    const float scale = scales->Get(c);
+    const int64_t zero_point = zero_point_at(zero_points, c);
+    // NaN fails both comparisons; +inf fails the second.
+    ok = scale > 0.0f && scale <= 3.402823466e38f && zero_point >= lo && zero_point <= hi;
+  }
+  if (!ok) return out;
+  out.scale = scales->Get(0);
+  out.zero_point = static_cast<int32_t>(zero_point_at(zero_points, 0));
+  out.channels = count;
   return out;
 }
 

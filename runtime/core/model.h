@@ -76,7 +76,8 @@ class Model {
   // Describes tensor `index` (data = nullptr for arena tensors; the
   // interpreter binds those).
   TensorView tensor(size_t index) const;
-  // Tensor `index`'s quantization (channels == 0 when it has none).
+  // Tensor `index`'s quantization (channels == 0 when it has none, or when its
+  // record breaks the format's rules).
   Quantization quantization(size_t index) const;
   bool is_constant(size_t index) const;
   uint64_t tensor_offset(size_t index) const;
@@ -89,8 +90,6 @@ class Model {
   Status fail(Status status, const char* message, int32_t op = -1, int32_t tensor = -1);
   Status validate_tensors();
   Status validate_operators();
-  Status validate_quantization(const schema::Tensor* t, int32_t index);
-  Status check_quantized_operands(const void* list, int32_t op);
   Status validate_io();
   Status check_indices(const void* list, int32_t lowest, bool written, int32_t op,
                        const char* out_of_range, const char* constant);

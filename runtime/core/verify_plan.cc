@@ -49,7 +49,7 @@ const char* verify_memory_plan(const schema::Model& model, int32_t* tensor) {
         const Span s = span_of(model, index, op_count);
         *tensor = index;
         if (s.in_arena && (i < s.first || i > s.last)) {
-          return FLOE_MSG("an operator uses a tensor outside its planned lifetime");
+          return FLOE_MSG("op uses a tensor outside its lifetime");
         }
       }
     }
@@ -58,14 +58,14 @@ const char* verify_memory_plan(const schema::Model& model, int32_t* tensor) {
   for (const int32_t index : *model.inputs()) {
     *tensor = index;
     if (span_of(model, index, op_count).first != 0) {
-      return FLOE_MSG("a graph input's planned lifetime does not start at op 0");
+      return FLOE_MSG("graph input's lifetime starts late");
     }
   }
   for (const int32_t index : *model.outputs()) {
     const Span s = span_of(model, index, op_count);
     *tensor = index;
     if (s.in_arena && s.last != op_count) {
-      return FLOE_MSG("a graph output's planned lifetime does not reach the end");
+      return FLOE_MSG("graph output's lifetime ends early");
     }
   }
   // Each lifetime is an interval inside the run, and bytes of simultaneously
@@ -76,7 +76,7 @@ const char* verify_memory_plan(const schema::Model& model, int32_t* tensor) {
     *tensor = a;
     if (!sa.in_arena) continue;
     if (sa.first > sa.last || sa.last > op_count) {
-      return FLOE_MSG("tensor lifetime is empty or runs past the last operator");
+      return FLOE_MSG("tensor lifetime empty or past the last op");
     }
     if (sa.begin == sa.end) continue;
     for (int32_t b = a + 1; b < tensor_count; ++b) {

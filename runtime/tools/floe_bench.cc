@@ -7,7 +7,7 @@
 // Prints Init time, latency min/median/max over --runs Invoke() calls, arena
 // bytes (activations / backend persistent: budget and used / total) and a per-op
 // profile (time and share per op, which backend ran it). Inputs not given are
-// filled with a fixed ramp. Threads > 1 create a pthreadpool (XNNPACK builds).
+// filled with a fixed ramp (float or int8). Threads > 1 create a pthreadpool (XNNPACK builds).
 // Host-only tool (heap, stdio); builds for x86-64 and aarch64 Linux, no CLI11
 // so the aarch64 cross build needs nothing beyond the sysroot.
 #include <algorithm>
@@ -150,6 +150,8 @@ int run(int argc, char** argv) {
         const float f = static_cast<float>(k % 7) / 7.0f;
         std::memcpy(bytes.data() + 4 * k, &f, 4);
       }
+    } else if (!given && view.dtype == floe::DType::kInt8) {  // the same ramp over the int8 range
+      for (size_t k = 0; k < view.bytes; ++k) bytes[k] = static_cast<uint8_t>(static_cast<int>(k % 7) * 36 - 128);
     }
   }
   bool loaded_once = false;

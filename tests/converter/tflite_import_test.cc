@@ -421,20 +421,108 @@ TEST(TfliteImport, InconsistentShapesAndDtypesAreRefused) {
   }
 }
 
-// The committed fuzz seeds (tests/fuzz/corpus/fuzz_tflite) are this file's
-// models; FLOE_WRITE_TFLITE_SEEDS=1 rewrites them after a builder change.
+// An int8 SOFTMAX or LOGISTIC whose input scale is too small for TFLite's
+// fixed-point kernels (beta x scale x 2^26 < 0.5 gives a negative shift): the
+// fuzzer found the converter computing a radius past int32 (undefined) and
+// emitting a model Init refused. Now one refusal names the op.
+std::string int8_activation_model(int32_t code, float input_scale) {
+  TfliteBuilder b;
+  const int x = b.tensor({{1, 4}, kTflInt8, {}, "x", {input_scale}, {0}});
+  const int y = b.tensor({{1, 4}, kTflInt8, {}, "y", {1.0f / 256}, {-128}});
+  if (code == 25) {
+    b.op({25, {x}, {y}, tfl::BuiltinOptions::SoftmaxOptions,
+          [](flatbuffers::FlatBufferBuilder& f) { return tfl::CreateSoftmaxOptions(f, 1.0f).Union(); }});
+  } else {
+    b.op({code, {x}, {y}});
+  }
+  b.inputs = {x};
+  b.outputs = {y};
+  return b.build();
+}
+
+TEST(TfliteImport, Int8FixedPointOpsOutOfRangeAreRefusedAtConversion) {
+  for (const int32_t code : {25, 14}) {
+    const std::string path = make_temp_dir() + "/tiny.tflite";
+    std::ofstream(path, std::ios::binary) << int8_activation_model(code, 1e-12f);
+    conv::ConvertOptions options;
+    options.graph_path = path;
+    try {
+      conv::convert(options);
+      ADD_FAILURE() << "code " << code << ": expected a refusal";
+    } catch (const ConvertError& e) {
+      EXPECT_EQ(e.category(), conv::ErrorCategory::kUnsupported) << e.what();
+      EXPECT_NE(std::string(e.what()).find(code == 25 ? "SOFTMAX" : "LOGISTIC/TANH"), std::string::npos) << e.what();
+    }
+    // A scale in range converts.
+    std::ofstream(path, std::ios::binary) << int8_activation_model(code, 0.05f);
+    EXPECT_NO_THROW(conv::convert(options)) << code;
+  }
+}
+
+// An int8 MUL whose scales ask for a requantization factor of 2^30 or more
+// (the fuzzer's second finding: the model was emitted, then Init refused it).
+std::string int8_mul_model(float output_scale) {
+  TfliteBuilder b;
+  const int x = b.tensor({{1, 4}, kTflInt8, {}, "x", {1.0f}, {0}});
+  const int c = b.tensor({{1, 4}, kTflInt8, {1, 2, 3, 4}, "c", {1.0f}, {0}});
+  const int y = b.tensor({{1, 4}, kTflInt8, {}, "y", {output_scale}, {0}});
+  b.op({18, {x, c}, {y}});
+  b.inputs = {x};
+  b.outputs = {y};
+  return b.build();
+}
+
+TEST(TfliteImport, Int8RequantizationBeyondTheKernelsRangeIsRefused) {
+  const std::string path = make_temp_dir() + "/mul.tflite";
+  std::ofstream(path, std::ios::binary) << int8_mul_model(1e-12f);
+  conv::ConvertOptions options;
+  options.graph_path = path;
+  try {
+    conv::convert(options);
+    ADD_FAILURE() << "expected a refusal";
+  } catch (const ConvertError& e) {
+    EXPECT_EQ(e.category(), conv::ErrorCategory::kUnsupported) << e.what();
+    EXPECT_NE(std::string(e.what()).find("beyond the int8 kernels' range"), std::string::npos) << e.what();
+  }
+  std::ofstream(path, std::ios::binary) << int8_mul_model(0.5f);
+  EXPECT_NO_THROW(conv::convert(options));
+}
+
+// An int8 conv whose bias is near INT32_MIN: on the harness's zeroed input the
+// accumulator is -10000 and adding the bias overflows int32 (the fuzzer's
+// third finding, undefined in the int8 kernels until they wrapped like TFLite).
+std::string int8_conv_bias_limit_model() {
+  TfliteBuilder b;
+  const int x = b.tensor({{1, 1, 1, 1}, kTflInt8, {}, "x", {1.0f}, {100}});
+  const int w = b.tensor({{1, 1, 1, 1}, kTflInt8, {100}, "w", {1.0f}, {0}});
+  const int bias = b.tensor({{1}, kTflInt32, raw(std::vector<int32_t>{INT32_MIN + 5}), "bias", {1.0f}, {0}});
+  const int y = b.tensor({{1, 1, 1, 1}, kTflInt8, {}, "y", {1.0f}, {0}});
+  b.op({3, {x, w, bias}, {y}, tfl::BuiltinOptions::Conv2DOptions, conv_options(1, 1, 1)});
+  b.inputs = {x};
+  b.outputs = {y};
+  return b.build();
+}
+
+// The committed fuzz seeds (tests/fuzz/corpus/fuzz_tflite) and regression
+// inputs are this file's models; FLOE_WRITE_TFLITE_SEEDS=1 rewrites them.
 TEST(TfliteImport, FuzzSeedsAreTheseModels) {
   std::vector<float> w;
-  const std::map<std::string, std::string> seeds = {{"conv_same_relu.tflite", conv_model(&w)},
-                                                    {"int8_depthwise_x8.tflite", int8_depthwise_model()}};
-  const std::string dir = std::string(FLOE_SOURCE_DIR) + "/tests/fuzz/corpus/fuzz_tflite/";
-  for (const auto& [name, bytes] : seeds) {
+  const std::string fuzz = std::string(FLOE_SOURCE_DIR) + "/tests/fuzz/";
+  const std::map<std::string, std::string> seeds = {
+      {"corpus/fuzz_tflite/conv_same_relu.tflite", conv_model(&w)},
+      {"corpus/fuzz_tflite/int8_depthwise_x8.tflite", int8_depthwise_model()},
+      {"regress/fuzz_tflite/int8_softmax_tiny_input_scale.tflite", int8_activation_model(25, 1e-12f)},
+      {"regress/fuzz_tflite/int8_mul_requantization_over_2e30.tflite", int8_mul_model(1e-12f)},
+      {"regress/fuzz_tflite/int8_conv_bias_near_int32_min.tflite", int8_conv_bias_limit_model()}};
+  for (const auto& [relative, bytes] : seeds) {
+    const std::string name = fuzz + relative;
+    const std::string dir = name.substr(0, name.rfind('/') + 1);
     if (std::getenv("FLOE_WRITE_TFLITE_SEEDS") != nullptr) {
       std::filesystem::create_directories(dir);
-      std::ofstream(dir + name, std::ios::binary) << bytes;
+      std::ofstream(name, std::ios::binary) << bytes;
     }
-    std::ifstream in(dir + name, std::ios::binary);
-    EXPECT_EQ(std::string(std::istreambuf_iterator<char>(in), {}), bytes) << name;
+    std::ifstream in(name, std::ios::binary);
+    EXPECT_EQ(std::string(std::istreambuf_iterator<char>(in), {}), bytes) << relative;
   }
 }
 

@@ -19,8 +19,8 @@
 namespace floe::conv {
 namespace {
 
-constexpr const char* kTooManyInputs = "operator has more inputs than its op takes";
-constexpr const char* kWrongBackend = "operator is assigned to a backend that does not implement its op";
+constexpr const char* kTooManyInputs = "operator has more inputs than its op";
+constexpr const char* kWrongBackend = "operator's backend does not implement its op";
 
 struct Tensor {
   DType dtype;

@@ -11,6 +11,7 @@
 #include "runtime/kernels/window.h"
 #include <stddef.h>
 #include "runtime/core/op_adapter.h"
+#include "runtime/kernels/reference/wrapping.h"
 #include "runtime/kernels/cortexm/depthwise_conv2d.h"
 
 namespace floe::ref {
@@ -218,7 +219,8 @@ void depthwise_conv2d_s8(const DepthwiseConv2DS8Params& params,
               acc += f * (x + input_offset);
             }
           }
-          if (ops.bias.data != nullptr) acc += ops.bias.data[oc];
+          // A bias near the int32 limits wraps, as in TFLite (never undefined).
+          if (ops.bias.data != nullptr) acc = wrapping_add(acc, ops.bias.data[oc]);
           const int32_t multiplier = ops.multiplier ? ops.multiplier[oc] : params.output_multiplier;
           const int shift = ops.multiplier ? ops.shift[oc] : params.output_shift;
           acc = multiply_by_quantized_multiplier(acc, multiplier, shift) + params.output_offset;

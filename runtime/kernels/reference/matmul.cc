@@ -8,6 +8,7 @@
 #include <math.h>
 #include <stddef.h>
 #include "runtime/core/op_adapter.h"
+#include "runtime/kernels/reference/wrapping.h"
 #include "runtime/kernels/cortexm/matmul.h"
 
 namespace floe::ref {
@@ -172,7 +173,8 @@ void fully_connected_s8(const FullyConnectedS8Params& params,
       for (ptrdiff_t k = 0; k < depth; ++k) {
         acc += (w[k] + params.filter_offset) * (x[k] + params.input_offset);
       }
-      if (ops.bias.data != nullptr) acc += ops.bias.data[n];
+      // A bias near the int32 limits wraps, as in TFLite (never undefined).
+      if (ops.bias.data != nullptr) acc = wrapping_add(acc, ops.bias.data[n]);
       const int32_t multiplier = ops.multiplier ? ops.multiplier[n] : params.output_multiplier;
       const int shift = ops.multiplier ? ops.shift[n] : params.output_shift;
       acc = multiply_by_quantized_multiplier(acc, multiplier, shift) + params.output_offset;
