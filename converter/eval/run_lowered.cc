@@ -66,20 +66,32 @@ std::vector<uint8_t> pack(const LoweredModel& model) {
       offset = arena;
       arena = align_up(arena + value.byte_size());
     }
+    flatbuffers::Offset<::floe::schema::TensorQuantization> quantization = 0;
+    if (!value.quantization.empty()) {
+      const Quantization& q = value.quantization;
+      quantization = flatbuffers::Offset<::floe::schema::TensorQuantization>(
+          schema::CreateTensorQuantization(builder, builder.CreateVector(q.scale), builder.CreateVector(q.zero_point),
+                                           q.dimension)
+              .o);
+    }
     tensors.push_back(::floe::schema::CreateTensor(builder, builder.CreateString(value.name),
                                                    static_cast<::floe::schema::DType>(value.dtype),
                                                    builder.CreateVector(shape), value.is_constant(), offset,
-                                                   value.byte_size()));
+                                                   value.byte_size(), -1, -1, quantization));
   }
   constants.resize(align_up(constants.size()));
   builder.ForceVectorAlignment(constants.size(), 1, kAlignment);
   const auto constants_fb = builder.CreateVector(constants);
   std::vector<flatbuffers::Offset<::floe::schema::Operator>> ops;
   for (const LoweredOp& op : model.ops) {
+    // int8 ops carry the integers converter/quantize derived for them.
+    const flatbuffers::Offset<::floe::schema::Requantization> requantization(
+        op.requantization ? schema::CreateRequantization(builder, op.requantization.get()).o : 0);
     ops.push_back(::floe::schema::CreateOperator(builder, runtime_opcode(op.opcode), builder.CreateVector(op.inputs),
                                                  builder.CreateVector(op.outputs),
                                                  static_cast<::floe::schema::OpOptions>(op.options.type),
-                                                 op.options.Pack(builder)));
+                                                 op.options.Pack(builder), 0, ::floe::schema::Backend::REFERENCE,
+                                                 false, requantization));
   }
   const auto root = ::floe::schema::CreateModel(
       builder, kSchemaVersion, builder.CreateVector(tensors), builder.CreateVector(ops),
@@ -114,6 +126,68 @@ std::vector<HostTensor> run_lowered(const LoweredModel& lowered, const std::stri
   if (interpreter.Init() != Status::kOk || interpreter.Invoke() != Status::kOk) {
     throw ConvertError(context + ": folding failed: " + describe(interpreter.error()));
   }
+  std::vector<HostTensor> outputs;
+  for (size_t i = 0; i < interpreter.output_count(); ++i) outputs.push_back(host_tensor_of(interpreter.output(i)));
+  return outputs;
+}
+
+struct LoweredRunner::State {
+  const LoweredModel* lowered = nullptr;
+  std::string context;
+  AlignedBuffer model_buffer, arena;
+  Model model;
+  std::unique_ptr<Interpreter> interpreter;
+  const Observer* observe = nullptr;
+};
+
+LoweredRunner::LoweredRunner(const LoweredModel& lowered, const std::string& context) : state_(new State) {
+  State& s = *state_;
+  s.lowered = &lowered;
+  s.context = context;
+  const std::vector<uint8_t> bytes = pack(lowered);
+  s.model_buffer = aligned_zeros(bytes.size());
+  std::memcpy(s.model_buffer.get(), bytes.data(), bytes.size());
+  if (s.model.Load(s.model_buffer.get(), bytes.size()) != Status::kOk) {
+    throw ConvertError(context + ": the model does not load: " + describe(s.model.error()));
+  }
+  const size_t arena_size = static_cast<size_t>(s.model.arena_size());
+  s.arena = aligned_zeros(arena_size);
+  s.interpreter = std::make_unique<Interpreter>(s.model, s.arena.get(), arena_size);
+  if (s.interpreter->Init() != Status::kOk) {
+    throw ConvertError(context + ": the model does not prepare: " + describe(s.interpreter->error()));
+  }
+  s.interpreter->set_observer(
+      [](void* user, size_t op_index, const char*) {
+        State& st = *static_cast<State*>(user);
+        if (st.observe == nullptr || !*st.observe) return;
+        for (int v : st.lowered->ops[op_index].outputs) {
+          (*st.observe)(v, st.interpreter->tensor(static_cast<size_t>(v)));
+        }
+      },
+      &s);
+}
+
+LoweredRunner::~LoweredRunner() = default;
+
+std::vector<HostTensor> LoweredRunner::run(const std::vector<HostTensor>& inputs, const Observer& observe) {
+  State& s = *state_;
+  Interpreter& interpreter = *s.interpreter;
+  if (inputs.size() != interpreter.input_count()) {
+    throw ConvertError("internal error: " + s.context + ": " + std::to_string(inputs.size()) + " inputs for " +
+                       std::to_string(interpreter.input_count()));
+  }
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    const TensorView view = interpreter.input(i);
+    if (inputs[i].dtype != view.dtype || inputs[i].data.size() != view.bytes) {
+      throw ConvertError("internal error: " + s.context + ": input " + std::to_string(i) + " has the wrong type or size");
+    }
+    std::memcpy(view.data, inputs[i].data.data(), view.bytes);
+    if (observe) observe(s.lowered->inputs[i], view);
+  }
+  s.observe = &observe;
+  const Status status = interpreter.Invoke();
+  s.observe = nullptr;
+  if (status != Status::kOk) throw ConvertError(s.context + ": running the model failed: " + describe(interpreter.error()));
   std::vector<HostTensor> outputs;
   for (size_t i = 0; i < interpreter.output_count(); ++i) outputs.push_back(host_tensor_of(interpreter.output(i)));
   return outputs;

@@ -7,6 +7,8 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -19,6 +21,29 @@ namespace floe::conv {
 // `model` must have no inputs (every operand constant). Throws ConvertError
 // carrying the runtime's status and message on failure.
 std::vector<HostTensor> run_lowered(const LoweredModel& model, const std::string& context);
+
+// A lowered model with inputs, run many times (calibration, accuracy checks):
+// packed and prepared once, reference kernels only, every value in its own
+// arena slot. int8 ops run with the integers converter/quantize gave them.
+class LoweredRunner {
+ public:
+  // Called with the inputs, then each op's outputs as the op finishes.
+  using Observer = std::function<void(int value, const TensorView& tensor)>;
+
+  // Throws ConvertError when the runtime refuses the model. `model` must
+  // outlive the runner.
+  LoweredRunner(const LoweredModel& model, const std::string& context);
+  ~LoweredRunner();
+  LoweredRunner(const LoweredRunner&) = delete;
+  LoweredRunner& operator=(const LoweredRunner&) = delete;
+
+  // `inputs` in model.inputs order, each of its input's dtype and size.
+  std::vector<HostTensor> run(const std::vector<HostTensor>& inputs, const Observer& observe = {});
+
+ private:
+  struct State;
+  std::unique_ptr<State> state_;
+};
 
 // A copy of a runtime tensor (an interpreter's input, output or intermediate).
 HostTensor host_tensor_of(const TensorView& view);

@@ -18,6 +18,8 @@
 #include "converter/frontend/tflite/tflite_import.h"
 #include "converter/optimize/passes.h"
 #include "converter/quantize/int8_arithmetic.h"
+#include "converter/quantize/post_training.h"
+#include "converter/frontend/calibration/calibration_file.h"
 #include "converter/ir/error.h"
 #include "converter/lower/backend_cortexm.h"
 #include "converter/lower/backend_xnnpack.h"
@@ -266,6 +268,35 @@ void int8_arithmetic_stage(Conversion& c) {
   }
 }
 
+// Post-training int8 quantization (converter/quantize/post_training.h): the
+// optimized float model is calibrated on the samples, rewritten to int8, given
+// its integers, and compared with the float model value by value (SQNR) before
+// dead code is dropped (which renumbers values).
+void post_training_stage(const ConvertOptions& options, const std::vector<CalibrationArray>& arrays, Conversion& c) {
+  const std::vector<CalibrationSample> samples = calibration_samples(c.lowered, arrays);
+  const std::vector<ValueRange> ranges = calibrate(c.lowered, samples, options.post_training);
+  const LoweredModel float_model = c.lowered;
+  c.post_training = true;
+  c.calibration_samples = samples.size();
+  c.ptq = quantize_post_training(&c.lowered, ranges, options.post_training);
+  c.int8 = derive_int8_arithmetic(&c.lowered);
+  c.sqnr = measure_sqnr(float_model, c.lowered, samples);
+  opt::PassLog log;
+  opt::eliminate_dead_code(c.lowered, log);
+  // The float model as it would have been written, for the size comparison.
+  LoweredModel float_copy = float_model;
+  const bool cortexm = is_cortexm_target(options.target);
+  if (cortexm) assign_cortexm_backends(&float_copy, options.target);
+  assign_backends(&float_copy, cortexm ? "reference" : options.target);
+  c.float_model_bytes = emit_model(float_copy, kProducer).size();
+}
+
+std::vector<CalibrationArray> read_calibration_if_asked(const ConvertOptions& options) {
+  if (!options.quantize_int8) return {};
+  if (options.calibration_path.empty()) throw ConvertError("--quantize int8 needs --calibration PATH (.npz or a directory of .npy files)");
+  return read_calibration(options.calibration_path);
+}
+
 // Kernel library per op for the target: Cortex-M kernels, XNNPACK, or reference.
 void backend_stage(const ConvertOptions& options, Conversion& c) {
   c.target = options.target;
@@ -316,7 +347,12 @@ ConvertResult convert_tflite(const ConvertOptions& options, const std::string& b
     c.notes.push_back("quantized model: of the optimization passes only dead-code runs");
   }
   c.optimization = optimize(c.lowered, optimize_options);
-  int8_arithmetic_stage(c);
+  if (options.quantize_int8) {
+    if (imported.quantized) throw ConvertError(path + ": --quantize int8: the model is already quantized");
+    post_training_stage(options, read_calibration_if_asked(options), c);
+  } else {
+    int8_arithmetic_stage(c);
+  }
   backend_stage(options, c);
   ConvertResult result;
   result.model = emit_model(c.lowered, kProducer, &result.stats);
@@ -333,6 +369,7 @@ ConvertResult convert(const ConvertOptions& options) {
   if (const std::optional<std::string> tflite = read_if_tflite(options.graph_path)) {
     return convert_tflite(options, *tflite);
   }
+  const std::vector<CalibrationArray> calibration = read_calibration_if_asked(options);  // a bad file fails first
   Conversion c;
   load_stage(options, c);
   resolve_io_stage(options, c);
@@ -341,7 +378,11 @@ ConvertResult convert(const ConvertOptions& options) {
   feed_shapes_stage(options, c);
   unroll_stage(c);
   lower_and_optimize_stage(options, c);
-  int8_arithmetic_stage(c);
+  if (options.quantize_int8) {
+    post_training_stage(options, calibration, c);
+  } else {
+    int8_arithmetic_stage(c);
+  }
   backend_stage(options, c);
   ConvertResult result;
   result.model = emit_model(c.lowered, kProducer, &result.stats);  // plans the arena (plan/)

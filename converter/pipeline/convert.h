@@ -10,6 +10,7 @@
 
 #include "converter/emit/emit.h"
 #include "converter/optimize/optimize.h"
+#include "converter/quantize/post_training.h"
 
 namespace floe::conv {
 
@@ -32,6 +33,11 @@ struct ConvertOptions {
   // Optimization passes over the lowered model (converter/optimize/):
   // all on by default; --no-optimize / --disable-pass NAME turn them off.
   OptimizeOptions optimize;
+  // Post-training int8 quantization (--quantize int8 --calibration PATH):
+  // calibrated on the samples in `calibration_path` (.npz or .npy directory).
+  bool quantize_int8 = false;
+  std::string calibration_path;
+  PostTrainingOptions post_training;
 };
 
 struct ConvertResult {

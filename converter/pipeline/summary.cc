@@ -2,6 +2,7 @@
 // The conversion summary (see summary.h).
 #include "converter/pipeline/summary.h"
 
+#include <cmath>
 #include <map>
 #include <sstream>
 
@@ -37,6 +38,29 @@ std::string conversion_summary(const Conversion& c) {
       s << " (+" << c.pruned.control_only.size() << " reached only by control edges, dropped)";
     }
     s << "\n";
+  }
+  if (c.post_training) {
+    s << "  post-training int8: calibrated on " << c.calibration_samples << " sample(s); " << c.ptq.int8_ops
+      << " op(s) int8, " << c.ptq.quantize_ops << " QUANTIZE and " << c.ptq.dequantize_ops
+      << " DEQUANTIZE inserted\n";
+    for (const LayerSqnr& layer : c.sqnr) {
+      std::ostringstream db;
+      db.setf(std::ios::fixed);
+      db.precision(1);
+      if (std::isinf(layer.sqnr_db)) {
+        db << "exact";
+      } else {
+        db << layer.sqnr_db << " dB";
+      }
+      s << "    SQNR " << db.str() << "  " << layer.node << " (" << layer.opcode << ")\n";
+    }
+    if (c.ptq.float_ops.empty()) {
+      s << "    no op left float\n";
+    } else {
+      s << "    left float (no int8 kernel), between DEQUANTIZE and QUANTIZE:";
+      for (const std::string& op : c.ptq.float_ops) s << " " << op;
+      s << "\n";
+    }
   }
   if (c.int8.ops > 0) {
     s << "  int8: " << c.int8.ops << " ops with host-derived requantization";
@@ -94,7 +118,12 @@ std::string conversion_summary(const Conversion& c) {
     }
     s << "\n";
   }
-  s << "  model: " << c.model_bytes << " bytes\n";
+  s << "  model: " << c.model_bytes << " bytes";
+  if (c.post_training && c.float_model_bytes > 0) {
+    s << " (float model " << c.float_model_bytes << " bytes; int8 is "
+      << (100.0 * static_cast<double>(c.model_bytes) / static_cast<double>(c.float_model_bytes)) << " %)";
+  }
+  s << "\n";
   for (const std::string& note : c.notes) s << "  note: " << note << "\n";
   return s.str();
 }

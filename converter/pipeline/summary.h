@@ -23,6 +23,7 @@
 #include "converter/passes/prune.h"
 #include "converter/passes/training_structure.h"
 #include "converter/quantize/int8_arithmetic.h"
+#include "converter/quantize/post_training.h"
 #include "converter/pipeline/signature.h"
 
 namespace floe::conv {
@@ -54,6 +55,13 @@ struct Conversion {
   BackendReport backends;
   // .tflite input (converter/frontend/tflite): its operator count and histogram
   Int8ArithmeticStats int8;  // converter/quantize
+  // post-training quantization: calibration samples, what was rewritten, the
+  // SQNR of each int8 op's output, and the float model's size for comparison
+  bool post_training = false;
+  size_t calibration_samples = 0;
+  PostTrainingReport ptq;
+  std::vector<LayerSqnr> sqnr;
+  size_t float_model_bytes = 0;
   bool from_tflite = false;
   size_t tflite_operators = 0;
   std::map<std::string, int> tflite_op_counts;

@@ -95,6 +95,19 @@ int main(int argc, char** argv) {
   app.add_option("--disable-pass", disabled_passes,
                  "turn one optimization pass off (repeatable, or comma-separated): fold-constants, "
                  "transposes, fold-pads, fold-batch-norms, fuse-bias-activation, dead-code");
+  std::string quantize, io, calibration_method;
+  bool strict_int8 = false;
+  app.add_option("--quantize", quantize,
+                 "post-training quantization: int8 (needs --calibration); ops without an int8 kernel stay float "
+                 "between DEQUANTIZE and QUANTIZE");
+  app.add_option("--calibration", options.calibration_path,
+                 "calibration samples for --quantize: an .npz (np.savez) or a directory of .npy files, one array "
+                 "per input name, [1,...] or a batch [n,...]");
+  app.add_option("--io", io, "with --quantize: model inputs and outputs stay float (default) or become int8");
+  app.add_flag("--strict-int8", strict_int8, "with --quantize: refuse ops without an int8 kernel instead of leaving them float");
+  app.add_option("--calibration-method", calibration_method,
+                 "with --quantize: minmax (default: absolute min/max over all samples, as TFLite) or percentile "
+                 "(ranges clipped to the 99.99th percentile of |value|)");
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -132,6 +145,31 @@ int main(int argc, char** argv) {
       for (const std::string& name : split(list, ',')) options.optimize.disabled.insert(name);
     }
     for (const std::string& spec : shapes) options.input_shapes.insert(parse_input_shape(spec));
+    if (!quantize.empty() && quantize != "int8") {
+      throw floe::conv::ConvertError("--quantize '" + quantize + "': only int8 is supported");
+    }
+    options.quantize_int8 = quantize == "int8";
+    if (options.quantize_int8 && options.calibration_path.empty()) {
+      throw floe::conv::ConvertError("--quantize int8 needs --calibration PATH (.npz or a directory of .npy files)");
+    }
+    if (!options.quantize_int8) {
+      const char* stray = !options.calibration_path.empty() ? "--calibration"
+                          : !io.empty()                     ? "--io"
+                          : strict_int8                     ? "--strict-int8"
+                          : !calibration_method.empty()     ? "--calibration-method"
+                                                            : nullptr;
+      if (stray != nullptr) throw floe::conv::ConvertError(std::string(stray) + " needs --quantize int8");
+    }
+    if (!io.empty() && io != "int8" && io != "float") {
+      throw floe::conv::ConvertError("--io '" + io + "': expected int8 or float");
+    }
+    if (!calibration_method.empty() && calibration_method != "minmax" && calibration_method != "percentile") {
+      throw floe::conv::ConvertError("--calibration-method '" + calibration_method + "': expected minmax or percentile");
+    }
+    options.post_training.int8_io = io == "int8";
+    options.post_training.strict = strict_int8;
+    options.post_training.method = calibration_method == "percentile" ? floe::conv::CalibrationMethod::kPercentile
+                                                                       : floe::conv::CalibrationMethod::kMinMax;
     const floe::conv::ConvertResult result = floe::conv::convert(options);
     floe::conv::write_atomically(output_path, result.model);
     if (!quiet) std::cout << result.summary << "  wrote " << output_path << "\n";

@@ -285,7 +285,10 @@ NpyArray read_npy(const std::string& path) {
   const std::vector<uint8_t> bytes((std::istreambuf_iterator<char>(file)),
                                    std::istreambuf_iterator<char>());
   if (file.bad()) fail(path, "read error");
+  return parse_npy(bytes, path);
+}
 
+NpyArray parse_npy(const std::vector<uint8_t>& bytes, const std::string& path) {
   if (bytes.size() < kMagicSize + 2 || std::memcmp(bytes.data(), kMagic, kMagicSize) != 0)
     fail(path, "not a .npy file (missing the \\x93NUMPY magic)");
   const int major = bytes[6], minor = bytes[7];

@@ -31,6 +31,10 @@ struct NpyArray {
 // dims, and data that is shorter or longer than the header promises.
 NpyArray read_npy(const std::string& path);
 
+// The same checks on a .npy already in memory (e.g. one member of an .npz);
+// `path` only names it in messages.
+NpyArray parse_npy(const std::vector<uint8_t>& bytes, const std::string& path);
+
 // Writes `data` (product(shape) * dtype_size(dtype) bytes, row-major,
 // little-endian) as a format 1.0 .npy file laid out exactly as numpy 1.24's
 // np.save does: header dict "{'descr': ..., 'fortran_order': False, 'shape':

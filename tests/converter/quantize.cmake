@@ -8,3 +8,7 @@ floe_add_test(int8_ops_test
   SOURCES ${CMAKE_CURRENT_LIST_DIR}/int8_ops_test.cc ${PROJECT_SOURCE_DIR}/tests/support/model_runner.cc
   LIBS floe_converter floe_model_file
   LABELS converter)
+floe_add_test(post_training_test
+  SOURCES ${CMAKE_CURRENT_LIST_DIR}/post_training_test.cc ${PROJECT_SOURCE_DIR}/tests/support/model_runner.cc
+  LIBS floe_converter floe_model_file
+  LABELS converter)

@@ -1,0 +1,89 @@
+// SPDX-License-Identifier: Apache-2.0
+// Post-training int8 quantization, as TFLite's converter does it with a
+// representative dataset: the float model (after optimization: batch norm
+// folded, activations fused) runs on every calibration sample through the
+// reference kernels, every activation's range is recorded, and the model is
+// rewritten to int8 with TFLite's rules (asymmetric activations from ranges
+// widened to include 0, symmetric per-channel weights in [-127, 127], int32
+// biases, fixed outputs for SOFTMAX/LOGISTIC/TANH, shared quantization for
+// ops that only move values). Ops without an int8 kernel stay float between
+// DEQUANTIZE and QUANTIZE. derive_int8_arithmetic then gives the int8 ops
+// their integers.
+#pragma once
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "converter/frontend/calibration/calibration_file.h"
+#include "converter/ir/lowered.h"
+
+namespace floe::conv {
+
+enum class CalibrationMethod {
+  kMinMax,      // absolute min and max over all samples (TFLite's calibrator)
+  kPercentile,  // ranges clipped to a percentile of |value| (outliers ignored); a second
+                // pass over the samples fills a histogram of |value| per tensor
+};
+
+struct PostTrainingOptions {
+  bool int8_io = false;  // model inputs/outputs become int8 (else they stay float32)
+  bool strict = false;   // refuse ops without an int8 kernel instead of leaving them float
+  CalibrationMethod method = CalibrationMethod::kMinMax;
+  double percentile = 99.99;  // kPercentile: of |value|, per tensor over all samples
+};
+
+// One sample: a tensor per model input, in model.inputs order.
+using CalibrationSample = std::vector<HostTensor>;
+
+// Matches calibration arrays to the model's inputs by name ("images" or
+// "images:0"; a file name may have '/' and ':' replaced by '_') and splits
+// batches [n, ...] into samples of the input's shape [1, ...]; a lone .npy
+// feeds a one-input model whatever its name. Throws
+// ConvertError naming the file and the input for an unknown or missing input,
+// a wrong dtype or shape, differing sample counts, or no samples.
+std::vector<CalibrationSample> calibration_samples(const LoweredModel& model,
+                                                   const std::vector<CalibrationArray>& arrays);
+
+struct ValueRange {
+  float min = 0;
+  float max = 0;
+  bool seen = false;
+};
+
+// Runs the float model on every sample; the range of every float value
+// (inputs and op outputs). A NaN or infinity is an error naming the value,
+// its op and the sample.
+std::vector<ValueRange> calibrate(const LoweredModel& model, const std::vector<CalibrationSample>& samples,
+                                  const PostTrainingOptions& options);
+
+// TFLite's GetAsymmetricQuantizationParams for int8: the range widened to
+// include 0, scale (max - min) / 255 in float, zero point rounded from min and
+// clamped. A zero range gets a tiny scale instead of 0.
+Quantization asymmetric_int8(float min, float max);
+
+struct PostTrainingReport {
+  int int8_ops = 0;
+  int quantize_ops = 0, dequantize_ops = 0;  // inserted
+  std::vector<std::string> float_ops;        // "NODE (OPCODE)": left float, wrapped
+};
+
+// Rewrites `model` (its float values keep their ids; new values are appended).
+// Throws ConvertError (kUnsupported, listing every offender) when
+// options.strict and an op has no int8 kernel.
+PostTrainingReport quantize_post_training(LoweredModel* model, const std::vector<ValueRange>& ranges,
+                                          const PostTrainingOptions& options);
+
+// Per int8 op: the signal-to-quantization-noise ratio of its dequantized
+// output against the float model's same value, over all samples.
+struct LayerSqnr {
+  std::string node;
+  std::string opcode;
+  double sqnr_db = 0;  // +inf when equal
+};
+// `float_model` is the model before quantize_post_training, `quantized` after
+// it and derive_int8_arithmetic (before any renumbering pass).
+std::vector<LayerSqnr> measure_sqnr(const LoweredModel& float_model, const LoweredModel& quantized,
+                                    const std::vector<CalibrationSample>& samples);
+
+}  // namespace floe::conv
