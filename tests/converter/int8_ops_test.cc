@@ -8,6 +8,7 @@
 // field the converter writes, which one the adapter reads, and with which sign.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstring>
 #include <deque>
 #include <initializer_list>
@@ -109,6 +110,24 @@ TEST(Int8Ops, SubAndMulRescaleEachInputLikeTflm) {
       ref::mul_s8(ref::prepare_mul_s8(a.scale, a.zero_point, c.scale, c.zero_point, out.scale, out.zero_point,
                                       Activation::kNone),
                   ops);
+    }
+    EXPECT_EQ(s8_values(got[0]), expected) << schema::EnumNameOpCode(code);
+  }
+}
+
+TEST(Int8Ops, MaximumAndMinimumCompareTheStoredIntegers) {
+  const Q q{0.25f, 9};
+  for (const schema::OpCode code : {schema::OpCode::MAXIMUM, schema::OpCode::MINIMUM}) {
+    Int8Builder b;
+    const int x = b.q_input("x", {3, 5}, q);
+    const int y = b.q_input("y", {5}, q);  // broadcast
+    b.output(b.q_op(code, {x, y}, {3, 5}, q));
+    const std::vector<int8_t> xs = random_s8(15, 8), ys = random_s8(5, 9);
+    const std::vector<HostTensor> got = convert_and_run(b, {{"x", s8_tensor({3, 5}, xs)}, {"y", s8_tensor({5}, ys)}});
+    ASSERT_EQ(got.size(), 1u);
+    std::vector<int8_t> expected(15);
+    for (size_t i = 0; i < 15; ++i) {
+      expected[i] = code == schema::OpCode::MAXIMUM ? std::max(xs[i], ys[i % 5]) : std::min(xs[i], ys[i % 5]);
     }
     EXPECT_EQ(s8_values(got[0]), expected) << schema::EnumNameOpCode(code);
   }

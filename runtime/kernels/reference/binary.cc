@@ -426,6 +426,18 @@ Status eval_mul_s8(const PreparedOp& ctx) {
 
 bool int8_offset(int32_t v) { return v >= -127 && v <= 128; }
 
+// int8 MAXIMUM / MINIMUM compare the stored integers: with one scale and zero
+// point for inputs and output (the converter checks it) they order like the reals.
+Status eval_maximum_s8(const PreparedOp& ctx) {
+  ref::maximum_s8({in_as<int8_t>(ctx.input(0)), in_as<int8_t>(ctx.input(1)), out_as<int8_t>(ctx.output(0))});
+  return Status::kOk;
+}
+
+Status eval_minimum_s8(const PreparedOp& ctx) {
+  ref::minimum_s8({in_as<int8_t>(ctx.input(0)), in_as<int8_t>(ctx.input(1)), out_as<int8_t>(ctx.output(0))});
+  return Status::kOk;
+}
+
 // Quantized int8 ADD/SUB/MUL (an Operator.requantization is present): each
 // input is rescaled by the converter's multipliers. Plain int8 integers (no
 // requantization) keep the wrapping typed kernel.
@@ -483,6 +495,10 @@ const char* prepare_arith(const OpContext& ctx, ArithOp op, EvalFn flat_f32, Eva
   if (const char* err = check_binary_shapes(ctx)) return err;
   const DType t = ctx.input(0).dtype;
   if (ctx.output(0).dtype != t) return FLOE_MSG("output dtype differs from the inputs'");
+  if (t == DType::kInt8 && (op == ArithOp::kMaximum || op == ArithOp::kMinimum)) {
+    ctx.set_eval(op == ArithOp::kMaximum ? eval_maximum_s8 : eval_minimum_s8);
+    return nullptr;
+  }
   if (!ref::arith_supports(op, t)) return FLOE_MSG("dtype not supported by this op");
   if (flat_f32 == nullptr) return nullptr;  // no params block: the typed kernel only
   const TensorView a = ctx.input(0), b = ctx.input(1), o = ctx.output(0);
