@@ -164,10 +164,17 @@ inline bool valid_multiplier(int32_t multiplier, int32_t shift) {
 }
 
 // CONV2D, DEPTHWISE_CONV2D, MATMUL in int8: int8 input, weights and output, an
-// optional int32 bias [channels], and the converter's int32 multiplier and
-// shift arrays at inputs 3 and 4 ([channels], or [1] for one pair). Sets
-// *per_channel when the arrays hold one pair per channel.
-inline const char* check_s8_weighted(const OpContext& ctx, int32_t channels, bool* per_channel) {
+// optional int32 bias [channels], the converter's int32 multiplier and shift
+// arrays at inputs 3 and 4 ([channels], or [1] for one pair), and its
+// requantization (offsets, per-tensor pair, clamp range), all checked here.
+struct WeightedS8 {
+  bool per_channel;  // the arrays hold one pair per output channel
+  int32_t input_offset, weight_offset, output_offset;
+  int32_t output_multiplier, output_shift;
+  int32_t act_min, act_max;
+};
+
+inline const char* prepare_weighted_s8(const OpContext& ctx, int32_t channels, WeightedS8* out) {
   if (ctx.input_count() != 5 || ctx.output_count() != 1 || !ctx.has_input(0) || !ctx.has_input(1) ||
       !ctx.has_input(3) || !ctx.has_input(4)) {
     return FLOE_MSG("int8 op expects input, weights, optional bias, multipliers and shifts");
@@ -192,8 +199,26 @@ inline const char* check_s8_weighted(const OpContext& ctx, int32_t channels, boo
   for (int32_t c = 0; c < mult.shape.dims[0]; ++c) {
     if (!valid_multiplier(m[c], sh[c])) return FLOE_MSG("int8 op: multiplier or shift out of range");
   }
-  *per_channel = mult.shape.dims[0] == channels && channels > 1;
+  const char* why = nullptr;
+  const schema::Requantization* r = requantization_of(ctx, &why);
+  if (r == nullptr) return why;
+  *out = {mult.shape.dims[0] == channels && channels > 1, entry(r->input_offsets(), 0),
+          entry(r->input_offsets(), 1), r->output_offset(), r->output_multiplier(), r->output_shift(),
+          r->activation_min(), r->activation_max()};
+  // Offsets are minus a zero point; a non-int8 one would overflow the products.
+  if (out->input_offset < -127 || out->input_offset > 128 || out->weight_offset < -127 ||
+      out->weight_offset > 128 || !valid_multiplier(out->output_multiplier, out->output_shift)) {
+    return FLOE_MSG("int8 op: offset, multiplier or shift out of range");
+  }
   return nullptr;
+}
+
+// The kernels' per-channel arrays (inputs 3 and 4), or null: the params' pair.
+inline const int32_t* channel_multipliers(const PreparedOp& ctx, bool per_channel) {
+  return per_channel ? static_cast<const int32_t*>(ctx.input(3).data) : nullptr;
+}
+inline const int32_t* channel_shifts(const PreparedOp& ctx, bool per_channel) {
+  return per_channel ? static_cast<const int32_t*>(ctx.input(4).data) : nullptr;
 }
 
 }  // namespace floe::ops

@@ -79,22 +79,12 @@ namespace floe::ops {
 
 namespace {
 
-ref::Conv2DS8Operands conv2d_s8_operands(const PreparedOp& ctx, bool per_channel) {
-  return {in_as<int8_t>(ctx.input(0)),
-          in_as<int8_t>(ctx.input(1)),
-          in_as<int32_t>(ctx.input(2)),
-          per_channel ? static_cast<const int32_t*>(ctx.input(3).data) : nullptr,
-          per_channel ? static_cast<const int32_t*>(ctx.input(4).data) : nullptr,
-          out_as<int8_t>(ctx.output(0))};
-}
-
+template <bool kPerChannel>
 Status eval_conv2d_s8(const PreparedOp& ctx) {
-  ref::conv2d_s8(ctx.params_as<Conv2DPrepared>().s8, conv2d_s8_operands(ctx, true));
-  return Status::kOk;
-}
-
-Status eval_conv2d_s8_per_tensor(const PreparedOp& ctx) {
-  ref::conv2d_s8(ctx.params_as<Conv2DPrepared>().s8, conv2d_s8_operands(ctx, false));
+  ref::conv2d_s8(ctx.params_as<Conv2DPrepared>().s8,
+                 {in_as<int8_t>(ctx.input(0)), in_as<int8_t>(ctx.input(1)), in_as<int32_t>(ctx.input(2)),
+                  channel_multipliers(ctx, kPerChannel), channel_shifts(ctx, kPerChannel),
+                  out_as<int8_t>(ctx.output(0))});
   return Status::kOk;
 }
 
@@ -109,33 +99,16 @@ const char* prepare_conv2d_s8(const OpContext& ctx) {
       output.dims[0] != input.dims[0] || filter.dims[3] % (input.dims[3] / filter.dims[2]) != 0) {
     return FLOE_MSG("int8 conv2d channel, group or batch dimensions disagree");
   }
-  bool per_channel = false;
-  if (const char* err = check_s8_weighted(ctx, filter.dims[3], &per_channel)) return err;
   if (const char* err = check_window(o->stride_h(), o->stride_w(), o->dilation_h(),
                                      o->dilation_w(), o->pad_top(), o->pad_left())) {
     return err;
   }
-  const char* why = nullptr;
-  const schema::Requantization* r = requantization_of(ctx, &why);
-  if (r == nullptr) return why;
-  ref::Conv2DS8Params& p = ctx.params<Conv2DPrepared>().s8;
-  p.stride_h = o->stride_h();
-  p.stride_w = o->stride_w();
-  p.dilation_h = o->dilation_h();
-  p.dilation_w = o->dilation_w();
-  p.pad_top = o->pad_top();
-  p.pad_left = o->pad_left();
-  p.input_offset = entry(r->input_offsets(), 0);
-  p.output_offset = r->output_offset();
-  p.output_multiplier = r->output_multiplier();
-  p.output_shift = r->output_shift();
-  p.act_min = r->activation_min();
-  p.act_max = r->activation_max();
-  if (p.input_offset < -127 || p.input_offset > 128) return FLOE_MSG("int8 conv2d input offset outside int8");
-  if (!valid_multiplier(p.output_multiplier, p.output_shift)) {
-    return FLOE_MSG("int8 conv2d multiplier or shift out of range");
-  }
-  ctx.set_eval(per_channel ? eval_conv2d_s8 : eval_conv2d_s8_per_tensor);
+  WeightedS8 w;
+  if (const char* err = prepare_weighted_s8(ctx, filter.dims[3], &w)) return err;
+  ctx.params<Conv2DPrepared>().s8 = {o->stride_h(),   o->stride_w(),    o->dilation_h(), o->dilation_w(),
+                                     o->pad_top(),    o->pad_left(),    w.input_offset,  w.output_offset,
+                                     w.output_multiplier, w.output_shift, w.act_min,      w.act_max};
+  ctx.set_eval(w.per_channel ? eval_conv2d_s8<true> : eval_conv2d_s8<false>);
   return nullptr;
 }
 

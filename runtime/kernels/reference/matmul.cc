@@ -70,22 +70,12 @@ namespace floe::ops {
 
 namespace {
 
-ref::FullyConnectedS8Operands fully_connected_s8_operands(const PreparedOp& ctx, bool per_channel) {
-  return {in_as<int8_t>(ctx.input(0)),
-          in_as<int8_t>(ctx.input(1)),
-          in_as<int32_t>(ctx.input(2)),
-          per_channel ? static_cast<const int32_t*>(ctx.input(3).data) : nullptr,
-          per_channel ? static_cast<const int32_t*>(ctx.input(4).data) : nullptr,
-          out_as<int8_t>(ctx.output(0))};
-}
-
+template <bool kPerChannel>
 Status eval_fully_connected_s8(const PreparedOp& ctx) {
-  ref::fully_connected_s8(ctx.params_as<MatMulPrepared>().s8, fully_connected_s8_operands(ctx, true));
-  return Status::kOk;
-}
-
-Status eval_fully_connected_s8_per_tensor(const PreparedOp& ctx) {
-  ref::fully_connected_s8(ctx.params_as<MatMulPrepared>().s8, fully_connected_s8_operands(ctx, false));
+  ref::fully_connected_s8(ctx.params_as<MatMulPrepared>().s8,
+                          {in_as<int8_t>(ctx.input(0)), in_as<int8_t>(ctx.input(1)), in_as<int32_t>(ctx.input(2)),
+                           channel_multipliers(ctx, kPerChannel), channel_shifts(ctx, kPerChannel),
+                           out_as<int8_t>(ctx.output(0))});
   return Status::kOk;
 }
 
@@ -100,26 +90,11 @@ const char* prepare_fully_connected_s8(const OpContext& ctx) {
   if (a.dims[1] != b.dims[1] || o.dims[0] != a.dims[0] || o.dims[1] != b.dims[0]) {
     return FLOE_MSG("int8 matmul shapes disagree");
   }
-  bool per_channel = false;
-  if (const char* err = check_s8_weighted(ctx, b.dims[0], &per_channel)) return err;
-  const char* why = nullptr;
-  const schema::Requantization* r = requantization_of(ctx, &why);
-  if (r == nullptr) return why;
-  ref::FullyConnectedS8Params& p = ctx.params<MatMulPrepared>().s8;
-  p.input_offset = entry(r->input_offsets(), 0);
-  p.filter_offset = entry(r->input_offsets(), 1);
-  p.output_offset = r->output_offset();
-  p.output_multiplier = r->output_multiplier();
-  p.output_shift = r->output_shift();
-  p.act_min = r->activation_min();
-  p.act_max = r->activation_max();
-  if (p.input_offset < -127 || p.input_offset > 128 || p.filter_offset < -127 || p.filter_offset > 128) {
-    return FLOE_MSG("int8 matmul offsets outside int8");
-  }
-  if (!valid_multiplier(p.output_multiplier, p.output_shift)) {
-    return FLOE_MSG("int8 matmul multiplier or shift out of range");
-  }
-  ctx.set_eval(per_channel ? eval_fully_connected_s8 : eval_fully_connected_s8_per_tensor);
+  WeightedS8 w;
+  if (const char* err = prepare_weighted_s8(ctx, b.dims[0], &w)) return err;
+  ctx.params<MatMulPrepared>().s8 = {w.input_offset,      w.weight_offset, w.output_offset, w.output_multiplier,
+                                     w.output_shift,      w.act_min,       w.act_max};
+  ctx.set_eval(w.per_channel ? eval_fully_connected_s8<true> : eval_fully_connected_s8<false>);
   return nullptr;
 }
 
