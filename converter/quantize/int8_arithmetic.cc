@@ -340,20 +340,10 @@ Int8ArithmeticStats derive_int8_arithmetic(LoweredModel* model) {
         op.requantization = std::move(r);
         break;
       }
-      case schema::OpCode::QUANTIZE: {  // int8 -> int8: requantize
-        const Affine in = per_tensor(m, op, op.inputs[0], "input");
-        const Affine out = per_tensor(m, op, op.outputs[0], "output");
-        const QuantizedMultiplier q = quant::quantize_multiplier(static_cast<double>(in.scale) /
-                                                                 static_cast<double>(out.scale));
-        check_multiplier(op, q);
-        auto r = clamp_only(out, schema::Activation::NONE);
-        r->input_offsets = {-in.zero_point};
-        r->output_multiplier = q.multiplier;
-        r->output_shift = q.shift;
-        op.requantization = std::move(r);
-        break;
-      }
-      case schema::OpCode::MEAN: {  // TFLM: the sum rescaled by input/output scale (count folded in the kernel)
+      // int8 -> int8 QUANTIZE (requantize) and MEAN (TFLM rescales the sum; the
+      // kernel folds in the count): one multiplier, input scale / output scale.
+      case schema::OpCode::QUANTIZE:
+      case schema::OpCode::MEAN: {
         const Affine in = per_tensor(m, op, op.inputs[0], "input");
         const Affine out = per_tensor(m, op, op.outputs[0], "output");
         const QuantizedMultiplier q = quant::quantize_multiplier(static_cast<double>(in.scale) /
