@@ -10,6 +10,7 @@
 
 #include "converter/ir/error.h"
 #include "converter/quantize/requantization.h"
+#include "schemas/contract/op_traits.h"
 
 namespace floe::conv {
 namespace {
@@ -386,10 +387,21 @@ Int8ArithmeticStats derive_int8_arithmetic(LoweredModel* model) {
         op.opcode == schema::OpCode::MAXIMUM || op.opcode == schema::OpCode::MINIMUM) {
       continue;
     }
-    bool quantized = false;
-    for (int v : op.inputs) quantized |= is_quantized_int8(m, v);
-    for (int v : op.outputs) quantized |= is_quantized_int8(m, v);
-    if (quantized) unsupported[std::string(schema::EnumNameOpCode(op.opcode)) + " (int8)"].push_back(op.node_name);
+    bool quantized = false, plain_int8 = false;
+    for (const std::vector<int>* list : {&op.inputs, &op.outputs}) {
+      for (int v : *list) {
+        quantized |= is_quantized_int8(m, v);
+        plain_int8 |= is_int8(m, v) && !is_quantized_int8(m, v);
+      }
+    }
+    // Plain int8 integers only move (reshape, slice, concat...) or compare:
+    // no arithmetic kernel computes on them.
+    const OpTraits traits = op_traits(op.opcode);
+    const bool arithmetic = traits.elementwise_unary() || traits.elementwise_binary() ||
+                            traits.weights != OpWeights::NONE;
+    if (quantized || (plain_int8 && arithmetic)) {
+      unsupported[std::string(schema::EnumNameOpCode(op.opcode)) + " (int8)"].push_back(op.node_name);
+    }
   }
   if (!unsupported.empty()) {
     std::ostringstream text;
