@@ -394,11 +394,12 @@ Int8ArithmeticStats derive_int8_arithmetic(LoweredModel* model) {
         plain_int8 |= is_int8(m, v) && !is_quantized_int8(m, v);
       }
     }
-    // Plain int8 integers only move (reshape, slice, concat...) or compare:
-    // no arithmetic kernel computes on them.
+    // Plain int8 integers are moved (reshape, slice, concat...), cast and
+    // compared by MAXIMUM/MINIMUM; no other element-wise or weighted kernel
+    // computes on them.
     const OpTraits traits = op_traits(op.opcode);
-    const bool arithmetic = traits.elementwise_unary() || traits.elementwise_binary() ||
-                            traits.weights != OpWeights::NONE;
+    const bool arithmetic = (traits.elementwise_unary() && op.opcode != schema::OpCode::CAST) ||
+                            traits.elementwise_binary() || traits.weights != OpWeights::NONE;
     if (quantized || (plain_int8 && arithmetic)) {
       unsupported[std::string(schema::EnumNameOpCode(op.opcode)) + " (int8)"].push_back(op.node_name);
     }
