@@ -174,11 +174,17 @@ struct WeightedS8 {
   int32_t act_min, act_max;
 };
 
-inline const char* prepare_weighted_s8(const OpContext& ctx, int32_t channels, WeightedS8* out) {
+// The operand counts, checked before any operand is looked at.
+inline const char* weighted_s8_operands(const OpContext& ctx) {
   if (ctx.input_count() != 5 || ctx.output_count() != 1 || !ctx.has_input(0) || !ctx.has_input(1) ||
       !ctx.has_input(3) || !ctx.has_input(4)) {
     return FLOE_MSG("int8 op expects input, weights, optional bias, multipliers and shifts");
   }
+  return nullptr;
+}
+
+inline const char* prepare_weighted_s8(const OpContext& ctx, int32_t channels, WeightedS8* out) {
+  if (const char* err = weighted_s8_operands(ctx)) return err;
   if (!is_s8(ctx.input(0)) || !is_s8(ctx.input(1)) || !is_s8(ctx.output(0))) {
     return FLOE_MSG("int8 op: input, weights and output must be int8");
   }

@@ -96,6 +96,7 @@ Status eval_depthwise_conv2d_s8(const PreparedOp& ctx) {
 
 // int8: filter [kh, kw, in_c, multiplier] as the float op's.
 const char* prepare_depthwise_conv2d_s8(const OpContext& ctx) {
+  if (const char* err = weighted_s8_operands(ctx)) return err;
   const auto* o = ctx.op->options_as_DepthwiseConv2DOptions();
   const Shape input = ctx.input(0).shape, filter = ctx.input(1).shape, output = ctx.output(0).shape;
   if (input.rank != 4 || filter.rank != 4 || output.rank != 4) {

@@ -81,6 +81,7 @@ Status eval_fully_connected_s8(const PreparedOp& ctx) {
 
 // int8 (TFLite's FULLY_CONNECTED): a [M, K], weights [N, K] (transpose_b).
 const char* prepare_fully_connected_s8(const OpContext& ctx) {
+  if (const char* err = weighted_s8_operands(ctx)) return err;
   const auto* options = ctx.op->options_as_MatMulOptions();
   const Shape a = ctx.input(0).shape, b = ctx.input(1).shape, o = ctx.output(0).shape;
   if (a.rank != 2 || b.rank != 2 || o.rank != 2) return FLOE_MSG("int8 matmul operands must be 2-D");
