@@ -96,7 +96,8 @@ const char* prepare_conv2d_s8(const OpContext& ctx) {
   if (input.rank != 4 || filter.rank != 4 || output.rank != 4) {
     return FLOE_MSG("int8 conv2d tensors must be 4-D (NHWC, HWIO)");
   }
-  if (filter.dims[2] < 1 || input.dims[3] % filter.dims[2] != 0 || output.dims[3] != filter.dims[3] ||
+  if (filter.dims[2] < 1 || input.dims[3] < filter.dims[2] || input.dims[3] % filter.dims[2] != 0 ||
+      output.dims[3] != filter.dims[3] ||
       output.dims[0] != input.dims[0] || filter.dims[3] % (input.dims[3] / filter.dims[2]) != 0) {
     return FLOE_MSG("int8 conv2d channel, group or batch dimensions disagree");
   }
