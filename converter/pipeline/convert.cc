@@ -15,6 +15,7 @@
 #include "converter/frontend/graphdef/attrs.h"
 #include "converter/frontend/graphdef/graph_loader.h"
 #include "converter/frontend/graphdef/tensor_proto.h"
+#include "converter/eval/run_lowered.h"
 #include "converter/frontend/tflite/tflite_import.h"
 #include "converter/optimize/passes.h"
 #include "converter/quantize/int8_arithmetic.h"
@@ -297,6 +298,15 @@ std::vector<CalibrationArray> read_calibration_if_asked(const ConvertOptions& op
   return read_calibration(options.calibration_path);
 }
 
+// A model read from .tflite or holding int8 ops is prepared once on the
+// reference kernels before it is written (dtype and quantization combinations
+// the runtime has no kernel for surface here, naming the op), so the converter
+// never writes a model the runtime refuses.
+void runtime_check_stage(Conversion& c) {
+  if (!c.from_tflite && c.int8.ops == 0) return;
+  const LoweredRunner prepared(c.lowered, c.loaded.path);
+}
+
 // Kernel library per op for the target: Cortex-M kernels, XNNPACK, or reference.
 void backend_stage(const ConvertOptions& options, Conversion& c) {
   c.target = options.target;
@@ -354,6 +364,7 @@ ConvertResult convert_tflite(const ConvertOptions& options, const std::string& b
     int8_arithmetic_stage(c);
   }
   backend_stage(options, c);
+  runtime_check_stage(c);
   ConvertResult result;
   result.model = emit_model(c.lowered, kProducer, &result.stats);
   c.stats = result.stats;
@@ -384,6 +395,7 @@ ConvertResult convert(const ConvertOptions& options) {
     int8_arithmetic_stage(c);
   }
   backend_stage(options, c);
+  runtime_check_stage(c);
   ConvertResult result;
   result.model = emit_model(c.lowered, kProducer, &result.stats);  // plans the arena (plan/)
   c.stats = result.stats;
