@@ -302,8 +302,22 @@ std::vector<CalibrationArray> read_calibration_if_asked(const ConvertOptions& op
 // reference kernels before it is written (dtype and quantization combinations
 // the runtime has no kernel for surface here, naming the op), so the converter
 // never writes a model the runtime refuses.
+// The check packs every value into its own arena slot (no planning), so it is
+// skipped above 256 MiB of activations rather than allocating that much.
 void runtime_check_stage(Conversion& c) {
   if (!c.from_tflite && c.int8.ops == 0) return;
+  constexpr uint64_t kLimit = uint64_t{256} << 20;
+  uint64_t activations = 0;
+  for (const Value& v : c.lowered.values) {
+    if (v.is_constant()) continue;
+    uint64_t bytes = dtype_size(v.dtype);
+    for (int64_t d : v.shape) {
+      if (d < 0 || (d > 0 && bytes > kLimit / static_cast<uint64_t>(d))) return;  // beyond the limit
+      bytes *= static_cast<uint64_t>(d);
+    }
+    activations += bytes;
+    if (activations > kLimit) return;
+  }
   const LoweredRunner prepared(c.lowered, c.loaded.path);
 }
 
