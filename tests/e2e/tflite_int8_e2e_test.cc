@@ -138,7 +138,7 @@ struct Int8Case {
 
 class TfliteInt8Oracle : public ::testing::TestWithParam<Int8Case> {};
 
-TEST_P(TfliteInt8Oracle, Within1LsbOfTflite29OnTwentySeeds) {
+TEST_P(TfliteInt8Oracle, AgreesWithTflite29OnTwentySeeds) {
   const Int8Case& c = GetParam();
   FLOE_REQUIRE_CORPUS(c.model);
   const conv::ConvertResult r = convert_tflite(c.model, "reference");
