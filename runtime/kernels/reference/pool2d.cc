@@ -95,6 +95,19 @@ namespace floe::ops {
 
 namespace {
 
+// NHWC in and out, batch and channels kept, a window >= 1, strides >= 1 and
+// non-negative padding: what every pooling kernel assumes (float and int8).
+const char* check_pool_geometry(const OpContext& ctx) {
+  const auto* o = ctx.op->options_as_Pool2DOptions();
+  const Shape input = ctx.input(0).shape, output = ctx.output(0).shape;
+  if (input.rank != 4 || output.rank != 4) return FLOE_MSG("pooling tensors must be 4-D (NHWC)");
+  if (input.dims[0] != output.dims[0] || input.dims[3] != output.dims[3]) {
+    return FLOE_MSG("pooling changes batch or channels");
+  }
+  if (o->filter_h() < 1 || o->filter_w() < 1) return FLOE_MSG("pooling window must be >= 1");
+  return check_window(o->stride_h(), o->stride_w(), 1, 1, o->pad_top(), o->pad_left());
+}
+
 Status eval_max_pool2d_s8(const PreparedOp& ctx) {
   ref::max_pool2d_s8(ctx.params_as<Pool2DPrepared>().s8,
                      {in_as<int8_t>(ctx.input(0)), out_as<int8_t>(ctx.output(0))});
@@ -115,14 +128,7 @@ const char* prepare_pool2d_s8(const OpContext& ctx) {
   }
   const auto* o = ctx.op->options_as_Pool2DOptions();
   const Shape input = ctx.input(0).shape, output = ctx.output(0).shape;
-  if (input.rank != 4 || output.rank != 4) return FLOE_MSG("pooling tensors must be 4-D (NHWC)");
-  if (input.dims[0] != output.dims[0] || input.dims[3] != output.dims[3]) {
-    return FLOE_MSG("pooling changes batch or channels");
-  }
-  if (o->filter_h() < 1 || o->filter_w() < 1) return FLOE_MSG("pooling window must be >= 1");
-  if (const char* err = check_window(o->stride_h(), o->stride_w(), 1, 1, o->pad_top(), o->pad_left())) {
-    return err;
-  }
+  if (const char* err = check_pool_geometry(ctx)) return err;
   // Every window must keep one in-image tap (the average divides by their count).
   if (o->pad_top() >= o->filter_h() || o->pad_left() >= o->filter_w() ||
       (output.dims[1] - 1) * o->stride_h() - o->pad_top() >= input.dims[1] ||
@@ -150,16 +156,8 @@ const char* prepare_pool2d_s8(const OpContext& ctx) {
 const char* prepare_pool2d(const OpContext& ctx) {
   if (ctx.has_input(0) && is_s8(ctx.input(0))) return prepare_pool2d_s8(ctx);
   if (const char* err = expect_f32_io(ctx, 1)) return err;
+  if (const char* err = check_pool_geometry(ctx)) return err;
   const auto* o = ctx.op->options_as_Pool2DOptions();
-  const Shape input = ctx.input(0).shape, output = ctx.output(0).shape;
-  if (input.rank != 4 || output.rank != 4) return FLOE_MSG("pooling tensors must be 4-D (NHWC)");
-  if (input.dims[0] != output.dims[0] || input.dims[3] != output.dims[3]) {
-    return FLOE_MSG("pooling changes batch or channels");
-  }
-  if (o->filter_h() < 1 || o->filter_w() < 1) return FLOE_MSG("pooling window must be >= 1");
-  if (const char* err = check_window(o->stride_h(), o->stride_w(), 1, 1, o->pad_top(), o->pad_left())) {
-    return err;
-  }
   ref::Pool2DParams& params = ctx.params<Pool2DPrepared>().f32;
   params.filter_h = o->filter_h();
   params.filter_w = o->filter_w();
