@@ -1,0 +1,66 @@
+// SPDX-License-Identifier: Apache-2.0
+// The two int8 inner kernels behind the Cortex-M CONV2D, FULLY_CONNECTED
+// (MATMUL) and DEPTHWISE_CONV2D: one declaration, one implementation per
+// instruction set, chosen by the compiler's target macros (isa.h):
+//   DSP (M4, M33, and the fallback on any Arm M-profile core): SMLAD/SXTB16;
+//   Helium (M55): VMLADAVA and friends;
+//   portable C (the host build), bit-exact with the reference, so the host
+//   tests exercise the same blocking and requantization.
+// Every implementation is bit-exact with the int8 reference kernels
+// (runtime/kernels/reference): TFLite's double-rounding requantization
+// (ref::multiply_by_quantized_multiplier), then the output zero point, then
+// the clamp.
+//
+// What the converter guarantees (converter/lower/backend_cortexm.cc), so that
+// nothing here is derived at run time:
+//   - per-channel arrays always: a per-tensor multiplier/shift is written as
+//     [channels] copies;
+//   - GEMM weights are [n][k] rows (CONV2D filters OHWI, FULLY_CONNECTED
+//     [N, K]) and the bias is folded: bias'[c] = bias[c] - input_zero_point *
+//     sum_k w[c][k], so the GEMM sums raw int8 products; a convolution's
+//     padded taps must therefore read the input zero point (im2col fills them
+//     with it), never be skipped;
+//   - depthwise keeps the raw bias (absent = zeros written) and adds the input
+//     offset itself, so padded taps may be skipped.
+#pragma once
+
+#include <stdint.h>
+
+namespace floe::cortexm {
+
+// One output channel c's requantization:
+//   out = clamp(multiply_by_quantized_multiplier(acc + bias[c], multiplier[c],
+//               shift[c]) + output_offset, act_min, act_max)
+// bias, multiplier and shift are the model's constant arrays, [channels].
+struct S8Requant {
+  const int32_t* bias;
+  const int32_t* multiplier;
+  const int32_t* shift;  // positive = left shift
+  int32_t output_offset;
+  int32_t act_min, act_max;
+};
+
+// out[r * out_stride + c] = requant_c(sum_k a[r * a_stride + k] * w[c * k_size + k])
+// for r < rows, c < channels. Uses: 1x1 convolutions (a = the input pixels),
+// other convolutions (a = im2col rows), FULLY_CONNECTED (a = the batch rows).
+// No alignment is assumed for any pointer or stride.
+void s8_gemm(const int8_t* a, int32_t a_stride, int32_t rows, const int8_t* w, int32_t channels,
+             int32_t k_size, const S8Requant& rq, int8_t* out, int32_t out_stride);
+
+// A depthwise convolution with channel multiplier 1, NHWC, filter
+// [k_h][k_w][channels] (TFLite's layout without its leading 1):
+//   out[n][oy][ox][c] = requant_c(sum over in-bounds taps of
+//       (in[n][oy * stride_h - pad_top + ky * dil_h][ox * stride_w - pad_left + kx * dil_w][c]
+//        + input_offset) * filter[ky][kx][c])
+// Taps outside the input are skipped (the reference kernels' semantics).
+struct DepthwiseS8Shape {
+  int32_t batches, in_h, in_w, channels;
+  int32_t k_h, k_w, out_h, out_w;
+  int32_t stride_h, stride_w, dil_h, dil_w, pad_top, pad_left;
+  int32_t input_offset;  // minus the input zero point
+};
+
+void s8_depthwise(const DepthwiseS8Shape& shape, const int8_t* input, const int8_t* filter,
+                  const S8Requant& rq, int8_t* output);
+
+}  // namespace floe::cortexm
