@@ -273,15 +273,19 @@ std::vector<CalibrationSample> calibration_samples(const LoweredModel& model,
       bad_data(array->source, "input '" + input.name + "' is " + dtype_name(input.dtype) + ", the array is " +
                                   dtype_name(t.dtype));
     }
-    // [1, ...] is one sample; [n, ...] is n samples when the model's batch is 1.
-    const bool batched = !input.shape.empty() && input.shape[0] == 1 && t.shape.size() == input.shape.size() &&
+    // An array of the input's shape is one sample; one whose leading dim is k
+    // times the input's (the rest equal) is k samples, stacked along that dim,
+    // so a batch-1 model takes [n, ...] and a batch-B model [k * B, ...].
+    const int64_t model_batch = input.shape.empty() ? 0 : input.shape[0];
+    const bool stacked = model_batch > 0 && t.shape.size() == input.shape.size() && !t.shape.empty() &&
+                         t.shape[0] % model_batch == 0 &&
                          std::equal(input.shape.begin() + 1, input.shape.end(), t.shape.begin() + 1);
-    if (!batched && t.shape != input.shape) {
+    if (!stacked && t.shape != input.shape) {
       bad_data(array->source, "input '" + input.name + "' has shape " + shape_to_string(input.shape) +
                                   ", the array has shape " + shape_to_string(t.shape) +
-                                  (input.shape.empty() || input.shape[0] != 1 ? "" : " (expected [n, ...] samples of it)"));
+                                  (model_batch > 0 ? " (expected samples of it stacked along the first dim)" : ""));
     }
-    const int64_t n = batched ? t.shape[0] : 1;
+    const int64_t n = stacked ? t.shape[0] / model_batch : 1;
     if (n == 0) bad_data(array->source, "input '" + input.name + "' has no samples (an empty calibration set)");
     if (count >= 0 && n != count) {
       bad_data(array->source, "input '" + input.name + "' has " + std::to_string(n) + " samples, '" + first->name +

@@ -126,6 +126,21 @@ TEST(CalibrationSamples, SplitsBatchesAndMatchesNames) {
   }
 }
 
+TEST(CalibrationSamples, ABatchedModelTakesSamplesStackedAlongItsBatch) {
+  ModelBuilder b;
+  const int x = b.input("images:0", {3, 4});
+  b.output(b.op(schema::OpCode::RELU, {x}, {3, 4}));
+  const conv::HostTensor stacked = random_f32({6, 4}, 2);
+  const std::vector<CalibrationSample> s = conv::calibration_samples(b.model, {array("images", stacked)});
+  ASSERT_EQ(s.size(), 2u);
+  EXPECT_EQ(s[1][0].shape, (std::vector<int64_t>{3, 4}));
+  EXPECT_TRUE(std::equal(s[1][0].data.begin(), s[1][0].data.end(), stacked.data.begin() + 12 * 4));
+  // 7 rows are not whole samples of a batch of 3.
+  const std::string e = message_of([&] { conv::calibration_samples(b.model, {array("images", random_f32({7, 4}, 3))}); });
+  EXPECT_NE(e.find("has shape [3,4], the array has shape [7,4] (expected samples of it stacked along the first dim)"),
+            std::string::npos) << e;
+}
+
 TEST(CalibrationSamples, ALoneNpyFeedsTheOnlyInput) {
   const std::string dir = make_temp_dir();
   std::ofstream(dir + "/digits.npy", std::ios::binary) << npy_f32({2, 4}, {1, 2, 3, 4, 5, 6, 7, 8});
