@@ -121,15 +121,19 @@ constexpr Target kAarch64{8, 976, 16, kAarch64Kernels, 4};
 // floe hands XNNPACK's QC8 convolution the reference kernels' own per-channel
 // requantization as its kernel scale (input and output scale 1): the Q31
 // multiplier m and shift s stand for m * 2^(s - 31). QC8 creation refuses a
-// scale of 256 or more.
+// scale of 256 or more, and zero. A zero multiplier (a channel whose weights
+// are all zero) makes the reference output the zero point; 2^-33 does the
+// same in XNNPACK: |int32 acc| * 2^-33 <= 0.25 rounds to 0.
+constexpr float kQc8ZeroChannelScale = 1.0f / 8589934592.0f;  // 2^-33
 constexpr float qc8_channel_scale(int32_t multiplier, int32_t shift) {
+  if (multiplier == 0) return kQc8ZeroChannelScale;
   float scale = static_cast<float>(multiplier);
   for (int32_t e = shift - 31; e < 0; ++e) scale *= 0.5f;
   for (int32_t e = shift - 31; e > 0; --e) scale *= 2.0f;
   return scale;
 }
 constexpr bool qc8_scale_supported(int32_t multiplier, int32_t shift) {
-  return multiplier > 0 && shift >= -31 && shift <= 30 && qc8_channel_scale(multiplier, shift) < 256.0f;
+  return multiplier >= 0 && shift >= -31 && shift <= 30 && qc8_channel_scale(multiplier, shift) < 256.0f;
 }
 // QS8 add: each input-to-output scale ratio in [2^-10, 2^8).
 constexpr bool qs8_add_ratio_supported(float ratio) {
