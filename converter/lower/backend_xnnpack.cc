@@ -7,7 +7,8 @@
 // names the XNNPACK version the replay assumes), and keeps the largest. The
 // runtime enforces it (its region limit is the budget); the XNNPACK tests
 // check it is at most 1 % above what Init() uses on the CPU class a target
-// names exactly (x86_64-avx512, aarch64) and a bound on every CPU.
+// names exactly (x86_64-avx512, aarch64-no-dotprod; aarch64 for float graphs)
+// and a bound on every CPU.
 #include "converter/lower/backend_xnnpack.h"
 
 #include <algorithm>
@@ -381,11 +382,12 @@ std::string resolve_target(const std::string& name) {
 #endif
   }
   if (name == "reference" || name == xnnpack_budget::kTargetX86_64 ||
-      name == xnnpack_budget::kTargetX86_64Avx512 || name == xnnpack_budget::kTargetAarch64) {
+      name == xnnpack_budget::kTargetX86_64Avx512 || name == xnnpack_budget::kTargetAarch64 ||
+      name == xnnpack_budget::kTargetAarch64NoDotprod) {
     return name;
   }
   throw ConvertError("--target '" + name +
-                     "': expected host, x86_64, x86_64-avx512, aarch64 or reference");
+                     "': expected host, x86_64, x86_64-avx512, aarch64, aarch64-no-dotprod or reference");
 }
 
 BackendReport assign_backends(LoweredModel* model, const std::string& target) {
@@ -407,6 +409,7 @@ BackendReport assign_backends(LoweredModel* model, const std::string& target) {
     // the region in use when its operator is created plus its own bytes.
     const xnnpack_budget::Target& t =
         report.target == xnnpack_budget::kTargetAarch64      ? xnnpack_budget::kAarch64
+        : report.target == xnnpack_budget::kTargetAarch64NoDotprod ? xnnpack_budget::kAarch64NoDotprod
         : report.target == xnnpack_budget::kTargetX86_64Avx512 ? xnnpack_budget::kX86_64Avx512
                                                               : xnnpack_budget::kX86_64;
     // Whole scratch units; the region starts at the first 64-byte boundary

@@ -30,6 +30,11 @@ constexpr const char* kXnnpackVersion = "0.0~git20220216.ae108ef";
 constexpr const char* kTargetX86_64 = "x86_64";
 constexpr const char* kTargetX86_64Avx512 = "x86_64-avx512";
 constexpr const char* kTargetAarch64 = "aarch64";
+// aarch64 CPUs without the dot-product extension (ARMv8.0-A cores such as
+// Cortex-A53/A57/A72/A73): exact there. int8 convolutions tile differently
+// with the dot product, so "aarch64" bounds both and may be a few % above on
+// either; on a CPU with the dot product such a model runs the reference kernels.
+constexpr const char* kTargetAarch64NoDotprod = "aarch64-no-dotprod";
 
 // The runtime's allocator hands out blocks at least this aligned (XNNPACK's
 // plain allocate() gets exactly this), from a region whose base is
@@ -106,16 +111,17 @@ constexpr Microkernels kX86_64Kernels[] = {
 // depthwise 4 or 8 channels by core (8 bounds both). QC8 (logged under
 // qemu-aarch64 -cpu cortex-a53, cortex-a72, max): 2x8c8 without the dot
 // product extension, 4x16c4 with it; depthwise 16. Each f32 choice can meet
-// each QC8 choice.
+// each QC8 choice; the rows without the dot product come first.
 constexpr Microkernels kAarch64Kernels[] = {
     {6, 8, 1, {8, 8, 8, 8}, 4, 2, 8, 8, {16, 16}},
-    {6, 8, 1, {8, 8, 8, 8}, 4, 4, 16, 4, {16, 16}},
     {4, 8, 1, {8, 8, 8, 8}, 4, 2, 8, 8, {16, 16}},
+    {6, 8, 1, {8, 8, 8, 8}, 4, 4, 16, 4, {16, 16}},
     {4, 8, 1, {8, 8, 8, 8}, 4, 4, 16, 4, {16, 16}},
 };
 constexpr Target kX86_64{8, 2112, 64, kX86_64Kernels, 5};
 constexpr Target kX86_64Avx512{8, 2112, 64, kX86_64Kernels, 1};
 constexpr Target kAarch64{8, 976, 16, kAarch64Kernels, 4};
+constexpr Target kAarch64NoDotprod{8, 976, 16, kAarch64Kernels, 2};
 
 // ---- int8 (QC8 / QS8) operators: what XNNPACK accepts ----
 // floe hands XNNPACK's QC8 convolution the reference kernels' own per-channel

@@ -34,6 +34,7 @@
 #include "runtime/tools/model_file.h"
 #include "schemas/floe_generated.h"
 #include "tests/support/corpus.h"
+#include "tests/xnnpack/cpu_class.h"
 
 namespace floe {
 namespace {
@@ -224,23 +225,10 @@ void compare(const std::string& what, const std::vector<std::vector<Bytes>>& inp
               result->end_to_end.values, result->end_to_end.max_diff);
 }
 
-// x86-64: the exact budget is for AVX-512F CPUs (the x86_64-avx512 model);
-// aarch64 models bound both its QC8 kernel choices (with and without the dot
-// product), exact on the ARMv8.0 cores the tests run on (cortex-a53).
-bool exact_budget_here() {
-#if defined(__x86_64__)
-  return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw");
-#else
-  return true;
-#endif
-}
-std::string class_suffix() {
-#if defined(__x86_64__)
-  return __builtin_cpu_supports("avx512f") ? "_class" : "";
-#else
-  return "_class";
-#endif
-}
+// The _class model where this CPU is in its class (exact budget), else the
+// target-wide model (a bound).
+bool exact_budget_here() { return testing::in_exact_budget_class(); }
+std::string class_suffix() { return exact_budget_here() ? "_class" : ""; }
 
 class XnnpackInt8Op : public ::testing::TestWithParam<const char*> {
  protected:

@@ -6,6 +6,9 @@
 // only. The region's limit is the converter's budget (Model.xnnpack_arena_size),
 // not the caller's spare bytes, so an under-budget is caught on every arena.
 #include <xnnpack.h>
+#if defined(__aarch64__)
+#include <sys/auxv.h>
+#endif
 
 #include "runtime/core/backend.h"
 #include "runtime/core/model.h"
@@ -53,6 +56,12 @@ bool target_matches(const Model& model) {
   // AVX-512F, the class such a model's budget was computed for.
   return equal(target->c_str(), xnnpack_budget::kTargetX86_64Avx512) &&
          __builtin_cpu_supports("avx512f");
+#elif defined(__aarch64__)
+  // XNNPACK (cpuinfo) picks its dot-product int8 kernels exactly when Linux
+  // reports the extension (HWCAP_ASIMDDP, bit 20).
+  constexpr unsigned long kHwcapAsimdDotProduct = 1ul << 20;
+  return equal(target->c_str(), xnnpack_budget::kTargetAarch64NoDotprod) &&
+         (getauxval(AT_HWCAP) & kHwcapAsimdDotProduct) == 0;
 #else
   return false;
 #endif
