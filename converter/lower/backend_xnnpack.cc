@@ -12,6 +12,7 @@
 #include "converter/lower/backend_xnnpack.h"
 
 #include <algorithm>
+#include <memory>
 #include <vector>
 
 #include "converter/ir/error.h"
@@ -170,6 +171,78 @@ bool take_int8(const LoweredModel& m, const LoweredOp& op) {
     default:
       return false;
   }
+}
+
+// XNNPACK's QC8 kernels pad every tap's input channels to their k tile (8
+// on most CPUs), so an int8 convolution over few channels does mostly padding:
+// KWS's 10x4 first convolution over one channel costs 8 multiply-adds per
+// real one. Such a convolution becomes EXTRACT_PATCHES (im2col on the
+// reference kernels, padding with the input's zero point, i.e. real zero)
+// feeding a 1x1 convolution over all kh*kw*Ci taps at once (its HWIO filter
+// is the same bytes as [1, 1, kh*kw*Ci, Co]). The integers are the same; the
+// XNNPACK work drops to the real multiply-adds rounded to the tile once.
+constexpr int64_t kNarrowConvChannels = 4;  // at most half of the k tile
+
+bool narrow_int8_conv(const LoweredModel& m, const LoweredOp& op) {
+  if (op.opcode != schema::OpCode::CONV2D || !take_int8(m, op)) return false;
+  const auto& w = shape_of(m, op.inputs[1]);
+  return w[2] <= kNarrowConvChannels && w[0] * w[1] > 1;
+}
+
+void im2col_narrow_int8_convs(LoweredModel* m) {
+  std::vector<LoweredOp> ops;
+  ops.reserve(m->ops.size());
+  for (LoweredOp& op : m->ops) {
+    if (!narrow_int8_conv(*m, op)) {
+      ops.push_back(std::move(op));
+      continue;
+    }
+    const schema::Conv2DOptionsT o = *op.options.AsConv2DOptions();
+    const Value x = m->values[static_cast<size_t>(op.inputs[0])];
+    const Value w = m->values[static_cast<size_t>(op.inputs[1])];
+    const std::vector<int64_t> out = shape_of(*m, op.outputs[0]);
+    const int64_t taps = w.shape[0] * w.shape[1] * w.shape[2];
+
+    Value patches;
+    patches.name = op.node_name + "/patches";
+    patches.dtype = x.dtype;
+    patches.shape = {out[0], out[1], out[2], taps};
+    patches.quantization = x.quantization;
+    const int patches_id = m->add_value(std::move(patches));
+    schema::ExtractPatchesOptionsT e;
+    e.size_h = static_cast<int32_t>(w.shape[0]);
+    e.size_w = static_cast<int32_t>(w.shape[1]);
+    e.stride_h = o.stride_h;
+    e.stride_w = o.stride_w;
+    e.rate_h = o.dilation_h;
+    e.rate_w = o.dilation_w;
+    e.pad_top = o.pad_top;
+    e.pad_left = o.pad_left;
+    LoweredOp im2col;
+    im2col.opcode = schema::OpCode::EXTRACT_PATCHES;
+    im2col.options.Set(std::move(e));
+    im2col.inputs = {op.inputs[0]};
+    im2col.outputs = {patches_id};
+    im2col.node_name = op.node_name + "/im2col";
+    ops.push_back(std::move(im2col));
+
+    Value filter = w;  // the same constant bytes, seen as a 1x1 filter
+    filter.name = w.name + "/1x1";
+    filter.shape = {1, 1, taps, w.shape[3]};
+    auto data = std::make_shared<HostTensor>(*w.constant);
+    data->shape = filter.shape;
+    filter.constant = std::move(data);
+    const int filter_id = m->add_value(std::move(filter));
+    schema::Conv2DOptionsT pointwise = o;
+    pointwise.stride_h = pointwise.stride_w = 1;
+    pointwise.dilation_h = pointwise.dilation_w = 1;
+    pointwise.pad_top = pointwise.pad_bottom = pointwise.pad_left = pointwise.pad_right = 0;
+    op.options.Set(std::move(pointwise));
+    op.inputs[0] = patches_id;
+    op.inputs[1] = filter_id;
+    ops.push_back(std::move(op));
+  }
+  m->ops = std::move(ops);
 }
 
 bool is_int8_op(const LoweredModel& m, const LoweredOp& op) {
@@ -394,6 +467,7 @@ BackendReport assign_backends(LoweredModel* model, const std::string& target) {
   BackendReport report;
   report.target = resolve_target(target);
   if (report.target == "reference") return report;
+  im2col_narrow_int8_convs(model);
   for (LoweredOp& op : model->ops) {
     if (take(*model, op)) {
       op.backend = schema::Backend::XNNPACK;

@@ -5,8 +5,9 @@
 # samples (int8/<graph>_calib/<input>.npy, float32 [8, ...]). Each graph is one
 # int8 operator XNNPACK 2022-02 takes (QC8 convolution incl. stride, padding,
 # dilation, depth multiplier and the IGEMM / dwconv paths; fully connected; QS8
-# add with broadcasting; global average), so the test compares that one op with
-# the reference kernel. Weights and samples come from make_graphs.py's fixed LCG.
+# add with broadcasting; global average; convolutions over <= 4 channels, which
+# the converter turns into im2col + a 1x1 convolution), so the test compares
+# that op with the reference kernel. Weights and samples come from make_graphs.py's fixed LCG.
 #   /usr/bin/python3 make_int8_graphs.py
 import os
 import struct
@@ -74,9 +75,14 @@ def mean_hw(name, x):
 # name -> (graph, {input: (shape, calibration range)})
 GRAPHS = [
     ('conv_same', lambda: conv('conv_same', [1, 9, 11, 5], [3, 3, 5, 7], act='Relu'), {'x': ([1, 9, 11, 5], 1.0)}),
-    ('conv_stride2_valid', lambda: conv('conv_stride2_valid', [1, 12, 10, 4], [3, 3, 4, 6], strides=2, padding='VALID'),
-     {'x': ([1, 12, 10, 4], 2.0)}),
-    ('conv_dilated', lambda: conv('conv_dilated', [1, 11, 9, 3], [3, 3, 3, 5], dilation=2), {'x': ([1, 11, 9, 3], 1.5)}),
+    ('conv_stride2_valid', lambda: conv('conv_stride2_valid', [1, 12, 10, 6], [3, 3, 6, 6], strides=2, padding='VALID'),
+     {'x': ([1, 12, 10, 6], 2.0)}),
+    ('conv_dilated', lambda: conv('conv_dilated', [1, 11, 9, 5], [3, 3, 5, 5], dilation=2), {'x': ([1, 11, 9, 5], 1.5)}),
+    # <= 4 input channels: the converter's im2col + 1x1 convolution
+    ('conv_narrow_dilated', lambda: conv('conv_narrow_dilated', [1, 10, 9, 2], [3, 3, 2, 7], dilation=2, act='Relu'),
+     {'x': ([1, 10, 9, 2], 1.5)}),
+    ('conv_narrow_stride2', lambda: conv('conv_narrow_stride2', [1, 12, 11, 3], [3, 3, 3, 9], strides=2),
+     {'x': ([1, 12, 11, 3], 2.0)}),
     ('conv_first_layer', lambda: conv('conv_first_layer', [1, 49, 10, 1], [10, 4, 1, 16], strides=2, act='Relu'),
      {'x': ([1, 49, 10, 1], 3.0)}),
     ('conv_pointwise', lambda: conv('conv_pointwise', [1, 5, 7, 13], [1, 1, 13, 11], act='Relu6'),
