@@ -17,6 +17,7 @@
 // the int8 corpus (../shared/corpus/int8: KWS, IC, VWW, AD, person_detect)
 // when present.
 #include <gtest/gtest.h>
+#include <pthreadpool.h>
 
 #include <cstdint>
 #include <cstdio>
@@ -316,6 +317,36 @@ INSTANTIATE_TEST_SUITE_P(
         CorpusModel{"person_detect", "int8/tflite_micro/person_detection/person_detect.tflite",
                     "int8/tflite_micro/person_detection/person_tflm_int8.npy"}),
     [](const ::testing::TestParamInfo<CorpusModel>& info) { return std::string(info.param.name); });
+
+// With a 2-thread pool XNNPACK splits the int8 work differently; the result
+// is the same integers as on the caller's thread.
+TEST(XnnpackInt8Threads, TwoThreadPoolGivesTheSameIntegers) {
+  ASSERT_EQ(backend_initialize(), Status::kOk);
+  pthreadpool_t pool = pthreadpool_create(2);
+  ASSERT_NE(pool, nullptr);
+  size_t pooled = 0;
+  for (const char* graph : {"int8_conv_first_layer", "int8_conv_same", "int8_dw_3x3", "int8_dense", "int8_add"}) {
+    Loaded m;
+    ASSERT_NO_FATAL_FAILURE(load(graph, &m));
+    for (const schema::Operator* op : *m.model.schema()->operators()) {
+      pooled += op->backend() == schema::Backend::XNNPACK && !op->single_threaded();
+    }
+    Arena a1(m.model.arena_size()), a2(m.model.arena_size());
+    Interpreter single(m.model, a1.data, m.model.arena_size());
+    Interpreter threaded(m.model, a2.data, m.model.arena_size());
+    threaded.set_thread_pool(pool);
+    ASSERT_EQ(single.Init(), Status::kOk) << single.error().message;
+    ASSERT_EQ(threaded.Init(), Status::kOk) << threaded.error().message;
+    const std::vector<Bytes> inputs = random_inputs(single, 5);
+    set_inputs(single, inputs);
+    set_inputs(threaded, inputs);
+    ASSERT_EQ(single.Invoke(), Status::kOk);
+    ASSERT_EQ(threaded.Invoke(), Status::kOk);
+    EXPECT_EQ(outputs_of(threaded), outputs_of(single)) << graph;
+  }
+  pthreadpool_destroy(pool);
+  EXPECT_GT(pooled, 0u) << "no int8 op ran on the pool";
+}
 
 }  // namespace
 }  // namespace floe
