@@ -259,6 +259,21 @@ TEST_P(XnnpackInt8Op, WithinOneStepOfTheReferenceAndBudgetHolds) {
   EXPECT_GT(compared, 0u);
 }
 
+// The target-wide model (x86_64 / aarch64: every CPU of the architecture)
+// holds on this CPU too.
+TEST_P(XnnpackInt8Op, TargetWideBudgetBoundsThisCpu) {
+  const std::string graph = std::string("int8_") + GetParam();
+  Loaded m;
+  ASSERT_NO_FATAL_FAILURE(load(graph, &m));
+  Arena arena(m.model.arena_size());
+  Interpreter interpreter(m.model, arena.data, m.model.arena_size());
+  ASSERT_EQ(interpreter.Init(), Status::kOk) << graph << ": " << interpreter.error().message;
+  EXPECT_GT(interpreter.backend_op_count(), 0u) << graph;
+  EXPECT_LE(interpreter.arena_used(), m.model.arena_size()) << graph;
+  std::printf("  %s (target-wide): arena %llu bytes stated, %zu used by Init()\n", graph.c_str(),
+              static_cast<unsigned long long>(m.model.arena_size()), interpreter.arena_used());
+}
+
 INSTANTIATE_TEST_SUITE_P(Graphs, XnnpackInt8Op,
                          ::testing::Values("conv_same", "conv_stride2_valid", "conv_dilated",
                                            "conv_first_layer", "conv_narrow_dilated", "conv_narrow_stride2",
