@@ -232,7 +232,7 @@ void compare(const std::string& what, const std::vector<std::vector<Bytes>>& inp
 
 // The _class model where this CPU is in its class (exact budget), else the
 // target-wide model (a bound).
-bool exact_budget_here() { return testing::in_exact_budget_class(); }
+bool exact_budget_here() { return testing::in_exact_budget_class(/*int8=*/true); }
 std::string class_suffix() { return exact_budget_here() ? "_class" : ""; }
 
 class XnnpackInt8Op : public ::testing::TestWithParam<const char*> {
