@@ -82,7 +82,8 @@ int main(int argc, char** argv) {
   app.add_option("--target", options.target,
                  "kernel backends for: host (default; this machine's arch), x86_64, aarch64 "
                  "(XNNPACK where it applies), x86_64-avx512 (the same, arena sized for "
-                 "AVX-512F CPUs only), cortex-m4, cortex-m33, cortex-m55 (DSP / Helium "
+                 "AVX-512F CPUs only), aarch64-no-dotprod (the same, arena sized for aarch64 CPUs "
+                 "without the dot product), cortex-m4, cortex-m33, cortex-m55 (DSP / Helium "
                  "kernels where they apply) or reference (portable kernels only)");
   app.add_flag("-q,--quiet", quiet, "print nothing on success");
   std::string error_json_path;
