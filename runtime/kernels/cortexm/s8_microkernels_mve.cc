@@ -1,0 +1,342 @@
+// SPDX-License-Identifier: Apache-2.0
+// Helium (MVE, Cortex-M55) implementations of s8_gemm and s8_depthwise
+// (s8_microkernels.h). Built only when CMake defines FLOE_CORTEXM_S8_MVE (a
+// Helium core); the DSP and portable ones are in s8_microkernels.cc.
+//
+// GEMM: 3 rows x 2 channels per pass over k, one VMLADAVA.S8 (16 MACs) per
+// row and channel, in a tail-predicated low-overhead loop (WLSTP/LETP), so
+// k % 16 costs nothing extra: 5 loads + 6 VMLADAVA + LETP per 96 MACs. Inline
+// assembly because GCC 12 emits neither the tail-predicated loop nor keeps
+// the six accumulators in the even registers VMLADAVA needs. Two passes give
+// 3 rows x 4 channels, requantized as one vector of 4 channels per row.
+//
+// Depthwise: 8 channels per vector in 16-bit lanes (widening VLDRB.S16);
+// VMULLB/VMULLT.S16 multiply the even and odd channels into two int32x4
+// accumulators (4 instructions per 8 MACs where 32-bit lanes need VMUL+VADD
+// per 4). Interior pixels of 3x3 windows take the input offset as a
+// precomputed offset * sum(filter) in the accumulator's start value and read
+// the filter from a stack copy (immediate offsets); border pixels and other
+// shapes add the offset per in-bounds tap.
+//
+// Requantization, 4 channels per instruction: VSHL (left shift), VQRDMULH
+// (TFLite's SaturatingRoundingDoublingHighMul, same rounding and the same
+// single saturating case), then VRSHL by the negated right shift, which
+// rounds ties up where TFLite rounds them away from zero: negative values
+// with a nonzero right shift are first lowered by one (ties then land on the
+// lower value, everything else is unchanged).
+#if defined(FLOE_CORTEXM_S8_MVE)
+
+#include <arm_mve.h>
+
+#include "runtime/kernels/cortexm/s8_microkernels.h"
+
+namespace floe::cortexm {
+namespace {
+
+// Per-channel constants of 4 channels in vector form.
+struct Requant4 {
+  int32x4_t multiplier;
+  int32x4_t left_shift;   // max(shift, 0)
+  int32x4_t right_shift;  // min(shift, 0): VRSHL shifts right by its negation
+};
+
+inline Requant4 make_requant4(int32x4_t multiplier, int32x4_t shift) {
+  const int32x4_t zero = vdupq_n_s32(0);
+  return {multiplier, vmaxq_s32(shift, zero), vminq_s32(shift, zero)};
+}
+
+// multiply_by_quantized_multiplier on 4 lanes (bias already added).
+inline int32x4_t scale4(int32x4_t x, const Requant4& q) {
+  x = vshlq_s32(x, q.left_shift);
+  x = vqrdmulhq_s32(x, q.multiplier);
+  // -1 where x < 0 and the right shift is nonzero (its sign bit is set):
+  // turns VRSHL's ties-up into ties-away-from-zero. Saturating, so INT32_MIN
+  // (an exact multiple of every power of two) stays put.
+  const int32x4_t fixup = vshrq_n_s32(vandq_s32(x, q.right_shift), 31);
+  x = vqaddq_s32(x, fixup);
+  return vrshlq_s32(x, q.right_shift);
+}
+
+// A vector from four scalars: two VMOVs (GCC 12 uses one per lane). In
+// "vmov qd[2], qd[0], rt, rt2", rt goes to the lower lane.
+inline int32x4_t make_lanes(int32_t l0, int32_t l1, int32_t l2, int32_t l3) {
+  int32x4_t v;
+  __asm__("vmov %q0[2], %q0[0], %1, %3\n\t"
+          "vmov %q0[3], %q0[1], %2, %4"
+          : "=&w"(v)
+          : "r"(l0), "r"(l1), "r"(l2), "r"(l3));
+  return v;
+}
+
+// s[r][c] += sum over k < k_size of a_r[k] * w_c[k], rows a0..a2, channels
+// w0, w1; see the file comment. VMLADAVA's accumulator must be an even
+// register ("Te"), and the loop count goes to lr.
+struct Sums3x2 {
+  int32_t r0c0, r0c1, r1c0, r1c1, r2c0, r2c1;
+};
+
+inline void dot_3x2(Sums3x2& s, const int8_t* a0, const int8_t* a1, const int8_t* a2,
+                    const int8_t* w0, const int8_t* w1, int32_t k_size) {
+  __asm__ volatile(
+      "ldr lr, %[k]\n\t"
+      "wlstp.8 lr, lr, 2f\n"
+      "1:\n\t"
+      "vldrb.u8 q0, [%[w0]], #16\n\t"
+      "vldrb.u8 q1, [%[w1]], #16\n\t"
+      "vldrb.u8 q2, [%[a0]], #16\n\t"
+      "vmladava.s8 %[r0c0], q2, q0\n\t"
+      "vmladava.s8 %[r0c1], q2, q1\n\t"
+      "vldrb.u8 q3, [%[a1]], #16\n\t"
+      "vmladava.s8 %[r1c0], q3, q0\n\t"
+      "vmladava.s8 %[r1c1], q3, q1\n\t"
+      "vldrb.u8 q2, [%[a2]], #16\n\t"
+      "vmladava.s8 %[r2c0], q2, q0\n\t"
+      "vmladava.s8 %[r2c1], q2, q1\n\t"
+      "letp lr, 1b\n"
+      "2:\n"
+      : [r0c0] "+Te"(s.r0c0), [r0c1] "+Te"(s.r0c1), [r1c0] "+Te"(s.r1c0), [r1c1] "+Te"(s.r1c1),
+        [r2c0] "+Te"(s.r2c0), [r2c1] "+Te"(s.r2c1), [a0] "+r"(a0), [a1] "+r"(a1), [a2] "+r"(a2),
+        [w0] "+r"(w0), [w1] "+r"(w1)
+      : [k] "m"(k_size)  // all 13 free core registers are taken: the count comes from the stack
+      : "q0", "q1", "q2", "q3", "lr", "memory");
+}
+
+// Clamp and store of one row's 4 channels.
+inline void store4(int8_t* out, int32x4_t x, const S8Requant& rq, bool full, mve_pred16_t pred) {
+  x = vaddq_n_s32(x, rq.output_offset);  // wraps like the reference's int32 add
+  x = vmaxq_s32(x, vdupq_n_s32(rq.act_min));
+  x = vminq_s32(x, vdupq_n_s32(rq.act_max));
+  if (full) {
+    vstrbq_s32(out, x);
+  } else {
+    vstrbq_p_s32(out, x, pred);
+  }
+}
+
+// ---- depthwise -------------------------------------------------------------
+
+// The constants of 8 channels c..c+7 split the way VMULLB/VMULLT split the
+// channels: even (c, c+2, c+4, c+6) and odd (c+1, c+3, ...).
+struct GroupRequant {
+  Requant4 even, odd;
+  int32x4_t bias_even, bias_odd;
+};
+
+inline GroupRequant load_group(const S8Requant& rq, int32_t c, int32_t live) {
+  // Copied through the stack once per group: the tail group reads no further
+  // than the arrays' end, and VLD20/VLD21 then de-interleave.
+  int32_t bias[8], multiplier[8], shift[8];
+  for (int32_t i = 0; i < 8; ++i) {
+    const bool in = i < live;
+    bias[i] = in ? rq.bias[c + i] : 0;
+    multiplier[i] = in ? rq.multiplier[c + i] : 0;
+    shift[i] = in ? rq.shift[c + i] : 0;
+  }
+  const int32x4x2_t b = vld2q_s32(bias), m = vld2q_s32(multiplier), s = vld2q_s32(shift);
+  return {make_requant4(m.val[0], s.val[0]), make_requant4(m.val[1], s.val[1]), b.val[0], b.val[1]};
+}
+
+// 8 channels widened to 16-bit lanes; the tail group loads only its live
+// channels (inactive lanes read as 0).
+template <bool kTail>
+inline int16x8_t load8(const int8_t* p, mve_pred16_t pred) {
+  if constexpr (kTail) {
+    return vldrbq_z_s16(p, pred);
+  } else {
+    (void)pred;
+    return vldrbq_s16(p);
+  }
+}
+
+inline void mac8(int32x4_t& even, int32x4_t& odd, int16x8_t x, int16x8_t f) {
+  even = vaddq_s32(even, vmullbq_int_s16(x, f));
+  odd = vaddq_s32(odd, vmulltq_int_s16(x, f));
+}
+
+// Requantizes 8 channels and stores them in channel order: the saturating
+// narrows put the even channels back in the even 16-bit lanes and the odd
+// ones in the odd lanes; saturating to int16 before the clamp to the int8
+// activation range gives the clamp's result.
+template <bool kTail>
+inline void requant_store8(int8_t* out, int32x4_t even, int32x4_t odd, const GroupRequant& g,
+                           const S8Requant& rq, mve_pred16_t pred) {
+  even = vaddq_n_s32(scale4(even, g.even), rq.output_offset);
+  odd = vaddq_n_s32(scale4(odd, g.odd), rq.output_offset);
+  int16x8_t n = vqmovnbq_s32(vuninitializedq_s16(), even);
+  n = vqmovntq_s32(n, odd);
+  n = vmaxq_s16(n, vdupq_n_s16(static_cast<int16_t>(rq.act_min)));
+  n = vminq_s16(n, vdupq_n_s16(static_cast<int16_t>(rq.act_max)));
+  if constexpr (kTail) {
+    vstrbq_p_s16(out, n, pred);
+  } else {
+    (void)pred;
+    vstrbq_s16(out, n);
+  }
+}
+
+inline int32_t ceil_div(int32_t a, int32_t b) { return (a + b - 1) / b; }
+
+// Any kernel, stride, dilation and position: only the in-bounds taps, each
+// with the input offset added.
+template <bool kTail>
+inline void general_pixel(const DepthwiseS8Shape& s, const int8_t* in_c, const int8_t* filter_c,
+                          int32_t oy, int32_t ox, const GroupRequant& g, const S8Requant& rq,
+                          int8_t* out, mve_pred16_t pred) {
+  const int32_t iy0 = oy * s.stride_h - s.pad_top, ix0 = ox * s.stride_w - s.pad_left;
+  const int32_t ky_lo = iy0 < 0 ? ceil_div(-iy0, s.dil_h) : 0;
+  const int32_t ky_end = s.in_h - iy0 > 0 ? ceil_div(s.in_h - iy0, s.dil_h) : 0;
+  const int32_t ky_hi = ky_end < s.k_h ? ky_end : s.k_h;
+  const int32_t kx_lo = ix0 < 0 ? ceil_div(-ix0, s.dil_w) : 0;
+  const int32_t kx_end = s.in_w - ix0 > 0 ? ceil_div(s.in_w - ix0, s.dil_w) : 0;
+  const int32_t kx_hi = kx_end < s.k_w ? kx_end : s.k_w;
+  const int16_t offset = static_cast<int16_t>(s.input_offset);
+  int32x4_t even = g.bias_even, odd = g.bias_odd;
+  for (int32_t ky = ky_lo; ky < ky_hi; ++ky) {
+    const int8_t* row = in_c + (iy0 + ky * s.dil_h) * s.in_w * s.channels;
+    const int8_t* taps = filter_c + ky * s.k_w * s.channels;
+    for (int32_t kx = kx_lo; kx < kx_hi; ++kx) {
+      const int16x8_t x = vaddq_n_s16(load8<kTail>(row + (ix0 + kx * s.dil_w) * s.channels, pred), offset);
+      mac8(even, odd, x, load8<kTail>(taps + kx * s.channels, pred));
+    }
+  }
+  requant_store8<kTail>(out, even, odd, g, rq, pred);
+}
+
+// kPixels (1 or 2) horizontally adjacent outputs of a 3x3 window that lies
+// inside the input: p is the first one's top-left tap, `step` the distance
+// between their windows; the input offset is in `even`/`odd` already.
+template <int kPixels, bool kTail>
+inline void interior_3x3(const int8_t* p, int32_t col, int32_t row, int32_t step,
+                         const int16x8_t* taps, int32x4_t even, int32x4_t odd, const GroupRequant& g,
+                         const S8Requant& rq, int8_t* out, int32_t out_step, mve_pred16_t pred) {
+  int32x4_t even1 = even, odd1 = odd;
+  for (int ky = 0; ky < 3; ++ky) {
+    for (int kx = 0; kx < 3; ++kx) {
+      const int8_t* q = p + ky * row + kx * col;
+      const int16x8_t f = taps[ky * 3 + kx];
+      mac8(even, odd, load8<kTail>(q, pred), f);
+      if constexpr (kPixels == 2) mac8(even1, odd1, load8<kTail>(q + step, pred), f);
+    }
+  }
+  requant_store8<kTail>(out, even, odd, g, rq, pred);
+  if constexpr (kPixels == 2) requant_store8<kTail>(out + out_step, even1, odd1, g, rq, pred);
+}
+
+// One group of up to 8 channels over the whole output.
+template <bool kTail>
+void depthwise_group(const DepthwiseS8Shape& s, const int8_t* input, const int8_t* filter,
+                     const S8Requant& rq, int8_t* output, int32_t c) {
+  const int32_t live = s.channels - c < 8 ? s.channels - c : 8;
+  const mve_pred16_t pred = vctp16q(static_cast<uint32_t>(live));
+  const GroupRequant g = load_group(rq, c, live);
+  const int32_t C = s.channels;
+  const bool fast = s.k_h == 3 && s.k_w == 3 && s.dil_h == 1 && s.dil_w == 1;
+  // The fast path's filter, widened, and its start value: bias plus the
+  // input offset times the sum of the taps.
+  int16x8_t taps[9];
+  int32x4_t interior_even = g.bias_even, interior_odd = g.bias_odd;
+  int32_t ox_lo = s.out_w, ox_hi = s.out_w;
+  if (fast) {
+    int16x8_t sum = vdupq_n_s16(0);
+    for (int t = 0; t < 9; ++t) {
+      taps[t] = load8<kTail>(filter + t * C + c, pred);
+      sum = vaddq_s16(sum, taps[t]);
+    }
+    const int16x8_t offset = vdupq_n_s16(static_cast<int16_t>(s.input_offset));
+    interior_even = vaddq_s32(interior_even, vmullbq_int_s16(sum, offset));
+    interior_odd = vaddq_s32(interior_odd, vmulltq_int_s16(sum, offset));
+    // Outputs [ox_lo, ox_hi) have all three columns inside the input.
+    const int32_t first = ceil_div(s.pad_left, s.stride_w);
+    const int32_t last_end = s.in_w - 3 + s.pad_left >= 0 ? (s.in_w - 3 + s.pad_left) / s.stride_w + 1 : 0;
+    ox_lo = first < s.out_w ? first : s.out_w;
+    ox_hi = last_end < s.out_w ? last_end : s.out_w;
+    if (ox_hi < ox_lo) ox_hi = ox_lo;
+  }
+  const int32_t in_row = s.in_w * C;
+  for (int32_t n = 0; n < s.batches; ++n) {
+    const int8_t* in_c = input + n * s.in_h * in_row + c;
+    for (int32_t oy = 0; oy < s.out_h; ++oy) {
+      int8_t* out = output + ((n * s.out_h + oy) * s.out_w) * C + c;
+      const int32_t iy0 = oy * s.stride_h - s.pad_top;
+      const bool row_inside = fast && iy0 >= 0 && iy0 + 3 <= s.in_h;
+      if (!row_inside) {
+        for (int32_t ox = 0; ox < s.out_w; ++ox) {
+          general_pixel<kTail>(s, in_c, filter + c, oy, ox, g, rq, out + ox * C, pred);
+        }
+        continue;
+      }
+      for (int32_t ox = 0; ox < ox_lo; ++ox) {
+        general_pixel<kTail>(s, in_c, filter + c, oy, ox, g, rq, out + ox * C, pred);
+      }
+      const int32_t step = s.stride_w * C;
+      const int8_t* p = in_c + iy0 * in_row + (ox_lo * s.stride_w - s.pad_left) * C;
+      int32_t ox = ox_lo;
+      for (; ox + 2 <= ox_hi; ox += 2, p += 2 * step) {
+        interior_3x3<2, kTail>(p, C, in_row, step, taps, interior_even, interior_odd, g, rq,
+                               out + ox * C, C, pred);
+      }
+      if (ox < ox_hi) {
+        interior_3x3<1, kTail>(p, C, in_row, step, taps, interior_even, interior_odd, g, rq,
+                               out + ox * C, C, pred);
+        ++ox;
+      }
+      for (; ox < s.out_w; ++ox) {
+        general_pixel<kTail>(s, in_c, filter + c, oy, ox, g, rq, out + ox * C, pred);
+      }
+    }
+  }
+}
+
+}  // namespace
+
+void s8_gemm(const int8_t* a, int32_t a_stride, int32_t rows, const int8_t* w, int32_t channels,
+             int32_t k_size, const S8Requant& rq, int8_t* out, int32_t out_stride) {
+  for (int32_t c = 0; c < channels; c += 4) {
+    const int32_t live = channels - c < 4 ? channels - c : 4;
+    const bool full = live == 4;
+    const mve_pred16_t pred = vctp32q(static_cast<uint32_t>(live));
+    const Requant4 q = make_requant4(vldrwq_z_s32(rq.multiplier + c, pred),
+                                     vldrwq_z_s32(rq.shift + c, pred));
+    // Missing channels of the last block repeat the last one (results dropped).
+    const int8_t* w0 = w + c * k_size;
+    const int8_t* w1 = live > 1 ? w0 + k_size : w0;
+    const int8_t* w2 = live > 2 ? w0 + 2 * k_size : w0;
+    const int8_t* w3 = live > 3 ? w0 + 3 * k_size : w0;
+    // The bias starts the sums, so it costs no vector add.
+    const int32_t b0 = rq.bias[c];
+    const int32_t b1 = live > 1 ? rq.bias[c + 1] : 0;
+    const int32_t b2 = live > 2 ? rq.bias[c + 2] : 0;
+    const int32_t b3 = live > 3 ? rq.bias[c + 3] : 0;
+    for (int32_t r = 0; r < rows; r += 3) {
+      // Missing rows of the last block repeat the first one (results dropped).
+      const int8_t* a0 = a + r * a_stride;
+      const int8_t* a1 = r + 1 < rows ? a0 + a_stride : a0;
+      const int8_t* a2 = r + 2 < rows ? a0 + 2 * a_stride : a0;
+      Sums3x2 lo{b0, b1, b0, b1, b0, b1};
+      Sums3x2 hi{b2, b3, b2, b3, b2, b3};
+      dot_3x2(lo, a0, a1, a2, w0, w1, k_size);
+      dot_3x2(hi, a0, a1, a2, w2, w3, k_size);
+      int8_t* o = out + r * out_stride + c;
+      store4(o, scale4(make_lanes(lo.r0c0, lo.r0c1, hi.r0c0, hi.r0c1), q), rq, full, pred);
+      if (r + 1 < rows) {
+        store4(o + out_stride, scale4(make_lanes(lo.r1c0, lo.r1c1, hi.r1c0, hi.r1c1), q), rq, full,
+               pred);
+      }
+      if (r + 2 < rows) {
+        store4(o + 2 * out_stride, scale4(make_lanes(lo.r2c0, lo.r2c1, hi.r2c0, hi.r2c1), q), rq,
+               full, pred);
+      }
+    }
+  }
+}
+
+void s8_depthwise(const DepthwiseS8Shape& shape, const int8_t* input, const int8_t* filter,
+                  const S8Requant& rq, int8_t* output) {
+  const int32_t full_groups = shape.channels / 8;
+  for (int32_t g = 0; g < full_groups; ++g) depthwise_group<false>(shape, input, filter, rq, output, g * 8);
+  if (shape.channels % 8 != 0) depthwise_group<true>(shape, input, filter, rq, output, full_groups * 8);
+}
+
+}  // namespace floe::cortexm
+
+#endif  // FLOE_CORTEXM_S8_MVE
