@@ -46,15 +46,31 @@ inline Requant4 make_requant4(int32x4_t multiplier, int32x4_t shift) {
 }
 
 // multiply_by_quantized_multiplier on 4 lanes (bias already added).
+// kRightOnly: every shift of these channels is negative (the usual case,
+// checked per block of channels): no left shift, and every lane's fix-up
+// applies, so it needs no mask.
+template <bool kRightOnly>
 inline int32x4_t scale4(int32x4_t x, const Requant4& q) {
-  x = vshlq_s32(x, q.left_shift);
-  x = vqrdmulhq_s32(x, q.multiplier);
-  // -1 where x < 0 and the right shift is nonzero (its sign bit is set):
-  // turns VRSHL's ties-up into ties-away-from-zero. Saturating, so INT32_MIN
-  // (an exact multiple of every power of two) stays put.
-  const int32x4_t fixup = vshrq_n_s32(vandq_s32(x, q.right_shift), 31);
-  x = vqaddq_s32(x, fixup);
-  return vrshlq_s32(x, q.right_shift);
+  if constexpr (kRightOnly) {
+    x = vqrdmulhq_s32(x, q.multiplier);
+    x = vqaddq_s32(x, vshrq_n_s32(x, 31));
+    return vrshlq_s32(x, q.right_shift);
+  } else {
+    x = vshlq_s32(x, q.left_shift);
+    x = vqrdmulhq_s32(x, q.multiplier);
+    // -1 where x < 0 and the right shift is nonzero (its sign bit is set):
+    // turns VRSHL's ties-up into ties-away-from-zero. Saturating, so INT32_MIN
+    // (an exact multiple of every power of two) stays put.
+    const int32x4_t fixup = vshrq_n_s32(vandq_s32(x, q.right_shift), 31);
+    x = vqaddq_s32(x, fixup);
+    return vrshlq_s32(x, q.right_shift);
+  }
+}
+
+// True when every live lane's shift is negative (scale4<true> applies);
+// dead lanes are loaded as 0 and ignored.
+inline bool right_shifts_only(int32x4_t shift, mve_pred16_t live) {
+  return vmaxvq_p_s32(INT32_MIN, shift, live) < 0;
 }
 
 // A vector from four scalars: two VMOVs (GCC 12 uses one per lane). In
@@ -120,6 +136,7 @@ inline void store4(int8_t* out, int32x4_t x, const S8Requant& rq, bool full, mve
 struct GroupRequant {
   Requant4 even, odd;
   int32x4_t bias_even, bias_odd;
+  bool right_only;  // every live channel's shift is negative (scale4<true>)
 };
 
 inline GroupRequant load_group(const S8Requant& rq, int32_t c, int32_t live) {
@@ -133,7 +150,10 @@ inline GroupRequant load_group(const S8Requant& rq, int32_t c, int32_t live) {
     shift[i] = in ? rq.shift[c + i] : 0;
   }
   const int32x4x2_t b = vld2q_s32(bias), m = vld2q_s32(multiplier), s = vld2q_s32(shift);
-  return {make_requant4(m.val[0], s.val[0]), make_requant4(m.val[1], s.val[1]), b.val[0], b.val[1]};
+  bool right_only = true;
+  for (int32_t i = 0; i < live; ++i) right_only = right_only && shift[i] < 0;
+  return {make_requant4(m.val[0], s.val[0]), make_requant4(m.val[1], s.val[1]), b.val[0], b.val[1],
+          right_only};
 }
 
 // 8 channels widened to 16-bit lanes; the tail group loads only its live
@@ -157,11 +177,11 @@ inline void mac8(int32x4_t& even, int32x4_t& odd, int16x8_t x, int16x8_t f) {
 // narrows put the even channels back in the even 16-bit lanes and the odd
 // ones in the odd lanes; saturating to int16 before the clamp to the int8
 // activation range gives the clamp's result.
-template <bool kTail>
+template <bool kTail, bool kRightOnly>
 inline void requant_store8(int8_t* out, int32x4_t even, int32x4_t odd, const GroupRequant& g,
                            const S8Requant& rq, mve_pred16_t pred) {
-  even = vaddq_n_s32(scale4(even, g.even), rq.output_offset);
-  odd = vaddq_n_s32(scale4(odd, g.odd), rq.output_offset);
+  even = vaddq_n_s32(scale4<kRightOnly>(even, g.even), rq.output_offset);
+  odd = vaddq_n_s32(scale4<kRightOnly>(odd, g.odd), rq.output_offset);
   int16x8_t n = vqmovnbq_s32(vuninitializedq_s16(), even);
   n = vqmovntq_s32(n, odd);
   n = vmaxq_s16(n, vdupq_n_s16(static_cast<int16_t>(rq.act_min)));
@@ -176,19 +196,30 @@ inline void requant_store8(int8_t* out, int32x4_t even, int32x4_t odd, const Gro
 
 inline int32_t ceil_div(int32_t a, int32_t b) { return (a + b - 1) / b; }
 
+// The in-bounds taps [first_tap, end_tap) of a window starting at `start`
+// (dilation 1, the common case, needs no division).
+inline int32_t first_tap(int32_t start, int32_t dil) {
+  if (start >= 0) return 0;
+  return dil == 1 ? -start : ceil_div(-start, dil);
+}
+inline int32_t end_tap(int32_t start, int32_t size, int32_t k, int32_t dil) {
+  const int32_t room = size - start;
+  if (room <= 0) return 0;
+  const int32_t end = dil == 1 ? room : ceil_div(room, dil);
+  return end < k ? end : k;
+}
+
 // Any kernel, stride, dilation and position: only the in-bounds taps, each
 // with the input offset added.
-template <bool kTail>
+template <bool kTail, bool kRightOnly>
 inline void general_pixel(const DepthwiseS8Shape& s, const int8_t* in_c, const int8_t* filter_c,
                           int32_t oy, int32_t ox, const GroupRequant& g, const S8Requant& rq,
                           int8_t* out, mve_pred16_t pred) {
   const int32_t iy0 = oy * s.stride_h - s.pad_top, ix0 = ox * s.stride_w - s.pad_left;
-  const int32_t ky_lo = iy0 < 0 ? ceil_div(-iy0, s.dil_h) : 0;
-  const int32_t ky_end = s.in_h - iy0 > 0 ? ceil_div(s.in_h - iy0, s.dil_h) : 0;
-  const int32_t ky_hi = ky_end < s.k_h ? ky_end : s.k_h;
-  const int32_t kx_lo = ix0 < 0 ? ceil_div(-ix0, s.dil_w) : 0;
-  const int32_t kx_end = s.in_w - ix0 > 0 ? ceil_div(s.in_w - ix0, s.dil_w) : 0;
-  const int32_t kx_hi = kx_end < s.k_w ? kx_end : s.k_w;
+  const int32_t ky_lo = first_tap(iy0, s.dil_h);
+  const int32_t ky_hi = end_tap(iy0, s.in_h, s.k_h, s.dil_h);
+  const int32_t kx_lo = first_tap(ix0, s.dil_w);
+  const int32_t kx_hi = end_tap(ix0, s.in_w, s.k_w, s.dil_w);
   const int16_t offset = static_cast<int16_t>(s.input_offset);
   int32x4_t even = g.bias_even, odd = g.bias_odd;
   for (int32_t ky = ky_lo; ky < ky_hi; ++ky) {
@@ -199,18 +230,20 @@ inline void general_pixel(const DepthwiseS8Shape& s, const int8_t* in_c, const i
       mac8(even, odd, x, load8<kTail>(taps + kx * s.channels, pred));
     }
   }
-  requant_store8<kTail>(out, even, odd, g, rq, pred);
+  requant_store8<kTail, kRightOnly>(out, even, odd, g, rq, pred);
 }
 
 // kPixels (1 or 2) horizontally adjacent outputs of a 3x3 window that lies
 // inside the input: p is the first one's top-left tap, `step` the distance
 // between their windows; the input offset is in `even`/`odd` already.
-template <int kPixels, bool kTail>
+template <int kPixels, bool kTail, bool kRightOnly>
 inline void interior_3x3(const int8_t* p, int32_t col, int32_t row, int32_t step,
                          const int16x8_t* taps, int32x4_t even, int32x4_t odd, const GroupRequant& g,
                          const S8Requant& rq, int8_t* out, int32_t out_step, mve_pred16_t pred) {
   int32x4_t even1 = even, odd1 = odd;
+#pragma GCC unroll 3
   for (int ky = 0; ky < 3; ++ky) {
+#pragma GCC unroll 3
     for (int kx = 0; kx < 3; ++kx) {
       const int8_t* q = p + ky * row + kx * col;
       const int16x8_t f = taps[ky * 3 + kx];
@@ -218,17 +251,18 @@ inline void interior_3x3(const int8_t* p, int32_t col, int32_t row, int32_t step
       if constexpr (kPixels == 2) mac8(even1, odd1, load8<kTail>(q + step, pred), f);
     }
   }
-  requant_store8<kTail>(out, even, odd, g, rq, pred);
-  if constexpr (kPixels == 2) requant_store8<kTail>(out + out_step, even1, odd1, g, rq, pred);
+  requant_store8<kTail, kRightOnly>(out, even, odd, g, rq, pred);
+  if constexpr (kPixels == 2) {
+    requant_store8<kTail, kRightOnly>(out + out_step, even1, odd1, g, rq, pred);
+  }
 }
 
 // One group of up to 8 channels over the whole output.
-template <bool kTail>
+template <bool kTail, bool kRightOnly>
 void depthwise_group(const DepthwiseS8Shape& s, const int8_t* input, const int8_t* filter,
-                     const S8Requant& rq, int8_t* output, int32_t c) {
+                     const S8Requant& rq, int8_t* output, int32_t c, const GroupRequant& g) {
   const int32_t live = s.channels - c < 8 ? s.channels - c : 8;
   const mve_pred16_t pred = vctp16q(static_cast<uint32_t>(live));
-  const GroupRequant g = load_group(rq, c, live);
   const int32_t C = s.channels;
   const bool fast = s.k_h == 3 && s.k_w == 3 && s.dil_h == 1 && s.dil_w == 1;
   // The fast path's filter, widened, and its start value: bias plus the
@@ -261,29 +295,98 @@ void depthwise_group(const DepthwiseS8Shape& s, const int8_t* input, const int8_
       const bool row_inside = fast && iy0 >= 0 && iy0 + 3 <= s.in_h;
       if (!row_inside) {
         for (int32_t ox = 0; ox < s.out_w; ++ox) {
-          general_pixel<kTail>(s, in_c, filter + c, oy, ox, g, rq, out + ox * C, pred);
+          general_pixel<kTail, kRightOnly>(s, in_c, filter + c, oy, ox, g, rq, out + ox * C, pred);
         }
         continue;
       }
       for (int32_t ox = 0; ox < ox_lo; ++ox) {
-        general_pixel<kTail>(s, in_c, filter + c, oy, ox, g, rq, out + ox * C, pred);
+        general_pixel<kTail, kRightOnly>(s, in_c, filter + c, oy, ox, g, rq, out + ox * C, pred);
       }
       const int32_t step = s.stride_w * C;
       const int8_t* p = in_c + iy0 * in_row + (ox_lo * s.stride_w - s.pad_left) * C;
       int32_t ox = ox_lo;
       for (; ox + 2 <= ox_hi; ox += 2, p += 2 * step) {
-        interior_3x3<2, kTail>(p, C, in_row, step, taps, interior_even, interior_odd, g, rq,
+        interior_3x3<2, kTail, kRightOnly>(p, C, in_row, step, taps, interior_even, interior_odd, g, rq,
                                out + ox * C, C, pred);
       }
       if (ox < ox_hi) {
-        interior_3x3<1, kTail>(p, C, in_row, step, taps, interior_even, interior_odd, g, rq,
+        interior_3x3<1, kTail, kRightOnly>(p, C, in_row, step, taps, interior_even, interior_odd, g, rq,
                                out + ox * C, C, pred);
         ++ox;
       }
       for (; ox < s.out_w; ++ox) {
-        general_pixel<kTail>(s, in_c, filter + c, oy, ox, g, rq, out + ox * C, pred);
+        general_pixel<kTail, kRightOnly>(s, in_c, filter + c, oy, ox, g, rq, out + ox * C, pred);
       }
     }
+  }
+}
+
+}  // namespace
+
+namespace {
+
+// 4 channels (c..c+3, `live` of them real) for every row: the general k.
+template <bool kRightOnly>
+void gemm_block(const int8_t* a, int32_t a_stride, int32_t rows, const int8_t* w0, int32_t k_size,
+                int32_t live, const int32_t* bias, const Requant4& q, const S8Requant& rq,
+                int8_t* out, int32_t out_stride) {
+  const bool full = live == 4;
+  const mve_pred16_t pred = vctp32q(static_cast<uint32_t>(live));
+  // Missing channels of the last block repeat the first one (results dropped).
+  const int8_t* w1 = live > 1 ? w0 + k_size : w0;
+  const int8_t* w2 = live > 2 ? w0 + 2 * k_size : w0;
+  const int8_t* w3 = live > 3 ? w0 + 3 * k_size : w0;
+  // The bias starts the sums, so it costs no vector add.
+  const int32_t b0 = bias[0];
+  const int32_t b1 = live > 1 ? bias[1] : 0;
+  const int32_t b2 = live > 2 ? bias[2] : 0;
+  const int32_t b3 = live > 3 ? bias[3] : 0;
+  for (int32_t r = 0; r < rows; r += 3) {
+    // Missing rows of the last block repeat the first one (results dropped).
+    const int8_t* a0 = a + r * a_stride;
+    const int8_t* a1 = r + 1 < rows ? a0 + a_stride : a0;
+    const int8_t* a2 = r + 2 < rows ? a0 + 2 * a_stride : a0;
+    Sums3x2 lo{b0, b1, b0, b1, b0, b1};
+    Sums3x2 hi{b2, b3, b2, b3, b2, b3};
+    dot_3x2(lo, a0, a1, a2, w0, w1, k_size);
+    dot_3x2(hi, a0, a1, a2, w2, w3, k_size);
+    int8_t* o = out + r * out_stride;
+    store4(o, scale4<kRightOnly>(make_lanes(lo.r0c0, lo.r0c1, hi.r0c0, hi.r0c1), q), rq, full, pred);
+    if (r + 1 < rows) {
+      store4(o + out_stride, scale4<kRightOnly>(make_lanes(lo.r1c0, lo.r1c1, hi.r1c0, hi.r1c1), q),
+             rq, full, pred);
+    }
+    if (r + 2 < rows) {
+      store4(o + 2 * out_stride,
+             scale4<kRightOnly>(make_lanes(lo.r2c0, lo.r2c1, hi.r2c0, hi.r2c1), q), rq, full, pred);
+    }
+  }
+}
+
+// k <= 16 (person_detect's first layers: k = 8, 9, 16): each channel's
+// weights fit one vector, so 4 channels stay in registers (zero beyond k,
+// which makes the rows' lanes beyond k irrelevant) and each row costs one
+// load and four VMLADAVs instead of a pass of the general loop per block.
+template <bool kRightOnly>
+void gemm_block_short_k(const int8_t* a, int32_t a_stride, int32_t rows, const int8_t* w0,
+                        int32_t k_size, int32_t live, const int32_t* bias, const Requant4& q,
+                        const S8Requant& rq, int8_t* out, int32_t out_stride) {
+  const bool full = live == 4;
+  const mve_pred16_t pred = vctp32q(static_cast<uint32_t>(live));
+  const mve_pred16_t k_pred = vctp8q(static_cast<uint32_t>(k_size));
+  const int8x16_t v0 = vldrbq_z_s8(w0, k_pred);
+  const int8x16_t v1 = live > 1 ? vldrbq_z_s8(w0 + k_size, k_pred) : v0;
+  const int8x16_t v2 = live > 2 ? vldrbq_z_s8(w0 + 2 * k_size, k_pred) : v0;
+  const int8x16_t v3 = live > 3 ? vldrbq_z_s8(w0 + 3 * k_size, k_pred) : v0;
+  const int32_t b0 = bias[0];
+  const int32_t b1 = live > 1 ? bias[1] : 0;
+  const int32_t b2 = live > 2 ? bias[2] : 0;
+  const int32_t b3 = live > 3 ? bias[3] : 0;
+  for (int32_t r = 0; r < rows; ++r, a += a_stride, out += out_stride) {
+    const int8x16_t x = vldrbq_z_s8(a, k_pred);  // reads no byte beyond the row
+    const int32x4_t sums = make_lanes(vmladavaq_s8(b0, x, v0), vmladavaq_s8(b1, x, v1),
+                                      vmladavaq_s8(b2, x, v2), vmladavaq_s8(b3, x, v3));
+    store4(out, scale4<kRightOnly>(sums, q), rq, full, pred);
   }
 }
 
@@ -293,48 +396,43 @@ void s8_gemm(const int8_t* a, int32_t a_stride, int32_t rows, const int8_t* w, i
              int32_t k_size, const S8Requant& rq, int8_t* out, int32_t out_stride) {
   for (int32_t c = 0; c < channels; c += 4) {
     const int32_t live = channels - c < 4 ? channels - c : 4;
-    const bool full = live == 4;
     const mve_pred16_t pred = vctp32q(static_cast<uint32_t>(live));
-    const Requant4 q = make_requant4(vldrwq_z_s32(rq.multiplier + c, pred),
-                                     vldrwq_z_s32(rq.shift + c, pred));
-    // Missing channels of the last block repeat the last one (results dropped).
+    const int32x4_t shift = vldrwq_z_s32(rq.shift + c, pred);
+    const Requant4 q = make_requant4(vldrwq_z_s32(rq.multiplier + c, pred), shift);
     const int8_t* w0 = w + c * k_size;
-    const int8_t* w1 = live > 1 ? w0 + k_size : w0;
-    const int8_t* w2 = live > 2 ? w0 + 2 * k_size : w0;
-    const int8_t* w3 = live > 3 ? w0 + 3 * k_size : w0;
-    // The bias starts the sums, so it costs no vector add.
-    const int32_t b0 = rq.bias[c];
-    const int32_t b1 = live > 1 ? rq.bias[c + 1] : 0;
-    const int32_t b2 = live > 2 ? rq.bias[c + 2] : 0;
-    const int32_t b3 = live > 3 ? rq.bias[c + 3] : 0;
-    for (int32_t r = 0; r < rows; r += 3) {
-      // Missing rows of the last block repeat the first one (results dropped).
-      const int8_t* a0 = a + r * a_stride;
-      const int8_t* a1 = r + 1 < rows ? a0 + a_stride : a0;
-      const int8_t* a2 = r + 2 < rows ? a0 + 2 * a_stride : a0;
-      Sums3x2 lo{b0, b1, b0, b1, b0, b1};
-      Sums3x2 hi{b2, b3, b2, b3, b2, b3};
-      dot_3x2(lo, a0, a1, a2, w0, w1, k_size);
-      dot_3x2(hi, a0, a1, a2, w2, w3, k_size);
-      int8_t* o = out + r * out_stride + c;
-      store4(o, scale4(make_lanes(lo.r0c0, lo.r0c1, hi.r0c0, hi.r0c1), q), rq, full, pred);
-      if (r + 1 < rows) {
-        store4(o + out_stride, scale4(make_lanes(lo.r1c0, lo.r1c1, hi.r1c0, hi.r1c1), q), rq, full,
-               pred);
+    const bool right_only = right_shifts_only(shift, pred);
+    if (k_size <= 16) {
+      if (right_only) {
+        gemm_block_short_k<true>(a, a_stride, rows, w0, k_size, live, rq.bias + c, q, rq, out + c, out_stride);
+      } else {
+        gemm_block_short_k<false>(a, a_stride, rows, w0, k_size, live, rq.bias + c, q, rq, out + c, out_stride);
       }
-      if (r + 2 < rows) {
-        store4(o + 2 * out_stride, scale4(make_lanes(lo.r2c0, lo.r2c1, hi.r2c0, hi.r2c1), q), rq,
-               full, pred);
-      }
+    } else if (right_only) {
+      gemm_block<true>(a, a_stride, rows, w0, k_size, live, rq.bias + c, q, rq, out + c, out_stride);
+    } else {
+      gemm_block<false>(a, a_stride, rows, w0, k_size, live, rq.bias + c, q, rq, out + c, out_stride);
     }
   }
 }
 
 void s8_depthwise(const DepthwiseS8Shape& shape, const int8_t* input, const int8_t* filter,
                   const S8Requant& rq, int8_t* output) {
-  const int32_t full_groups = shape.channels / 8;
-  for (int32_t g = 0; g < full_groups; ++g) depthwise_group<false>(shape, input, filter, rq, output, g * 8);
-  if (shape.channels % 8 != 0) depthwise_group<true>(shape, input, filter, rq, output, full_groups * 8);
+  for (int32_t c = 0; c < shape.channels; c += 8) {
+    const int32_t live = shape.channels - c < 8 ? shape.channels - c : 8;
+    const GroupRequant g = load_group(rq, c, live);
+    const bool right_only = g.right_only;
+    if (live == 8) {
+      if (right_only) {
+        depthwise_group<false, true>(shape, input, filter, rq, output, c, g);
+      } else {
+        depthwise_group<false, false>(shape, input, filter, rq, output, c, g);
+      }
+    } else if (right_only) {
+      depthwise_group<true, true>(shape, input, filter, rq, output, c, g);
+    } else {
+      depthwise_group<true, false>(shape, input, filter, rq, output, c, g);
+    }
+  }
 }
 
 }  // namespace floe::cortexm
