@@ -5,10 +5,11 @@
 //
 // GEMM: 3 rows x 2 channels per pass over k, one VMLADAVA.S8 (16 MACs) per
 // row and channel, in a tail-predicated low-overhead loop (WLSTP/LETP), so
-// k % 16 costs nothing extra: 5 loads + 6 VMLADAVA + LETP per 96 MACs. Inline
-// assembly because GCC 12 emits neither the tail-predicated loop nor keeps
-// the six accumulators in the even registers VMLADAVA needs. Two passes give
-// 3 rows x 4 channels, requantized as one vector of 4 channels per row.
+// k % 16 costs nothing extra: 5 loads + 6 VMLADAVA + LETP per 96 MACs. Two
+// passes in one inline-assembly block give 3 rows x 4 channels as three
+// vectors, requantized 4 channels per instruction. Assembly because GCC 12
+// emits no tail-predicated loop and, left to itself, spills the twelve sums
+// between passes.
 //
 // Depthwise: 8 channels per vector in 16-bit lanes (widening VLDRB.S16);
 // VMULLB/VMULLT.S16 multiply the even and odd channels into two int32x4
@@ -84,44 +85,107 @@ inline int32x4_t make_lanes(int32_t l0, int32_t l1, int32_t l2, int32_t l3) {
   return v;
 }
 
-// s[r][c] += sum over k < k_size of a_r[k] * w_c[k], rows a0..a2, channels
-// w0, w1; see the file comment. VMLADAVA's accumulator must be an even
-// register ("Te"), and the loop count goes to lr.
-struct Sums3x2 {
-  int32_t r0c0, r0c1, r1c0, r1c1, r2c0, r2c1;
+// The second pass of dot_3x4, read from the stack: by then all 13 free core
+// registers are taken.
+struct SecondPass {
+  int32_t k_size;
+  const int8_t* w1;
+  const int8_t* w3;
+  int32_t bias1, bias3;
 };
 
-inline void dot_3x2(Sums3x2& s, const int8_t* a0, const int8_t* a1, const int8_t* a2,
-                    const int8_t* w0, const int8_t* w1, int32_t k_size) {
+// rows[r] = {bias[c] + sum over k < k_size of a_r[k] * w_c[k]} for rows
+// a0..a2 and channels c = 0..3 (w0, w2 and bias0, bias2 as arguments, w1, w3
+// and bias1, bias3 in `second`). Two tail-predicated passes over k, channels
+// 0 and 2 then 1 and 3, so that each pass's two sums per row fill lanes
+// (0, 2) and then (1, 3) with one VMOV. VMLADAVA's accumulator must be an
+// even register ("Te").
+struct Rows3 {
+  int32x4_t row0, row1, row2;
+};
+
+inline Rows3 dot_3x4(const int8_t* a0, const int8_t* a1, const int8_t* a2, const int8_t* w0,
+                     const int8_t* w2, int32_t bias0, int32_t bias2, const SecondPass& second) {
+  int32_t s0a = bias0, s0b = bias2, s1a = bias0, s1b = bias2, s2a = bias0, s2b = bias2;
+  Rows3 rows;
   __asm__ volatile(
       "ldr lr, %[k]\n\t"
       "wlstp.8 lr, lr, 2f\n"
       "1:\n\t"
-      "vldrb.u8 q0, [%[w0]], #16\n\t"
-      "vldrb.u8 q1, [%[w1]], #16\n\t"
+      "vldrb.u8 q0, [%[wa]], #16\n\t"
+      "vldrb.u8 q1, [%[wb]], #16\n\t"
       "vldrb.u8 q2, [%[a0]], #16\n\t"
-      "vmladava.s8 %[r0c0], q2, q0\n\t"
-      "vmladava.s8 %[r0c1], q2, q1\n\t"
+      "vmladava.s8 %[s0a], q2, q0\n\t"
+      "vmladava.s8 %[s0b], q2, q1\n\t"
       "vldrb.u8 q3, [%[a1]], #16\n\t"
-      "vmladava.s8 %[r1c0], q3, q0\n\t"
-      "vmladava.s8 %[r1c1], q3, q1\n\t"
+      "vmladava.s8 %[s1a], q3, q0\n\t"
+      "vmladava.s8 %[s1b], q3, q1\n\t"
       "vldrb.u8 q2, [%[a2]], #16\n\t"
-      "vmladava.s8 %[r2c0], q2, q0\n\t"
-      "vmladava.s8 %[r2c1], q2, q1\n\t"
+      "vmladava.s8 %[s2a], q2, q0\n\t"
+      "vmladava.s8 %[s2b], q2, q1\n\t"
       "letp lr, 1b\n"
-      "2:\n"
-      : [r0c0] "+Te"(s.r0c0), [r0c1] "+Te"(s.r0c1), [r1c0] "+Te"(s.r1c0), [r1c1] "+Te"(s.r1c1),
-        [r2c0] "+Te"(s.r2c0), [r2c1] "+Te"(s.r2c1), [a0] "+r"(a0), [a1] "+r"(a1), [a2] "+r"(a2),
-        [w0] "+r"(w0), [w1] "+r"(w1)
-      : [k] "m"(k_size)  // all 13 free core registers are taken: the count comes from the stack
+      "2:\n\t"
+      "vmov %q[v0][2], %q[v0][0], %[s0a], %[s0b]\n\t"
+      "vmov %q[v1][2], %q[v1][0], %[s1a], %[s1b]\n\t"
+      "vmov %q[v2][2], %q[v2][0], %[s2a], %[s2b]\n\t"
+      "ldr lr, %[k]\n\t"  // the rows moved k rounded up to 16
+      "add lr, lr, #15\n\t"
+      "bic lr, lr, #15\n\t"
+      "sub %[a0], %[a0], lr\n\t"
+      "sub %[a1], %[a1], lr\n\t"
+      "sub %[a2], %[a2], lr\n\t"
+      "ldr %[wa], %[w1]\n\t"
+      "ldr %[wb], %[w3]\n\t"
+      "ldr %[s0a], %[b1]\n\t"
+      "mov %[s1a], %[s0a]\n\t"
+      "mov %[s2a], %[s0a]\n\t"
+      "ldr %[s0b], %[b3]\n\t"
+      "mov %[s1b], %[s0b]\n\t"
+      "mov %[s2b], %[s0b]\n\t"
+      "ldr lr, %[k]\n\t"
+      "wlstp.8 lr, lr, 4f\n"
+      "3:\n\t"
+      "vldrb.u8 q0, [%[wa]], #16\n\t"
+      "vldrb.u8 q1, [%[wb]], #16\n\t"
+      "vldrb.u8 q2, [%[a0]], #16\n\t"
+      "vmladava.s8 %[s0a], q2, q0\n\t"
+      "vmladava.s8 %[s0b], q2, q1\n\t"
+      "vldrb.u8 q3, [%[a1]], #16\n\t"
+      "vmladava.s8 %[s1a], q3, q0\n\t"
+      "vmladava.s8 %[s1b], q3, q1\n\t"
+      "vldrb.u8 q2, [%[a2]], #16\n\t"
+      "vmladava.s8 %[s2a], q2, q0\n\t"
+      "vmladava.s8 %[s2b], q2, q1\n\t"
+      "letp lr, 3b\n"
+      "4:\n\t"
+      "vmov %q[v0][3], %q[v0][1], %[s0a], %[s0b]\n\t"
+      "vmov %q[v1][3], %q[v1][1], %[s1a], %[s1b]\n\t"
+      "vmov %q[v2][3], %q[v2][1], %[s2a], %[s2b]\n\t"
+      : [v0] "=&w"(rows.row0), [v1] "=&w"(rows.row1), [v2] "=&w"(rows.row2), [s0a] "+Te"(s0a),
+        [s0b] "+Te"(s0b), [s1a] "+Te"(s1a), [s1b] "+Te"(s1b), [s2a] "+Te"(s2a), [s2b] "+Te"(s2b),
+        [a0] "+r"(a0), [a1] "+r"(a1), [a2] "+r"(a2), [wa] "+r"(w0), [wb] "+r"(w2)
+      : [k] "m"(second.k_size), [w1] "m"(second.w1),
+        [w3] "m"(second.w3), [b1] "m"(second.bias1), [b3] "m"(second.bias3)
       : "q0", "q1", "q2", "q3", "lr", "memory");
+  return rows;
+}
+
+// The output zero point and clamp, held in registers across a block: the
+// kernels write int8, which may alias S8Requant, so its fields would
+// otherwise be reloaded after every store.
+struct OutputStage {
+  int32_t offset;
+  int32x4_t act_min, act_max;
+};
+
+inline OutputStage make_output_stage(const S8Requant& rq) {
+  return {rq.output_offset, vdupq_n_s32(rq.act_min), vdupq_n_s32(rq.act_max)};
 }
 
 // Clamp and store of one row's 4 channels.
-inline void store4(int8_t* out, int32x4_t x, const S8Requant& rq, bool full, mve_pred16_t pred) {
-  x = vaddq_n_s32(x, rq.output_offset);  // wraps like the reference's int32 add
-  x = vmaxq_s32(x, vdupq_n_s32(rq.act_min));
-  x = vminq_s32(x, vdupq_n_s32(rq.act_max));
+inline void store4(int8_t* out, int32x4_t x, const OutputStage& o, bool full, mve_pred16_t pred) {
+  x = vaddq_n_s32(x, o.offset);  // wraps like the reference's int32 add
+  x = vminq_s32(vmaxq_s32(x, o.act_min), o.act_max);
   if (full) {
     vstrbq_s32(out, x);
   } else {
@@ -332,34 +396,30 @@ void gemm_block(const int8_t* a, int32_t a_stride, int32_t rows, const int8_t* w
                 int8_t* out, int32_t out_stride) {
   const bool full = live == 4;
   const mve_pred16_t pred = vctp32q(static_cast<uint32_t>(live));
-  // Missing channels of the last block repeat the first one (results dropped).
-  const int8_t* w1 = live > 1 ? w0 + k_size : w0;
+  const OutputStage o = make_output_stage(rq);
+  // Missing channels of the last block repeat the first one (results dropped);
+  // the bias starts the sums, so it costs no vector add.
   const int8_t* w2 = live > 2 ? w0 + 2 * k_size : w0;
-  const int8_t* w3 = live > 3 ? w0 + 3 * k_size : w0;
-  // The bias starts the sums, so it costs no vector add.
-  const int32_t b0 = bias[0];
-  const int32_t b1 = live > 1 ? bias[1] : 0;
-  const int32_t b2 = live > 2 ? bias[2] : 0;
-  const int32_t b3 = live > 3 ? bias[3] : 0;
-  for (int32_t r = 0; r < rows; r += 3) {
-    // Missing rows of the last block repeat the first one (results dropped).
-    const int8_t* a0 = a + r * a_stride;
-    const int8_t* a1 = r + 1 < rows ? a0 + a_stride : a0;
-    const int8_t* a2 = r + 2 < rows ? a0 + 2 * a_stride : a0;
-    Sums3x2 lo{b0, b1, b0, b1, b0, b1};
-    Sums3x2 hi{b2, b3, b2, b3, b2, b3};
-    dot_3x2(lo, a0, a1, a2, w0, w1, k_size);
-    dot_3x2(hi, a0, a1, a2, w2, w3, k_size);
-    int8_t* o = out + r * out_stride;
-    store4(o, scale4<kRightOnly>(make_lanes(lo.r0c0, lo.r0c1, hi.r0c0, hi.r0c1), q), rq, full, pred);
-    if (r + 1 < rows) {
-      store4(o + out_stride, scale4<kRightOnly>(make_lanes(lo.r1c0, lo.r1c1, hi.r1c0, hi.r1c1), q),
-             rq, full, pred);
-    }
-    if (r + 2 < rows) {
-      store4(o + 2 * out_stride,
-             scale4<kRightOnly>(make_lanes(lo.r2c0, lo.r2c1, hi.r2c0, hi.r2c1), q), rq, full, pred);
-    }
+  const int32_t bias0 = bias[0];
+  const int32_t bias2 = live > 2 ? bias[2] : 0;
+  const SecondPass second{k_size, live > 1 ? w0 + k_size : w0,
+                          live > 3 ? w0 + 3 * k_size : w0, live > 1 ? bias[1] : 0,
+                          live > 3 ? bias[3] : 0};
+  const int32_t full_blocks = rows / 3;
+  for (int32_t block = 0; block < full_blocks; ++block) {
+    const Rows3 r = dot_3x4(a, a + a_stride, a + 2 * a_stride, w0, w2, bias0, bias2, second);
+    store4(out, scale4<kRightOnly>(r.row0, q), o, full, pred);
+    store4(out + out_stride, scale4<kRightOnly>(r.row1, q), o, full, pred);
+    store4(out + 2 * out_stride, scale4<kRightOnly>(r.row2, q), o, full, pred);
+    a += 3 * a_stride;
+    out += 3 * out_stride;
+  }
+  const int32_t rest = rows - 3 * full_blocks;
+  if (rest > 0) {
+    // Missing rows repeat the first one (results dropped).
+    const Rows3 r = dot_3x4(a, rest > 1 ? a + a_stride : a, a, w0, w2, bias0, bias2, second);
+    store4(out, scale4<kRightOnly>(r.row0, q), o, full, pred);
+    if (rest > 1) store4(out + out_stride, scale4<kRightOnly>(r.row1, q), o, full, pred);
   }
 }
 
@@ -373,6 +433,7 @@ void gemm_block_short_k(const int8_t* a, int32_t a_stride, int32_t rows, const i
                         const S8Requant& rq, int8_t* out, int32_t out_stride) {
   const bool full = live == 4;
   const mve_pred16_t pred = vctp32q(static_cast<uint32_t>(live));
+  const OutputStage o = make_output_stage(rq);
   const mve_pred16_t k_pred = vctp8q(static_cast<uint32_t>(k_size));
   const int8x16_t v0 = vldrbq_z_s8(w0, k_pred);
   const int8x16_t v1 = live > 1 ? vldrbq_z_s8(w0 + k_size, k_pred) : v0;
@@ -386,7 +447,7 @@ void gemm_block_short_k(const int8_t* a, int32_t a_stride, int32_t rows, const i
     const int8x16_t x = vldrbq_z_s8(a, k_pred);  // reads no byte beyond the row
     const int32x4_t sums = make_lanes(vmladavaq_s8(b0, x, v0), vmladavaq_s8(b1, x, v1),
                                       vmladavaq_s8(b2, x, v2), vmladavaq_s8(b3, x, v3));
-    store4(out, scale4<kRightOnly>(sums, q), rq, full, pred);
+    store4(out, scale4<kRightOnly>(sums, q), o, full, pred);
   }
 }
 
