@@ -72,15 +72,17 @@ int32_t g_bias[kMaxChannels], g_multiplier[kMaxChannels], g_shift[kMaxChannels];
 
 // Multipliers from real scales 2^-20 .. 2^4 (right and left shifts), or
 // with some chance the extremes of the Q31 range and shift.
+// Half the cases have right shifts only (the kernels' fast requantization).
 S8Requant random_requant(Random& rng, int32_t channels, int32_t bias_bits) {
+  const bool right_only = rng.chance(50);
   for (int32_t c = 0; c < channels; ++c) {
     g_bias[c] = rng.chance(10) ? 0 : rng.range(-(1 << bias_bits), 1 << bias_bits);
     if (rng.chance(5)) {
       g_multiplier[c] = rng.chance(50) ? floe::ref::kInt32Max : (1 << 30);
-      g_shift[c] = rng.range(-31, 4);
+      g_shift[c] = rng.range(-31, right_only ? -1 : 4);
     } else {
       const double mantissa = 0.5 + static_cast<double>(rng.next() % 1000000u) * 5e-7;
-      const int exponent = rng.range(-20, 4);
+      const int exponent = rng.range(-20, right_only ? -1 : 4);
       const floe::ref::QuantizedMultiplier q = floe::ref::quantize_multiplier(ldexp(mantissa, exponent));
       g_multiplier[c] = q.multiplier;
       g_shift[c] = q.shift;

@@ -14,10 +14,11 @@
 // Depthwise: 8 channels per vector in 16-bit lanes (widening VLDRB.S16);
 // VMULLB/VMULLT.S16 multiply the even and odd channels into two int32x4
 // accumulators (4 instructions per 8 MACs where 32-bit lanes need VMUL+VADD
-// per 4). Interior pixels of 3x3 windows take the input offset as a
-// precomputed offset * sum(filter) in the accumulator's start value and read
-// the filter from a stack copy (immediate offsets); border pixels and other
-// shapes add the offset per in-bounds tap.
+// per 4). Interior pixels of 3x3 windows, two at a time in assembly, take
+// the input offset as a precomputed offset * sum(filter) in the
+// accumulator's start value and read the filter from a stack copy
+// (immediate offsets); border pixels and other shapes add the offset per
+// in-bounds tap.
 //
 // Requantization, 4 channels per instruction: VSHL (left shift), VQRDMULH
 // (TFLite's SaturatingRoundingDoublingHighMul, same rounding and the same
@@ -297,55 +298,138 @@ inline void general_pixel(const DepthwiseS8Shape& s, const int8_t* in_c, const i
   requant_store8<kTail, kRightOnly>(out, even, odd, g, rq, pred);
 }
 
-// kPixels (1 or 2) horizontally adjacent outputs of a 3x3 window that lies
-// inside the input: p is the first one's top-left tap, `step` the distance
-// between their windows; the input offset is in `even`/`odd` already.
-template <int kPixels, bool kTail, bool kRightOnly>
-inline void interior_3x3(const int8_t* p, int32_t col, int32_t row, int32_t step,
-                         const int16x8_t* taps, int32x4_t even, int32x4_t odd, const GroupRequant& g,
-                         const S8Requant& rq, int8_t* out, int32_t out_step, mve_pred16_t pred) {
-  int32x4_t even1 = even, odd1 = odd;
-#pragma GCC unroll 3
-  for (int ky = 0; ky < 3; ++ky) {
-#pragma GCC unroll 3
-    for (int kx = 0; kx < 3; ++kx) {
-      const int8_t* q = p + ky * row + kx * col;
-      const int16x8_t f = taps[ky * 3 + kx];
-      mac8(even, odd, load8<kTail>(q, pred), f);
-      if constexpr (kPixels == 2) mac8(even1, odd1, load8<kTail>(q + step, pred), f);
-    }
-  }
-  requant_store8<kTail, kRightOnly>(out, even, odd, g, rq, pred);
-  if constexpr (kPixels == 2) {
-    requant_store8<kTail, kRightOnly>(out + out_step, even1, odd1, g, rq, pred);
-  }
+// The fast path's per-group constants, one base register away from the
+// assembly below (immediate offsets): 16-byte aligned as VLDRW wants.
+struct alignas(16) InteriorConstants {
+  int32x4_t start_even, start_odd;  // bias + input offset * sum of the taps
+  int32x4_t multiplier_even, multiplier_odd;
+  int32x4_t right_even, right_odd;  // min(shift, 0), all negative
+  int16x8_t act_min, act_max;
+};
+
+// Two outputs of a 3x3 window inside the input, 8 channels, every shift
+// negative: p0/p1 point at each window's top-left tap, `taps` at the widened
+// filter (9 x int16x8_t), `row_back` = in_row - 2 * col. Per tap: one filter
+// load shared by the pixels, and per pixel one input load, VMULLB + VMULLT
+// and two adds; then scale4<true>, the output offset, the saturating narrow
+// and the clamp for both. Assembly because GCC 12 hoists the 18 loads of an
+// unrolled window and spills most of them.
+#define FLOE_DW_TAP(offset, advance0, advance1)   \
+  "vldrh.u16 q4, [%[taps], #" #offset "]\n\t"     \
+  "vldrb.s16 q5, [%[p0]]\n\t"                     \
+  "vmullb.s16 q6, q5, q4\n\t"                     \
+  "vadd.i32 q0, q0, q6\n\t"                       \
+  "vmullt.s16 q6, q5, q4\n\t"                     \
+  "vadd.i32 q1, q1, q6\n\t"                       \
+  "vldrb.s16 q5, [%[p1]]\n\t"                     \
+  "vmullb.s16 q6, q5, q4\n\t"                     \
+  "vadd.i32 q2, q2, q6\n\t"                       \
+  "vmullt.s16 q6, q5, q4\n\t"                     \
+  "vadd.i32 q3, q3, q6\n\t"                       \
+  "add %[p0], %[p0], " advance0 "\n\t"            \
+  "add %[p1], %[p1], " advance1 "\n\t"
+
+inline void interior_pair_3x3(const int8_t* p0, const int8_t* p1, int32_t col, int32_t row_back,
+                              const int16x8_t* taps, const InteriorConstants& k,
+                              int32_t output_offset, int8_t* out0, int8_t* out1) {
+  __asm__ volatile(
+      "vldrw.u32 q0, [%[k]]\n\t"
+      "vldrw.u32 q1, [%[k], #16]\n\t"
+      "vmov q2, q0\n\t"
+      "vmov q3, q1\n\t"
+      FLOE_DW_TAP(0, "%[col]", "%[col]")
+      FLOE_DW_TAP(16, "%[col]", "%[col]")
+      FLOE_DW_TAP(32, "%[back]", "%[back]")
+      FLOE_DW_TAP(48, "%[col]", "%[col]")
+      FLOE_DW_TAP(64, "%[col]", "%[col]")
+      FLOE_DW_TAP(80, "%[back]", "%[back]")
+      FLOE_DW_TAP(96, "%[col]", "%[col]")
+      FLOE_DW_TAP(112, "%[col]", "%[col]")
+      FLOE_DW_TAP(128, "#0", "#0")
+      // scale4<true> on the four accumulators.
+      "vldrw.u32 q4, [%[k], #32]\n\t"
+      "vqrdmulh.s32 q0, q0, q4\n\t"
+      "vqrdmulh.s32 q2, q2, q4\n\t"
+      "vldrw.u32 q4, [%[k], #48]\n\t"
+      "vqrdmulh.s32 q1, q1, q4\n\t"
+      "vqrdmulh.s32 q3, q3, q4\n\t"
+      "vshr.s32 q5, q0, #31\n\t"
+      "vqadd.s32 q0, q0, q5\n\t"
+      "vshr.s32 q5, q1, #31\n\t"
+      "vqadd.s32 q1, q1, q5\n\t"
+      "vshr.s32 q5, q2, #31\n\t"
+      "vqadd.s32 q2, q2, q5\n\t"
+      "vshr.s32 q5, q3, #31\n\t"
+      "vqadd.s32 q3, q3, q5\n\t"
+      "vldrw.u32 q4, [%[k], #64]\n\t"
+      "vrshl.s32 q0, q0, q4\n\t"
+      "vrshl.s32 q2, q2, q4\n\t"
+      "vldrw.u32 q4, [%[k], #80]\n\t"
+      "vrshl.s32 q1, q1, q4\n\t"
+      "vrshl.s32 q3, q3, q4\n\t"
+      // Output offset (int32, wrapping like the reference), narrow, clamp.
+      "vadd.i32 q0, q0, %[offset]\n\t"
+      "vadd.i32 q1, q1, %[offset]\n\t"
+      "vadd.i32 q2, q2, %[offset]\n\t"
+      "vadd.i32 q3, q3, %[offset]\n\t"
+      "vqmovnb.s32 q4, q0\n\t"
+      "vqmovnt.s32 q4, q1\n\t"
+      "vqmovnb.s32 q5, q2\n\t"
+      "vqmovnt.s32 q5, q3\n\t"
+      "vldrw.u32 q6, [%[k], #96]\n\t"
+      "vmax.s16 q4, q4, q6\n\t"
+      "vmax.s16 q5, q5, q6\n\t"
+      "vldrw.u32 q6, [%[k], #112]\n\t"
+      "vmin.s16 q4, q4, q6\n\t"
+      "vmin.s16 q5, q5, q6\n\t"
+      "vstrb.16 q4, [%[out0]]\n\t"
+      "vstrb.16 q5, [%[out1]]\n\t"
+      : [p0] "+r"(p0), [p1] "+r"(p1)
+      : [col] "r"(col), [back] "r"(row_back), [taps] "r"(taps), [k] "r"(&k),
+        [offset] "r"(output_offset), [out0] "r"(out0), [out1] "r"(out1)
+      : "q0", "q1", "q2", "q3", "q4", "q5", "q6", "memory");
 }
 
-// One group of up to 8 channels over the whole output.
+#undef FLOE_DW_TAP
+
+// One group of up to 8 channels over the whole output. Full groups whose
+// shifts are all negative (the usual case) run the interior of a 3x3
+// window in assembly; everything else (borders, other kernels, dilation,
+// the tail group, left shifts) pixel by pixel in general_pixel. Not
+// inlined: the variants then cost one stack frame's depth, not four.
 template <bool kTail, bool kRightOnly>
-void depthwise_group(const DepthwiseS8Shape& s, const int8_t* input, const int8_t* filter,
-                     const S8Requant& rq, int8_t* output, int32_t c, const GroupRequant& g) {
+__attribute__((noinline)) void depthwise_group(const DepthwiseS8Shape& s, const int8_t* input,
+                                               const int8_t* filter, const S8Requant& rq,
+                                               int8_t* output, int32_t c, const GroupRequant& g) {
   const int32_t live = s.channels - c < 8 ? s.channels - c : 8;
   const mve_pred16_t pred = vctp16q(static_cast<uint32_t>(live));
   const int32_t C = s.channels;
-  const bool fast = s.k_h == 3 && s.k_w == 3 && s.dil_h == 1 && s.dil_w == 1;
-  // The fast path's filter, widened, and its start value: bias plus the
-  // input offset times the sum of the taps.
+  constexpr bool kAssembly = !kTail && kRightOnly;
+  const bool fast = kAssembly && s.k_h == 3 && s.k_w == 3 && s.dil_h == 1 && s.dil_w == 1;
+  // The fast path's widened filter and constants; its start value is the
+  // bias plus the input offset times the sum of the taps.
   int16x8_t taps[9];
-  int32x4_t interior_even = g.bias_even, interior_odd = g.bias_odd;
+  InteriorConstants k;
   int32_t ox_lo = s.out_w, ox_hi = s.out_w;
   if (fast) {
     int16x8_t sum = vdupq_n_s16(0);
     for (int t = 0; t < 9; ++t) {
-      taps[t] = load8<kTail>(filter + t * C + c, pred);
+      taps[t] = vldrbq_s16(filter + t * C + c);
       sum = vaddq_s16(sum, taps[t]);
     }
     const int16x8_t offset = vdupq_n_s16(static_cast<int16_t>(s.input_offset));
-    interior_even = vaddq_s32(interior_even, vmullbq_int_s16(sum, offset));
-    interior_odd = vaddq_s32(interior_odd, vmulltq_int_s16(sum, offset));
+    k = {vaddq_s32(g.bias_even, vmullbq_int_s16(sum, offset)),
+         vaddq_s32(g.bias_odd, vmulltq_int_s16(sum, offset)),
+         g.even.multiplier,
+         g.odd.multiplier,
+         g.even.right_shift,
+         g.odd.right_shift,
+         vdupq_n_s16(static_cast<int16_t>(rq.act_min)),
+         vdupq_n_s16(static_cast<int16_t>(rq.act_max))};
     // Outputs [ox_lo, ox_hi) have all three columns inside the input.
     const int32_t first = ceil_div(s.pad_left, s.stride_w);
-    const int32_t last_end = s.in_w - 3 + s.pad_left >= 0 ? (s.in_w - 3 + s.pad_left) / s.stride_w + 1 : 0;
+    const int32_t last_end =
+        s.in_w - 3 + s.pad_left >= 0 ? (s.in_w - 3 + s.pad_left) / s.stride_w + 1 : 0;
     ox_lo = first < s.out_w ? first : s.out_w;
     ox_hi = last_end < s.out_w ? last_end : s.out_w;
     if (ox_hi < ox_lo) ox_hi = ox_lo;
@@ -357,26 +441,22 @@ void depthwise_group(const DepthwiseS8Shape& s, const int8_t* input, const int8_
       int8_t* out = output + ((n * s.out_h + oy) * s.out_w) * C + c;
       const int32_t iy0 = oy * s.stride_h - s.pad_top;
       const bool row_inside = fast && iy0 >= 0 && iy0 + 3 <= s.in_h;
-      if (!row_inside) {
-        for (int32_t ox = 0; ox < s.out_w; ++ox) {
+      int32_t ox = 0;
+      if (row_inside) {
+        for (; ox < ox_lo; ++ox) {
           general_pixel<kTail, kRightOnly>(s, in_c, filter + c, oy, ox, g, rq, out + ox * C, pred);
         }
-        continue;
-      }
-      for (int32_t ox = 0; ox < ox_lo; ++ox) {
-        general_pixel<kTail, kRightOnly>(s, in_c, filter + c, oy, ox, g, rq, out + ox * C, pred);
-      }
-      const int32_t step = s.stride_w * C;
-      const int8_t* p = in_c + iy0 * in_row + (ox_lo * s.stride_w - s.pad_left) * C;
-      int32_t ox = ox_lo;
-      for (; ox + 2 <= ox_hi; ox += 2, p += 2 * step) {
-        interior_3x3<2, kTail, kRightOnly>(p, C, in_row, step, taps, interior_even, interior_odd, g, rq,
-                               out + ox * C, C, pred);
-      }
-      if (ox < ox_hi) {
-        interior_3x3<1, kTail, kRightOnly>(p, C, in_row, step, taps, interior_even, interior_odd, g, rq,
-                               out + ox * C, C, pred);
-        ++ox;
+        const int32_t step = s.stride_w * C;
+        const int8_t* p = in_c + iy0 * in_row + (ox_lo * s.stride_w - s.pad_left) * C;
+        for (; ox + 2 <= ox_hi; ox += 2, p += 2 * step) {
+          interior_pair_3x3(p, p + step, C, in_row - 2 * C, taps, k, rq.output_offset, out + ox * C,
+                            out + (ox + 1) * C);
+        }
+        if (ox < ox_hi) {  // a lone last one: the pair's code on one pixel twice
+          interior_pair_3x3(p, p, C, in_row - 2 * C, taps, k, rq.output_offset, out + ox * C,
+                            out + ox * C);
+          ++ox;
+        }
       }
       for (; ox < s.out_w; ++ox) {
         general_pixel<kTail, kRightOnly>(s, in_c, filter + c, oy, ox, g, rq, out + ox * C, pred);
