@@ -307,14 +307,17 @@ struct alignas(16) InteriorConstants {
   int16x8_t act_min, act_max;
 };
 
-// Two outputs of a 3x3 window inside the input, 8 channels, every shift
-// negative: p0/p1 point at each window's top-left tap, `taps` at the widened
-// filter (9 x int16x8_t), `row_back` = in_row - 2 * col. Per tap: one filter
-// load shared by the pixels, and per pixel one input load, VMULLB + VMULLT
-// and two adds; then scale4<true>, the output offset, the saturating narrow
-// and the clamp for both. Assembly because GCC 12 hoists the 18 loads of an
-// unrolled window and spills most of them.
-#define FLOE_DW_TAP(offset, advance0, advance1)   \
+// `pairs` pairs of horizontally adjacent outputs of 3x3 windows inside the
+// input, 8 channels, every shift negative: p points at the first window's
+// top-left tap, `step` = stride_w * channels is the distance between
+// neighbouring windows, `row_back` = in_w * channels - 2 * channels, `taps`
+// the widened filter (9 x int16x8_t), out the first output and `out_step`
+// the distance between outputs (step = out_step = 0 computes one pixel
+// twice). Per tap: one filter load shared by the two pixels, and per pixel
+// one input load, VMULLB + VMULLT and two adds; then scale4<true>, the output
+// offset, the saturating narrow and the clamp. Assembly because GCC 12
+// hoists the 18 loads of an unrolled window and spills most of them.
+#define FLOE_DW_TAP(offset, advance)              \
   "vldrh.u16 q4, [%[taps], #" #offset "]\n\t"     \
   "vldrb.s16 q5, [%[p0]]\n\t"                     \
   "vmullb.s16 q6, q5, q4\n\t"                     \
@@ -326,26 +329,33 @@ struct alignas(16) InteriorConstants {
   "vadd.i32 q2, q2, q6\n\t"                       \
   "vmullt.s16 q6, q5, q4\n\t"                     \
   "vadd.i32 q3, q3, q6\n\t"                       \
-  "add %[p0], %[p0], " advance0 "\n\t"            \
-  "add %[p1], %[p1], " advance1 "\n\t"
+  "add %[p0], %[p0], " advance "\n\t"             \
+  "add %[p1], %[p1], " advance "\n\t"
 
-inline void interior_pair_3x3(const int8_t* p0, const int8_t* p1, int32_t col, int32_t row_back,
-                              const int16x8_t* taps, const InteriorConstants& k,
-                              int32_t output_offset, int8_t* out0, int8_t* out1) {
+inline void interior_pairs_3x3(const int8_t* p, int32_t step, int32_t col, int32_t row_back,
+                               const int16x8_t* taps, const InteriorConstants& k,
+                               int32_t output_offset, int8_t* out, int32_t out_step,
+                               int32_t pairs) {
+  const int8_t* p0;
+  const int8_t* p1;
   __asm__ volatile(
+      "dls lr, %[pairs]\n"
+      "1:\n\t"
+      "mov %[p0], %[p]\n\t"
+      "add %[p1], %[p], %[step]\n\t"
       "vldrw.u32 q0, [%[k]]\n\t"
       "vldrw.u32 q1, [%[k], #16]\n\t"
       "vmov q2, q0\n\t"
       "vmov q3, q1\n\t"
-      FLOE_DW_TAP(0, "%[col]", "%[col]")
-      FLOE_DW_TAP(16, "%[col]", "%[col]")
-      FLOE_DW_TAP(32, "%[back]", "%[back]")
-      FLOE_DW_TAP(48, "%[col]", "%[col]")
-      FLOE_DW_TAP(64, "%[col]", "%[col]")
-      FLOE_DW_TAP(80, "%[back]", "%[back]")
-      FLOE_DW_TAP(96, "%[col]", "%[col]")
-      FLOE_DW_TAP(112, "%[col]", "%[col]")
-      FLOE_DW_TAP(128, "#0", "#0")
+      FLOE_DW_TAP(0, "%[col]")
+      FLOE_DW_TAP(16, "%[col]")
+      FLOE_DW_TAP(32, "%[back]")
+      FLOE_DW_TAP(48, "%[col]")
+      FLOE_DW_TAP(64, "%[col]")
+      FLOE_DW_TAP(80, "%[back]")
+      FLOE_DW_TAP(96, "%[col]")
+      FLOE_DW_TAP(112, "%[col]")
+      FLOE_DW_TAP(128, "#0")
       // scale4<true> on the four accumulators.
       "vldrw.u32 q4, [%[k], #32]\n\t"
       "vqrdmulh.s32 q0, q0, q4\n\t"
@@ -382,12 +392,17 @@ inline void interior_pair_3x3(const int8_t* p0, const int8_t* p1, int32_t col, i
       "vldrw.u32 q6, [%[k], #112]\n\t"
       "vmin.s16 q4, q4, q6\n\t"
       "vmin.s16 q5, q5, q6\n\t"
-      "vstrb.16 q4, [%[out0]]\n\t"
-      "vstrb.16 q5, [%[out1]]\n\t"
-      : [p0] "+r"(p0), [p1] "+r"(p1)
-      : [col] "r"(col), [back] "r"(row_back), [taps] "r"(taps), [k] "r"(&k),
-        [offset] "r"(output_offset), [out0] "r"(out0), [out1] "r"(out1)
-      : "q0", "q1", "q2", "q3", "q4", "q5", "q6", "memory");
+      "vstrb.16 q4, [%[out]]\n\t"
+      "add %[p0], %[out], %[out_step]\n\t"
+      "vstrb.16 q5, [%[p0]]\n\t"
+      "add %[out], %[out], %[out_step], lsl #1\n\t"
+      "add %[p], %[p], %[step], lsl #1\n\t"
+      "le lr, 1b\n"
+      // Widening loads and narrowing stores take low registers only ("l").
+      : [p0] "=&l"(p0), [p1] "=&l"(p1), [p] "+r"(p), [out] "+l"(out)
+      : [step] "r"(step), [col] "r"(col), [back] "r"(row_back), [taps] "r"(taps), [k] "r"(&k),
+        [offset] "r"(output_offset), [out_step] "r"(out_step), [pairs] "r"(pairs)
+      : "q0", "q1", "q2", "q3", "q4", "q5", "q6", "lr", "memory");
 }
 
 #undef FLOE_DW_TAP
@@ -448,13 +463,15 @@ __attribute__((noinline)) void depthwise_group(const DepthwiseS8Shape& s, const 
         }
         const int32_t step = s.stride_w * C;
         const int8_t* p = in_c + iy0 * in_row + (ox_lo * s.stride_w - s.pad_left) * C;
-        for (; ox + 2 <= ox_hi; ox += 2, p += 2 * step) {
-          interior_pair_3x3(p, p + step, C, in_row - 2 * C, taps, k, rq.output_offset, out + ox * C,
-                            out + (ox + 1) * C);
+        const int32_t pairs = (ox_hi - ox) / 2;
+        if (pairs > 0) {
+          interior_pairs_3x3(p, step, C, in_row - 2 * C, taps, k, rq.output_offset, out + ox * C,
+                             C, pairs);
+          ox += 2 * pairs;
+          p += 2 * pairs * step;
         }
         if (ox < ox_hi) {  // a lone last one: the pair's code on one pixel twice
-          interior_pair_3x3(p, p, C, in_row - 2 * C, taps, k, rq.output_offset, out + ox * C,
-                            out + ox * C);
+          interior_pairs_3x3(p, 0, C, in_row - 2 * C, taps, k, rq.output_offset, out + ox * C, 0, 1);
           ++ox;
         }
       }
