@@ -201,7 +201,6 @@ inline void store4(int8_t* out, int32x4_t x, const OutputStage& o, bool full, mv
 struct GroupRequant {
   Requant4 even, odd;
   int32x4_t bias_even, bias_odd;
-  bool right_only;  // every live channel's shift is negative (scale4<true>)
 };
 
 inline GroupRequant load_group(const S8Requant& rq, int32_t c, int32_t live) {
@@ -215,10 +214,7 @@ inline GroupRequant load_group(const S8Requant& rq, int32_t c, int32_t live) {
     shift[i] = in ? rq.shift[c + i] : 0;
   }
   const int32x4x2_t b = vld2q_s32(bias), m = vld2q_s32(multiplier), s = vld2q_s32(shift);
-  bool right_only = true;
-  for (int32_t i = 0; i < live; ++i) right_only = right_only && shift[i] < 0;
-  return {make_requant4(m.val[0], s.val[0]), make_requant4(m.val[1], s.val[1]), b.val[0], b.val[1],
-          right_only};
+  return {make_requant4(m.val[0], s.val[0]), make_requant4(m.val[1], s.val[1]), b.val[0], b.val[1]};
 }
 
 // 8 channels widened to 16-bit lanes; the tail group loads only its live
@@ -407,17 +403,43 @@ inline void interior_pairs_3x3(const int8_t* p, int32_t step, int32_t col, int32
 
 #undef FLOE_DW_TAP
 
+// Rows iy0..iy0+2, columns ix_begin..ix_begin+columns-1 of 8 channels
+// (in_c points at the group's first channel) to `chunk` ([3][columns][8]),
+// the zero point where they leave the input. Scalars only: the int8 stores
+// may alias anything reached through a pointer, which GCC would reload.
+inline void copy_padded_rows(const int8_t* in_c, int32_t iy0, int32_t ix_begin, int32_t columns,
+                             int32_t in_h, int32_t in_w, int32_t C, int16x8_t zero_point,
+                             int8_t* chunk) {
+  // The columns inside the input: [inside_begin, inside_end) of the chunk.
+  const int32_t inside_begin = ix_begin < 0 ? -ix_begin : 0;
+  int32_t inside_end = in_w - ix_begin;
+  if (inside_end > columns) inside_end = columns;
+  if (inside_end < inside_begin) inside_end = inside_begin;
+  for (int32_t ky = 0; ky < 3; ++ky) {
+    const int32_t iy = iy0 + ky;
+    const bool row_in = iy >= 0 && iy < in_h;
+    const int8_t* src = in_c + (iy * in_w + ix_begin + inside_begin) * C;
+    int32_t j = 0;
+    for (; j < (row_in ? inside_begin : columns); ++j, chunk += 8) vstrbq_s16(chunk, zero_point);
+    if (!row_in) continue;
+    for (; j < inside_end; ++j, chunk += 8, src += C) vstrbq_s16(chunk, vldrbq_s16(src));
+    for (; j < columns; ++j, chunk += 8) vstrbq_s16(chunk, zero_point);
+  }
+}
+
 // One group of up to 8 channels over the whole output. Full groups whose
-// shifts are all negative (the usual case) run the interior of a 3x3
-// window in assembly; everything else (borders, other kernels, dilation,
-// the tail group, left shifts) pixel by pixel in general_pixel. Not
+// shifts are all negative (the usual case) run 3x3 windows in assembly,
+// two pixels at a time, the border ones on a padded copy of their rows;
+// everything else (other kernels, dilation, the tail group, left shifts)
+// pixel by pixel in general_pixel. Not
 // inlined: the variants then cost one stack frame's depth, not four.
 template <bool kTail, bool kRightOnly>
 __attribute__((noinline)) void depthwise_group(const DepthwiseS8Shape& s, const int8_t* input,
                                                const int8_t* filter, const S8Requant& rq,
-                                               int8_t* output, int32_t c, const GroupRequant& g) {
+                                               int8_t* output, int32_t c) {
   const int32_t live = s.channels - c < 8 ? s.channels - c : 8;
   const mve_pred16_t pred = vctp16q(static_cast<uint32_t>(live));
+  const GroupRequant g = load_group(rq, c, live);
   const int32_t C = s.channels;
   constexpr bool kAssembly = !kTail && kRightOnly;
   const bool fast = kAssembly && s.k_h == 3 && s.k_w == 3 && s.dil_h == 1 && s.dil_w == 1;
@@ -450,34 +472,66 @@ __attribute__((noinline)) void depthwise_group(const DepthwiseS8Shape& s, const 
     if (ox_hi < ox_lo) ox_hi = ox_lo;
   }
   const int32_t in_row = s.in_w * C;
+  // Pixels whose window leaves the input run on a padded copy of their
+  // three input rows (kChunkColumns columns of the group's 8 channels), the
+  // input zero point standing in for the missing taps: (zero point + input
+  // offset) * filter = 0, exactly the skipped taps. Narrow rows go through
+  // it whole, which also pairs their pixels better.
+  constexpr int32_t kChunkColumns = 10;
+  alignas(8) int8_t chunk[3 * kChunkColumns * 8];
+  const int32_t chunk_outputs = (kChunkColumns - 3) / s.stride_w + 1;
+  const int16x8_t zero_point = vdupq_n_s16(static_cast<int16_t>(-s.input_offset));
+  auto run_chunk = [&](const int8_t* in_c, int32_t iy0, int8_t* out, int32_t ox_begin,
+                       int32_t ox_end) {
+    const int32_t columns = (ox_end - ox_begin - 1) * s.stride_w + 3;
+    copy_padded_rows(in_c, iy0, ox_begin * s.stride_w - s.pad_left, columns, s.in_h, s.in_w, C,
+                     zero_point, chunk);
+    const int32_t count = ox_end - ox_begin, pairs = count / 2;
+    const int32_t step = s.stride_w * 8, back = columns * 8 - 16;
+    if (pairs > 0) {
+      interior_pairs_3x3(chunk, step, 8, back, taps, k, rq.output_offset, out + ox_begin * C, C,
+                         pairs);
+    }
+    if (count % 2 != 0) {
+      interior_pairs_3x3(chunk + 2 * pairs * step, 0, 8, back, taps, k, rq.output_offset,
+                         out + (ox_end - 1) * C, 0, 1);
+    }
+  };
+  auto run_chunks = [&](const int8_t* in_c, int32_t iy0, int8_t* out, int32_t ox_begin,
+                        int32_t ox_end) {
+    for (int32_t ox = ox_begin; ox < ox_end; ox += chunk_outputs) {
+      run_chunk(in_c, iy0, out, ox, ox + chunk_outputs < ox_end ? ox + chunk_outputs : ox_end);
+    }
+  };
   for (int32_t n = 0; n < s.batches; ++n) {
     const int8_t* in_c = input + n * s.in_h * in_row + c;
     for (int32_t oy = 0; oy < s.out_h; ++oy) {
       int8_t* out = output + ((n * s.out_h + oy) * s.out_w) * C + c;
       const int32_t iy0 = oy * s.stride_h - s.pad_top;
-      const bool row_inside = fast && iy0 >= 0 && iy0 + 3 <= s.in_h;
-      int32_t ox = 0;
-      if (row_inside) {
-        for (; ox < ox_lo; ++ox) {
+      if (!fast) {
+        for (int32_t ox = 0; ox < s.out_w; ++ox) {
           general_pixel<kTail, kRightOnly>(s, in_c, filter + c, oy, ox, g, rq, out + ox * C, pred);
         }
-        const int32_t step = s.stride_w * C;
-        const int8_t* p = in_c + iy0 * in_row + (ox_lo * s.stride_w - s.pad_left) * C;
-        const int32_t pairs = (ox_hi - ox) / 2;
-        if (pairs > 0) {
-          interior_pairs_3x3(p, step, C, in_row - 2 * C, taps, k, rq.output_offset, out + ox * C,
-                             C, pairs);
-          ox += 2 * pairs;
-          p += 2 * pairs * step;
-        }
-        if (ox < ox_hi) {  // a lone last one: the pair's code on one pixel twice
-          interior_pairs_3x3(p, 0, C, in_row - 2 * C, taps, k, rq.output_offset, out + ox * C, 0, 1);
-          ++ox;
-        }
+        continue;
       }
-      for (; ox < s.out_w; ++ox) {
-        general_pixel<kTail, kRightOnly>(s, in_c, filter + c, oy, ox, g, rq, out + ox * C, pred);
+      const bool row_inside = iy0 >= 0 && iy0 + 3 <= s.in_h;
+      if (!row_inside || s.out_w <= chunk_outputs || ox_hi - ox_lo < 2) {
+        run_chunks(in_c, iy0, out, 0, s.out_w);
+        continue;
       }
+      run_chunks(in_c, iy0, out, 0, ox_lo);
+      const int32_t step = s.stride_w * C;
+      const int8_t* p = in_c + iy0 * in_row + (ox_lo * s.stride_w - s.pad_left) * C;
+      const int32_t pairs = (ox_hi - ox_lo) / 2;
+      interior_pairs_3x3(p, step, C, in_row - 2 * C, taps, k, rq.output_offset, out + ox_lo * C, C,
+                         pairs);
+      int32_t ox = ox_lo + 2 * pairs;
+      if (ox < ox_hi) {  // a lone last one: the pair's code on one pixel twice
+        interior_pairs_3x3(p + 2 * pairs * step, 0, C, in_row - 2 * C, taps, k, rq.output_offset,
+                           out + ox * C, 0, 1);
+        ++ox;
+      }
+      run_chunks(in_c, iy0, out, ox, s.out_w);
     }
   }
 }
@@ -577,18 +631,18 @@ void s8_depthwise(const DepthwiseS8Shape& shape, const int8_t* input, const int8
                   const S8Requant& rq, int8_t* output) {
   for (int32_t c = 0; c < shape.channels; c += 8) {
     const int32_t live = shape.channels - c < 8 ? shape.channels - c : 8;
-    const GroupRequant g = load_group(rq, c, live);
-    const bool right_only = g.right_only;
+    bool right_only = true;
+    for (int32_t i = 0; i < live; ++i) right_only = right_only && rq.shift[c + i] < 0;
     if (live == 8) {
       if (right_only) {
-        depthwise_group<false, true>(shape, input, filter, rq, output, c, g);
+        depthwise_group<false, true>(shape, input, filter, rq, output, c);
       } else {
-        depthwise_group<false, false>(shape, input, filter, rq, output, c, g);
+        depthwise_group<false, false>(shape, input, filter, rq, output, c);
       }
     } else if (right_only) {
-      depthwise_group<true, true>(shape, input, filter, rq, output, c, g);
+      depthwise_group<true, true>(shape, input, filter, rq, output, c);
     } else {
-      depthwise_group<true, false>(shape, input, filter, rq, output, c, g);
+      depthwise_group<true, false>(shape, input, filter, rq, output, c);
     }
   }
 }
