@@ -203,7 +203,8 @@ struct GroupRequant {
   int32x4_t bias_even, bias_odd;
 };
 
-inline GroupRequant load_group(const S8Requant& rq, int32_t c, int32_t live) {
+// Not inlined: its staging arrays then stay out of the caller's frame.
+__attribute__((noinline)) GroupRequant load_group(const S8Requant& rq, int32_t c, int32_t live) {
   // Copied through the stack once per group: the tail group reads no further
   // than the arrays' end, and VLD20/VLD21 then de-interleave.
   int32_t bias[8], multiplier[8], shift[8];
@@ -273,7 +274,7 @@ inline int32_t end_tap(int32_t start, int32_t size, int32_t k, int32_t dil) {
 // Any kernel, stride, dilation and position: only the in-bounds taps, each
 // with the input offset added.
 template <bool kTail, bool kRightOnly>
-inline void general_pixel(const DepthwiseS8Shape& s, const int8_t* in_c, const int8_t* filter_c,
+__attribute__((noinline)) void general_pixel(const DepthwiseS8Shape& s, const int8_t* in_c, const int8_t* filter_c,
                           int32_t oy, int32_t ox, const GroupRequant& g, const S8Requant& rq,
                           int8_t* out, mve_pred16_t pred) {
   const int32_t iy0 = oy * s.stride_h - s.pad_top, ix0 = ox * s.stride_w - s.pad_left;
@@ -295,8 +296,8 @@ inline void general_pixel(const DepthwiseS8Shape& s, const int8_t* in_c, const i
 }
 
 // The fast path's per-group constants, one base register away from the
-// assembly below (immediate offsets): 16-byte aligned as VLDRW wants.
-struct alignas(16) InteriorConstants {
+// assembly below (immediate offsets).
+struct InteriorConstants {
   int32x4_t start_even, start_odd;  // bias + input offset * sum of the taps
   int32x4_t multiplier_even, multiplier_odd;
   int32x4_t right_even, right_odd;  // min(shift, 0), all negative
@@ -307,14 +308,14 @@ struct alignas(16) InteriorConstants {
 // input, 8 channels, every shift negative: p points at the first window's
 // top-left tap, `step` = stride_w * channels is the distance between
 // neighbouring windows, `row_back` = in_w * channels - 2 * channels, `taps`
-// the widened filter (9 x int16x8_t), out the first output and `out_step`
+// the group's filter packed ([9][8], widened by its loads), out the first output and `out_step`
 // the distance between outputs (step = out_step = 0 computes one pixel
 // twice). Per tap: one filter load shared by the two pixels, and per pixel
 // one input load, VMULLB + VMULLT and two adds; then scale4<true>, the output
 // offset, the saturating narrow and the clamp. Assembly because GCC 12
 // hoists the 18 loads of an unrolled window and spills most of them.
 #define FLOE_DW_TAP(offset, advance)              \
-  "vldrh.u16 q4, [%[taps], #" #offset "]\n\t"     \
+  "vldrb.s16 q4, [%[taps], #" #offset "]\n\t"     \
   "vldrb.s16 q5, [%[p0]]\n\t"                     \
   "vmullb.s16 q6, q5, q4\n\t"                     \
   "vadd.i32 q0, q0, q6\n\t"                       \
@@ -329,7 +330,7 @@ struct alignas(16) InteriorConstants {
   "add %[p1], %[p1], " advance "\n\t"
 
 inline void interior_pairs_3x3(const int8_t* p, int32_t step, int32_t col, int32_t row_back,
-                               const int16x8_t* taps, const InteriorConstants& k,
+                               const int8_t* taps, const InteriorConstants& k,
                                int32_t output_offset, int8_t* out, int32_t out_step,
                                int32_t pairs) {
   const int8_t* p0;
@@ -344,14 +345,14 @@ inline void interior_pairs_3x3(const int8_t* p, int32_t step, int32_t col, int32
       "vmov q2, q0\n\t"
       "vmov q3, q1\n\t"
       FLOE_DW_TAP(0, "%[col]")
-      FLOE_DW_TAP(16, "%[col]")
-      FLOE_DW_TAP(32, "%[back]")
+      FLOE_DW_TAP(8, "%[col]")
+      FLOE_DW_TAP(16, "%[back]")
+      FLOE_DW_TAP(24, "%[col]")
+      FLOE_DW_TAP(32, "%[col]")
+      FLOE_DW_TAP(40, "%[back]")
       FLOE_DW_TAP(48, "%[col]")
-      FLOE_DW_TAP(64, "%[col]")
-      FLOE_DW_TAP(80, "%[back]")
-      FLOE_DW_TAP(96, "%[col]")
-      FLOE_DW_TAP(112, "%[col]")
-      FLOE_DW_TAP(128, "#0")
+      FLOE_DW_TAP(56, "%[col]")
+      FLOE_DW_TAP(64, "#0")
       // scale4<true> on the four accumulators.
       "vldrw.u32 q4, [%[k], #32]\n\t"
       "vqrdmulh.s32 q0, q0, q4\n\t"
@@ -396,7 +397,7 @@ inline void interior_pairs_3x3(const int8_t* p, int32_t step, int32_t col, int32
       "le lr, 1b\n"
       // Widening loads and narrowing stores take low registers only ("l").
       : [p0] "=&l"(p0), [p1] "=&l"(p1), [p] "+r"(p), [out] "+l"(out)
-      : [step] "r"(step), [col] "r"(col), [back] "r"(row_back), [taps] "r"(taps), [k] "r"(&k),
+      : [step] "r"(step), [col] "r"(col), [back] "r"(row_back), [taps] "l"(taps), [k] "r"(&k),
         [offset] "r"(output_offset), [out_step] "r"(out_step), [pairs] "r"(pairs)
       : "q0", "q1", "q2", "q3", "q4", "q5", "q6", "lr", "memory");
 }
@@ -427,80 +428,89 @@ inline void copy_padded_rows(const int8_t* in_c, int32_t iy0, int32_t ix_begin, 
   }
 }
 
-// One group of up to 8 channels over the whole output. Full groups whose
-// shifts are all negative (the usual case) run 3x3 windows in assembly,
-// two pixels at a time, the border ones on a padded copy of their rows;
-// everything else (other kernels, dilation, the tail group, left shifts)
-// pixel by pixel in general_pixel. Not
-// inlined: the variants then cost one stack frame's depth, not four.
+// Any group, any kernel, pixel by pixel: the tail group, groups with a left
+// shift, kernels other than 3x3, dilation. Not inlined, like fast_group: the
+// variants then cost one stack frame's depth, not the sum.
 template <bool kTail, bool kRightOnly>
-__attribute__((noinline)) void depthwise_group(const DepthwiseS8Shape& s, const int8_t* input,
-                                               const int8_t* filter, const S8Requant& rq,
-                                               int8_t* output, int32_t c) {
+__attribute__((noinline)) void general_group(const DepthwiseS8Shape& s, const int8_t* input,
+                                             const int8_t* filter, const S8Requant& rq,
+                                             int8_t* output, int32_t c) {
   const int32_t live = s.channels - c < 8 ? s.channels - c : 8;
   const mve_pred16_t pred = vctp16q(static_cast<uint32_t>(live));
   const GroupRequant g = load_group(rq, c, live);
   const int32_t C = s.channels;
-  constexpr bool kAssembly = !kTail && kRightOnly;
-  const bool fast = kAssembly && s.k_h == 3 && s.k_w == 3 && s.dil_h == 1 && s.dil_w == 1;
-  // The fast path's widened filter and constants; its start value is the
-  // bias plus the input offset times the sum of the taps.
-  int16x8_t taps[9];
-  InteriorConstants k;
-  int32_t ox_lo = s.out_w, ox_hi = s.out_w;
-  if (fast) {
-    int16x8_t sum = vdupq_n_s16(0);
-    for (int t = 0; t < 9; ++t) {
-      taps[t] = vldrbq_s16(filter + t * C + c);
-      sum = vaddq_s16(sum, taps[t]);
+  for (int32_t n = 0; n < s.batches; ++n) {
+    const int8_t* in_c = input + n * s.in_h * s.in_w * C + c;
+    for (int32_t oy = 0; oy < s.out_h; ++oy) {
+      int8_t* out = output + ((n * s.out_h + oy) * s.out_w) * C + c;
+      for (int32_t ox = 0; ox < s.out_w; ++ox) {
+        general_pixel<kTail, kRightOnly>(s, in_c, filter + c, oy, ox, g, rq, out + ox * C, pred);
+      }
     }
-    const int16x8_t offset = vdupq_n_s16(static_cast<int16_t>(s.input_offset));
-    k = {vaddq_s32(g.bias_even, vmullbq_int_s16(sum, offset)),
-         vaddq_s32(g.bias_odd, vmulltq_int_s16(sum, offset)),
-         g.even.multiplier,
-         g.odd.multiplier,
-         g.even.right_shift,
-         g.odd.right_shift,
-         vdupq_n_s16(static_cast<int16_t>(rq.act_min)),
-         vdupq_n_s16(static_cast<int16_t>(rq.act_max))};
-    // Outputs [ox_lo, ox_hi) have all three columns inside the input.
-    const int32_t first = ceil_div(s.pad_left, s.stride_w);
-    const int32_t last_end =
-        s.in_w - 3 + s.pad_left >= 0 ? (s.in_w - 3 + s.pad_left) / s.stride_w + 1 : 0;
-    ox_lo = first < s.out_w ? first : s.out_w;
-    ox_hi = last_end < s.out_w ? last_end : s.out_w;
-    if (ox_hi < ox_lo) ox_hi = ox_lo;
   }
+}
+
+// A full group of 8 channels, every shift negative (the usual case), 3x3
+// without dilation: pairs of pixels in assembly. Rows whose windows stay
+// inside the input are read in place; border pixels and narrow rows run on
+// a padded copy of their three input rows (kChunkColumns columns), the
+// input zero point standing in for the missing taps: (zero point + input
+// offset) * filter = 0, exactly the skipped taps.
+__attribute__((noinline)) void fast_group(const DepthwiseS8Shape& s, const int8_t* input,
+                                          const int8_t* filter, const S8Requant& rq,
+                                          int8_t* output, int32_t c) {
+  const int32_t C = s.channels;
+  // The packed filter and the constants; the start value is the bias plus
+  // the input offset times the sum of the taps.
+  alignas(8) int8_t taps[9 * 8];
+  int16x8_t sum = vdupq_n_s16(0);
+  for (int t = 0; t < 9; ++t) {
+    const int16x8_t tap = vldrbq_s16(filter + t * C + c);
+    vstrbq_s16(taps + 8 * t, tap);
+    sum = vaddq_s16(sum, tap);
+  }
+  const int16x8_t offset = vdupq_n_s16(static_cast<int16_t>(s.input_offset));
+  const int32x4x2_t bias = vld2q_s32(rq.bias + c), multiplier = vld2q_s32(rq.multiplier + c),
+                    shift = vld2q_s32(rq.shift + c);
+  const int32x4_t zero = vdupq_n_s32(0);
+  const InteriorConstants k{vaddq_s32(bias.val[0], vmullbq_int_s16(sum, offset)),
+                            vaddq_s32(bias.val[1], vmulltq_int_s16(sum, offset)),
+                            multiplier.val[0],
+                            multiplier.val[1],
+                            vminq_s32(shift.val[0], zero),
+                            vminq_s32(shift.val[1], zero),
+                            vdupq_n_s16(static_cast<int16_t>(rq.act_min)),
+                            vdupq_n_s16(static_cast<int16_t>(rq.act_max))};
+  // Outputs [ox_lo, ox_hi) have all three columns inside the input.
+  const int32_t first = ceil_div(s.pad_left, s.stride_w);
+  const int32_t last_end =
+      s.in_w - 3 + s.pad_left >= 0 ? (s.in_w - 3 + s.pad_left) / s.stride_w + 1 : 0;
+  const int32_t ox_lo = first < s.out_w ? first : s.out_w;
+  const int32_t ox_hi = last_end < ox_lo ? ox_lo : (last_end < s.out_w ? last_end : s.out_w);
   const int32_t in_row = s.in_w * C;
-  // Pixels whose window leaves the input run on a padded copy of their
-  // three input rows (kChunkColumns columns of the group's 8 channels), the
-  // input zero point standing in for the missing taps: (zero point + input
-  // offset) * filter = 0, exactly the skipped taps. Narrow rows go through
-  // it whole, which also pairs their pixels better.
-  constexpr int32_t kChunkColumns = 10;
+  const int32_t output_offset = rq.output_offset;
+  constexpr int32_t kChunkColumns = 7;
   alignas(8) int8_t chunk[3 * kChunkColumns * 8];
   const int32_t chunk_outputs = (kChunkColumns - 3) / s.stride_w + 1;
   const int16x8_t zero_point = vdupq_n_s16(static_cast<int16_t>(-s.input_offset));
-  auto run_chunk = [&](const int8_t* in_c, int32_t iy0, int8_t* out, int32_t ox_begin,
-                       int32_t ox_end) {
-    const int32_t columns = (ox_end - ox_begin - 1) * s.stride_w + 3;
-    copy_padded_rows(in_c, iy0, ox_begin * s.stride_w - s.pad_left, columns, s.in_h, s.in_w, C,
-                     zero_point, chunk);
-    const int32_t count = ox_end - ox_begin, pairs = count / 2;
-    const int32_t step = s.stride_w * 8, back = columns * 8 - 16;
-    if (pairs > 0) {
-      interior_pairs_3x3(chunk, step, 8, back, taps, k, rq.output_offset, out + ox_begin * C, C,
-                         pairs);
-    }
-    if (count % 2 != 0) {
-      interior_pairs_3x3(chunk + 2 * pairs * step, 0, 8, back, taps, k, rq.output_offset,
-                         out + (ox_end - 1) * C, 0, 1);
-    }
-  };
+  // Outputs [ox_begin, ox_end) of one row through the padded copy.
   auto run_chunks = [&](const int8_t* in_c, int32_t iy0, int8_t* out, int32_t ox_begin,
                         int32_t ox_end) {
-    for (int32_t ox = ox_begin; ox < ox_end; ox += chunk_outputs) {
-      run_chunk(in_c, iy0, out, ox, ox + chunk_outputs < ox_end ? ox + chunk_outputs : ox_end);
+    for (; ox_begin < ox_end; ox_begin += chunk_outputs) {
+      const int32_t end = ox_begin + chunk_outputs < ox_end ? ox_begin + chunk_outputs : ox_end;
+      const int32_t columns = (end - ox_begin - 1) * s.stride_w + 3;
+      copy_padded_rows(in_c, iy0, ox_begin * s.stride_w - s.pad_left, columns, s.in_h, s.in_w, C,
+                       zero_point, chunk);
+      const int32_t count = end - ox_begin, pairs = count / 2;
+      const int32_t step = s.stride_w * 8, back = columns * 8 - 16;
+      if (pairs > 0) {
+        interior_pairs_3x3(chunk, step, 8, back, taps, k, output_offset, out + ox_begin * C, C,
+                           pairs);
+      }
+      if (count % 2 != 0) {  // a lone last one: the pair's code on one pixel twice
+        interior_pairs_3x3(chunk + 2 * pairs * step, 0, 8, back, taps, k, output_offset,
+                           out + (end - 1) * C, 0, 1);
+      }
     }
   };
   for (int32_t n = 0; n < s.batches; ++n) {
@@ -508,12 +518,6 @@ __attribute__((noinline)) void depthwise_group(const DepthwiseS8Shape& s, const 
     for (int32_t oy = 0; oy < s.out_h; ++oy) {
       int8_t* out = output + ((n * s.out_h + oy) * s.out_w) * C + c;
       const int32_t iy0 = oy * s.stride_h - s.pad_top;
-      if (!fast) {
-        for (int32_t ox = 0; ox < s.out_w; ++ox) {
-          general_pixel<kTail, kRightOnly>(s, in_c, filter + c, oy, ox, g, rq, out + ox * C, pred);
-        }
-        continue;
-      }
       const bool row_inside = iy0 >= 0 && iy0 + 3 <= s.in_h;
       if (!row_inside || s.out_w <= chunk_outputs || ox_hi - ox_lo < 2) {
         run_chunks(in_c, iy0, out, 0, s.out_w);
@@ -523,11 +527,11 @@ __attribute__((noinline)) void depthwise_group(const DepthwiseS8Shape& s, const 
       const int32_t step = s.stride_w * C;
       const int8_t* p = in_c + iy0 * in_row + (ox_lo * s.stride_w - s.pad_left) * C;
       const int32_t pairs = (ox_hi - ox_lo) / 2;
-      interior_pairs_3x3(p, step, C, in_row - 2 * C, taps, k, rq.output_offset, out + ox_lo * C, C,
+      interior_pairs_3x3(p, step, C, in_row - 2 * C, taps, k, output_offset, out + ox_lo * C, C,
                          pairs);
       int32_t ox = ox_lo + 2 * pairs;
-      if (ox < ox_hi) {  // a lone last one: the pair's code on one pixel twice
-        interior_pairs_3x3(p + 2 * pairs * step, 0, C, in_row - 2 * C, taps, k, rq.output_offset,
+      if (ox < ox_hi) {
+        interior_pairs_3x3(p + 2 * pairs * step, 0, C, in_row - 2 * C, taps, k, output_offset,
                            out + ox * C, 0, 1);
         ++ox;
       }
@@ -629,20 +633,24 @@ void s8_gemm(const int8_t* a, int32_t a_stride, int32_t rows, const int8_t* w, i
 
 void s8_depthwise(const DepthwiseS8Shape& shape, const int8_t* input, const int8_t* filter,
                   const S8Requant& rq, int8_t* output) {
+  const bool three_by_three =
+      shape.k_h == 3 && shape.k_w == 3 && shape.dil_h == 1 && shape.dil_w == 1;
   for (int32_t c = 0; c < shape.channels; c += 8) {
     const int32_t live = shape.channels - c < 8 ? shape.channels - c : 8;
     bool right_only = true;
     for (int32_t i = 0; i < live; ++i) right_only = right_only && rq.shift[c + i] < 0;
-    if (live == 8) {
+    if (live == 8 && right_only && three_by_three) {
+      fast_group(shape, input, filter, rq, output, c);
+    } else if (live == 8) {
       if (right_only) {
-        depthwise_group<false, true>(shape, input, filter, rq, output, c);
+        general_group<false, true>(shape, input, filter, rq, output, c);
       } else {
-        depthwise_group<false, false>(shape, input, filter, rq, output, c);
+        general_group<false, false>(shape, input, filter, rq, output, c);
       }
     } else if (right_only) {
-      depthwise_group<true, true>(shape, input, filter, rq, output, c);
+      general_group<true, true>(shape, input, filter, rq, output, c);
     } else {
-      depthwise_group<true, false>(shape, input, filter, rq, output, c);
+      general_group<true, false>(shape, input, filter, rq, output, c);
     }
   }
 }
