@@ -309,8 +309,7 @@ struct InteriorConstants {
 // top-left tap, `step` = stride_w * channels is the distance between
 // neighbouring windows, `row_back` = in_w * channels - 2 * channels, `taps`
 // the group's filter packed ([9][8], widened by its loads), out the first output and `out_step`
-// the distance between outputs (step = out_step = 0 computes one pixel
-// twice). Per tap: one filter load shared by the two pixels, and per pixel
+// the distance between outputs. Per tap: one filter load shared by the two pixels, and per pixel
 // one input load, VMULLB + VMULLT and two adds; then scale4<true>, the output
 // offset, the saturating narrow and the clamp. Assembly because GCC 12
 // hoists the 18 loads of an unrolled window and spills most of them.
@@ -403,6 +402,59 @@ inline void interior_pairs_3x3(const int8_t* p, int32_t step, int32_t col, int32
 }
 
 #undef FLOE_DW_TAP
+#define FLOE_DW_TAP1(offset, advance)             \
+  "vldrb.s16 q4, [%[taps], #" #offset "]\n\t"     \
+  "vldrb.s16 q5, [%[p0]]\n\t"                     \
+  "vmullb.s16 q6, q5, q4\n\t"                     \
+  "vadd.i32 q0, q0, q6\n\t"                       \
+  "vmullt.s16 q6, q5, q4\n\t"                     \
+  "vadd.i32 q1, q1, q6\n\t"                       \
+  "add %[p0], %[p0], " advance "\n\t"
+
+// One output of interior_pairs_3x3 (a row's odd last pixel): half the work.
+inline void interior_single_3x3(const int8_t* p0, int32_t col, int32_t row_back,
+                                const int8_t* taps, const InteriorConstants& k,
+                                int32_t output_offset, int8_t* out) {
+  __asm__ volatile(
+      "vldrw.u32 q0, [%[k]]\n\t"
+      "vldrw.u32 q1, [%[k], #16]\n\t"
+      FLOE_DW_TAP1(0, "%[col]")
+      FLOE_DW_TAP1(8, "%[col]")
+      FLOE_DW_TAP1(16, "%[back]")
+      FLOE_DW_TAP1(24, "%[col]")
+      FLOE_DW_TAP1(32, "%[col]")
+      FLOE_DW_TAP1(40, "%[back]")
+      FLOE_DW_TAP1(48, "%[col]")
+      FLOE_DW_TAP1(56, "%[col]")
+      FLOE_DW_TAP1(64, "#0")
+      "vldrw.u32 q4, [%[k], #32]\n\t"
+      "vqrdmulh.s32 q0, q0, q4\n\t"
+      "vldrw.u32 q4, [%[k], #48]\n\t"
+      "vqrdmulh.s32 q1, q1, q4\n\t"
+      "vshr.s32 q5, q0, #31\n\t"
+      "vqadd.s32 q0, q0, q5\n\t"
+      "vshr.s32 q5, q1, #31\n\t"
+      "vqadd.s32 q1, q1, q5\n\t"
+      "vldrw.u32 q4, [%[k], #64]\n\t"
+      "vrshl.s32 q0, q0, q4\n\t"
+      "vldrw.u32 q4, [%[k], #80]\n\t"
+      "vrshl.s32 q1, q1, q4\n\t"
+      "vadd.i32 q0, q0, %[offset]\n\t"
+      "vadd.i32 q1, q1, %[offset]\n\t"
+      "vqmovnb.s32 q4, q0\n\t"
+      "vqmovnt.s32 q4, q1\n\t"
+      "vldrw.u32 q6, [%[k], #96]\n\t"
+      "vmax.s16 q4, q4, q6\n\t"
+      "vldrw.u32 q6, [%[k], #112]\n\t"
+      "vmin.s16 q4, q4, q6\n\t"
+      "vstrb.16 q4, [%[out]]\n\t"
+      : [p0] "+l"(p0)
+      : [col] "r"(col), [back] "r"(row_back), [taps] "l"(taps), [k] "r"(&k),
+        [offset] "r"(output_offset), [out] "l"(out)
+      : "q0", "q1", "q4", "q5", "q6", "memory");
+}
+
+#undef FLOE_DW_TAP1
 
 // Rows iy0..iy0+2, columns ix_begin..ix_begin+columns-1 of 8 channels
 // (in_c points at the group's first channel) to `chunk` ([3][columns][8]),
@@ -507,9 +559,9 @@ __attribute__((noinline)) void fast_group(const DepthwiseS8Shape& s, const int8_
         interior_pairs_3x3(chunk, step, 8, back, taps, k, output_offset, out + ox_begin * C, C,
                            pairs);
       }
-      if (count % 2 != 0) {  // a lone last one: the pair's code on one pixel twice
-        interior_pairs_3x3(chunk + 2 * pairs * step, 0, 8, back, taps, k, output_offset,
-                           out + (end - 1) * C, 0, 1);
+      if (count % 2 != 0) {
+        interior_single_3x3(chunk + 2 * pairs * step, 8, back, taps, k, output_offset,
+                            out + (end - 1) * C);
       }
     }
   };
@@ -531,8 +583,8 @@ __attribute__((noinline)) void fast_group(const DepthwiseS8Shape& s, const int8_
                          pairs);
       int32_t ox = ox_lo + 2 * pairs;
       if (ox < ox_hi) {
-        interior_pairs_3x3(p + 2 * pairs * step, 0, C, in_row - 2 * C, taps, k, output_offset,
-                           out + ox * C, 0, 1);
+        interior_single_3x3(p + 2 * pairs * step, C, in_row - 2 * C, taps, k, output_offset,
+                            out + ox * C);
         ++ox;
       }
       run_chunks(in_c, iy0, out, ox, s.out_w);
