@@ -541,7 +541,7 @@ __attribute__((noinline)) void fast_group(const DepthwiseS8Shape& s, const int8_
   const int32_t ox_hi = last_end < ox_lo ? ox_lo : (last_end < s.out_w ? last_end : s.out_w);
   const int32_t in_row = s.in_w * C;
   const int32_t output_offset = rq.output_offset;
-  constexpr int32_t kChunkColumns = 7;
+  constexpr int32_t kChunkColumns = 8;
   alignas(8) int8_t chunk[3 * kChunkColumns * 8];
   const int32_t chunk_outputs = (kChunkColumns - 3) / s.stride_w + 1;
   const int16x8_t zero_point = vdupq_n_s16(static_cast<int16_t>(-s.input_offset));
