@@ -302,12 +302,15 @@ struct InteriorConstants {
   int32x4_t multiplier_even, multiplier_odd;
   int32x4_t right_even, right_odd;  // min(shift, 0), all negative
   int16x8_t act_min, act_max;
+  int32_t output_offset;  // at byte 128
 };
 
 // `pairs` pairs of horizontally adjacent outputs of 3x3 windows inside the
 // input, 8 channels, every shift negative: p points at the first window's
 // top-left tap, `step` = stride_w * channels is the distance between
-// neighbouring windows, `row_back` = in_w * channels - 2 * channels, `taps`
+// neighbouring windows, back1/back2 the steps from the third tap of window
+// row 0/1 to the first of row 1/2 (in the input: in_w * channels -
+// 2 * channels), `taps`
 // the group's filter packed ([9][8], widened by its loads), out the first output and `out_step`
 // the distance between outputs. Per tap: one filter load shared by the two pixels, and per pixel
 // one input load, VMULLB + VMULLT and two adds; then scale4<true>, the output
@@ -328,10 +331,9 @@ struct InteriorConstants {
   "add %[p0], %[p0], " advance "\n\t"             \
   "add %[p1], %[p1], " advance "\n\t"
 
-inline void interior_pairs_3x3(const int8_t* p, int32_t step, int32_t col, int32_t row_back,
-                               const int8_t* taps, const InteriorConstants& k,
-                               int32_t output_offset, int8_t* out, int32_t out_step,
-                               int32_t pairs) {
+inline void interior_pairs_3x3(const int8_t* p, int32_t step, int32_t col, int32_t back1,
+                               int32_t back2, const int8_t* taps, const InteriorConstants& k,
+                               int8_t* out, int32_t out_step, int32_t pairs) {
   const int8_t* p0;
   const int8_t* p1;
   __asm__ volatile(
@@ -345,10 +347,10 @@ inline void interior_pairs_3x3(const int8_t* p, int32_t step, int32_t col, int32
       "vmov q3, q1\n\t"
       FLOE_DW_TAP(0, "%[col]")
       FLOE_DW_TAP(8, "%[col]")
-      FLOE_DW_TAP(16, "%[back]")
+      FLOE_DW_TAP(16, "%[back1]")
       FLOE_DW_TAP(24, "%[col]")
       FLOE_DW_TAP(32, "%[col]")
-      FLOE_DW_TAP(40, "%[back]")
+      FLOE_DW_TAP(40, "%[back2]")
       FLOE_DW_TAP(48, "%[col]")
       FLOE_DW_TAP(56, "%[col]")
       FLOE_DW_TAP(64, "#0")
@@ -373,11 +375,13 @@ inline void interior_pairs_3x3(const int8_t* p, int32_t step, int32_t col, int32
       "vldrw.u32 q4, [%[k], #80]\n\t"
       "vrshl.s32 q1, q1, q4\n\t"
       "vrshl.s32 q3, q3, q4\n\t"
-      // Output offset (int32, wrapping like the reference), narrow, clamp.
-      "vadd.i32 q0, q0, %[offset]\n\t"
-      "vadd.i32 q1, q1, %[offset]\n\t"
-      "vadd.i32 q2, q2, %[offset]\n\t"
-      "vadd.i32 q3, q3, %[offset]\n\t"
+      // Output offset (int32, wrapping like the reference; read into p1,
+      // free by now, as the registers are all taken), narrow, clamp.
+      "ldr %[p1], [%[k], #128]\n\t"
+      "vadd.i32 q0, q0, %[p1]\n\t"
+      "vadd.i32 q1, q1, %[p1]\n\t"
+      "vadd.i32 q2, q2, %[p1]\n\t"
+      "vadd.i32 q3, q3, %[p1]\n\t"
       "vqmovnb.s32 q4, q0\n\t"
       "vqmovnt.s32 q4, q1\n\t"
       "vqmovnb.s32 q5, q2\n\t"
@@ -396,22 +400,22 @@ inline void interior_pairs_3x3(const int8_t* p, int32_t step, int32_t col, int32
       "le lr, 1b\n"
       // Widening loads and narrowing stores take low registers only ("l").
       : [p0] "=&l"(p0), [p1] "=&l"(p1), [p] "+r"(p), [out] "+l"(out)
-      : [step] "r"(step), [col] "r"(col), [back] "r"(row_back), [taps] "l"(taps), [k] "r"(&k),
-        [offset] "r"(output_offset), [out_step] "r"(out_step), [pairs] "r"(pairs)
+      : [step] "r"(step), [col] "r"(col), [back1] "r"(back1), [back2] "r"(back2), [taps] "l"(taps), [k] "r"(&k),
+        [out_step] "r"(out_step), [pairs] "r"(pairs)
       : "q0", "q1", "q2", "q3", "q4", "q5", "q6", "lr", "memory");
 }
 
 #undef FLOE_DW_TAP
 // interior_pairs_3x3 for stride 1, where the second pixel's tap kx is the
 // first one's kx + 1: per row of the window four input loads instead of six
-// and four pointer steps instead of six. `row_back` = in_w * channels -
-// 3 * channels here.
+// and four pointer steps instead of six; back1/back2 step from the fourth
+// column of a row to the next row.
 #define FLOE_DW_MAC(x, f, even, odd) \
   "vmullb.s16 q7, " x ", " f "\n\t"   \
   "vadd.i32 " even ", " even ", q7\n\t" \
   "vmullt.s16 q7, " x ", " f "\n\t"   \
   "vadd.i32 " odd ", " odd ", q7\n\t"
-#define FLOE_DW_ROW_S1(f0, f1, f2)                     \
+#define FLOE_DW_ROW_S1(f0, f1, f2, back)               \
   "vldrb.s16 q6, [%[q]]\n\t"                            \
   "vldrb.s16 q4, [%[taps], #" #f0 "]\n\t"               \
   FLOE_DW_MAC("q6", "q4", "q0", "q1")                   \
@@ -428,9 +432,9 @@ inline void interior_pairs_3x3(const int8_t* p, int32_t step, int32_t col, int32
   "add %[q], %[q], %[col]\n\t"                          \
   "vldrb.s16 q6, [%[q]]\n\t"                            \
   FLOE_DW_MAC("q6", "q4", "q2", "q3")                   \
-  "add %[q], %[q], %[back]\n\t"
+  "add %[q], %[q], " back "\n\t"
 
-inline void interior_pairs_3x3_stride1(const int8_t* p, int32_t col, int32_t row_back,
+inline void interior_pairs_3x3_stride1(const int8_t* p, int32_t col, int32_t back1, int32_t back2,
                                        const int8_t* taps, const InteriorConstants& k,
                                        int32_t output_offset, int8_t* out, int32_t out_step,
                                        int32_t pairs) {
@@ -443,9 +447,9 @@ inline void interior_pairs_3x3_stride1(const int8_t* p, int32_t col, int32_t row
       "vldrw.u32 q1, [%[k], #16]\n\t"
       "vmov q2, q0\n\t"
       "vmov q3, q1\n\t"
-      FLOE_DW_ROW_S1(0, 8, 16)
-      FLOE_DW_ROW_S1(24, 32, 40)
-      FLOE_DW_ROW_S1(48, 56, 64)
+      FLOE_DW_ROW_S1(0, 8, 16, "%[back1]")
+      FLOE_DW_ROW_S1(24, 32, 40, "%[back2]")
+      FLOE_DW_ROW_S1(48, 56, 64, "#0")
       "vldrw.u32 q4, [%[k], #32]\n\t"
       "vqrdmulh.s32 q0, q0, q4\n\t"
       "vqrdmulh.s32 q2, q2, q4\n\t"
@@ -487,7 +491,7 @@ inline void interior_pairs_3x3_stride1(const int8_t* p, int32_t col, int32_t row
       "add %[p], %[p], %[col], lsl #1\n\t"
       "le lr, 1b\n"
       : [q] "=&l"(q), [p] "+r"(p), [out] "+l"(out)
-      : [col] "r"(col), [back] "r"(row_back), [taps] "l"(taps), [k] "r"(&k),
+      : [col] "r"(col), [back1] "r"(back1), [back2] "r"(back2), [taps] "l"(taps), [k] "r"(&k),
         [offset] "r"(output_offset), [out_step] "r"(out_step), [pairs] "r"(pairs)
       : "q0", "q1", "q2", "q3", "q4", "q5", "q6", "q7", "lr", "memory");
 }
@@ -505,7 +509,7 @@ inline void interior_pairs_3x3_stride1(const int8_t* p, int32_t col, int32_t row
   "add %[p0], %[p0], " advance "\n\t"
 
 // One output of interior_pairs_3x3 (a row's odd last pixel): half the work.
-inline void interior_single_3x3(const int8_t* p0, int32_t col, int32_t row_back,
+inline void interior_single_3x3(const int8_t* p0, int32_t col, int32_t back1, int32_t back2,
                                 const int8_t* taps, const InteriorConstants& k,
                                 int32_t output_offset, int8_t* out) {
   __asm__ volatile(
@@ -513,10 +517,10 @@ inline void interior_single_3x3(const int8_t* p0, int32_t col, int32_t row_back,
       "vldrw.u32 q1, [%[k], #16]\n\t"
       FLOE_DW_TAP1(0, "%[col]")
       FLOE_DW_TAP1(8, "%[col]")
-      FLOE_DW_TAP1(16, "%[back]")
+      FLOE_DW_TAP1(16, "%[back1]")
       FLOE_DW_TAP1(24, "%[col]")
       FLOE_DW_TAP1(32, "%[col]")
-      FLOE_DW_TAP1(40, "%[back]")
+      FLOE_DW_TAP1(40, "%[back2]")
       FLOE_DW_TAP1(48, "%[col]")
       FLOE_DW_TAP1(56, "%[col]")
       FLOE_DW_TAP1(64, "#0")
@@ -542,35 +546,34 @@ inline void interior_single_3x3(const int8_t* p0, int32_t col, int32_t row_back,
       "vmin.s16 q4, q4, q6\n\t"
       "vstrb.16 q4, [%[out]]\n\t"
       : [p0] "+l"(p0)
-      : [col] "r"(col), [back] "r"(row_back), [taps] "l"(taps), [k] "r"(&k),
+      : [col] "r"(col), [back1] "r"(back1), [back2] "r"(back2), [taps] "l"(taps), [k] "r"(&k),
         [offset] "r"(output_offset), [out] "l"(out)
       : "q0", "q1", "q4", "q5", "q6", "memory");
 }
 
 #undef FLOE_DW_TAP1
 
-// Rows iy0..iy0+2, columns ix_begin..ix_begin+columns-1 of 8 channels
-// (in_c points at the group's first channel) to `chunk` ([3][columns][8]),
-// the zero point where they leave the input. Scalars only: the int8 stores
-// may alias anything reached through a pointer, which GCC would reload.
-inline void copy_padded_rows(const int8_t* in_c, int32_t iy0, int32_t ix_begin, int32_t columns,
-                             int32_t in_h, int32_t in_w, int32_t C, int16x8_t zero_point,
-                             int8_t* chunk) {
-  // The columns inside the input: [inside_begin, inside_end) of the chunk.
-  const int32_t inside_begin = ix_begin < 0 ? -ix_begin : 0;
+// Row iy, columns ix_begin..ix_begin+columns-1 of 8 channels (in_c points
+// at the group's first channel) to `dst` ([columns][8]), the zero point
+// where they leave the input. Scalars only: the int8 stores may alias
+// anything reached through a pointer, which GCC would reload.
+inline void copy_padded_row(const int8_t* in_c, int32_t iy, int32_t ix_begin, int32_t columns,
+                            int32_t in_h, int32_t in_w, int32_t C, int16x8_t zero_point,
+                            int8_t* dst) {
+  if (iy < 0 || iy >= in_h) {
+    for (int32_t j = 0; j < columns; ++j, dst += 8) vstrbq_s16(dst, zero_point);
+    return;
+  }
+  // The columns inside the input: [inside_begin, inside_end).
+  const int32_t inside_begin = ix_begin < 0 ? (-ix_begin < columns ? -ix_begin : columns) : 0;
   int32_t inside_end = in_w - ix_begin;
   if (inside_end > columns) inside_end = columns;
   if (inside_end < inside_begin) inside_end = inside_begin;
-  for (int32_t ky = 0; ky < 3; ++ky) {
-    const int32_t iy = iy0 + ky;
-    const bool row_in = iy >= 0 && iy < in_h;
-    const int8_t* src = in_c + (iy * in_w + ix_begin + inside_begin) * C;
-    int32_t j = 0;
-    for (; j < (row_in ? inside_begin : columns); ++j, chunk += 8) vstrbq_s16(chunk, zero_point);
-    if (!row_in) continue;
-    for (; j < inside_end; ++j, chunk += 8, src += C) vstrbq_s16(chunk, vldrbq_s16(src));
-    for (; j < columns; ++j, chunk += 8) vstrbq_s16(chunk, zero_point);
-  }
+  const int8_t* src = in_c + (iy * in_w + ix_begin + inside_begin) * C;
+  int32_t j = 0;
+  for (; j < inside_begin; ++j, dst += 8) vstrbq_s16(dst, zero_point);
+  for (; j < inside_end; ++j, dst += 8, src += C) vstrbq_s16(dst, vldrbq_s16(src));
+  for (; j < columns; ++j, dst += 8) vstrbq_s16(dst, zero_point);
 }
 
 // Any group, any kernel, pixel by pixel: the tail group, groups with a left
@@ -625,7 +628,8 @@ __attribute__((noinline)) void fast_group(const DepthwiseS8Shape& s, const int8_
                             vminq_s32(shift.val[0], zero),
                             vminq_s32(shift.val[1], zero),
                             vdupq_n_s16(static_cast<int16_t>(rq.act_min)),
-                            vdupq_n_s16(static_cast<int16_t>(rq.act_max))};
+                            vdupq_n_s16(static_cast<int16_t>(rq.act_max)),
+                            rq.output_offset};
   // Outputs [ox_lo, ox_hi) have all three columns inside the input.
   const int32_t first = ceil_div(s.pad_left, s.stride_w);
   const int32_t last_end =
@@ -638,57 +642,76 @@ __attribute__((noinline)) void fast_group(const DepthwiseS8Shape& s, const int8_
   alignas(8) int8_t chunk[3 * kChunkColumns * 8];
   const int32_t chunk_outputs = (kChunkColumns - 3) / s.stride_w + 1;
   const int16x8_t zero_point = vdupq_n_s16(static_cast<int16_t>(-s.input_offset));
-  // Outputs [ox_begin, ox_end) of one row through the padded copy.
+  // `count` outputs of one row: p points at the first window's top-left
+  // tap, `col` is the step between taps of a row, back1/back2 the steps
+  // from the third tap of window row 0/1 to the first of row 1/2.
+  auto run_row = [&](const int8_t* p, int32_t col, int32_t back1, int32_t back2, int8_t* out,
+                     int32_t count) {
+    const int32_t step = s.stride_w * col, pairs = count / 2;
+    if (pairs > 0 && s.stride_w == 1) {
+      interior_pairs_3x3_stride1(p, col, back1 - col, back2 - col, taps, k, output_offset, out, C,
+                                 pairs);
+    } else if (pairs > 0) {
+      interior_pairs_3x3(p, step, col, back1, back2, taps, k, out, C, pairs);
+    }
+    if (count % 2 != 0) {
+      interior_single_3x3(p + 2 * pairs * step, col, back1, back2, taps, k, output_offset,
+                          out + 2 * pairs * C);
+    }
+  };
+  // Outputs [ox_begin, ox_end) of one row through a padded copy of its rows.
   auto run_chunks = [&](const int8_t* in_c, int32_t iy0, int8_t* out, int32_t ox_begin,
                         int32_t ox_end) {
     for (; ox_begin < ox_end; ox_begin += chunk_outputs) {
       const int32_t end = ox_begin + chunk_outputs < ox_end ? ox_begin + chunk_outputs : ox_end;
       const int32_t columns = (end - ox_begin - 1) * s.stride_w + 3;
-      copy_padded_rows(in_c, iy0, ox_begin * s.stride_w - s.pad_left, columns, s.in_h, s.in_w, C,
-                       zero_point, chunk);
-      const int32_t count = end - ox_begin, pairs = count / 2;
-      const int32_t step = s.stride_w * 8, back = columns * 8 - 16;
-      if (pairs > 0 && s.stride_w == 1) {
-        interior_pairs_3x3_stride1(chunk, 8, back - 8, taps, k, output_offset, out + ox_begin * C,
-                                   C, pairs);
-      } else if (pairs > 0) {
-        interior_pairs_3x3(chunk, step, 8, back, taps, k, output_offset, out + ox_begin * C, C,
-                           pairs);
+      for (int32_t ky = 0; ky < 3; ++ky) {
+        copy_padded_row(in_c, iy0 + ky, ox_begin * s.stride_w - s.pad_left, columns, s.in_h,
+                        s.in_w, C, zero_point, chunk + ky * columns * 8);
       }
-      if (count % 2 != 0) {
-        interior_single_3x3(chunk + 2 * pairs * step, 8, back, taps, k, output_offset,
-                            out + (end - 1) * C);
-      }
+      run_row(chunk, 8, columns * 8 - 16, columns * 8 - 16, out + ox_begin * C, end - ox_begin);
     }
   };
+  // Narrow images (a padded row fits the buffer): a ring of three padded
+  // rows, input row iy in slot iy mod 3, so each row is copied once.
+  const int32_t padded = (s.out_w - 1) * s.stride_w + 3;
+  if (padded <= kChunkColumns) {
+    const int32_t slot_bytes = padded * 8;
+    auto slot = [&](int32_t iy) { return chunk + ((iy % 3 + 3) % 3) * slot_bytes; };
+    for (int32_t n = 0; n < s.batches; ++n) {
+      const int8_t* in_c = input + n * s.in_h * in_row + c;
+      int32_t next_row = -s.pad_top;  // the next input row to copy
+      for (int32_t oy = 0; oy < s.out_h; ++oy) {
+        const int32_t iy0 = oy * s.stride_h - s.pad_top;
+        if (next_row < iy0) next_row = iy0;
+        for (; next_row <= iy0 + 2; ++next_row) {
+          copy_padded_row(in_c, next_row, -s.pad_left, padded, s.in_h, s.in_w, C, zero_point,
+                          slot(next_row));
+        }
+        const int8_t* row0 = slot(iy0);
+        const int8_t* row1 = slot(iy0 + 1);
+        const int8_t* row2 = slot(iy0 + 2);
+        run_row(row0, 8, static_cast<int32_t>(row1 - row0) - 16,
+                static_cast<int32_t>(row2 - row1) - 16,
+                output + ((n * s.out_h + oy) * s.out_w) * C + c, s.out_w);
+      }
+    }
+    return;
+  }
   for (int32_t n = 0; n < s.batches; ++n) {
     const int8_t* in_c = input + n * s.in_h * in_row + c;
     for (int32_t oy = 0; oy < s.out_h; ++oy) {
       int8_t* out = output + ((n * s.out_h + oy) * s.out_w) * C + c;
       const int32_t iy0 = oy * s.stride_h - s.pad_top;
       const bool row_inside = iy0 >= 0 && iy0 + 3 <= s.in_h;
-      if (!row_inside || s.out_w <= chunk_outputs || ox_hi - ox_lo < 2) {
+      if (!row_inside || ox_hi - ox_lo < 2) {
         run_chunks(in_c, iy0, out, 0, s.out_w);
         continue;
       }
       run_chunks(in_c, iy0, out, 0, ox_lo);
-      const int32_t step = s.stride_w * C;
       const int8_t* p = in_c + iy0 * in_row + (ox_lo * s.stride_w - s.pad_left) * C;
-      const int32_t pairs = (ox_hi - ox_lo) / 2;
-      if (s.stride_w == 1) {
-        interior_pairs_3x3_stride1(p, C, in_row - 3 * C, taps, k, output_offset, out + ox_lo * C, C,
-                                   pairs);
-      } else {
-        interior_pairs_3x3(p, step, C, in_row - 2 * C, taps, k, output_offset, out + ox_lo * C, C,
-                           pairs);
-      }
-      int32_t ox = ox_lo + 2 * pairs;
-      if (ox < ox_hi) {
-        interior_single_3x3(p + 2 * pairs * step, C, in_row - 2 * C, taps, k, output_offset,
-                            out + ox * C);
-        ++ox;
-      }
-      run_chunks(in_c, iy0, out, ox, s.out_w);
+      run_row(p, C, in_row - 2 * C, in_row - 2 * C, out + ox_lo * C, ox_hi - ox_lo);
+      run_chunks(in_c, iy0, out, ox_hi, s.out_w);
     }
   }
 }
