@@ -83,7 +83,8 @@ S8Requant random_requant(Random& rng, int32_t channels, int32_t bias_bits) {
     } else {
       const double mantissa = 0.5 + static_cast<double>(rng.next() % 1000000u) * 5e-7;
       const int exponent = rng.range(-20, right_only ? -1 : 4);
-      const floe::ref::QuantizedMultiplier q = floe::ref::quantize_multiplier(ldexp(mantissa, exponent));
+      const floe::ref::QuantizedMultiplier q =
+          floe::ref::quantize_multiplier(ldexp(mantissa, exponent));
       g_multiplier[c] = q.multiplier;
       g_shift[c] = q.shift;
     }
@@ -98,10 +99,12 @@ S8Requant random_requant(Random& rng, int32_t channels, int32_t bias_bits) {
 }
 
 int8_t model_output(int32_t acc, const S8Requant& rq, int32_t c) {
-  const int32_t with_bias = static_cast<int32_t>(static_cast<uint32_t>(acc) + static_cast<uint32_t>(rq.bias[c]));
+  const int32_t with_bias =
+      static_cast<int32_t>(static_cast<uint32_t>(acc) + static_cast<uint32_t>(rq.bias[c]));
   const int32_t scaled =
       floe::ref::multiply_by_quantized_multiplier(with_bias, rq.multiplier[c], rq.shift[c]);
-  const int32_t shifted = static_cast<int32_t>(static_cast<uint32_t>(scaled) + static_cast<uint32_t>(rq.output_offset));
+  const int32_t shifted =
+      static_cast<int32_t>(static_cast<uint32_t>(scaled) + static_cast<uint32_t>(rq.output_offset));
   return static_cast<int8_t>(floe::ref::clamp_to(shifted, rq.act_min, rq.act_max));
 }
 

@@ -9,16 +9,17 @@
 // passes in one inline-assembly block give 3 rows x 4 channels as three
 // vectors, requantized 4 channels per instruction. Assembly because GCC 12
 // emits no tail-predicated loop and, left to itself, spills the twelve sums
-// between passes.
+// between passes. k <= 16 keeps 4 channels' weights in registers instead.
 //
 // Depthwise: 8 channels per vector in 16-bit lanes (widening VLDRB.S16);
 // VMULLB/VMULLT.S16 multiply the even and odd channels into two int32x4
 // accumulators (4 instructions per 8 MACs where 32-bit lanes need VMUL+VADD
-// per 4). Interior pixels of 3x3 windows, two at a time in assembly, take
-// the input offset as a precomputed offset * sum(filter) in the
-// accumulator's start value and read the filter from a stack copy
-// (immediate offsets); border pixels and other shapes add the offset per
-// in-bounds tap.
+// per 4). 3x3 windows (full groups, right shifts only: the models' case) run
+// two pixels at a time in assembly, with the input offset folded into the
+// start value (offset * sum of the taps); pixels whose window leaves the
+// input read a copy of their rows padded with the input zero point, which
+// contributes (zero point + offset) * filter = 0, exactly the skipped taps.
+// Everything else goes pixel by pixel over the in-bounds taps.
 //
 // Requantization, 4 channels per instruction: VSHL (left shift), VQRDMULH
 // (TFLite's SaturatingRoundingDoublingHighMul, same rounding and the same
@@ -274,9 +275,10 @@ inline int32_t end_tap(int32_t start, int32_t size, int32_t k, int32_t dil) {
 // Any kernel, stride, dilation and position: only the in-bounds taps, each
 // with the input offset added.
 template <bool kTail, bool kRightOnly>
-__attribute__((noinline)) void general_pixel(const DepthwiseS8Shape& s, const int8_t* in_c, const int8_t* filter_c,
-                          int32_t oy, int32_t ox, const GroupRequant& g, const S8Requant& rq,
-                          int8_t* out, mve_pred16_t pred) {
+__attribute__((noinline)) void general_pixel(const DepthwiseS8Shape& s, const int8_t* in_c,
+                                             const int8_t* filter_c, int32_t oy, int32_t ox,
+                                             const GroupRequant& g, const S8Requant& rq,
+                                             int8_t* out, mve_pred16_t pred) {
   const int32_t iy0 = oy * s.stride_h - s.pad_top, ix0 = ox * s.stride_w - s.pad_left;
   const int32_t ky_lo = first_tap(iy0, s.dil_h);
   const int32_t ky_hi = end_tap(iy0, s.in_h, s.k_h, s.dil_h);
@@ -288,7 +290,8 @@ __attribute__((noinline)) void general_pixel(const DepthwiseS8Shape& s, const in
     const int8_t* row = in_c + (iy0 + ky * s.dil_h) * s.in_w * s.channels;
     const int8_t* taps = filter_c + ky * s.k_w * s.channels;
     for (int32_t kx = kx_lo; kx < kx_hi; ++kx) {
-      const int16x8_t x = vaddq_n_s16(load8<kTail>(row + (ix0 + kx * s.dil_w) * s.channels, pred), offset);
+      const int16x8_t x =
+          vaddq_n_s16(load8<kTail>(row + (ix0 + kx * s.dil_w) * s.channels, pred), offset);
       mac8(even, odd, x, load8<kTail>(taps + kx * s.channels, pred));
     }
   }
@@ -310,12 +313,12 @@ struct InteriorConstants {
 // top-left tap, `step` = stride_w * channels is the distance between
 // neighbouring windows, back1/back2 the steps from the third tap of window
 // row 0/1 to the first of row 1/2 (in the input: in_w * channels -
-// 2 * channels), `taps`
-// the group's filter packed ([9][8], widened by its loads), out the first output and `out_step`
-// the distance between outputs. Per tap: one filter load shared by the two pixels, and per pixel
-// one input load, VMULLB + VMULLT and two adds; then scale4<true>, the output
-// offset, the saturating narrow and the clamp. Assembly because GCC 12
-// hoists the 18 loads of an unrolled window and spills most of them.
+// 2 * channels), `taps` the group's filter packed ([9][8], widened by its
+// loads), out the first output and `out_step` the distance between outputs.
+// Per tap: one filter load shared by the two pixels, and per pixel one input
+// load, VMULLB + VMULLT and two adds; then scale4<true>, the output offset,
+// the saturating narrow and the clamp. Assembly because GCC 12 hoists the 18
+// loads of an unrolled window and spills most of them.
 #define FLOE_DW_TAP(offset, advance)              \
   "vldrb.s16 q4, [%[taps], #" #offset "]\n\t"     \
   "vldrb.s16 q5, [%[p0]]\n\t"                     \
@@ -400,8 +403,8 @@ inline void interior_pairs_3x3(const int8_t* p, int32_t step, int32_t col, int32
       "le lr, 1b\n"
       // Widening loads and narrowing stores take low registers only ("l").
       : [p0] "=&l"(p0), [p1] "=&l"(p1), [p] "+r"(p), [out] "+l"(out)
-      : [step] "r"(step), [col] "r"(col), [back1] "r"(back1), [back2] "r"(back2), [taps] "l"(taps), [k] "r"(&k),
-        [out_step] "r"(out_step), [pairs] "r"(pairs)
+      : [step] "r"(step), [col] "r"(col), [back1] "r"(back1), [back2] "r"(back2),
+        [taps] "l"(taps), [k] "r"(&k), [out_step] "r"(out_step), [pairs] "r"(pairs)
       : "q0", "q1", "q2", "q3", "q4", "q5", "q6", "lr", "memory");
 }
 
@@ -795,14 +798,18 @@ void s8_gemm(const int8_t* a, int32_t a_stride, int32_t rows, const int8_t* w, i
     const bool right_only = right_shifts_only(shift, pred);
     if (k_size <= 16) {
       if (right_only) {
-        gemm_block_short_k<true>(a, a_stride, rows, w0, k_size, live, rq.bias + c, q, rq, out + c, out_stride);
+        gemm_block_short_k<true>(a, a_stride, rows, w0, k_size, live, rq.bias + c, q, rq, out + c,
+                                 out_stride);
       } else {
-        gemm_block_short_k<false>(a, a_stride, rows, w0, k_size, live, rq.bias + c, q, rq, out + c, out_stride);
+        gemm_block_short_k<false>(a, a_stride, rows, w0, k_size, live, rq.bias + c, q, rq, out + c,
+                                  out_stride);
       }
     } else if (right_only) {
-      gemm_block<true>(a, a_stride, rows, w0, k_size, live, rq.bias + c, q, rq, out + c, out_stride);
+      gemm_block<true>(a, a_stride, rows, w0, k_size, live, rq.bias + c, q, rq, out + c,
+                       out_stride);
     } else {
-      gemm_block<false>(a, a_stride, rows, w0, k_size, live, rq.bias + c, q, rq, out + c, out_stride);
+      gemm_block<false>(a, a_stride, rows, w0, k_size, live, rq.bias + c, q, rq, out + c,
+                        out_stride);
     }
   }
 }
