@@ -334,9 +334,12 @@ struct InteriorConstants {
   "add %[p0], %[p0], " advance "\n\t"             \
   "add %[p1], %[p1], " advance "\n\t"
 
-inline void interior_pairs_3x3(const int8_t* p, int32_t step, int32_t col, int32_t back1,
-                               int32_t back2, const int8_t* taps, const InteriorConstants& k,
-                               int8_t* out, int32_t out_step, int32_t pairs) {
+// Not inlined (nor the two below): inlined, the register demand of the
+// callers makes GCC 12 find no allocation for the operands.
+__attribute__((noinline)) void interior_pairs_3x3(const int8_t* p, int32_t step, int32_t col,
+                                                  int32_t back1, int32_t back2,
+                                                  const int8_t* taps, const InteriorConstants& k,
+                                                  int8_t* out, int32_t out_step, int32_t pairs) {
   const int8_t* p0;
   const int8_t* p1;
   __asm__ volatile(
@@ -437,10 +440,12 @@ inline void interior_pairs_3x3(const int8_t* p, int32_t step, int32_t col, int32
   FLOE_DW_MAC("q6", "q4", "q2", "q3")                   \
   "add %[q], %[q], " back "\n\t"
 
-inline void interior_pairs_3x3_stride1(const int8_t* p, int32_t col, int32_t back1, int32_t back2,
-                                       const int8_t* taps, const InteriorConstants& k,
-                                       int32_t output_offset, int8_t* out, int32_t out_step,
-                                       int32_t pairs) {
+__attribute__((noinline)) void interior_pairs_3x3_stride1(const int8_t* p, int32_t col,
+                                                          int32_t back1, int32_t back2,
+                                                          const int8_t* taps,
+                                                          const InteriorConstants& k,
+                                                          int32_t output_offset, int8_t* out,
+                                                          int32_t out_step, int32_t pairs) {
   const int8_t* q;
   __asm__ volatile(
       "dls lr, %[pairs]\n"
@@ -512,9 +517,10 @@ inline void interior_pairs_3x3_stride1(const int8_t* p, int32_t col, int32_t bac
   "add %[p0], %[p0], " advance "\n\t"
 
 // One output of interior_pairs_3x3 (a row's odd last pixel): half the work.
-inline void interior_single_3x3(const int8_t* p0, int32_t col, int32_t back1, int32_t back2,
-                                const int8_t* taps, const InteriorConstants& k,
-                                int32_t output_offset, int8_t* out) {
+__attribute__((noinline)) void interior_single_3x3(const int8_t* p0, int32_t col, int32_t back1,
+                                                   int32_t back2, const int8_t* taps,
+                                                   const InteriorConstants& k,
+                                                   int32_t output_offset, int8_t* out) {
   __asm__ volatile(
       "vldrw.u32 q0, [%[k]]\n\t"
       "vldrw.u32 q1, [%[k], #16]\n\t"
@@ -601,86 +607,96 @@ __attribute__((noinline)) void general_group(const DepthwiseS8Shape& s, const in
   }
 }
 
+// The fast path's state for one group, in one place so that the helpers
+// below share it by reference (and the stack holds it once).
+constexpr int32_t kChunkColumns = 8;  // the padded-row buffer's width
+struct FastGroup {
+  InteriorConstants k;
+  int16x8_t zero_point;  // the input zero point, standing in for taps outside the input
+  int32_t channels, stride_w;
+  alignas(8) int8_t taps[9 * 8];  // the group's filter, packed
+  alignas(8) int8_t chunk[3 * kChunkColumns * 8];  // up to three padded input rows
+};
+
+// `count` outputs of one row: p points at the first window's top-left tap,
+// `col` is the step between taps of a row, back1/back2 the steps from the
+// third tap of window row 0/1 to the first of row 1/2.
+__attribute__((noinline)) void run_row(const FastGroup& g, const int8_t* p, int32_t col,
+                                       int32_t back1, int32_t back2, int8_t* out, int32_t count) {
+  const int32_t step = g.stride_w * col, pairs = count / 2;
+  if (pairs > 0 && g.stride_w == 1) {
+    interior_pairs_3x3_stride1(p, col, back1 - col, back2 - col, g.taps, g.k, g.k.output_offset,
+                               out, g.channels, pairs);
+  } else if (pairs > 0) {
+    interior_pairs_3x3(p, step, col, back1, back2, g.taps, g.k, out, g.channels, pairs);
+  }
+  if (count % 2 != 0) {
+    interior_single_3x3(p + 2 * pairs * step, col, back1, back2, g.taps, g.k, g.k.output_offset,
+                        out + 2 * pairs * g.channels);
+  }
+}
+
+// Outputs [ox_begin, ox_end) of one row (window top row iy0) through a
+// padded copy of its three input rows, kChunkColumns columns at a time.
+__attribute__((always_inline)) inline void run_chunks(FastGroup& g, const DepthwiseS8Shape& s,
+                                          const int8_t* in_c, int32_t iy0, int8_t* out,
+                                          int32_t ox_begin, int32_t ox_end) {
+  const int32_t chunk_outputs = (kChunkColumns - 3) / s.stride_w + 1;
+  for (; ox_begin < ox_end; ox_begin += chunk_outputs) {
+    const int32_t end = ox_begin + chunk_outputs < ox_end ? ox_begin + chunk_outputs : ox_end;
+    const int32_t columns = (end - ox_begin - 1) * s.stride_w + 3;
+    for (int32_t ky = 0; ky < 3; ++ky) {
+      copy_padded_row(in_c, iy0 + ky, ox_begin * s.stride_w - s.pad_left, columns, s.in_h, s.in_w,
+                      s.channels, g.zero_point, g.chunk + ky * columns * 8);
+    }
+    run_row(g, g.chunk, 8, columns * 8 - 16, columns * 8 - 16, out + ox_begin * s.channels,
+            end - ox_begin);
+  }
+}
+
 // A full group of 8 channels, every shift negative (the usual case), 3x3
 // without dilation: pairs of pixels in assembly. Rows whose windows stay
-// inside the input are read in place; border pixels and narrow rows run on
-// a padded copy of their three input rows (kChunkColumns columns), the
-// input zero point standing in for the missing taps: (zero point + input
-// offset) * filter = 0, exactly the skipped taps.
+// inside the input are read in place; border pixels and narrow images run
+// on padded copies of their input rows, the input zero point standing in
+// for the missing taps: (zero point + input offset) * filter = 0, exactly
+// the skipped taps.
 __attribute__((noinline)) void fast_group(const DepthwiseS8Shape& s, const int8_t* input,
                                           const int8_t* filter, const S8Requant& rq,
                                           int8_t* output, int32_t c) {
   const int32_t C = s.channels;
+  FastGroup g;
   // The packed filter and the constants; the start value is the bias plus
   // the input offset times the sum of the taps.
-  alignas(8) int8_t taps[9 * 8];
   int16x8_t sum = vdupq_n_s16(0);
   for (int t = 0; t < 9; ++t) {
     const int16x8_t tap = vldrbq_s16(filter + t * C + c);
-    vstrbq_s16(taps + 8 * t, tap);
+    vstrbq_s16(g.taps + 8 * t, tap);
     sum = vaddq_s16(sum, tap);
   }
   const int16x8_t offset = vdupq_n_s16(static_cast<int16_t>(s.input_offset));
-  const int32x4x2_t bias = vld2q_s32(rq.bias + c), multiplier = vld2q_s32(rq.multiplier + c),
-                    shift = vld2q_s32(rq.shift + c);
-  const int32x4_t zero = vdupq_n_s32(0);
-  const InteriorConstants k{vaddq_s32(bias.val[0], vmullbq_int_s16(sum, offset)),
-                            vaddq_s32(bias.val[1], vmulltq_int_s16(sum, offset)),
-                            multiplier.val[0],
-                            multiplier.val[1],
-                            vminq_s32(shift.val[0], zero),
-                            vminq_s32(shift.val[1], zero),
-                            vdupq_n_s16(static_cast<int16_t>(rq.act_min)),
-                            vdupq_n_s16(static_cast<int16_t>(rq.act_max)),
-                            rq.output_offset};
-  // Outputs [ox_lo, ox_hi) have all three columns inside the input.
-  const int32_t first = ceil_div(s.pad_left, s.stride_w);
-  const int32_t last_end =
-      s.in_w - 3 + s.pad_left >= 0 ? (s.in_w - 3 + s.pad_left) / s.stride_w + 1 : 0;
-  const int32_t ox_lo = first < s.out_w ? first : s.out_w;
-  const int32_t ox_hi = last_end < ox_lo ? ox_lo : (last_end < s.out_w ? last_end : s.out_w);
+  // Field by field: an aggregate would be built on the stack and copied.
+  const int32x4x2_t bias = vld2q_s32(rq.bias + c);
+  g.k.start_even = vaddq_s32(bias.val[0], vmullbq_int_s16(sum, offset));
+  g.k.start_odd = vaddq_s32(bias.val[1], vmulltq_int_s16(sum, offset));
+  const int32x4x2_t multiplier = vld2q_s32(rq.multiplier + c);
+  g.k.multiplier_even = multiplier.val[0];
+  g.k.multiplier_odd = multiplier.val[1];
+  const int32x4x2_t shift = vld2q_s32(rq.shift + c);
+  g.k.right_even = vminq_s32(shift.val[0], vdupq_n_s32(0));
+  g.k.right_odd = vminq_s32(shift.val[1], vdupq_n_s32(0));
+  g.k.act_min = vdupq_n_s16(static_cast<int16_t>(rq.act_min));
+  g.k.act_max = vdupq_n_s16(static_cast<int16_t>(rq.act_max));
+  g.k.output_offset = rq.output_offset;
+  g.zero_point = vdupq_n_s16(static_cast<int16_t>(-s.input_offset));
+  g.channels = C;
+  g.stride_w = s.stride_w;
   const int32_t in_row = s.in_w * C;
-  const int32_t output_offset = rq.output_offset;
-  constexpr int32_t kChunkColumns = 8;
-  alignas(8) int8_t chunk[3 * kChunkColumns * 8];
-  const int32_t chunk_outputs = (kChunkColumns - 3) / s.stride_w + 1;
-  const int16x8_t zero_point = vdupq_n_s16(static_cast<int16_t>(-s.input_offset));
-  // `count` outputs of one row: p points at the first window's top-left
-  // tap, `col` is the step between taps of a row, back1/back2 the steps
-  // from the third tap of window row 0/1 to the first of row 1/2.
-  auto run_row = [&](const int8_t* p, int32_t col, int32_t back1, int32_t back2, int8_t* out,
-                     int32_t count) {
-    const int32_t step = s.stride_w * col, pairs = count / 2;
-    if (pairs > 0 && s.stride_w == 1) {
-      interior_pairs_3x3_stride1(p, col, back1 - col, back2 - col, taps, k, output_offset, out, C,
-                                 pairs);
-    } else if (pairs > 0) {
-      interior_pairs_3x3(p, step, col, back1, back2, taps, k, out, C, pairs);
-    }
-    if (count % 2 != 0) {
-      interior_single_3x3(p + 2 * pairs * step, col, back1, back2, taps, k, output_offset,
-                          out + 2 * pairs * C);
-    }
-  };
-  // Outputs [ox_begin, ox_end) of one row through a padded copy of its rows.
-  auto run_chunks = [&](const int8_t* in_c, int32_t iy0, int8_t* out, int32_t ox_begin,
-                        int32_t ox_end) {
-    for (; ox_begin < ox_end; ox_begin += chunk_outputs) {
-      const int32_t end = ox_begin + chunk_outputs < ox_end ? ox_begin + chunk_outputs : ox_end;
-      const int32_t columns = (end - ox_begin - 1) * s.stride_w + 3;
-      for (int32_t ky = 0; ky < 3; ++ky) {
-        copy_padded_row(in_c, iy0 + ky, ox_begin * s.stride_w - s.pad_left, columns, s.in_h,
-                        s.in_w, C, zero_point, chunk + ky * columns * 8);
-      }
-      run_row(chunk, 8, columns * 8 - 16, columns * 8 - 16, out + ox_begin * C, end - ox_begin);
-    }
-  };
   // Narrow images (a padded row fits the buffer): a ring of three padded
   // rows, input row iy in slot iy mod 3, so each row is copied once.
   const int32_t padded = (s.out_w - 1) * s.stride_w + 3;
   if (padded <= kChunkColumns) {
     const int32_t slot_bytes = padded * 8;
-    auto slot = [&](int32_t iy) { return chunk + ((iy % 3 + 3) % 3) * slot_bytes; };
+    auto slot = [&](int32_t iy) { return g.chunk + ((iy % 3 + 3) % 3) * slot_bytes; };
     for (int32_t n = 0; n < s.batches; ++n) {
       const int8_t* in_c = input + n * s.in_h * in_row + c;
       int32_t next_row = -s.pad_top;  // the next input row to copy
@@ -688,19 +704,25 @@ __attribute__((noinline)) void fast_group(const DepthwiseS8Shape& s, const int8_
         const int32_t iy0 = oy * s.stride_h - s.pad_top;
         if (next_row < iy0) next_row = iy0;
         for (; next_row <= iy0 + 2; ++next_row) {
-          copy_padded_row(in_c, next_row, -s.pad_left, padded, s.in_h, s.in_w, C, zero_point,
+          copy_padded_row(in_c, next_row, -s.pad_left, padded, s.in_h, s.in_w, C, g.zero_point,
                           slot(next_row));
         }
         const int8_t* row0 = slot(iy0);
         const int8_t* row1 = slot(iy0 + 1);
         const int8_t* row2 = slot(iy0 + 2);
-        run_row(row0, 8, static_cast<int32_t>(row1 - row0) - 16,
+        run_row(g, row0, 8, static_cast<int32_t>(row1 - row0) - 16,
                 static_cast<int32_t>(row2 - row1) - 16,
                 output + ((n * s.out_h + oy) * s.out_w) * C + c, s.out_w);
       }
     }
     return;
   }
+  // Outputs [ox_lo, ox_hi) have all three columns inside the input.
+  const int32_t first = ceil_div(s.pad_left, s.stride_w);
+  const int32_t last_end =
+      s.in_w - 3 + s.pad_left >= 0 ? (s.in_w - 3 + s.pad_left) / s.stride_w + 1 : 0;
+  const int32_t ox_lo = first < s.out_w ? first : s.out_w;
+  const int32_t ox_hi = last_end < ox_lo ? ox_lo : (last_end < s.out_w ? last_end : s.out_w);
   for (int32_t n = 0; n < s.batches; ++n) {
     const int8_t* in_c = input + n * s.in_h * in_row + c;
     for (int32_t oy = 0; oy < s.out_h; ++oy) {
@@ -708,13 +730,13 @@ __attribute__((noinline)) void fast_group(const DepthwiseS8Shape& s, const int8_
       const int32_t iy0 = oy * s.stride_h - s.pad_top;
       const bool row_inside = iy0 >= 0 && iy0 + 3 <= s.in_h;
       if (!row_inside || ox_hi - ox_lo < 2) {
-        run_chunks(in_c, iy0, out, 0, s.out_w);
+        run_chunks(g, s, in_c, iy0, out, 0, s.out_w);
         continue;
       }
-      run_chunks(in_c, iy0, out, 0, ox_lo);
+      run_chunks(g, s, in_c, iy0, out, 0, ox_lo);
       const int8_t* p = in_c + iy0 * in_row + (ox_lo * s.stride_w - s.pad_left) * C;
-      run_row(p, C, in_row - 2 * C, in_row - 2 * C, out + ox_lo * C, ox_hi - ox_lo);
-      run_chunks(in_c, iy0, out, ox_hi, s.out_w);
+      run_row(g, p, C, in_row - 2 * C, in_row - 2 * C, out + ox_lo * C, ox_hi - ox_lo);
+      run_chunks(g, s, in_c, iy0, out, ox_hi, s.out_w);
     }
   }
 }
