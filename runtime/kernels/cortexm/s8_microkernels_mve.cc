@@ -745,6 +745,130 @@ __attribute__((noinline)) void fast_group(const DepthwiseS8Shape& s, const int8_
 
 namespace {
 
+// Everything gemm_blocks_3x4 reads, at fixed offsets from one pointer (the
+// loop needs every core register but one for the sums and row pointers).
+struct GemmBlocks {
+  const int8_t* a;        // 0: the current block's first row (advanced)
+  int8_t* out;            // 4: its output (advanced)
+  int32_t blocks;         // 8: blocks left (counted down, >= 1)
+  int32_t a_stride;       // 12
+  int32_t out_stride;     // 16
+  int32_t k_size;         // 20
+  const int8_t* w[4];     // 24: the 4 channels' weight rows
+  int32_t bias[4];        // 40
+  int32_t output_offset;  // 56
+  int32_t unused;         // 60
+  int32x4_t multiplier;   // 64
+  int32x4_t right_shift;  // 80: min(shift, 0), all negative
+  int32x4_t act_min;      // 96
+  int32x4_t act_max;      // 112
+};
+
+#define FLOE_GEMM_PASS(wa_offset, wb_offset, bias_a, bias_b, loop, done) \
+  "ldr %[a0], [%[t]]\n\t"                                                 \
+  "ldr %[a2], [%[t], #12]\n\t"                                            \
+  "add %[a1], %[a0], %[a2]\n\t"                                           \
+  "add %[a2], %[a1], %[a2]\n\t"                                           \
+  "ldr %[wa], [%[t], #" #wa_offset "]\n\t"                                \
+  "ldr %[wb], [%[t], #" #wb_offset "]\n\t"                                \
+  "ldr %[s0a], [%[t], #" #bias_a "]\n\t"                                  \
+  "mov %[s1a], %[s0a]\n\t"                                                \
+  "mov %[s2a], %[s0a]\n\t"                                                \
+  "ldr %[s0b], [%[t], #" #bias_b "]\n\t"                                  \
+  "mov %[s1b], %[s0b]\n\t"                                                \
+  "mov %[s2b], %[s0b]\n\t"                                                \
+  "ldr lr, [%[t], #20]\n\t"                                               \
+  "wlstp.8 lr, lr, " #done "f\n"                                          \
+  #loop ":\n\t"                                                           \
+  "vldrb.u8 q0, [%[wa]], #16\n\t"                                         \
+  "vldrb.u8 q1, [%[wb]], #16\n\t"                                         \
+  "vldrb.u8 q2, [%[a0]], #16\n\t"                                         \
+  "vmladava.s8 %[s0a], q2, q0\n\t"                                        \
+  "vmladava.s8 %[s0b], q2, q1\n\t"                                        \
+  "vldrb.u8 q3, [%[a1]], #16\n\t"                                         \
+  "vmladava.s8 %[s1a], q3, q0\n\t"                                        \
+  "vmladava.s8 %[s1b], q3, q1\n\t"                                        \
+  "vldrb.u8 q2, [%[a2]], #16\n\t"                                         \
+  "vmladava.s8 %[s2a], q2, q0\n\t"                                        \
+  "vmladava.s8 %[s2b], q2, q1\n\t"                                        \
+  "letp lr, " #loop "b\n"                                                 \
+  #done ":\n\t"
+
+// `blocks` blocks of 3 rows x 4 channels (a full channel block, every shift
+// negative): dot_3x4's two passes per block, then scale4<true>, the output
+// offset, the clamp and the stores, all in one assembly loop, where the C
+// loop around dot_3x4 spends ~50 instructions per block on spills.
+__attribute__((noinline)) void gemm_blocks_3x4(GemmBlocks& g) {
+  GemmBlocks* context = &g;
+  int32_t s0a, s0b, s1a, s1b, s2a, s2b;
+  const int8_t* a0;
+  const int8_t* a1;
+  const int8_t* a2;
+  const int8_t* wa;
+  const int8_t* wb;
+  __asm__ volatile(
+      "1:\n\t"
+      FLOE_GEMM_PASS(24, 32, 40, 48, 2, 3)
+      "vmov q4[2], q4[0], %[s0a], %[s0b]\n\t"
+      "vmov q5[2], q5[0], %[s1a], %[s1b]\n\t"
+      "vmov q6[2], q6[0], %[s2a], %[s2b]\n\t"
+      FLOE_GEMM_PASS(28, 36, 44, 52, 4, 5)
+      "vmov q4[3], q4[1], %[s0a], %[s0b]\n\t"
+      "vmov q5[3], q5[1], %[s1a], %[s1b]\n\t"
+      "vmov q6[3], q6[1], %[s2a], %[s2b]\n\t"
+      "vldrw.u32 q0, [%[t], #64]\n\t"
+      "vqrdmulh.s32 q4, q4, q0\n\t"
+      "vqrdmulh.s32 q5, q5, q0\n\t"
+      "vqrdmulh.s32 q6, q6, q0\n\t"
+      "vshr.s32 q1, q4, #31\n\t"
+      "vqadd.s32 q4, q4, q1\n\t"
+      "vshr.s32 q1, q5, #31\n\t"
+      "vqadd.s32 q5, q5, q1\n\t"
+      "vshr.s32 q1, q6, #31\n\t"
+      "vqadd.s32 q6, q6, q1\n\t"
+      "vldrw.u32 q0, [%[t], #80]\n\t"
+      "vrshl.s32 q4, q4, q0\n\t"
+      "vrshl.s32 q5, q5, q0\n\t"
+      "vrshl.s32 q6, q6, q0\n\t"
+      "ldr %[s0a], [%[t], #56]\n\t"
+      "vadd.i32 q4, q4, %[s0a]\n\t"
+      "vadd.i32 q5, q5, %[s0a]\n\t"
+      "vadd.i32 q6, q6, %[s0a]\n\t"
+      "vldrw.u32 q0, [%[t], #96]\n\t"
+      "vmax.s32 q4, q4, q0\n\t"
+      "vmax.s32 q5, q5, q0\n\t"
+      "vmax.s32 q6, q6, q0\n\t"
+      "vldrw.u32 q0, [%[t], #112]\n\t"
+      "vmin.s32 q4, q4, q0\n\t"
+      "vmin.s32 q5, q5, q0\n\t"
+      "vmin.s32 q6, q6, q0\n\t"
+      "ldr %[a0], [%[t], #4]\n\t"
+      "ldr %[a1], [%[t], #16]\n\t"
+      "vstrb.32 q4, [%[a0]]\n\t"
+      "add %[a0], %[a0], %[a1]\n\t"
+      "vstrb.32 q5, [%[a0]]\n\t"
+      "add %[a0], %[a0], %[a1]\n\t"
+      "vstrb.32 q6, [%[a0]]\n\t"
+      "add %[a0], %[a0], %[a1]\n\t"
+      "str %[a0], [%[t], #4]\n\t"
+      "ldr %[a0], [%[t]]\n\t"
+      "ldr %[a1], [%[t], #12]\n\t"
+      "add %[a0], %[a0], %[a1]\n\t"
+      "add %[a0], %[a0], %[a1], lsl #1\n\t"
+      "str %[a0], [%[t]]\n\t"
+      "ldr %[a0], [%[t], #8]\n\t"
+      "subs %[a0], %[a0], #1\n\t"
+      "str %[a0], [%[t], #8]\n\t"
+      "bne 1b\n\t"
+      : [s0a] "=&Te"(s0a), [s0b] "=&Te"(s0b), [s1a] "=&Te"(s1a), [s1b] "=&Te"(s1b),
+        [s2a] "=&Te"(s2a), [s2b] "=&Te"(s2b), [a0] "=&l"(a0), [a1] "=&r"(a1), [a2] "=&r"(a2),
+        [wa] "=&r"(wa), [wb] "=&r"(wb), [t] "+r"(context)
+      :
+      : "q0", "q1", "q2", "q3", "q4", "q5", "q6", "lr", "cc", "memory");
+}
+
+#undef FLOE_GEMM_PASS
+
 // 4 channels (c..c+3, `live` of them real) for every row: the general k.
 template <bool kRightOnly>
 void gemm_block(const int8_t* a, int32_t a_stride, int32_t rows, const int8_t* w0, int32_t k_size,
@@ -762,7 +886,26 @@ void gemm_block(const int8_t* a, int32_t a_stride, int32_t rows, const int8_t* w
                           live > 3 ? w0 + 3 * k_size : w0, live > 1 ? bias[1] : 0,
                           live > 3 ? bias[3] : 0};
   const int32_t full_blocks = rows / 3;
-  for (int32_t block = 0; block < full_blocks; ++block) {
+  if (kRightOnly && full && full_blocks > 0) {
+    GemmBlocks g;
+    g.a = a;
+    g.out = out;
+    g.blocks = full_blocks;
+    g.a_stride = a_stride;
+    g.out_stride = out_stride;
+    g.k_size = k_size;
+    for (int i = 0; i < 4; ++i) g.w[i] = w0 + i * k_size, g.bias[i] = bias[i];
+    g.output_offset = rq.output_offset;
+    g.unused = 0;
+    g.multiplier = q.multiplier;
+    g.right_shift = q.right_shift;
+    g.act_min = o.act_min;
+    g.act_max = o.act_max;
+    gemm_blocks_3x4(g);
+    a = g.a;
+    out = g.out;
+  }
+  for (int32_t block = kRightOnly && full ? full_blocks : 0; block < full_blocks; ++block) {
     const Rows3 r = dot_3x4(a, a + a_stride, a + 2 * a_stride, w0, w2, bias0, bias2, second);
     store4(out, scale4<kRightOnly>(r.row0, q), o, full, pred);
     store4(out + out_stride, scale4<kRightOnly>(r.row1, q), o, full, pred);
