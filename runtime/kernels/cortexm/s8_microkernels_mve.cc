@@ -692,26 +692,29 @@ __attribute__((noinline)) void fast_group(const DepthwiseS8Shape& s, const int8_
   g.stride_w = s.stride_w;
   const int32_t in_row = s.in_w * C;
   // Narrow images (a padded row fits the buffer): a ring of three padded
-  // rows, input row iy in slot iy mod 3, so each row is copied once.
+  // rows, so each input row is copied once; oldest..newest hold the last
+  // three rows copied, the next copy overwrites the oldest.
   const int32_t padded = (s.out_w - 1) * s.stride_w + 3;
   if (padded <= kChunkColumns) {
-    const int32_t slot_bytes = padded * 8;
-    auto slot = [&](int32_t iy) { return g.chunk + ((iy % 3 + 3) % 3) * slot_bytes; };
     for (int32_t n = 0; n < s.batches; ++n) {
       const int8_t* in_c = input + n * s.in_h * in_row + c;
+      int8_t* oldest = g.chunk;
+      int8_t* middle = g.chunk + padded * 8;
+      int8_t* newest = g.chunk + 2 * padded * 8;
       int32_t next_row = -s.pad_top;  // the next input row to copy
       for (int32_t oy = 0; oy < s.out_h; ++oy) {
         const int32_t iy0 = oy * s.stride_h - s.pad_top;
         if (next_row < iy0) next_row = iy0;
         for (; next_row <= iy0 + 2; ++next_row) {
           copy_padded_row(in_c, next_row, -s.pad_left, padded, s.in_h, s.in_w, C, g.zero_point,
-                          slot(next_row));
+                          oldest);
+          int8_t* const copied = oldest;
+          oldest = middle;
+          middle = newest;
+          newest = copied;
         }
-        const int8_t* row0 = slot(iy0);
-        const int8_t* row1 = slot(iy0 + 1);
-        const int8_t* row2 = slot(iy0 + 2);
-        run_row(g, row0, 8, static_cast<int32_t>(row1 - row0) - 16,
-                static_cast<int32_t>(row2 - row1) - 16,
+        run_row(g, oldest, 8, static_cast<int32_t>(middle - oldest) - 16,
+                static_cast<int32_t>(newest - middle) - 16,
                 output + ((n * s.out_h + oy) * s.out_w) * C + c, s.out_w);
       }
     }
