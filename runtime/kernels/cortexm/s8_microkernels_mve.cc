@@ -504,6 +504,136 @@ __attribute__((noinline)) void interior_pairs_3x3_stride1(const int8_t* p, int32
       : "q0", "q1", "q2", "q3", "q4", "q5", "q6", "q7", "lr", "memory");
 }
 
+// Stride 1 on a padded copy (8 bytes per column): interior_pairs_3x3_stride1
+// with the columns at immediate offsets (no pointer steps within a window
+// row); down1/down2 step from a window row's start to the next row's. An odd
+// last pixel (`odd`) is done after the pairs, in the same call.
+#define FLOE_DW_PACKED_ROW(f0, f1, f2, down)           \
+  "vldrb.s16 q6, [%[q]]\n\t"                            \
+  "vldrb.s16 q4, [%[taps], #" #f0 "]\n\t"               \
+  FLOE_DW_MAC("q6", "q4", "q0", "q1")                   \
+  "vldrb.s16 q6, [%[q], #8]\n\t"                        \
+  "vldrb.s16 q5, [%[taps], #" #f1 "]\n\t"               \
+  FLOE_DW_MAC("q6", "q5", "q0", "q1")                   \
+  FLOE_DW_MAC("q6", "q4", "q2", "q3")                   \
+  "vldrb.s16 q6, [%[q], #16]\n\t"                       \
+  "vldrb.s16 q4, [%[taps], #" #f2 "]\n\t"               \
+  FLOE_DW_MAC("q6", "q4", "q0", "q1")                   \
+  FLOE_DW_MAC("q6", "q5", "q2", "q3")                   \
+  "vldrb.s16 q6, [%[q], #24]\n\t"                       \
+  FLOE_DW_MAC("q6", "q4", "q2", "q3")                   \
+  "add %[q], %[q], " down "\n\t"
+#define FLOE_DW_PACKED_ROW1(f0, f1, f2, down)          \
+  "vldrb.s16 q6, [%[q]]\n\t"                            \
+  "vldrb.s16 q4, [%[taps], #" #f0 "]\n\t"               \
+  FLOE_DW_MAC("q6", "q4", "q0", "q1")                   \
+  "vldrb.s16 q6, [%[q], #8]\n\t"                        \
+  "vldrb.s16 q4, [%[taps], #" #f1 "]\n\t"               \
+  FLOE_DW_MAC("q6", "q4", "q0", "q1")                   \
+  "vldrb.s16 q6, [%[q], #16]\n\t"                       \
+  "vldrb.s16 q4, [%[taps], #" #f2 "]\n\t"               \
+  FLOE_DW_MAC("q6", "q4", "q0", "q1")                   \
+  "add %[q], %[q], " down "\n\t"
+
+__attribute__((noinline)) void packed_row_3x3_stride1(const int8_t* p, int32_t down1,
+                                                      int32_t down2, const int8_t* taps,
+                                                      const InteriorConstants& k, int8_t* out,
+                                                      int32_t out_step, int32_t pairs,
+                                                      int32_t odd) {
+  const int8_t* q;
+  int32_t offset;
+  __asm__ volatile(
+      "ldr %[offset], [%[k], #128]\n\t"
+      "wls lr, %[pairs], 2f\n"
+      "1:\n\t"
+      "mov %[q], %[p]\n\t"
+      "vldrw.u32 q0, [%[k]]\n\t"
+      "vldrw.u32 q1, [%[k], #16]\n\t"
+      "vmov q2, q0\n\t"
+      "vmov q3, q1\n\t"
+      FLOE_DW_PACKED_ROW(0, 8, 16, "%[down1]")
+      FLOE_DW_PACKED_ROW(24, 32, 40, "%[down2]")
+      FLOE_DW_PACKED_ROW(48, 56, 64, "#0")
+      "vldrw.u32 q4, [%[k], #32]\n\t"
+      "vqrdmulh.s32 q0, q0, q4\n\t"
+      "vqrdmulh.s32 q2, q2, q4\n\t"
+      "vldrw.u32 q4, [%[k], #48]\n\t"
+      "vqrdmulh.s32 q1, q1, q4\n\t"
+      "vqrdmulh.s32 q3, q3, q4\n\t"
+      "vshr.s32 q5, q0, #31\n\t"
+      "vqadd.s32 q0, q0, q5\n\t"
+      "vshr.s32 q5, q1, #31\n\t"
+      "vqadd.s32 q1, q1, q5\n\t"
+      "vshr.s32 q5, q2, #31\n\t"
+      "vqadd.s32 q2, q2, q5\n\t"
+      "vshr.s32 q5, q3, #31\n\t"
+      "vqadd.s32 q3, q3, q5\n\t"
+      "vldrw.u32 q4, [%[k], #64]\n\t"
+      "vrshl.s32 q0, q0, q4\n\t"
+      "vrshl.s32 q2, q2, q4\n\t"
+      "vldrw.u32 q4, [%[k], #80]\n\t"
+      "vrshl.s32 q1, q1, q4\n\t"
+      "vrshl.s32 q3, q3, q4\n\t"
+      "vadd.i32 q0, q0, %[offset]\n\t"
+      "vadd.i32 q1, q1, %[offset]\n\t"
+      "vadd.i32 q2, q2, %[offset]\n\t"
+      "vadd.i32 q3, q3, %[offset]\n\t"
+      "vqmovnb.s32 q4, q0\n\t"
+      "vqmovnt.s32 q4, q1\n\t"
+      "vqmovnb.s32 q5, q2\n\t"
+      "vqmovnt.s32 q5, q3\n\t"
+      "vldrw.u32 q6, [%[k], #96]\n\t"
+      "vmax.s16 q4, q4, q6\n\t"
+      "vmax.s16 q5, q5, q6\n\t"
+      "vldrw.u32 q6, [%[k], #112]\n\t"
+      "vmin.s16 q4, q4, q6\n\t"
+      "vmin.s16 q5, q5, q6\n\t"
+      "vstrb.16 q4, [%[out]]\n\t"
+      "add %[q], %[out], %[out_step]\n\t"
+      "vstrb.16 q5, [%[q]]\n\t"
+      "add %[out], %[out], %[out_step], lsl #1\n\t"
+      "add %[p], %[p], #16\n\t"
+      "le lr, 1b\n"
+      "2:\n\t"
+      "cmp %[odd], #0\n\t"
+      "beq 3f\n\t"
+      "mov %[q], %[p]\n\t"
+      "vldrw.u32 q0, [%[k]]\n\t"
+      "vldrw.u32 q1, [%[k], #16]\n\t"
+      FLOE_DW_PACKED_ROW1(0, 8, 16, "%[down1]")
+      FLOE_DW_PACKED_ROW1(24, 32, 40, "%[down2]")
+      FLOE_DW_PACKED_ROW1(48, 56, 64, "#0")
+      "vldrw.u32 q4, [%[k], #32]\n\t"
+      "vqrdmulh.s32 q0, q0, q4\n\t"
+      "vldrw.u32 q4, [%[k], #48]\n\t"
+      "vqrdmulh.s32 q1, q1, q4\n\t"
+      "vshr.s32 q5, q0, #31\n\t"
+      "vqadd.s32 q0, q0, q5\n\t"
+      "vshr.s32 q5, q1, #31\n\t"
+      "vqadd.s32 q1, q1, q5\n\t"
+      "vldrw.u32 q4, [%[k], #64]\n\t"
+      "vrshl.s32 q0, q0, q4\n\t"
+      "vldrw.u32 q4, [%[k], #80]\n\t"
+      "vrshl.s32 q1, q1, q4\n\t"
+      "vadd.i32 q0, q0, %[offset]\n\t"
+      "vadd.i32 q1, q1, %[offset]\n\t"
+      "vqmovnb.s32 q4, q0\n\t"
+      "vqmovnt.s32 q4, q1\n\t"
+      "vldrw.u32 q6, [%[k], #96]\n\t"
+      "vmax.s16 q4, q4, q6\n\t"
+      "vldrw.u32 q6, [%[k], #112]\n\t"
+      "vmin.s16 q4, q4, q6\n\t"
+      "vstrb.16 q4, [%[out]]\n"
+      "3:\n\t"
+      : [q] "=&l"(q), [offset] "=&r"(offset), [p] "+r"(p), [out] "+l"(out)
+      : [down1] "r"(down1), [down2] "r"(down2), [taps] "l"(taps), [k] "r"(&k),
+        [out_step] "r"(out_step), [pairs] "r"(pairs), [odd] "r"(odd)
+      : "q0", "q1", "q2", "q3", "q4", "q5", "q6", "q7", "lr", "cc", "memory");
+}
+
+#undef FLOE_DW_PACKED_ROW
+#undef FLOE_DW_PACKED_ROW1
+
 #undef FLOE_DW_MAC
 #undef FLOE_DW_ROW_S1
 
@@ -624,6 +754,11 @@ struct FastGroup {
 __attribute__((noinline)) void run_row(const FastGroup& g, const int8_t* p, int32_t col,
                                        int32_t back1, int32_t back2, int8_t* out, int32_t count) {
   const int32_t step = g.stride_w * col, pairs = count / 2;
+  if (col == 8 && g.stride_w == 1) {  // a padded copy: back1/back2 + 16 are its row steps
+    packed_row_3x3_stride1(p, back1 + 16, back2 + 16, g.taps, g.k, out, g.channels, pairs,
+                           count % 2);
+    return;
+  }
   if (pairs > 0 && g.stride_w == 1) {
     interior_pairs_3x3_stride1(p, col, back1 - col, back2 - col, g.taps, g.k, g.k.output_offset,
                                out, g.channels, pairs);
