@@ -18,8 +18,8 @@ namespace {
 using floe::cortexm::DepthwiseS8Shape;
 using floe::cortexm::S8Requant;
 
-constexpr int kGemmCases = 1200;
-constexpr int kDepthwiseCases = 1200;
+constexpr int kGemmCases = 3000;
+constexpr int kDepthwiseCases = 3000;
 constexpr int8_t kGuard = 0x5A;
 
 // xorshift32: small, seeded, the same sequence on every run.
@@ -176,8 +176,11 @@ Axis random_axis(Random& rng, bool three_by_three, int32_t stride) {
   a.dil = three_by_three ? 1 : (rng.chance(25) ? rng.range(2, 3) : 1);
   const int32_t span = (a.k - 1) * a.dil + 1;
   a.in = rng.range(1, kMaxSide);
-  a.pad = rng.range(0, span - 1 < 2 ? span - 1 : 2);
-  const int32_t pad_after = rng.range(0, span - 1 < 2 ? span - 1 : 2);
+  // Usually at most the window's reach; sometimes beyond (windows wholly
+  // outside the input: every tap skipped).
+  const int32_t max_pad = rng.chance(10) ? span + 1 : (span - 1 < 2 ? span - 1 : 2);
+  a.pad = rng.range(0, max_pad);
+  const int32_t pad_after = rng.range(0, max_pad);
   const int32_t extent = a.in + a.pad + pad_after - span;
   a.out = extent < 0 ? 1 : extent / a.stride + 1;
   if (a.out > kMaxSide) a.out = kMaxSide;
@@ -185,11 +188,12 @@ Axis random_axis(Random& rng, bool three_by_three, int32_t stride) {
 }
 
 bool depthwise_case(Random& rng, int index) {
-  // Mostly 3x3 with stride 1 or 2 (the fast paths), the rest anything.
+  // Mostly 3x3 (the fast paths) with stride 1 or 2, sometimes 3 and
+  // different per axis; the rest anything.
   const bool three_by_three = rng.chance(60);
-  const int32_t stride = rng.range(1, 2) + (three_by_three || rng.chance(70) ? 0 : 1);
+  const int32_t stride = rng.chance(80) ? rng.range(1, 2) : rng.range(1, 3);
   const Axis y = random_axis(rng, three_by_three, stride);
-  const Axis x = random_axis(rng, three_by_three, three_by_three ? stride : rng.range(1, 3));
+  const Axis x = random_axis(rng, three_by_three, rng.chance(70) ? stride : rng.range(1, 3));
   DepthwiseS8Shape s{};
   s.batches = rng.chance(20) ? 2 : 1;
   s.in_h = y.in, s.in_w = x.in;
