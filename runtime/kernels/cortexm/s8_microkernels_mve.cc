@@ -1092,6 +1092,103 @@ void gemm_block(const int8_t* a, int32_t a_stride, int32_t rows, const int8_t* w
   }
 }
 
+// Everything short_k_row_pairs reads, at fixed offsets from one pointer.
+struct ShortKRows {
+  const int8_t* a;        // 0: the next row (advanced)
+  int8_t* out;            // 4: its output (advanced)
+  int32_t a_stride;       // 8
+  int32_t out_stride;     // 12
+  int32_t pairs;          // 16: pairs of rows, >= 1
+  int32_t output_offset;  // 20
+  int32_t k_size;         // 24
+  int32_t unused;         // 28
+  int32x4_t bias;         // 32
+  int32x4_t multiplier;   // 48
+  int32x4_t right_shift;  // 64: min(shift, 0), all negative
+  int32x4_t act_min;      // 80
+  int32x4_t act_max;      // 96
+  int8x16_t w[4];         // 112: the 4 channels' weights, zero beyond k
+};
+
+// Pairs of rows for k <= 16, a full channel block with right shifts only:
+// the weights stay in q4-q7, each row is one predicated load (no byte beyond
+// k) and four VMLADAVs, two rows share the constants' loads; requantized,
+// clamped and stored in the same loop. It sets the predicate register
+// (VCTP), which GCC 12 cannot be told as a clobber: never inlined, so the
+// call itself (VPR is caller-saved) is what tells the caller.
+__attribute__((noinline)) void short_k_row_pairs(ShortKRows& r) {
+  ShortKRows* context = &r;
+  int32_t s0, s1, s2, s3;
+  const int8_t* a;
+  int8_t* out;
+  int32_t a_stride, out_stride;
+  __asm__ volatile(
+      "vldrw.u32 q4, [%[t], #112]\n\t"
+      "vldrw.u32 q5, [%[t], #128]\n\t"
+      "vldrw.u32 q6, [%[t], #144]\n\t"
+      "vldrw.u32 q7, [%[t], #160]\n\t"
+      "ldr %[s0], [%[t], #24]\n\t"
+      "vctp.8 %[s0]\n\t"
+      "ldr %[a], [%[t]]\n\t"
+      "ldr %[out], [%[t], #4]\n\t"
+      "ldr %[as], [%[t], #8]\n\t"
+      "ldr %[os], [%[t], #12]\n\t"
+      "ldr lr, [%[t], #16]\n\t"
+      "dls lr, lr\n"
+      "1:\n\t"
+      "vpst\n\t"
+      "vldrbt.u8 q0, [%[a]]\n\t"
+      "add %[a], %[a], %[as]\n\t"
+      "vpst\n\t"
+      "vldrbt.u8 q1, [%[a]]\n\t"
+      "add %[a], %[a], %[as]\n\t"
+      "vmladav.s8 %[s0], q0, q4\n\t"
+      "vmladav.s8 %[s1], q0, q5\n\t"
+      "vmladav.s8 %[s2], q0, q6\n\t"
+      "vmladav.s8 %[s3], q0, q7\n\t"
+      "vmov q2[2], q2[0], %[s0], %[s2]\n\t"
+      "vmov q2[3], q2[1], %[s1], %[s3]\n\t"
+      "vmladav.s8 %[s0], q1, q4\n\t"
+      "vmladav.s8 %[s1], q1, q5\n\t"
+      "vmladav.s8 %[s2], q1, q6\n\t"
+      "vmladav.s8 %[s3], q1, q7\n\t"
+      "vmov q3[2], q3[0], %[s0], %[s2]\n\t"
+      "vmov q3[3], q3[1], %[s1], %[s3]\n\t"
+      "vldrw.u32 q0, [%[t], #32]\n\t"
+      "vadd.i32 q2, q2, q0\n\t"
+      "vadd.i32 q3, q3, q0\n\t"
+      "vldrw.u32 q0, [%[t], #48]\n\t"
+      "vqrdmulh.s32 q2, q2, q0\n\t"
+      "vqrdmulh.s32 q3, q3, q0\n\t"
+      "vshr.s32 q1, q2, #31\n\t"
+      "vqadd.s32 q2, q2, q1\n\t"
+      "vshr.s32 q1, q3, #31\n\t"
+      "vqadd.s32 q3, q3, q1\n\t"
+      "vldrw.u32 q0, [%[t], #64]\n\t"
+      "vrshl.s32 q2, q2, q0\n\t"
+      "vrshl.s32 q3, q3, q0\n\t"
+      "ldr %[s0], [%[t], #20]\n\t"
+      "vadd.i32 q2, q2, %[s0]\n\t"
+      "vadd.i32 q3, q3, %[s0]\n\t"
+      "vldrw.u32 q0, [%[t], #80]\n\t"
+      "vmax.s32 q2, q2, q0\n\t"
+      "vmax.s32 q3, q3, q0\n\t"
+      "vldrw.u32 q0, [%[t], #96]\n\t"
+      "vmin.s32 q2, q2, q0\n\t"
+      "vmin.s32 q3, q3, q0\n\t"
+      "vstrb.32 q2, [%[out]]\n\t"
+      "add %[out], %[out], %[os]\n\t"
+      "vstrb.32 q3, [%[out]]\n\t"
+      "add %[out], %[out], %[os]\n\t"
+      "le lr, 1b\n\t"
+      "str %[a], [%[t]]\n\t"
+      "str %[out], [%[t], #4]\n\t"
+      : [s0] "=&Te"(s0), [s1] "=&Te"(s1), [s2] "=&Te"(s2), [s3] "=&Te"(s3), [a] "=&r"(a),
+        [out] "=&l"(out), [as] "=&r"(a_stride), [os] "=&r"(out_stride), [t] "+r"(context)
+      :
+      : "q0", "q1", "q2", "q3", "q4", "q5", "q6", "q7", "lr", "memory");
+}
+
 // k <= 16 (person_detect's first layers: k = 8, 9, 16): each channel's
 // weights fit one vector, so 4 channels stay in registers (zero beyond k,
 // which makes the rows' lanes beyond k irrelevant) and each row costs one
@@ -1112,7 +1209,29 @@ void gemm_block_short_k(const int8_t* a, int32_t a_stride, int32_t rows, const i
   const int32_t b1 = live > 1 ? bias[1] : 0;
   const int32_t b2 = live > 2 ? bias[2] : 0;
   const int32_t b3 = live > 3 ? bias[3] : 0;
-  for (int32_t r = 0; r < rows; ++r, a += a_stride, out += out_stride) {
+  int32_t r = 0;
+  if (kRightOnly && full && rows >= 2) {
+    ShortKRows context;
+    context.a = a;
+    context.out = out;
+    context.a_stride = a_stride;
+    context.out_stride = out_stride;
+    context.pairs = rows / 2;
+    context.output_offset = rq.output_offset;
+    context.k_size = k_size;
+    context.unused = 0;
+    context.bias = vldrwq_s32(bias);
+    context.multiplier = q.multiplier;
+    context.right_shift = q.right_shift;
+    context.act_min = o.act_min;
+    context.act_max = o.act_max;
+    context.w[0] = v0, context.w[1] = v1, context.w[2] = v2, context.w[3] = v3;
+    short_k_row_pairs(context);
+    a = context.a;
+    out = context.out;
+    r = 2 * (rows / 2);
+  }
+  for (; r < rows; ++r, a += a_stride, out += out_stride) {
     const int8x16_t x = vldrbq_z_s8(a, k_pred);  // reads no byte beyond the row
     const int32x4_t sums = make_lanes(vmladavaq_s8(b0, x, v0), vmladavaq_s8(b1, x, v1),
                                       vmladavaq_s8(b2, x, v2), vmladavaq_s8(b3, x, v3));
