@@ -184,19 +184,22 @@ int main() {
     for (; *r >= '0' && *r <= '9'; ++r) reps = reps * 10 + static_cast<uint32_t>(*r - '0');
   }
   if (op == nullptr) {
-    floe::platform::log("usage: op=<matmul|conv2d|depthwise>_<reference|cortexm> reps=N\n");
+    floe::platform::log(
+        "usage: op=<matmul|conv2d|depthwise>_<reference|cortexm>, s8_list or s8_<layer>; reps=N\n");
     return 0;
   }
-#if defined(FLOE_CORTEXM_S8_MVE)
-  if (starts(op, "s8_list")) {
+  if (starts(op, "s8_list")) {  // none without the int8 kernels of this board
     floe::platform::log("s8 layers:");
+#if defined(FLOE_CORTEXM_S8_MVE)
     for (const S8Layer& layer : kS8Layers) {
       floe::platform::log(" ");
       floe::platform::log(layer.name);
     }
+#endif
     floe::platform::log("\n");
     return 0;
   }
+#if defined(FLOE_CORTEXM_S8_MVE)
   if (const S8Layer* layer = find_s8_layer(op)) return run_s8(*layer, reps);
 #endif
   const bool cortexm = starts(op, "matmul_cortexm") || starts(op, "conv2d_cortexm") ||

@@ -96,9 +96,12 @@ if(KERNEL_BENCH)
   # Helium builds: the int8 inner kernels on the KWS and person_detect layer
   # shapes the firmware lists ("s8 layers: ..."); none elsewhere.
   count_insns(unused "${KERNEL_BENCH}" "op=s8_list")
+  set(layers "")
   if(unused_LOG MATCHES "s8 layers:([^\n]*)")
     string(STRIP "${CMAKE_MATCH_1}" layers)
     string(REPLACE " " ";" layers "${layers}")
+  endif()
+  if(layers)
     message("int8 inner kernels (s8_gemm, s8_depthwise), one layer each, instructions per call:")
     foreach(layer IN LISTS layers)
       count_insns(c1 "${KERNEL_BENCH}" "op=s8_${layer} reps=2")
