@@ -13,6 +13,7 @@
 
 #include "converter/eval/run_lowered.h"
 #include "converter/ir/error.h"
+#include "converter/quantize/fake_quant_ranges.h"
 
 namespace floe::conv {
 namespace {
@@ -105,6 +106,36 @@ Value symmetric_weights(const Value& w, int axis, const std::vector<float>& min_
   for (int64_t i = 0; i < static_cast<int64_t>(data.size()); ++i) {
     const float s = q.quantization.scale[static_cast<size_t>(channel_of(i))];
     t->as<int8_t>()[i] = static_cast<int8_t>(std::clamp<int64_t>(round_to_int(data[static_cast<size_t>(i)] / s), -127, 127));
+  }
+  q.constant = std::move(t);
+  return q;
+}
+
+// Weights fake-quantized in training, quantized on their grid (symmetric:
+// zero point 0): exact, as the values are multiples of the scale. A scale
+// below min_scales[channel] is enlarged (the bias would overflow int32). Values
+// at -128 (a grid without narrow_range) move to -127, the int8 weight range.
+Value grid_weights(const Value& w, const Quantization& grid, const std::vector<float>& min_scales, int* clamped) {
+  const std::vector<float> data = floats_of(*w.constant);
+  const int axis = grid.scale.size() > 1 ? grid.dimension : -1;
+  const int64_t channels = axis < 0 ? 1 : w.shape[static_cast<size_t>(axis)];
+  int64_t inner = 1;
+  for (size_t d = static_cast<size_t>(axis < 0 ? 0 : axis) + 1; d < w.shape.size(); ++d) inner *= w.shape[d];
+  Value q;
+  q.name = w.name + "/int8";
+  q.dtype = DType::kInt8;
+  q.shape = w.shape;
+  q.quantization = grid;
+  q.quantization.dimension = axis < 0 ? 0 : axis;
+  for (size_t c = 0; c < q.quantization.scale.size() && c < min_scales.size(); ++c) {
+    q.quantization.scale[c] = std::max(q.quantization.scale[c], min_scales[c]);
+  }
+  auto t = tensor(DType::kInt8, w.shape);
+  for (int64_t i = 0; i < static_cast<int64_t>(data.size()); ++i) {
+    const size_t c = axis < 0 ? 0 : static_cast<size_t>((i / inner) % channels);
+    const int64_t v = round_to_int(data[static_cast<size_t>(i)] / q.quantization.scale[c]);
+    *clamped += v < -127 || v > 127;
+    t->as<int8_t>()[i] = static_cast<int8_t>(std::clamp<int64_t>(v, -127, 127));
   }
   q.constant = std::move(t);
   return q;
@@ -405,7 +436,8 @@ std::vector<ValueRange> calibrate(const LoweredModel& model, const std::vector<C
 }
 
 PostTrainingReport quantize_post_training(LoweredModel* model, const std::vector<ValueRange>& calibrated,
-                                          const PostTrainingOptions& options) {
+                                          const PostTrainingOptions& options,
+                                          const std::map<int, Quantization>& trained) {
   LoweredModel& m = *model;
   PostTrainingReport report;
   const size_t original_values = m.values.size();
@@ -504,17 +536,75 @@ PostTrainingReport quantize_post_training(LoweredModel* model, const std::vector
     g.max = g.seen ? std::max(g.max, r.max) : r.max;
     g.seen = true;
   }
+  std::map<int, Quantization> trained_group;  // group root -> the first trained quantization
+  for (const auto& [v, q] : trained) trained_group.emplace(groups.find(v), q);
   auto params = [&](int v) -> Quantization {
     const int root = groups.find(v);
     const auto f = fixed_output.find(root);
     if (f != fixed_output.end()) return f->second;
+    const std::string& name = m.values[static_cast<size_t>(v)].name;
+    const auto t = trained_group.find(root);
+    if (t != trained_group.end()) {
+      if (!m.values[static_cast<size_t>(v)].is_constant()) report.ranges_from_fake_quant.insert(name);
+      return t->second;
+    }
     const ValueRange& r = group_range[root];
     if (!r.seen) {
-      throw ConvertError("internal error: post-training quantization: value '" + m.values[static_cast<size_t>(v)].name +
+      throw ConvertError("internal error: post-training quantization: value '" + name +
                          "' was never seen during calibration");
     }
+    if (!m.values[static_cast<size_t>(v)].is_constant()) report.ranges_from_calibration.insert(name);
     return asymmetric_int8(r.min, r.max);
   };
+
+  // Every value an int8 op reads or writes needs a quantization: fixed, trained
+  // (FakeQuant) or calibrated. All values lacking one are refused together.
+  {
+    std::vector<int> missing;
+    std::set<int> listed;
+    auto need = [&](int v) {
+      if (v < 0 || is_constant(m, v) || !is_float(m, v) || listed.count(v)) return;
+      const int root = groups.find(v);
+      if (fixed_output.count(root) || trained_group.count(root) || group_range[root].seen) return;
+      listed.insert(v);
+      missing.push_back(v);
+    };
+    if (options.int8_io) {
+      for (int v : m.inputs) need(v);
+    }
+    for (size_t i = 0; i < m.ops.size(); ++i) {
+      if (!int8[i]) continue;
+      Role role;
+      role_of(m.ops[i].opcode, &role);
+      for (size_t k = 0; k < m.ops[i].inputs.size(); ++k) {
+        if (role != Role::kWeighted || k == 0) need(m.ops[i].inputs[k]);
+      }
+      need(m.ops[i].outputs[0]);
+    }
+    if (!missing.empty()) {
+      Refusal refusal;
+      refusal.reason = "no range: no FakeQuant gives one and no calibration data was given";
+      std::string list;
+      for (int v : missing) {
+        const int p = producer[static_cast<size_t>(v)];
+        const std::string by = p >= 0 ? op_label(m.ops[static_cast<size_t>(p)]) : std::string("a model input");
+        refusal.nodes_by_op[p >= 0 ? schema::EnumNameOpCode(m.ops[static_cast<size_t>(p)].opcode) : "input"].push_back(
+            m.values[static_cast<size_t>(v)].name);
+        list += "\n  " + m.values[static_cast<size_t>(v)].name + " (" + (p >= 0 ? "computed by " : "") + by + ")";
+      }
+      ErrorLocation where;
+      const int p = producer[static_cast<size_t>(missing.front())];
+      if (p >= 0) {
+        where.node = m.ops[static_cast<size_t>(p)].node_name;
+        where.op = schema::EnumNameOpCode(m.ops[static_cast<size_t>(p)].opcode);
+      }
+      throw ConvertError("--quantize int8: " + std::to_string(missing.size()) +
+                             " tensor(s) have no range (no FakeQuant gives one, and no --calibration data was given "
+                             "to measure it):" + list,
+                         ErrorCategory::kUnsupported, where)
+          .with_refusals({refusal});
+    }
+  }
 
   // 3. Rewrite: int8 ops read int8 values (QUANTIZE inserted after float
   // producers), float ops read float ones (DEQUANTIZE inserted after int8
@@ -629,7 +719,32 @@ PostTrainingReport quantize_post_training(LoweredModel* model, const std::vector
         for (float b : bias) min_scales.push_back(static_cast<float>(std::fabs(b) / limit));
         if (axis < 0) min_scales = {*std::max_element(min_scales.begin(), min_scales.end())};
       }
-      Value qw = symmetric_weights(w, axis, min_scales);
+      // Trained weights keep their FakeQuant grid when TFLite's int8 weights can
+      // hold it: symmetric, per tensor or per channel on the op's axis.
+      const Quantization& grid = w.quantization;
+      const bool grid_fits = !grid.empty() && symmetric(grid) &&
+                             (grid.scale.size() == 1 ||
+                              (axis >= 0 && grid.dimension == axis &&
+                               static_cast<int64_t>(grid.scale.size()) == w.shape[static_cast<size_t>(axis)]));
+      if (!grid.empty() && !grid_fits) {
+        report.notes.push_back(
+            "weights of " + op_label(op) + ": their FakeQuant grid is " +
+            (symmetric(grid) ? "per channel on another axis than the op's" : "asymmetric (int8 zero point " +
+                                                                                std::to_string(grid.zero_point[0]) + ")") +
+            "; quantized symmetric from their values instead, as TFLite's int8 weights have zero point 0");
+      }
+      int clamped = 0;
+      if (grid_fits && grid.scale.size() == 1 && min_scales.size() > 1) {
+        min_scales = {*std::max_element(min_scales.begin(), min_scales.end())};
+      }
+      Value qw = grid_fits ? grid_weights(w, grid, min_scales, &clamped) : symmetric_weights(w, axis, min_scales);
+      if (grid_fits) ++report.weights_from_fake_quant;
+      if (clamped > 0) {
+        report.notes.push_back("weights of " + op_label(op) + ": " + std::to_string(clamped) +
+                               " value(s) at -128 of their FakeQuant grid (no narrow_range) moved to -127, the "
+                               "int8 weight range");
+      }
+      if (grid_fits && grid.scale.size() == 1) axis = -1;
       const std::vector<float> weight_scales = qw.quantization.scale;
       if (axis < 0) qw.quantization.dimension = 0;
       op.inputs[1] = m.add_value(std::move(qw));
@@ -656,6 +771,10 @@ PostTrainingReport quantize_post_training(LoweredModel* model, const std::vector
     v = converted;
   }
   m.ops = std::move(ops);
+  // Trained grids were only for the weights quantized above.
+  for (Value& value : m.values) {
+    if (value.dtype == DType::kFloat32) value.quantization = Quantization{};
+  }
   return report;
 }
 
