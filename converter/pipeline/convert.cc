@@ -261,7 +261,9 @@ void keep_trained_weight_grids(const std::vector<FoldedFakeQuant>& folded, Conve
     const std::string where = f.node + " (" + f.op + "): ";
     if (f.num_bits != 8) {
       c.unusable_fake_quants.push_back(where + "num_bits " + std::to_string(f.num_bits) +
-                                       " on weights: only 8-bit FakeQuant grids map onto int8 weights");
+                                       " on weights: only 8-bit FakeQuant grids map onto int8 weights (TFLite's "
+                                       "converter would re-derive an 8-bit grid from the same min/max, which is not "
+                                       "the grid the model was trained with)");
       continue;
     }
     const bool per_tensor = f.min.size() == 1 && f.max.size() == 1;

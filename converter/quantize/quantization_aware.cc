@@ -41,8 +41,10 @@ TrainedRanges trained_ranges(const LoweredModel& model) {
     const bool narrow = o != nullptr && o->narrow_range;
     if (num_bits != 8) {
       trained.unusable.push_back(where + "num_bits " + std::to_string(num_bits) +
-                                 ": only 8-bit FakeQuant ranges map onto int8 tensors (int8 kernels clamp to "
-                                 "[-128, 127], not to a " + std::to_string(num_bits) + "-bit grid)");
+                                 ": only 8-bit FakeQuant grids map onto int8 tensors (int8 kernels clamp to "
+                                 "[-128, 127], not to 2^" + std::to_string(num_bits) +
+                                 " levels; TFLite's converter would re-derive an 8-bit grid from the same min/max, "
+                                 "which is not the grid the model was trained with)");
       continue;
     }
     const std::vector<float> min = floats_of(lo), max = floats_of(hi);

@@ -139,6 +139,7 @@ struct QatGraphOptions {
   int activation_bits = 8;                  // of the depthwise output's FakeQuant
   int weight_bits = 8;                      // of the 1x1 conv's weight FakeQuant
   bool batch_norm_after_conv = false;       // conv1: FakeQuant on the raw weights, FusedBatchNorm after the conv
+  bool asymmetric_depthwise_weights = false;  // dw weights' FakeQuant range not centred on 0
 };
 
 struct QatGraph {
@@ -192,7 +193,10 @@ class QatGraphBuilder {
 
   QatGraph build(const QatGraphOptions& o) {
     std::string g = placeholder("images", "DT_FLOAT", "dim { size: 1 } dim { size: 8 } dim { size: 8 } dim { size: 2 }");
-    g += fake_quant("input/act_quant", "images", {-1.0f}, {1.0f}, false);
+    // The input's range as attributes (FakeQuantWithMinMaxArgs), the others as variables.
+    g += "node { name: 'input/act_quant' op: 'FakeQuantWithMinMaxArgs' input: 'images' attr { key: 'min' value { f: "
+         "-1.0 } } attr { key: 'max' value { f: 1.0 } } attr { key: 'num_bits' value { i: 8 } } attr { key: "
+         "'narrow_range' value { b: false } } }\n";
     const std::string conv_attrs =
         "attr { key: 'strides' value { list { i: 1 i: 1 i: 1 i: 1 } } } attr { key: 'padding' value { s: 'SAME' } } "
         "attr { key: 'data_format' value { s: 'NHWC' } }";
@@ -225,7 +229,8 @@ class QatGraphBuilder {
     g += fake_quant("conv1/act_quant", "conv1/Relu", {0.0f}, {2.5f}, false);
     // depthwise (3x3, multiplier 1) + relu6
     g += variable("dw/weights", {3, 3, 4, 1}, uniform(36, -0.5f, 0.5f));
-    g += fake_quant("dw/weights_quant", "dw/weights/read", {-0.5f}, {0.5f}, true);
+    g += fake_quant("dw/weights_quant", "dw/weights/read", {o.asymmetric_depthwise_weights ? -0.3f : -0.5f}, {0.5f},
+                    true);
     g += binary("dw/depthwise", "DepthwiseConv2dNative", "conv1/act_quant", "dw/weights_quant", conv_attrs);
     g += variable("dw/biases", {4}, uniform(4, -0.1f, 0.1f));
     g += binary("dw/BiasAdd", "BiasAdd", "dw/depthwise", "dw/biases/read");
@@ -361,6 +366,28 @@ TEST(QuantizationAware, BatchNormAfterFakeQuantWeightsRescalesTheirGrid) {
   EXPECT_EQ(a.within_one_step, a.outputs) << "largest difference: " << a.max_steps << " steps";
   std::printf("QAT graph with batch norm after the conv: %d of %d outputs equal, %d within 1 step\n", a.equal,
               a.outputs, a.within_one_step);
+}
+
+// TFLite's int8 weights have zero point 0: an asymmetric weight grid cannot be
+// kept, so those weights are quantized symmetric from their (fake-quantized)
+// values, as post-training quantization does, and the summary says so.
+TEST(QuantizationAware, AsymmetricWeightGridIsRequantizedSymmetricWithANote) {
+  TempDir dir;
+  QatGraphOptions o;
+  o.asymmetric_depthwise_weights = true;
+  const QatGraph graph = QatGraphBuilder(7).build(o);
+  const ConvertOutcome float_model = try_convert(qat_options(graph, dir, false));
+  ASSERT_FALSE(float_model.model.empty()) << float_model.error;
+  const ConvertOutcome r = try_convert(qat_options(graph, dir, true));
+  ASSERT_FALSE(r.model.empty()) << r.error;
+  EXPECT_TRUE(contains(r.summary, "3 weight tensor(s)")) << r.summary;
+  EXPECT_TRUE(contains(r.summary, "note: weights of dw/depthwise (DEPTHWISE_CONV2D): their FakeQuant grid is "
+                                  "asymmetric (int8 zero point -32); quantized symmetric from their values"))
+      << r.summary;
+  const Agreement a = compare(float_model.model, r.model, graph.output_scale, seeded_inputs(20));
+  std::printf("QAT graph with asymmetric depthwise weights: %d of %d outputs equal, %d within 1 step (largest %d)\n",
+              a.equal, a.outputs, a.within_one_step, a.max_steps);
+  EXPECT_EQ(a.outputs, 200);
 }
 
 TEST(QuantizationAware, NumBitsOtherThanEightIsRefusedNamingEveryNode) {
