@@ -557,6 +557,12 @@ PostTrainingReport quantize_post_training(LoweredModel* model, const std::vector
     return asymmetric_int8(r.min, r.max);
   };
 
+  // A value with a quantization to give it: fixed, trained or measured.
+  auto has_quantization = [&](int v) {
+    const int root = groups.find(v);
+    return fixed_output.count(root) > 0 || trained_group.count(root) > 0 || group_range[root].seen;
+  };
+
   // Every value an int8 op reads or writes needs a quantization: fixed, trained
   // (FakeQuant) or calibrated. All values lacking one are refused together.
   {
@@ -564,8 +570,7 @@ PostTrainingReport quantize_post_training(LoweredModel* model, const std::vector
     std::set<int> listed;
     auto need = [&](int v) {
       if (v < 0 || is_constant(m, v) || !is_float(m, v) || listed.count(v)) return;
-      const int root = groups.find(v);
-      if (fixed_output.count(root) || trained_group.count(root) || group_range[root].seen) return;
+      if (has_quantization(v)) return;
       listed.insert(v);
       missing.push_back(v);
     };
@@ -664,7 +669,7 @@ PostTrainingReport quantize_post_training(LoweredModel* model, const std::vector
     if (m.values[v].dtype == DType::kFloat32 && !m.values[v].is_constant()) as_float[v] = static_cast<int>(v);
   }
   for (int v : m.inputs) {
-    if (options.int8_io && m.values[static_cast<size_t>(v)].dtype == DType::kFloat32 && ranges[static_cast<size_t>(v)].seen) {
+    if (options.int8_io && m.values[static_cast<size_t>(v)].dtype == DType::kFloat32 && has_quantization(v)) {
       make_int8_in_place(v);
       as_float[static_cast<size_t>(v)] = -1;
     }
@@ -763,7 +768,7 @@ PostTrainingReport quantize_post_training(LoweredModel* model, const std::vector
     const bool is_int8 = as_int8[static_cast<size_t>(v)] == v;
     if (is_int8 == options.int8_io || m.values[static_cast<size_t>(v)].dtype == DType::kBool) continue;
     if (!is_int8 && m.values[static_cast<size_t>(v)].dtype != DType::kFloat32) continue;
-    if (!is_int8 && !ranges[static_cast<size_t>(v)].seen) continue;
+    if (!is_int8 && !has_quantization(v)) continue;
     const std::string name = m.values[static_cast<size_t>(v)].name;
     const int converted = convert_edge(v, !is_int8);
     m.values[static_cast<size_t>(v)].name = name + (is_int8 ? "/int8" : "/float");

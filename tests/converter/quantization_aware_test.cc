@@ -17,6 +17,7 @@
 
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -24,6 +25,8 @@
 
 #include "converter/frontend/checkpoint/tf_dtype.h"
 #include "converter/quantize/fake_quant_ranges.h"
+#include "runtime/core/interpreter.h"
+#include "runtime/tools/model_file.h"
 #include "tests/converter/checkpoint_test_util.h"
 #include "tests/converter/tf1_test_util.h"
 #include "tests/support/npz_writer.h"
@@ -347,6 +350,29 @@ TEST(QuantizationAware, QatGraphConvertsToInt8WithoutCalibrationWithinOneOutputS
               int8_model.model.size(), float_model.model.size());
   RecordProperty("outputs_equal", a.equal);
   RecordProperty("outputs_within_one_step", a.within_one_step);
+}
+
+// With int8 inputs and outputs, their quantization is the FakeQuant's grid.
+TEST(QuantizationAware, Int8InputAndOutputCarryTheFakeQuantGrids) {
+  TempDir dir;
+  const QatGraph graph = QatGraphBuilder(7).build({});
+  conv::ConvertOptions options = qat_options(graph, dir, true);
+  options.post_training.int8_io = true;
+  const ConvertOutcome r = try_convert(options);
+  ASSERT_FALSE(r.model.empty()) << r.error;
+  tools::AlignedBytes buffer = tools::aligned_bytes(r.model.size());
+  std::memcpy(buffer.get(), r.model.data(), r.model.size());
+  Model model;
+  ASSERT_EQ(model.Load(buffer.get(), r.model.size()), Status::kOk) << model.error().message;
+  alignas(16) static uint8_t arena[64 * 1024];
+  Interpreter interpreter(model, arena, sizeof(arena));
+  const NudgedRange in = nudge_fake_quant(-1.0f, 1.0f, 8, false), out = nudge_fake_quant(-2.3f, 2.9f, 8, false);
+  const Quantization qi = interpreter.input_quantization(0), qo = interpreter.output_quantization(0);
+  EXPECT_EQ(qi.scale, in.scale);
+  EXPECT_EQ(qi.zero_point, in.zero_point - 128);
+  EXPECT_EQ(qo.scale, out.scale);
+  EXPECT_EQ(qo.zero_point, out.zero_point - 128);
+  EXPECT_TRUE(contains(r.summary, "0 QUANTIZE and 0 DEQUANTIZE inserted")) << r.summary;
 }
 
 TEST(QuantizationAware, BatchNormAfterFakeQuantWeightsRescalesTheirGrid) {
