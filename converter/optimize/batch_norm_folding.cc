@@ -81,17 +81,15 @@ std::vector<float> scaled_weights(const LoweredModel& model, const LoweredOp& op
   return out;
 }
 
-// Weights fake-quantized in training (their grid in Value::quantization, zero
-// point 0) stay on a grid when channel c is scaled by s[c]: q * scale becomes
-// q * scale * |s[c]| (the sign goes into q). Any other grid is dropped, and
-// the weights are then quantized from their values.
+// Weights fake-quantized in training (their grid in Value::quantization) are
+// integer multiples of the grid's scale; scaling channel c by s[c] keeps them
+// multiples of scale * |s[c]| (the sign goes into the multiple). A grid per
+// channel on another axis is dropped, and the weights are then quantized from
+// their values.
 Quantization folded_grid(const LoweredModel& model, const LoweredOp& op, const Quantization& grid,
                          const std::vector<float>& channel_scale) {
   Quantization folded;
   if (grid.empty()) return folded;
-  for (int64_t z : grid.zero_point) {
-    if (z != 0) return folded;
-  }
   const Value& w = model.values[static_cast<size_t>(op.inputs[1])];
   const bool channel_major = op.opcode == schema::OpCode::MATMUL && op.options.AsMatMulOptions()->transpose_b;
   const int channel_axis = channel_major ? 0 : static_cast<int>(w.shape.size()) - 1;

@@ -13,7 +13,6 @@
 
 #include "converter/eval/run_lowered.h"
 #include "converter/ir/error.h"
-#include "converter/quantize/fake_quant_ranges.h"
 
 namespace floe::conv {
 namespace {
@@ -79,7 +78,8 @@ int64_t round_to_int(double v) { return static_cast<int64_t>(std::round(v)); }
 
 // Symmetric per-channel int8 weights, [-127, 127], along `axis` (or one scale
 // when axis < 0), each scale at least min_scales[channel] (when given).
-Value symmetric_weights(const Value& w, int axis, const std::vector<float>& min_scales) {
+Value symmetric_weights(const Value& w, int axis, const std::vector<float>& min_scales,
+                        const std::vector<float>& trained_scales = {}) {
   const std::vector<float> data = floats_of(*w.constant);
   const std::vector<int64_t>& shape = w.shape;
   const int64_t channels = axis < 0 ? 1 : shape[static_cast<size_t>(axis)];
@@ -98,6 +98,7 @@ Value symmetric_weights(const Value& w, int axis, const std::vector<float>& min_
   q.quantization.dimension = axis < 0 ? 0 : axis;
   for (size_t c = 0; c < max_abs.size(); ++c) {
     float scale = max_abs[c] > 0 ? max_abs[c] / 127.0f : 1.0f;  // an all-zero channel quantizes to 0 with any scale
+    if (c < trained_scales.size()) scale = trained_scales[c];
     if (c < min_scales.size()) scale = std::max(scale, min_scales[c]);
     q.quantization.scale.push_back(scale);
     q.quantization.zero_point.push_back(0);
@@ -111,34 +112,33 @@ Value symmetric_weights(const Value& w, int axis, const std::vector<float>& min_
   return q;
 }
 
-// Weights fake-quantized in training, quantized on their grid (symmetric:
-// zero point 0): exact, as the values are multiples of the scale. A scale
-// below min_scales[channel] is enlarged (the bias would overflow int32). Values
-// at -128 (a grid without narrow_range) move to -127, the int8 weight range.
-Value grid_weights(const Value& w, const Quantization& grid, const std::vector<float>& min_scales, int* clamped) {
+// Scales for weights fake-quantized in training, per channel along `axis`
+// (one when axis < 0). A fake-quantized weight is an integer multiple of its
+// grid's scale whatever the grid's zero point, so with zero point 0 that scale
+// holds it exactly while the multiple is within [-127, 127]. A channel with
+// larger multiples (an asymmetric range such as contrib.quantize's per-tensor
+// min/max of the weights, or -128 without narrow_range) gets max|w| / 127.
+std::vector<float> trained_weight_scales(const Value& w, const Quantization& grid, int axis, int* requantized) {
   const std::vector<float> data = floats_of(*w.constant);
-  const int axis = grid.scale.size() > 1 ? grid.dimension : -1;
   const int64_t channels = axis < 0 ? 1 : w.shape[static_cast<size_t>(axis)];
   int64_t inner = 1;
   for (size_t d = static_cast<size_t>(axis < 0 ? 0 : axis) + 1; d < w.shape.size(); ++d) inner *= w.shape[d];
-  Value q;
-  q.name = w.name + "/int8";
-  q.dtype = DType::kInt8;
-  q.shape = w.shape;
-  q.quantization = grid;
-  q.quantization.dimension = axis < 0 ? 0 : axis;
-  for (size_t c = 0; c < q.quantization.scale.size() && c < min_scales.size(); ++c) {
-    q.quantization.scale[c] = std::max(q.quantization.scale[c], min_scales[c]);
-  }
-  auto t = tensor(DType::kInt8, w.shape);
+  std::vector<float> max_abs(static_cast<size_t>(channels), 0.0f);
   for (int64_t i = 0; i < static_cast<int64_t>(data.size()); ++i) {
-    const size_t c = axis < 0 ? 0 : static_cast<size_t>((i / inner) % channels);
-    const int64_t v = round_to_int(data[static_cast<size_t>(i)] / q.quantization.scale[c]);
-    *clamped += v < -127 || v > 127;
-    t->as<int8_t>()[i] = static_cast<int8_t>(std::clamp<int64_t>(v, -127, 127));
+    float& m = max_abs[static_cast<size_t>(axis < 0 ? 0 : (i / inner) % channels)];
+    m = std::max(m, std::fabs(data[static_cast<size_t>(i)]));
   }
-  q.constant = std::move(t);
-  return q;
+  std::vector<float> scales;
+  for (size_t c = 0; c < max_abs.size(); ++c) {
+    const float grid_scale = grid.scale.size() == 1 ? grid.scale[0] : grid.scale[c];
+    if (round_to_int(max_abs[c] / grid_scale) <= 127) {
+      scales.push_back(grid_scale);
+    } else {
+      scales.push_back(max_abs[c] / 127.0f);
+      ++*requantized;
+    }
+  }
+  return scales;
 }
 
 // int32 bias at input_scale * weight_scale[c].
@@ -724,32 +724,36 @@ PostTrainingReport quantize_post_training(LoweredModel* model, const std::vector
         for (float b : bias) min_scales.push_back(static_cast<float>(std::fabs(b) / limit));
         if (axis < 0) min_scales = {*std::max_element(min_scales.begin(), min_scales.end())};
       }
-      // Trained weights keep their FakeQuant grid when TFLite's int8 weights can
-      // hold it: symmetric, per tensor or per channel on the op's axis.
+      // Trained weights keep their FakeQuant grid's scale (per tensor, or per
+      // channel on the op's axis), with zero point 0 as TFLite's int8 weights.
       const Quantization& grid = w.quantization;
-      const bool grid_fits = !grid.empty() && symmetric(grid) &&
+      const bool grid_fits = !grid.empty() &&
                              (grid.scale.size() == 1 ||
                               (axis >= 0 && grid.dimension == axis &&
                                static_cast<int64_t>(grid.scale.size()) == w.shape[static_cast<size_t>(axis)]));
       if (!grid.empty() && !grid_fits) {
-        report.notes.push_back(
-            "weights of " + op_label(op) + ": their FakeQuant grid is " +
-            (symmetric(grid) ? "per channel on another axis than the op's" : "asymmetric (int8 zero point " +
-                                                                                std::to_string(grid.zero_point[0]) + ")") +
-            "; quantized symmetric from their values instead, as TFLite's int8 weights have zero point 0");
+        report.notes.push_back("weights of " + op_label(op) +
+                               ": their FakeQuant grid is per channel on another axis than the op's; quantized "
+                               "symmetric from their values instead");
       }
-      int clamped = 0;
-      if (grid_fits && grid.scale.size() == 1 && min_scales.size() > 1) {
-        min_scales = {*std::max_element(min_scales.begin(), min_scales.end())};
+      std::vector<float> trained_scales;
+      if (grid_fits) {
+        int requantized = 0;
+        trained_scales = trained_weight_scales(w, grid, axis, &requantized);
+        ++report.weights_from_fake_quant;
+        if (requantized > 0) {
+          report.notes.push_back("weights of " + op_label(op) + ": " + std::to_string(requantized) + " of " +
+                                 std::to_string(trained_scales.size()) +
+                                 " channel(s) reach beyond ±127 steps of their FakeQuant grid (an asymmetric range; "
+                                 "TFLite's int8 weights have zero point 0): those quantized symmetric from their "
+                                 "values, max|w| / 127");
+        } else if (grid.scale.size() == 1) {
+          axis = -1;  // the grid's one scale for the whole tensor
+          trained_scales.resize(1);
+          if (min_scales.size() > 1) min_scales = {*std::max_element(min_scales.begin(), min_scales.end())};
+        }
       }
-      Value qw = grid_fits ? grid_weights(w, grid, min_scales, &clamped) : symmetric_weights(w, axis, min_scales);
-      if (grid_fits) ++report.weights_from_fake_quant;
-      if (clamped > 0) {
-        report.notes.push_back("weights of " + op_label(op) + ": " + std::to_string(clamped) +
-                               " value(s) at -128 of their FakeQuant grid (no narrow_range) moved to -127, the "
-                               "int8 weight range");
-      }
-      if (grid_fits && grid.scale.size() == 1) axis = -1;
+      Value qw = symmetric_weights(w, axis, min_scales, trained_scales);
       const std::vector<float> weight_scales = qw.quantization.scale;
       if (axis < 0) qw.quantization.dimension = 0;
       op.inputs[1] = m.add_value(std::move(qw));

@@ -394,9 +394,11 @@ TEST(QuantizationAware, BatchNormAfterFakeQuantWeightsRescalesTheirGrid) {
               a.outputs, a.within_one_step);
 }
 
-// TFLite's int8 weights have zero point 0: an asymmetric weight grid cannot be
-// kept, so those weights are quantized symmetric from their (fake-quantized)
-// values, as post-training quantization does, and the summary says so.
+// TFLite's int8 weights have zero point 0. A fake-quantized weight is a
+// multiple of its grid's scale whatever the zero point, so with zero point 0
+// the scale still holds every channel whose multiples stay within ±127; with
+// an asymmetric range some channels reach beyond and are quantized symmetric
+// from their values (as post-training quantization does), and the summary says so.
 TEST(QuantizationAware, AsymmetricWeightGridIsRequantizedSymmetricWithANote) {
   TempDir dir;
   QatGraphOptions o;
@@ -406,14 +408,15 @@ TEST(QuantizationAware, AsymmetricWeightGridIsRequantizedSymmetricWithANote) {
   ASSERT_FALSE(float_model.model.empty()) << float_model.error;
   const ConvertOutcome r = try_convert(qat_options(graph, dir, true));
   ASSERT_FALSE(r.model.empty()) << r.error;
-  EXPECT_TRUE(contains(r.summary, "3 weight tensor(s)")) << r.summary;
-  EXPECT_TRUE(contains(r.summary, "note: weights of dw/depthwise (DEPTHWISE_CONV2D): their FakeQuant grid is "
-                                  "asymmetric (int8 zero point -32); quantized symmetric from their values"))
+  EXPECT_TRUE(contains(r.summary, "4 weight tensor(s)")) << r.summary;
+  EXPECT_TRUE(contains(r.summary, "note: weights of dw/depthwise (DEPTHWISE_CONV2D): 3 of 4 channel(s) reach beyond "
+                                  "±127 steps of their FakeQuant grid"))
       << r.summary;
   const Agreement a = compare(float_model.model, r.model, graph.output_scale, seeded_inputs(20));
   std::printf("QAT graph with asymmetric depthwise weights: %d of %d outputs equal, %d within 1 step (largest %d)\n",
               a.equal, a.outputs, a.within_one_step, a.max_steps);
   EXPECT_EQ(a.outputs, 200);
+  EXPECT_LE(a.max_steps, 2);
 }
 
 TEST(QuantizationAware, NumBitsOtherThanEightIsRefusedNamingEveryNode) {
@@ -468,6 +471,34 @@ TEST(QuantizationAware, CliRefusesAMissingRangeWithExitTwoAndWritesNothing) {
   EXPECT_EQ(r.exit_code, 2) << r.output;
   EXPECT_TRUE(contains(r.output, "dw/Relu6:0")) << r.output;
   EXPECT_FALSE(file_exists(out));
+}
+
+// examples/qat_conv: a contrib.quantize-style eval graph (.meta + V2
+// checkpoint) written by the project's TF1 writer. Its per-tensor weight
+// ranges are the weights' own min/max (asymmetric, as contrib.quantize records
+// them): the channels holding the extreme weight reach beyond ±127 steps and
+// are quantized from their values, so outputs differ by up to 2 steps there.
+TEST(QuantizationAware, QatConvExampleConvertsWithoutCalibration) {
+  conv::ConvertOptions options;
+  options.graph_path = std::string(FLOE_SOURCE_DIR) + "/examples/qat_conv/model/qat_conv.meta";
+  options.outputs = {"fc/act_quant/FakeQuantWithMinMaxVars"};
+  const ConvertOutcome float_model = try_convert(options);
+  ASSERT_FALSE(float_model.model.empty()) << float_model.error;
+  options.quantize_int8 = true;
+  const ConvertOutcome int8_model = try_convert(options);
+  ASSERT_FALSE(int8_model.model.empty()) << int8_model.error;
+  EXPECT_TRUE(contains(int8_model.summary, "FakeQuant ranges of 5 activation op(s) and 4 weight tensor(s); 5 op(s) int8"))
+      << int8_model.summary;
+  EXPECT_TRUE(contains(int8_model.summary, "weights of conv1/Conv2D (CONV2D): 1 of 4 channel(s) reach beyond"))
+      << int8_model.summary;
+  EXPECT_TRUE(contains(int8_model.summary, "weights of dw/depthwise (DEPTHWISE_CONV2D): 1 of 4 channel(s) reach beyond"))
+      << int8_model.summary;
+  const float scale = nudge_fake_quant(-1.390374f, 0.924932f, 8, false).scale;
+  const Agreement a = compare(float_model.model, int8_model.model, scale, seeded_inputs(20));
+  std::printf("examples/qat_conv: %d of %d outputs equal, %d within 1 step (largest %d); int8 model %zu bytes\n",
+              a.equal, a.outputs, a.within_one_step, a.max_steps, int8_model.model.size());
+  EXPECT_EQ(a.outputs, 200);
+  EXPECT_LE(a.max_steps, 2);
 }
 
 }  // namespace
