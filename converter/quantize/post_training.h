@@ -69,16 +69,17 @@ struct PostTrainingReport {
   std::vector<std::string> float_ops;        // "NODE (OPCODE)": left float, wrapped
   // Where each int8 activation's quantization came from (value names).
   std::set<std::string> ranges_from_fake_quant, ranges_from_calibration;
-  int weights_from_fake_quant = 0;           // quantized on their trained grid
-  std::vector<std::string> notes;            // trained grids that could not be kept, and why
+  int weights_from_fake_quant = 0;           // weight tensors quantized with their trained grid's scales
+  std::vector<std::string> notes;            // channels or grids that could not keep it, and why
 };
 
 // Rewrites `model` (its float values keep their ids; new values are appended).
 // `trained` gives values their quantization outright (FakeQuant ranges of a
 // quantization-aware-trained graph; a group of values that must share one
 // quantization takes it from any member); `ranges` (calibration) fill the
-// rest. Float constant weights whose Value::quantization holds a symmetric
-// trained grid are quantized on it. Throws ConvertError (kUnsupported, listing
+// rest. Float constant weights whose Value::quantization holds a trained
+// FakeQuant grid keep its scale (zero point 0) in every channel it holds
+// within [-127, 127]. Throws ConvertError (kUnsupported, listing
 // every offender) when options.strict and an op has no int8 kernel, or when
 // values an int8 op needs have neither (all of them in one message).
 PostTrainingReport quantize_post_training(LoweredModel* model, const std::vector<ValueRange>& ranges,
