@@ -335,6 +335,7 @@ void post_training_stage(const ConvertOptions& options, const std::vector<Calibr
   c.fake_quant_activations = drop_trained_fake_quants(trained, &c.lowered);
   c.ptq = quantize_post_training(&c.lowered, ranges, options.post_training, trained.quantization);
   c.int8 = derive_int8_arithmetic(&c.lowered);
+  clamp_narrow_range_outputs(trained, &c.lowered);
   if (!samples.empty()) c.sqnr = measure_sqnr(float_model, c.lowered, samples);
   opt::PassLog log;
   opt::eliminate_dead_code(c.lowered, log);

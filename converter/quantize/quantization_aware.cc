@@ -66,6 +66,7 @@ TrainedRanges trained_ranges(const LoweredModel& model) {
     if (existing != trained.quantization.end() && !same(existing->second, q)) continue;
     trained.quantization[op.inputs[0]] = q;
     trained.quantization[op.outputs[0]] = q;
+    if (narrow) trained.narrow_range.insert({op.inputs[0], op.outputs[0]});
     trained.fake_quants.push_back(i);
   }
   return trained;
@@ -97,6 +98,14 @@ int drop_trained_fake_quants(const TrainedRanges& trained, LoweredModel* model) 
   }
   m.ops = std::move(kept);
   return dropped;
+}
+
+void clamp_narrow_range_outputs(const TrainedRanges& trained, LoweredModel* model) {
+  for (LoweredOp& op : model->ops) {
+    if (!op.requantization || op.outputs.size() != 1 || trained.narrow_range.count(op.outputs[0]) == 0) continue;
+    if (model->values[static_cast<size_t>(op.outputs[0])].dtype != DType::kInt8) continue;
+    op.requantization->activation_min = std::max(op.requantization->activation_min, -127);
+  }
 }
 
 void refuse_unusable_fake_quants(const std::vector<std::string>& unusable) {

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -15,6 +16,7 @@ namespace floe::conv {
 
 struct TrainedRanges {
   std::map<int, Quantization> quantization;  // value id -> from its FakeQuant
+  std::set<int> narrow_range;                // values whose FakeQuant never gives int8 -128
   std::vector<size_t> fake_quants;           // FAKE_QUANT ops that gave one (op index)
   std::vector<std::string> unusable;         // "NODE: why", FakeQuant ops int8 cannot follow
 };
@@ -30,6 +32,10 @@ TrainedRanges trained_ranges(const LoweredModel& model);
 // rounding the op did (a FakeQuant that is a model output hands its name to
 // its input). Returns how many were removed.
 int drop_trained_fake_quants(const TrainedRanges& trained, LoweredModel* model);
+
+// After derive_int8_arithmetic: an int8 op computing a narrow-range value
+// clamps at -127, as the FakeQuant's quant range [1, 255] does.
+void clamp_narrow_range_outputs(const TrainedRanges& trained, LoweredModel* model);
 
 // Refuses, in one ConvertError naming every node, FakeQuant ops int8 cannot follow.
 void refuse_unusable_fake_quants(const std::vector<std::string>& unusable);

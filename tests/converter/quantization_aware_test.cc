@@ -143,12 +143,14 @@ struct QatGraphOptions {
   int weight_bits = 8;                      // of the 1x1 conv's weight FakeQuant
   bool batch_norm_after_conv = false;       // conv1: FakeQuant on the raw weights, FusedBatchNorm after the conv
   bool asymmetric_depthwise_weights = false;  // dw weights' FakeQuant range not centred on 0
+  bool narrow_range_output = false;  // the output's FakeQuant: narrow_range, a min most outputs fall below
 };
 
 struct QatGraph {
   std::string pbtxt;
   std::vector<Variable> variables;
   float output_scale = 0;  // the output FakeQuant's nudged scale
+  NudgedRange output_nudged;
 };
 
 class QatGraphBuilder {
@@ -267,9 +269,11 @@ class QatGraphBuilder {
                 "attr { key: 'transpose_a' value { b: false } } attr { key: 'transpose_b' value { b: false } }");
     g += variable("fc/biases", {10}, uniform(10, -0.1f, 0.1f));
     g += binary("fc/BiasAdd", "BiasAdd", "fc/MatMul", "fc/biases/read");
-    g += fake_quant("fc/act_quant", "fc/BiasAdd", {-2.3f}, {2.9f}, false);
+    const float output_min = o.narrow_range_output ? -0.05f : -2.3f;
+    g += fake_quant("fc/act_quant", "fc/BiasAdd", {output_min}, {2.9f}, o.narrow_range_output);
     graph_.pbtxt = g;
-    graph_.output_scale = nudge_fake_quant(-2.3f, 2.9f, 8, false).scale;
+    graph_.output_nudged = nudge_fake_quant(output_min, 2.9f, 8, o.narrow_range_output);
+    graph_.output_scale = graph_.output_nudged.scale;
     return graph_;
   }
 
@@ -417,6 +421,39 @@ TEST(QuantizationAware, AsymmetricWeightGridIsRequantizedSymmetricWithANote) {
               a.equal, a.outputs, a.within_one_step, a.max_steps);
   EXPECT_EQ(a.outputs, 200);
   EXPECT_LE(a.max_steps, 2);
+}
+
+// A narrow-range FakeQuant never gives int8 -128 (its quant range is
+// [1, 255]): the int8 op computing that value clamps at -127 as well, so
+// outputs below the range equal the FakeQuant's nudged min.
+TEST(QuantizationAware, NarrowRangeActivationClampsWhereItsFakeQuantDoes) {
+  TempDir dir;
+  QatGraphOptions o;
+  o.narrow_range_output = true;
+  const QatGraph graph = QatGraphBuilder(7).build(o);
+  const ConvertOutcome float_model = try_convert(qat_options(graph, dir, false));
+  ASSERT_FALSE(float_model.model.empty()) << float_model.error;
+  const ConvertOutcome int8_model = try_convert(qat_options(graph, dir, true));
+  ASSERT_FALSE(int8_model.model.empty()) << int8_model.error;
+  int clamped = 0, clamped_equal = 0;
+  for (const HostTensor& input : seeded_inputs(20)) {
+    const std::vector<HostTensor> f = run_model(float_model.model, {{"images", input}});
+    const std::vector<HostTensor> q = run_model(int8_model.model, {{"images", input}});
+    ASSERT_EQ(f.size(), 1u);
+    ASSERT_EQ(q.size(), 1u);
+    const std::vector<float> fv = as_floats(f[0]), qv = as_floats(q[0]);
+    for (size_t k = 0; k < fv.size() && k < qv.size(); ++k) {
+      if (std::fabs(fv[k] - graph.output_nudged.min) > graph.output_scale / 4) continue;
+      ++clamped;
+      clamped_equal += std::fabs(qv[k] - fv[k]) < graph.output_scale / 4;
+    }
+  }
+  EXPECT_GT(clamped, 20);
+  EXPECT_EQ(clamped_equal, clamped);
+  const Agreement a = compare(float_model.model, int8_model.model, graph.output_scale, seeded_inputs(20));
+  EXPECT_EQ(a.within_one_step, a.outputs) << "largest difference: " << a.max_steps << " steps";
+  std::printf("narrow-range output: %d of %d outputs at the FakeQuant's min, %d of them equal; %d of %d outputs equal\n",
+              clamped, a.outputs, clamped_equal, a.equal, a.outputs);
 }
 
 TEST(QuantizationAware, NumBitsOtherThanEightIsRefusedNamingEveryNode) {
