@@ -90,6 +90,19 @@ TEST(FakeQuantNudge, ZeroIsExactlyRepresentableAfterNudging) {
   EXPECT_NEAR(r.max - r.min, 255 * r.scale, 1e-5f);
 }
 
+// TensorFlow's MLIR converter regression test for a QAT-trained SSD box
+// predictor (compiler/mlir/lite/tests/end2end/fake_quant_per_channel.pbtxt):
+// its FakeQuant ranges and the int8 scales and zero points its FileCheck lines
+// expect for the input and the output.
+TEST(FakeQuantNudge, MatchesTensorFlowLiteConvertersInt8Export) {
+  const conv::Quantization input = conv::int8_from_fake_quant({-33.614346f}, {21.54917f}, false, 0);
+  EXPECT_NEAR(input.scale[0], 0.216328f, 1e-6f);
+  EXPECT_EQ(input.zero_point[0], 27);
+  const conv::Quantization output = conv::int8_from_fake_quant({-14.066669f}, {9.810242f}, false, 0);
+  EXPECT_NEAR(output.scale[0], 0.093635f, 1e-6f);
+  EXPECT_EQ(output.zero_point[0], 22);
+}
+
 TEST(FakeQuantNudge, Int8QuantizationIsTheNudgedGridShiftedBy128) {
   const conv::Quantization asymmetric = conv::int8_from_fake_quant({-10.0f}, {53.75f}, false, 0);
   EXPECT_EQ(asymmetric.scale, std::vector<float>{0.25f});
