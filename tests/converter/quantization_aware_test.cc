@@ -93,7 +93,7 @@ TEST(FakeQuantNudge, ZeroIsExactlyRepresentableAfterNudging) {
 // TensorFlow's MLIR converter regression test for a QAT-trained SSD box
 // predictor (compiler/mlir/lite/tests/end2end/fake_quant_per_channel.pbtxt):
 // its FakeQuant ranges and the int8 scales and zero points its FileCheck lines
-// expect for the input and the output.
+// expect for the input, the output and the weights.
 TEST(FakeQuantNudge, MatchesTensorFlowLiteConvertersInt8Export) {
   const conv::Quantization input = conv::int8_from_fake_quant({-33.614346f}, {21.54917f}, false, 0);
   EXPECT_NEAR(input.scale[0], 0.216328f, 1e-6f);
@@ -101,6 +101,18 @@ TEST(FakeQuantNudge, MatchesTensorFlowLiteConvertersInt8Export) {
   const conv::Quantization output = conv::int8_from_fake_quant({-14.066669f}, {9.810242f}, false, 0);
   EXPECT_NEAR(output.scale[0], 0.093635f, 1e-6f);
   EXPECT_EQ(output.zero_point[0], 22);
+  // Its first two per-channel weight ranges (symmetric, narrow range; the
+  // float bit patterns of its tensor_content) and the weight scales expected.
+  auto from_bits = [](uint32_t bits) {
+    float f;
+    std::memcpy(&f, &bits, sizeof f);
+    return f;
+  };
+  const float top0 = from_bits(0x417fa58fu), top1 = from_bits(0x3e644005u);
+  const conv::Quantization weights = conv::int8_from_fake_quant({-top0, -top1}, {top0, top1}, true, 3);
+  EXPECT_NEAR(weights.scale[0], 0.12581039f, 1e-7f);
+  EXPECT_NEAR(weights.scale[1], 0.001755f, 1e-6f);
+  EXPECT_EQ(weights.zero_point, (std::vector<int64_t>{0, 0}));
 }
 
 TEST(FakeQuantNudge, Int8QuantizationIsTheNudgedGridShiftedBy128) {
