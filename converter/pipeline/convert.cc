@@ -254,8 +254,35 @@ void unroll_stage(Conversion& c) {
 
 // FakeQuant on weights (folded while lowering) leaves the weights on its
 // grid: recorded as the constant's quantization (scale, zero point - 128, per
-// last-dim channel when per-channel) for int8 quantization to keep.
-void keep_trained_weight_grids(const std::vector<FoldedFakeQuant>& folded, Conversion& c) {
+// last-dim channel when per-channel) for int8 quantization to keep. A
+// FAKE_QUANT op over constants that lowering did not fold (the optimizer's
+// fold-constants pass will, into the same value) gets it on its output.
+void keep_trained_weight_grids(std::vector<FoldedFakeQuant> folded, Conversion& c) {
+  // Values computed from constants alone (ops are in topological order).
+  std::vector<bool> from_constants(c.lowered.values.size(), false);
+  for (size_t v = 0; v < from_constants.size(); ++v) from_constants[v] = c.lowered.values[v].is_constant();
+  for (const LoweredOp& op : c.lowered.ops) {
+    bool constant_inputs = !op.inputs.empty();
+    for (int v : op.inputs) constant_inputs = constant_inputs && (v < 0 || from_constants[static_cast<size_t>(v)]);
+    for (int v : op.outputs) from_constants[static_cast<size_t>(v)] = constant_inputs;
+    const auto* o = op.options.AsFakeQuantOptions();
+    if (op.opcode != schema::OpCode::FAKE_QUANT || !constant_inputs || o == nullptr || op.inputs.size() != 3 ||
+        op.outputs.size() != 1 || !c.lowered.values[static_cast<size_t>(op.inputs[1])].is_constant() ||
+        !c.lowered.values[static_cast<size_t>(op.inputs[2])].is_constant()) {
+      continue;
+    }
+    FoldedFakeQuant f;
+    f.value = op.outputs[0];
+    f.node = op.node_name;
+    f.op = "FAKE_QUANT";
+    f.num_bits = o->num_bits;
+    f.narrow_range = o->narrow_range;
+    for (const auto& [index, range] : {std::pair<int, std::vector<float>*>{1, &f.min}, {2, &f.max}}) {
+      const HostTensor& t = *c.lowered.values[static_cast<size_t>(op.inputs[static_cast<size_t>(index)])].constant;
+      range->assign(t.as<float>(), t.as<float>() + t.num_elements());
+    }
+    folded.push_back(std::move(f));
+  }
   for (const FoldedFakeQuant& f : folded) {
     Value& w = c.lowered.values[static_cast<size_t>(f.value)];
     const std::string where = f.node + " (" + f.op + "): ";

@@ -381,6 +381,24 @@ TEST(QuantizationAware, QatGraphConvertsToInt8WithoutCalibrationWithinOneOutputS
   RecordProperty("outputs_within_one_step", a.within_one_step);
 }
 
+// Weight FakeQuants left for the optimizer's fold-constants pass (lowering
+// without folding) keep their grid as well.
+TEST(QuantizationAware, WeightGridsSurviveFoldingByTheOptimizer) {
+  TempDir dir;
+  const QatGraph graph = QatGraphBuilder(7).build({});
+  conv::ConvertOptions float_options = qat_options(graph, dir, false);
+  const ConvertOutcome float_model = try_convert(float_options);
+  ASSERT_FALSE(float_model.model.empty()) << float_model.error;
+  conv::ConvertOptions options = qat_options(graph, dir, true);
+  options.optimize.fold_while_lowering = false;
+  const ConvertOutcome r = try_convert(options);
+  ASSERT_FALSE(r.model.empty()) << r.error;
+  EXPECT_TRUE(contains(r.summary, "FakeQuant ranges of 5 activation op(s) and 4 weight tensor(s)")) << r.summary;
+  const Agreement a = compare(float_model.model, r.model, graph.output_scale, seeded_inputs(20));
+  EXPECT_EQ(a.equal, 197);
+  EXPECT_EQ(a.within_one_step, a.outputs);
+}
+
 // With int8 inputs and outputs, their quantization is the FakeQuant's grid.
 TEST(QuantizationAware, Int8InputAndOutputCarryTheFakeQuantGrids) {
   TempDir dir;
