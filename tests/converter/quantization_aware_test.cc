@@ -10,15 +10,16 @@
 //    with --quantize int8 alone, and its int8 outputs stay within one output
 //    step of the FakeQuant float graph run through floe's float path;
 //  - FakeQuant on raw weights with batch norm after the conv (the fold must
-//    rescale the weights' grid);
+//    rescale the weights' grid); asymmetric weight ranges; narrow-range
+//    activations; int8 inputs/outputs carrying the FakeQuant grids;
 //  - num_bits != 8 and missing ranges are refused, listing every offender;
-//    calibration data fills a missing range.
+//    calibration data fills a missing range;
+//  - examples/qat_conv, a contrib.quantize-style graph written by tf1_writer.
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <cstdio>
 #include <cstring>
-#include <filesystem>
 #include <fstream>
 #include <map>
 #include <random>
