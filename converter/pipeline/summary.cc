@@ -57,6 +57,14 @@ std::string conversion_summary(const Conversion& c) {
     if (c.fake_quant_activations > 0 || c.ptq.weights_from_fake_quant > 0) {
       list("from FakeQuant", c.ptq.ranges_from_fake_quant);
       list("from calibration", c.ptq.ranges_from_calibration);
+      auto ops = [&s](const char* what, const std::vector<std::string>& labels) {
+        if (labels.empty()) return;
+        s << "    weights " << what << ":";
+        for (const std::string& label : labels) s << " " << label;
+        s << "\n";
+      };
+      ops("on their FakeQuant grid", c.ptq.trained_weight_ops);
+      ops("without a FakeQuant grid, quantized from their values", c.ptq.untrained_weight_ops);
     }
     for (const std::string& note : c.ptq.notes) s << "    note: " << note << "\n";
     for (const LayerSqnr& layer : c.sqnr) {

@@ -731,6 +731,7 @@ PostTrainingReport quantize_post_training(LoweredModel* model, const std::vector
                              (grid.scale.size() == 1 ||
                               (axis >= 0 && grid.dimension == axis &&
                                static_cast<int64_t>(grid.scale.size()) == w.shape[static_cast<size_t>(axis)]));
+      if (!grid_fits) report.untrained_weight_ops.push_back(op_label(op));
       if (!grid.empty() && !grid_fits) {
         report.notes.push_back("weights of " + op_label(op) +
                                ": their FakeQuant grid is per channel on another axis than the op's; quantized "
@@ -741,6 +742,7 @@ PostTrainingReport quantize_post_training(LoweredModel* model, const std::vector
         int requantized = 0;
         trained_scales = trained_weight_scales(w, grid, axis, &requantized);
         ++report.weights_from_fake_quant;
+        report.trained_weight_ops.push_back(op_label(op));
         if (requantized > 0) {
           report.notes.push_back("weights of " + op_label(op) + ": " + std::to_string(requantized) + " of " +
                                  std::to_string(trained_scales.size()) +

@@ -70,6 +70,7 @@ struct PostTrainingReport {
   // Where each int8 activation's quantization came from (value names).
   std::set<std::string> ranges_from_fake_quant, ranges_from_calibration;
   int weights_from_fake_quant = 0;           // weight tensors quantized with their trained grid's scales
+  std::vector<std::string> trained_weight_ops, untrained_weight_ops;  // "NODE (OPCODE)": with / without a grid
   std::vector<std::string> notes;            // channels or grids that could not keep it, and why
 };
 

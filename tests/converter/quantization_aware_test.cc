@@ -170,6 +170,7 @@ struct QatGraphOptions {
   bool batch_norm_after_conv = false;       // conv1: FakeQuant on the raw weights, FusedBatchNorm after the conv
   bool asymmetric_depthwise_weights = false;  // dw weights' FakeQuant range not centred on 0
   bool narrow_range_output = false;  // the output's FakeQuant: narrow_range, a min most outputs fall below
+  bool conv2_weight_fake_quant = true;  // false: the 1x1 conv reads its weight variable directly
 };
 
 struct QatGraph {
@@ -276,8 +277,11 @@ class QatGraphBuilder {
     std::vector<float> w2_min, w2_max;
     symmetric_ranges(w2, 6, &w2_min, &w2_max);
     g += variable("conv2/weights", {1, 1, 4, 6}, w2);
-    g += fake_quant("conv2/weights_quant", "conv2/weights/read", w2_min, w2_max, true, o.weight_bits);
-    g += binary("conv2/Conv2D", "Conv2D", dw_out, "conv2/weights_quant", conv_attrs);
+    if (o.conv2_weight_fake_quant) {
+      g += fake_quant("conv2/weights_quant", "conv2/weights/read", w2_min, w2_max, true, o.weight_bits);
+    }
+    g += binary("conv2/Conv2D", "Conv2D", dw_out,
+                o.conv2_weight_fake_quant ? "conv2/weights_quant" : "conv2/weights/read", conv_attrs);
     g += variable("conv2/biases", {6}, uniform(6, -0.2f, 0.2f));
     g += binary("conv2/BiasAdd", "BiasAdd", "conv2/Conv2D", "conv2/biases/read");
     g += fake_quant("conv2/act_quant", "conv2/BiasAdd", {-1.9f}, {2.2f}, false);
@@ -368,6 +372,15 @@ TEST(QuantizationAware, QatGraphConvertsToInt8WithoutCalibrationWithinOneOutputS
                                             "1 QUANTIZE and 1 DEQUANTIZE inserted"))
       << int8_model.summary;
   EXPECT_TRUE(contains(int8_model.summary, "no op left float")) << int8_model.summary;
+  EXPECT_TRUE(contains(int8_model.summary,
+                       "6 range(s) from FakeQuant: conv1/Relu:0 conv2/BiasAdd:0 dw/Relu6:0 fc/act_quant:0 flatten:0 "
+                       "images:0"))
+      << int8_model.summary;
+  EXPECT_TRUE(contains(int8_model.summary,
+                       "weights on their FakeQuant grid: conv1/Conv2D (CONV2D) dw/depthwise (DEPTHWISE_CONV2D) "
+                       "conv2/Conv2D (CONV2D) fc/MatMul (MATMUL)"))
+      << int8_model.summary;
+  EXPECT_FALSE(contains(int8_model.summary, "without a FakeQuant grid")) << int8_model.summary;
   EXPECT_FALSE(contains(int8_model.summary, "from calibration")) << int8_model.summary;
   EXPECT_FALSE(contains(int8_model.summary, "FAKE_QUANT")) << int8_model.summary;
 
@@ -498,6 +511,20 @@ TEST(QuantizationAware, NarrowRangeActivationClampsWhereItsFakeQuantDoes) {
   EXPECT_EQ(a.within_one_step, a.outputs) << "largest difference: " << a.max_steps << " steps";
   std::printf("narrow-range output: %d of %d outputs at the FakeQuant's min, %d of them equal; %d of %d outputs equal\n",
               clamped, a.outputs, clamped_equal, a.equal, a.outputs);
+}
+
+// Weights need no calibration: without a FakeQuant they are quantized from
+// their values (TFLite's post-training rule), and the summary names them.
+TEST(QuantizationAware, WeightsWithoutFakeQuantAreQuantizedFromTheirValues) {
+  TempDir dir;
+  QatGraphOptions o;
+  o.conv2_weight_fake_quant = false;
+  const QatGraph graph = QatGraphBuilder(7).build(o);
+  const ConvertOutcome r = try_convert(qat_options(graph, dir, true));
+  ASSERT_FALSE(r.model.empty()) << r.error;
+  EXPECT_TRUE(contains(r.summary, "FakeQuant ranges of 5 activation op(s) and 3 weight tensor(s)")) << r.summary;
+  EXPECT_TRUE(contains(r.summary, "weights without a FakeQuant grid, quantized from their values: conv2/Conv2D (CONV2D)"))
+      << r.summary;
 }
 
 TEST(QuantizationAware, NumBitsOtherThanEightIsRefusedNamingEveryNode) {
