@@ -223,6 +223,8 @@ class QatGraphBuilder {
     for (float m : *max) min->push_back(-m);
   }
 
+  const std::vector<Variable>& variables() const { return graph_.variables; }
+
   QatGraph build(const QatGraphOptions& o) {
     std::string g = placeholder("images", "DT_FLOAT", "dim { size: 1 } dim { size: 8 } dim { size: 8 } dim { size: 2 }");
     // The input's range as attributes (FakeQuantWithMinMaxArgs), the others as variables.
@@ -511,6 +513,62 @@ TEST(QuantizationAware, NarrowRangeActivationClampsWhereItsFakeQuantDoes) {
   EXPECT_EQ(a.within_one_step, a.outputs) << "largest difference: " << a.max_steps << " steps";
   std::printf("narrow-range output: %d of %d outputs at the FakeQuant's min, %d of them equal; %d of %d outputs equal\n",
               clamped, a.outputs, clamped_equal, a.equal, a.outputs);
+}
+
+// A residual block as TF's quantize rewriter leaves it: FakeQuant after the
+// conv and after the Add + Relu (the Relu folds into the int8 ADD's clamp).
+TEST(QuantizationAware, ResidualAddTakesItsRangesFromFakeQuant) {
+  QatGraphBuilder b(3);
+  const std::string conv_attrs =
+      "attr { key: 'strides' value { list { i: 1 i: 1 i: 1 i: 1 } } } attr { key: 'padding' value { s: 'SAME' } } "
+      "attr { key: 'data_format' value { s: 'NHWC' } }";
+  std::string g = placeholder("x", "DT_FLOAT", "dim { size: 1 } dim { size: 4 } dim { size: 4 } dim { size: 3 }");
+  g += b.fake_quant("input/act_quant", "x", {-1.0f}, {1.0f}, false);
+  const std::vector<float> w = b.uniform(9, -0.8f, 0.8f);
+  std::vector<float> w_min, w_max;
+  QatGraphBuilder::symmetric_ranges(w, 3, &w_min, &w_max);
+  g += b.variable("conv/weights", {1, 1, 3, 3}, w);
+  g += b.fake_quant("conv/weights_quant", "conv/weights/read", w_min, w_max, true);
+  g += binary("conv/Conv2D", "Conv2D", "input/act_quant", "conv/weights_quant", conv_attrs);
+  g += b.variable("conv/biases", {3}, b.uniform(3, -0.1f, 0.1f));
+  g += binary("conv/BiasAdd", "BiasAdd", "conv/Conv2D", "conv/biases/read");
+  g += b.fake_quant("conv/act_quant", "conv/BiasAdd", {-1.5f}, {1.5f}, false);
+  g += binary("add", "Add", "conv/act_quant", "input/act_quant");
+  g += unary("add/Relu", "Relu", "add");
+  g += b.fake_quant("add/act_quant", "add/Relu", {0.0f}, {2.5f}, false);
+  TempDir dir;
+  conv::ConvertOptions options;
+  options.graph_path = dir.file("residual.pbtxt");
+  std::ofstream(options.graph_path, std::ios::binary) << g;
+  options.checkpoint_path = write_checkpoint(dir.path(), b.variables());
+  options.outputs = {"add/act_quant"};
+  const ConvertOutcome float_model = try_convert(options);
+  ASSERT_FALSE(float_model.model.empty()) << float_model.error;
+  options.quantize_int8 = true;
+  const ConvertOutcome int8_model = try_convert(options);
+  ASSERT_FALSE(int8_model.model.empty()) << int8_model.error;
+  EXPECT_TRUE(contains(int8_model.summary, "3 op(s) int8")) << int8_model.summary;  // CONV2D, ADD, RELU (folded)
+  EXPECT_TRUE(contains(int8_model.summary, "no op left float")) << int8_model.summary;
+  EXPECT_TRUE(contains(int8_model.summary, "1 RELU/RELU6 folded into clamp ranges")) << int8_model.summary;
+  const float scale = nudge_fake_quant(0.0f, 2.5f, 8, false).scale;
+  int outputs = 0, equal = 0, within_one = 0;
+  for (uint32_t seed = 0; seed < 20; ++seed) {
+    const HostTensor input = random_f32({1, 4, 4, 3}, 500u + seed);
+    const std::vector<HostTensor> f = run_model(float_model.model, {{"x", input}});
+    const std::vector<HostTensor> q = run_model(int8_model.model, {{"x", input}});
+    ASSERT_EQ(f.size(), 1u);
+    ASSERT_EQ(q.size(), 1u);
+    const std::vector<float> fv = as_floats(f[0]), qv = as_floats(q[0]);
+    for (size_t k = 0; k < fv.size() && k < qv.size(); ++k) {
+      const long steps = std::lround(std::fabs(fv[k] - qv[k]) / scale);
+      ++outputs;
+      equal += steps == 0;
+      within_one += steps <= 1;
+    }
+  }
+  EXPECT_EQ(outputs, 20 * 48);
+  EXPECT_EQ(within_one, outputs);
+  std::printf("residual block: %d of %d outputs equal, %d within 1 step\n", equal, outputs, within_one);
 }
 
 // Weights need no calibration: without a FakeQuant they are quantized from
