@@ -11,7 +11,8 @@
 //    step of the FakeQuant float graph run through floe's float path;
 //  - FakeQuant on raw weights with batch norm after the conv (the fold must
 //    rescale the weights' grid); asymmetric weight ranges; narrow-range
-//    activations; int8 inputs/outputs carrying the FakeQuant grids;
+//    activations; int8 inputs/outputs carrying the FakeQuant grids; a residual
+//    Add + Relu;
 //  - num_bits != 8 and missing ranges are refused, listing every offender;
 //    calibration data fills a missing range;
 //  - examples/qat_conv, a contrib.quantize-style graph written by tf1_writer.
