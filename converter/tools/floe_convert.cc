@@ -99,8 +99,8 @@ int main(int argc, char** argv) {
   std::string quantize, io, calibration_method;
   bool strict_int8 = false;
   app.add_option("--quantize", quantize,
-                 "post-training quantization: int8 (needs --calibration); ops without an int8 kernel stay float "
-                 "between DEQUANTIZE and QUANTIZE");
+                 "int8 quantization: ranges from the graph's FakeQuant ops (quantization-aware training) and/or "
+                 "--calibration; ops without an int8 kernel stay float between DEQUANTIZE and QUANTIZE");
   app.add_option("--calibration", options.calibration_path,
                  "calibration samples for --quantize: an .npz (np.savez) or a directory of .npy files, one array "
                  "per input name, [1,...] or a batch [n,...]");
@@ -150,9 +150,6 @@ int main(int argc, char** argv) {
       throw floe::conv::ConvertError("--quantize '" + quantize + "': only int8 is supported");
     }
     options.quantize_int8 = quantize == "int8";
-    if (options.quantize_int8 && options.calibration_path.empty()) {
-      throw floe::conv::ConvertError("--quantize int8 needs --calibration PATH (.npz or a directory of .npy files)");
-    }
     if (!options.quantize_int8) {
       const char* stray = !options.calibration_path.empty() ? "--calibration"
                           : !io.empty()                     ? "--io"
