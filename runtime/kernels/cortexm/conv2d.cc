@@ -365,9 +365,15 @@ void im2col_row(const Conv2DS8Plan& p, const int8_t* image, ptrdiff_t oy, ptrdif
   }
 }
 
-void conv2d_s8_im2col(const Conv2DS8Plan& plan, const int8_t* input, const int8_t* filter, const S8Requant& rq,
-                      int8_t* scratch, int8_t* output) {
+}  // namespace
+
+void conv2d_s8(const Conv2DS8Plan& plan, const int8_t* input, const int8_t* filter, const S8Requant& rq,
+               int8_t* scratch, int8_t* output) {
   const Conv2DS8Plan p = plan;
+  if (p.kernel == static_cast<uint8_t>(schema::CortexMKernel::S8_GEMM)) {
+    s8_gemm(input, p.in_c, p.batches * p.in_h * p.in_w, filter, p.out_c, p.k_size, rq, output, p.out_c);
+    return;
+  }
   const ptrdiff_t pixels = static_cast<ptrdiff_t>(p.out_h) * p.out_w;
   const ptrdiff_t image_bytes = static_cast<ptrdiff_t>(p.in_h) * p.in_w * p.in_c;
   for (ptrdiff_t n = 0; n < p.batches; ++n) {
@@ -390,7 +396,6 @@ void conv2d_s8_im2col(const Conv2DS8Plan& plan, const int8_t* input, const int8_
   }
 }
 
-}  // namespace
 }  // namespace floe::cortexm
 
 namespace floe::ops {
@@ -402,14 +407,14 @@ Status eval_conv2d_s8_gemm(const PreparedOp& ctx) {
   cortexm::s8_gemm(static_cast<const int8_t*>(v[0].data), p.in_c, p.batches * p.in_h * p.in_w,
                    static_cast<const int8_t*>(v[1].data), p.out_c, p.k_size,
                    cortexm::s8_requant(ctx, p.output_offset, p.act_min, p.act_max),
-                   static_cast<int8_t*>(ctx.output(0).data), p.out_c);
+                   static_cast<int8_t*>(ctx.output(0).data), p.out_c);  // 1x1: the pixels are the rows
   return Status::kOk;
 }
 
 Status eval_conv2d_s8_im2col(const PreparedOp& ctx) {
   const cortexm::Conv2DS8Plan& p = ctx.params_as<Conv2DPrepared>().cortexm_s8;
   const TensorView* v = ctx.operands;
-  cortexm::conv2d_s8_im2col(p, static_cast<const int8_t*>(v[0].data), static_cast<const int8_t*>(v[1].data),
+  cortexm::conv2d_s8(p, static_cast<const int8_t*>(v[0].data), static_cast<const int8_t*>(v[1].data),
                             cortexm::s8_requant(ctx, p.output_offset, p.act_min, p.act_max),
                             static_cast<int8_t*>(ctx.output(1).data), static_cast<int8_t*>(ctx.output(0).data));
   return Status::kOk;

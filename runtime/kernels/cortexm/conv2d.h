@@ -7,6 +7,7 @@
 
 #include "runtime/kernels/reference/conv2d.h"
 #include "runtime/core/dispatch.h"
+#include "runtime/kernels/cortexm/s8_microkernels.h"
 #include "runtime/kernels/cortexm/s8_plans.h"
 
 namespace floe::cortexm {
@@ -30,6 +31,12 @@ void conv2d_f32(const Conv2DPlan& plan, const float* input, const float* filter,
 
 // Plans and runs (tests, benches).
 void conv2d_f32(const ref::Conv2DParams& params, const ref::Conv2DOperands& ops);
+
+// int8, as planned (plan.kernel S8_GEMM: s8_gemm on the input pixels;
+// S8_IM2COL_GEMM: plan.chunk_rows im2col rows of plan.k_size bytes at a time
+// in `scratch`, then s8_gemm). Filter OHWI, rq.bias folded (s8_microkernels.h).
+void conv2d_s8(const Conv2DS8Plan& plan, const int8_t* input, const int8_t* filter, const S8Requant& rq,
+               int8_t* scratch, int8_t* output);
 
 }  // namespace floe::cortexm
 
