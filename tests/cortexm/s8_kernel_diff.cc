@@ -214,12 +214,36 @@ void depthwise_case(Random& rng, Checker& check, int index) {
   check.compare("s8_depthwise", index, static_cast<size_t>(s.batches * s.out_h * s.out_w * s.channels));
 }
 
+// The requantization at the int32 extremes and every shift the kernels accept
+// ([-31, 30]): one-element GEMMs whose bias sets the accumulator.
+void requantization_edges(Random& rng, Checker& check) {
+  const int32_t accs[] = {INT32_MIN, INT32_MIN + 1, -(1 << 30) - 1, -(1 << 30), -12345, -1, 0, 1, 2, 3,
+                          (1 << 30) - 1, 1 << 30, INT32_MAX - 1, INT32_MAX};
+  const int32_t mults[] = {0, 1 << 30, INT32_MAX, 1518500250};
+  int index = 0;
+  for (int32_t shift = -31; shift <= 30; ++shift) {
+    for (int32_t acc : accs) {
+      for (int32_t mult : mults) {
+        const int8_t one = 1, zero = 0;
+        const int32_t bias = acc, m = mult, sh = shift;
+        const int32_t offset = rng.range(-128, 127);
+        const cortexm::S8Requant rq = {&bias, &m, &sh, offset, -128, 127};
+        cortexm::s8_gemm(&zero, 1, 1, &one, 1, 1, rq, g_opt, 1);
+        const int32_t v = ref::multiply_by_quantized_multiplier(acc, mult, shift) + offset;
+        g_ref[0] = static_cast<int8_t>(v < -128 ? -128 : (v > 127 ? 127 : v));
+        check.compare("requantization edge", index++, 1);
+      }
+    }
+  }
+}
+
 }  // namespace
 
 S8DiffReport run_s8_kernel_diff(uint32_t seed, int cases, S8DiffLog log) {
   S8DiffReport report;
   Random rng{seed};
   Checker check{&report, log, seed};
+  requantization_edges(rng, check);
   for (int i = 0; i < cases; ++i, ++report.gemm_cases) gemm_case(rng, check, i);
   for (int i = 0; i < cases; ++i, ++report.conv_cases) conv_case(rng, check, i);
   for (int i = 0; i < cases; ++i, ++report.depthwise_cases) depthwise_case(rng, check, i);

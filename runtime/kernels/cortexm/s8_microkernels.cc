@@ -33,17 +33,19 @@ namespace {
 // ref::multiply_by_quantized_multiplier for a multiplier >= 0 (the converter
 // guarantees it): the doubling high multiply's nudge makes both signs round
 // half up, i.e. (x * m + 2^30) >> 31; then the rounding right shift rounds half
-// away from zero.
+// away from zero, here as (high + 2^(right-1) - [high < 0]) >> right, whose sum
+// can pass INT32_MAX only for a large positive high: then it is shifted as
+// the unsigned value it is.
 inline int32_t requantize(int32_t acc, int32_t multiplier, int32_t shift) {
   const int32_t left = shift > 0 ? shift : 0;
-  const int32_t right = shift > 0 ? 0 : -shift;
+  const int32_t right = left - shift;
   const int32_t x = static_cast<int32_t>(static_cast<uint32_t>(acc) << left);
   const int64_t product = static_cast<int64_t>(x) * multiplier + (int64_t{1} << 30);
   const int32_t high = static_cast<int32_t>(product >> 31);
-  if (right == 0) return high;
-  const int32_t mask = static_cast<int32_t>((uint32_t{1} << right) - 1);
-  const int32_t threshold = (mask >> 1) + (high < 0 ? 1 : 0);
-  return (high >> right) + ((high & mask) > threshold ? 1 : 0);
+  const uint32_t nudge = ((uint32_t{1} << right) - (static_cast<uint32_t>(high) >> 31)) >> 1;
+  const uint32_t sum = static_cast<uint32_t>(high) + nudge;
+  if (high >= 0 && static_cast<int32_t>(sum) < 0) return static_cast<int32_t>(sum >> right);
+  return static_cast<int32_t>(sum) >> right;
 }
 
 inline int8_t finish(const S8Requant& rq, int32_t acc, int32_t c) {
@@ -296,6 +298,43 @@ inline void four_channels(const DepthwiseGeometry& g, const int8_t* image, ptrdi
   sums[3] = s3;
 }
 
+// four_channels for a whole 3x3 window with dilation 1 (every tap inside the
+// input): the taps unrolled, pointers stepped by constants.
+inline void four_channels_3x3(const DepthwiseGeometry& g, const int8_t* x, const int8_t* f, int32_t sums[4]) {
+  int32_t s0 = 0, s1 = 0, s2 = 0, s3 = 0;
+  const ptrdiff_t step = g.x_step;
+  for (int ky = 0; ky < 3; ++ky, x += g.in_row, f += g.f_row) {
+    const uint32_t x0 = load_word(x), x1 = load_word(x + step), x2 = load_word(x + 2 * step);
+    const uint32_t w0 = load_word(f), w1 = load_word(f + g.channels), w2 = load_word(f + 2 * g.channels);
+    uint32_t xe = even_lanes_plus(g.offsets, x0), xo = odd_lanes_plus(g.offsets, x0);
+    uint32_t we = even_lanes(w0), wo = odd_lanes(w0);
+    s0 = smlabb(xe, we, s0);
+    s2 = smlatt(xe, we, s2);
+    s1 = smlabb(xo, wo, s1);
+    s3 = smlatt(xo, wo, s3);
+    xe = even_lanes_plus(g.offsets, x1);
+    xo = odd_lanes_plus(g.offsets, x1);
+    we = even_lanes(w1);
+    wo = odd_lanes(w1);
+    s0 = smlabb(xe, we, s0);
+    s2 = smlatt(xe, we, s2);
+    s1 = smlabb(xo, wo, s1);
+    s3 = smlatt(xo, wo, s3);
+    xe = even_lanes_plus(g.offsets, x2);
+    xo = odd_lanes_plus(g.offsets, x2);
+    we = even_lanes(w2);
+    wo = odd_lanes(w2);
+    s0 = smlabb(xe, we, s0);
+    s2 = smlatt(xe, we, s2);
+    s1 = smlabb(xo, wo, s1);
+    s3 = smlatt(xo, wo, s3);
+  }
+  sums[0] = s0;
+  sums[1] = s1;
+  sums[2] = s2;
+  sums[3] = s3;
+}
+
 inline int32_t one_channel(const DepthwiseGeometry& g, const int8_t* image, ptrdiff_t origin,
                            kernels::TapRange ty, kernels::TapRange tx, ptrdiff_t c) {
   int32_t s = 0;
@@ -325,20 +364,29 @@ void s8_depthwise(const DepthwiseS8Shape& shape, const int8_t* input, const int8
   g.input_offset = p.input_offset;
   g.offsets = (static_cast<uint32_t>(p.input_offset) & 0xFFFFu) * 0x10001u;
   const ptrdiff_t c4 = p.channels & ~static_cast<ptrdiff_t>(3);
+  // KWS's and MobileNet's depthwise layers: their interior pixels run unrolled.
+  const bool three_by_three = p.k_h == 3 && p.k_w == 3 && p.dil_h == 1 && p.dil_w == 1;
   int8_t* o = output;
   for (ptrdiff_t n = 0; n < p.batches; ++n) {
     const int8_t* image = input + n * p.in_h * g.in_row;
     for (ptrdiff_t oy = 0; oy < p.out_h; ++oy) {
       const ptrdiff_t y0 = oy * p.stride_h - p.pad_top;
-      const kernels::TapRange ty = kernels::tap_range(y0, p.in_h, p.k_h, p.dil_h);
+      const kernels::TapRange ty = p.dil_h == 1 ? kernels::unit_tap_range(y0, p.in_h, p.k_h)
+                                                : kernels::tap_range(y0, p.in_h, p.k_h, p.dil_h);
       for (ptrdiff_t ox = 0; ox < p.out_w; ++ox, o += p.channels) {
         const ptrdiff_t x0 = ox * p.stride_w - p.pad_left;
-        const kernels::TapRange tx = kernels::tap_range(x0, p.in_w, p.k_w, p.dil_w);
+        const kernels::TapRange tx = p.dil_w == 1 ? kernels::unit_tap_range(x0, p.in_w, p.k_w)
+                                                  : kernels::tap_range(x0, p.in_w, p.k_w, p.dil_w);
         const ptrdiff_t origin = y0 * g.in_row + x0 * g.channels;  // may lie in the padding
+        const bool whole_3x3 = three_by_three && ty.begin == 0 && ty.end == 3 && tx.begin == 0 && tx.end == 3;
         ptrdiff_t c = 0;
         for (; c < c4; c += 4) {
           int32_t s[4];
-          four_channels(g, image, origin, ty, tx, c, s);
+          if (whole_3x3) {
+            four_channels_3x3(g, image + origin + c, filter + c, s);
+          } else {
+            four_channels(g, image, origin, ty, tx, c, s);
+          }
           o[c] = finish(rq, s[0], static_cast<int32_t>(c));
           o[c + 1] = finish(rq, s[1], static_cast<int32_t>(c + 1));
           o[c + 2] = finish(rq, s[2], static_cast<int32_t>(c + 2));
