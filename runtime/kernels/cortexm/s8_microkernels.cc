@@ -37,6 +37,32 @@ namespace {
 // can pass INT32_MAX only for a large positive high: then it is shifted as
 // the unsigned value it is.
 inline int32_t requantize(int32_t acc, int32_t multiplier, int32_t shift) {
+#if defined(FLOE_S8_DSP)
+  // The same steps without branches: USAT gives the left shift, SMLAL the
+  // nudged 64-bit product, and the overflow flag of the rounding add picks
+  // the unsigned shift.
+  int32_t x = acc, lo, hi, t, right;
+  __asm__(
+      "usat   %[t], #5, %[sh]\n\t"
+      "sub    %[r], %[t], %[sh]\n\t"
+      "lsl    %[x], %[x], %[t]\n\t"
+      "mov    %[lo], #0x40000000\n\t"
+      "mov    %[hi], #0\n\t"
+      "smlal  %[lo], %[hi], %[x], %[m]\n\t"
+      "lsr    %[lo], %[lo], #31\n\t"
+      "orr    %[x], %[lo], %[hi], lsl #1\n\t"
+      "mov    %[t], #1\n\t"
+      "lsl    %[t], %[t], %[r]\n\t"
+      "sub    %[t], %[t], %[x], lsr #31\n\t"
+      "adds   %[x], %[x], %[t], lsr #1\n\t"
+      "ite    vs\n\t"
+      "lsrvs  %[x], %[x], %[r]\n\t"
+      "asrvc  %[x], %[x], %[r]"
+      : [x] "+&r"(x), [lo] "=&r"(lo), [hi] "=&r"(hi), [t] "=&r"(t), [r] "=&r"(right)
+      : [m] "r"(multiplier), [sh] "r"(shift)
+      : "cc");
+  return x;
+#else
   const int32_t left = shift > 0 ? shift : 0;
   const int32_t right = left - shift;
   const int32_t x = static_cast<int32_t>(static_cast<uint32_t>(acc) << left);
@@ -46,6 +72,7 @@ inline int32_t requantize(int32_t acc, int32_t multiplier, int32_t shift) {
   const uint32_t sum = static_cast<uint32_t>(high) + nudge;
   if (high >= 0 && static_cast<int32_t>(sum) < 0) return static_cast<int32_t>(sum >> right);
   return static_cast<int32_t>(sum) >> right;
+#endif
 }
 
 inline int8_t finish(const S8Requant& rq, int32_t acc, int32_t c) {
@@ -140,6 +167,69 @@ inline int32_t smlatt(uint32_t a, uint32_t b, int32_t acc) {
 inline void block_2x2(const int8_t* a0, const int8_t* a1, const int8_t* w0, const int8_t* w1, int32_t k,
                       int32_t sums[4]) {
   int32_t s00 = 0, s01 = 0, s10 = 0, s11 = 0;
+#if defined(FLOE_S8_DSP)
+  // 8 columns per iteration in 14 registers: row 1 and channel 1 are read at
+  // a fixed distance from row 0 and channel 0 (post-incremented loads), the
+  // loop end stays in memory.
+  if (k >= 8) {
+    const int8_t* const end8 = a0 + (k & ~7);
+    const int32_t row_gap = static_cast<int32_t>(a1 - a0) - 4, channel_gap = static_cast<int32_t>(w1 - w0) - 4;
+    uint32_t x0e, x0, x1e, x1, ve, v;
+    __asm__(
+        "1:\n\t"
+        "ldr    %[x0], [%[a]], #4\n\t"
+        "ldr    %[x1], [%[a], %[ag]]\n\t"
+        "ldr    %[v], [%[w]], #4\n\t"
+        "sxtb16 %[x0e], %[x0]\n\t"
+        "sxtb16 %[x0], %[x0], ror #8\n\t"
+        "sxtb16 %[x1e], %[x1]\n\t"
+        "sxtb16 %[x1], %[x1], ror #8\n\t"
+        "sxtb16 %[ve], %[v]\n\t"
+        "sxtb16 %[v], %[v], ror #8\n\t"
+        "smlad  %[s00], %[x0e], %[ve], %[s00]\n\t"
+        "smlad  %[s00], %[x0], %[v], %[s00]\n\t"
+        "smlad  %[s10], %[x1e], %[ve], %[s10]\n\t"
+        "smlad  %[s10], %[x1], %[v], %[s10]\n\t"
+        "ldr    %[v], [%[w], %[wg]]\n\t"
+        "sxtb16 %[ve], %[v]\n\t"
+        "sxtb16 %[v], %[v], ror #8\n\t"
+        "smlad  %[s01], %[x0e], %[ve], %[s01]\n\t"
+        "smlad  %[s01], %[x0], %[v], %[s01]\n\t"
+        "smlad  %[s11], %[x1e], %[ve], %[s11]\n\t"
+        "smlad  %[s11], %[x1], %[v], %[s11]\n\t"
+        "ldr    %[x0], [%[a]], #4\n\t"
+        "ldr    %[x1], [%[a], %[ag]]\n\t"
+        "ldr    %[v], [%[w]], #4\n\t"
+        "sxtb16 %[x0e], %[x0]\n\t"
+        "sxtb16 %[x0], %[x0], ror #8\n\t"
+        "sxtb16 %[x1e], %[x1]\n\t"
+        "sxtb16 %[x1], %[x1], ror #8\n\t"
+        "sxtb16 %[ve], %[v]\n\t"
+        "sxtb16 %[v], %[v], ror #8\n\t"
+        "smlad  %[s00], %[x0e], %[ve], %[s00]\n\t"
+        "smlad  %[s00], %[x0], %[v], %[s00]\n\t"
+        "smlad  %[s10], %[x1e], %[ve], %[s10]\n\t"
+        "smlad  %[s10], %[x1], %[v], %[s10]\n\t"
+        "ldr    %[v], [%[w], %[wg]]\n\t"
+        "sxtb16 %[ve], %[v]\n\t"
+        "sxtb16 %[v], %[v], ror #8\n\t"
+        "smlad  %[s01], %[x0e], %[ve], %[s01]\n\t"
+        "smlad  %[s01], %[x0], %[v], %[s01]\n\t"
+        "smlad  %[s11], %[x1e], %[ve], %[s11]\n\t"
+        "smlad  %[s11], %[x1], %[v], %[s11]\n\t"
+        "ldr    %[v], %[end]\n\t"
+        "cmp    %[a], %[v]\n\t"
+        "bne    1b"
+        : [a] "+&r"(a0), [w] "+&r"(w0), [s00] "+&r"(s00), [s01] "+&r"(s01), [s10] "+&r"(s10),
+          [s11] "+&r"(s11), [x0e] "=&r"(x0e), [x0] "=&r"(x0), [x1e] "=&r"(x1e), [x1] "=&r"(x1),
+          [ve] "=&r"(ve), [v] "=&r"(v)
+        : [ag] "r"(row_gap), [wg] "r"(channel_gap), [end] "m"(end8)
+        : "cc", "memory");
+    a1 = a0 + row_gap + 4;
+    w1 = w0 + channel_gap + 4;
+    k &= 7;
+  }
+#endif
   const int8_t* const end4 = a0 + (k & ~3);
   while (a0 != end4) {
     const uint32_t x0 = load_word(a0), x1 = load_word(a1);
