@@ -84,6 +84,98 @@ inline int8_t finish(const S8Requant& rq, int32_t acc, int32_t c) {
   return static_cast<int8_t>(v);
 }
 
+#if defined(FLOE_S8_DSP)
+
+// requantize(acc + bias) + output_offset saturated to int8, in one block: the
+// clamp to [act_min, act_max] (inside int8) then runs on four packed bytes.
+inline int32_t requantize_to_s8(int32_t acc, int32_t bias, int32_t multiplier, int32_t shift, int32_t offset) {
+  int32_t x = acc, lo, hi, t, left, right;
+  __asm__(
+      "add    %[x], %[x], %[b]\n\t"
+      "usat   %[left], #5, %[sh]\n\t"
+      "sub    %[right], %[left], %[sh]\n\t"
+      "lsl    %[x], %[x], %[left]\n\t"
+      "mov    %[lo], #0x40000000\n\t"
+      "mov    %[hi], #0\n\t"
+      "smlal  %[lo], %[hi], %[x], %[m]\n\t"
+      "lsr    %[lo], %[lo], #31\n\t"
+      "orr    %[x], %[lo], %[hi], lsl #1\n\t"
+      "mov    %[t], #1\n\t"
+      "lsl    %[t], %[t], %[right]\n\t"
+      "sub    %[t], %[t], %[x], lsr #31\n\t"
+      "adds   %[x], %[x], %[t], lsr #1\n\t"
+      "ite    vs\n\t"
+      "lsrvs  %[x], %[x], %[right]\n\t"
+      "asrvc  %[x], %[x], %[right]\n\t"
+      "add    %[x], %[x], %[zp]\n\t"
+      "ssat   %[x], #8, %[x]"
+      : [x] "+&r"(x), [lo] "=&r"(lo), [hi] "=&r"(hi), [t] "=&r"(t), [left] "=&r"(left), [right] "=&r"(right)
+      : [b] "r"(bias), [m] "r"(multiplier), [sh] "r"(shift), [zp] "r"(offset)
+      : "cc");
+  return x;
+}
+
+// Four int8 values (low bytes of a, b, c, d) as one word, clamped bytewise to
+// [min, max] (each replicated in the four bytes of min4 / max4).
+inline uint32_t pack_clamp4(int32_t a, int32_t b, int32_t c, int32_t d, uint32_t min4, uint32_t max4) {
+  uint32_t w = static_cast<uint32_t>(a), t;
+  __asm__(
+      "bfi    %[w], %[b], #8, #8\n\t"
+      "bfi    %[w], %[c], #16, #8\n\t"
+      "bfi    %[w], %[d], #24, #8\n\t"
+      "ssub8  %[t], %[w], %[lo]\n\t"
+      "sel    %[w], %[w], %[lo]\n\t"
+      "ssub8  %[t], %[hi], %[w]\n\t"
+      "sel    %[w], %[w], %[hi]"
+      : [w] "+&r"(w), [t] "=&r"(t)
+      : [b] "r"(b), [c] "r"(c), [d] "r"(d), [lo] "r"(min4), [hi] "r"(max4)
+      : "cc");
+  return w;
+}
+
+inline uint32_t replicate(int32_t v) { return (static_cast<uint32_t>(v) & 0xFFu) * 0x01010101u; }
+
+inline void store_word(int8_t* p, uint32_t w) { memcpy(p, &w, sizeof w); }
+inline void store_half(int8_t* p, uint32_t w) {
+  const uint16_t h = static_cast<uint16_t>(w);
+  memcpy(p, &h, sizeof h);
+}
+
+#endif
+
+// Outputs (r0, c), (r0, c+1), (r1, c), (r1, c+1) of a 2x2 GEMM block.
+inline void finish_2x2(const S8Requant& rq, const int32_t s[4], int32_t c, int8_t* o0, int8_t* o1) {
+#if defined(FLOE_S8_DSP)
+  const int32_t b0 = rq.bias[c], m0 = rq.multiplier[c], sh0 = rq.shift[c];
+  const int32_t b1 = rq.bias[c + 1], m1 = rq.multiplier[c + 1], sh1 = rq.shift[c + 1];
+  const int32_t v00 = requantize_to_s8(s[0], b0, m0, sh0, rq.output_offset);
+  const int32_t v01 = requantize_to_s8(s[1], b1, m1, sh1, rq.output_offset);
+  const int32_t v10 = requantize_to_s8(s[2], b0, m0, sh0, rq.output_offset);
+  const int32_t v11 = requantize_to_s8(s[3], b1, m1, sh1, rq.output_offset);
+  const uint32_t w = pack_clamp4(v00, v01, v10, v11, replicate(rq.act_min), replicate(rq.act_max));
+  store_half(o0 + c, w);
+  store_half(o1 + c, w >> 16);
+#else
+  o0[c] = finish(rq, s[0], c);
+  o0[c + 1] = finish(rq, s[1], c + 1);
+  o1[c] = finish(rq, s[2], c);
+  o1[c + 1] = finish(rq, s[3], c + 1);
+#endif
+}
+
+// Channels c..c+3 of one depthwise output pixel.
+inline void finish_4(const S8Requant& rq, const int32_t s[4], int32_t c, int8_t* o) {
+#if defined(FLOE_S8_DSP)
+  const int32_t v0 = requantize_to_s8(s[0], rq.bias[c], rq.multiplier[c], rq.shift[c], rq.output_offset);
+  const int32_t v1 = requantize_to_s8(s[1], rq.bias[c + 1], rq.multiplier[c + 1], rq.shift[c + 1], rq.output_offset);
+  const int32_t v2 = requantize_to_s8(s[2], rq.bias[c + 2], rq.multiplier[c + 2], rq.shift[c + 2], rq.output_offset);
+  const int32_t v3 = requantize_to_s8(s[3], rq.bias[c + 3], rq.multiplier[c + 3], rq.shift[c + 3], rq.output_offset);
+  store_word(o + c, pack_clamp4(v0, v1, v2, v3, replicate(rq.act_min), replicate(rq.act_max)));
+#else
+  for (int i = 0; i < 4; ++i) o[c + i] = finish(rq, s[i], c + i);
+#endif
+}
+
 inline uint32_t load_word(const int8_t* p) {
   uint32_t w;
   memcpy(&w, p, sizeof w);  // one LDR: M4/M33 allow unaligned word loads
@@ -320,10 +412,7 @@ void s8_gemm(const int8_t* a, int32_t a_stride, int32_t rows, const int8_t* w, i
       int32_t s[4];
       const int8_t* w0 = w + c * k;
       block_2x2(a0, a1, w0, w0 + k, k_size, s);
-      o0[c] = finish(rq, s[0], c);
-      o0[c + 1] = finish(rq, s[1], c + 1);
-      o1[c] = finish(rq, s[2], c);
-      o1[c + 1] = finish(rq, s[3], c + 1);
+      finish_2x2(rq, s, c, o0, o1);
     }
     if (c < channels) {
       int32_t s[2];
@@ -519,10 +608,7 @@ void s8_depthwise(const DepthwiseS8Shape& shape, const int8_t* input, const int8
           } else {
             four_channels(g, image, origin, ty, tx, c, s);
           }
-          o[c] = finish(rq, s[0], static_cast<int32_t>(c));
-          o[c + 1] = finish(rq, s[1], static_cast<int32_t>(c + 1));
-          o[c + 2] = finish(rq, s[2], static_cast<int32_t>(c + 2));
-          o[c + 3] = finish(rq, s[3], static_cast<int32_t>(c + 3));
+          finish_4(rq, s, static_cast<int32_t>(c), o);
         }
         for (; c < p.channels; ++c) {
           o[c] = finish(rq, one_channel(g, image, origin, ty, tx, c), static_cast<int32_t>(c));
