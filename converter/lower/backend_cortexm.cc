@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <initializer_list>
 #include <memory>
 
 namespace floe::conv {
@@ -43,6 +44,14 @@ bool takes(const LoweredModel& model, const LoweredOp& op) {
 constexpr int64_t kIm2colScratchBytes = 2048;
 
 const Value& value(const LoweredModel& model, int v) { return model.values[static_cast<size_t>(v)]; }
+
+// The kernels' plans hold window geometry in 16 bits (runtime/kernels/cortexm/s8_plans.h).
+bool fit_int16(std::initializer_list<int64_t> values) {
+  for (int64_t v : values) {
+    if (v < -32768 || v > 32767) return false;
+  }
+  return true;
+}
 
 bool all_s8(const LoweredModel& model, const LoweredOp& op) {
   if (op.inputs.size() != 5 || op.outputs.size() != 1 || op.requantization == nullptr) return false;
@@ -143,6 +152,9 @@ bool s8_conv2d(LoweredModel* model, LoweredOp& op) {
   const auto* o = op.options.AsConv2DOptions();
   const int64_t k = k_h * k_w * in_c;
   if (o == nullptr || k <= 0 || out_c <= 0 || k > (int64_t{1} << 16)) return false;
+  if (!fit_int16({k_h, k_w, o->stride_h, o->stride_w, o->dilation_h, o->dilation_w, o->pad_top, o->pad_left})) {
+    return false;
+  }
   // HWIO -> OHWI: output channel c's window is one contiguous GEMM row.
   std::vector<int8_t> ohwi(static_cast<size_t>(out_c * k));
   const int8_t* hwio = filter.constant->as<int8_t>();
@@ -195,6 +207,13 @@ bool s8_depthwise(LoweredModel* model, LoweredOp& op) {
   const auto* o = op.options.AsDepthwiseConv2DOptions();
   const Value& filter = value(*model, op.inputs[1]);
   if (o == nullptr || o->depth_multiplier != 1 || filter.shape.size() != 4 || filter.shape[3] != 1) return false;
+  const Value& input = value(*model, op.inputs[0]);
+  const Value& output = value(*model, op.outputs[0]);
+  if (input.shape.size() != 4 || output.shape.size() != 4 ||
+      !fit_int16({input.shape[1], input.shape[2], filter.shape[0], filter.shape[1], output.shape[1], output.shape[2],
+                  o->stride_h, o->stride_w, o->dilation_h, o->dilation_w, o->pad_top, o->pad_left})) {
+    return false;
+  }
   const size_t channels = static_cast<size_t>(filter.shape[2]);
   if (op.inputs[2] < 0) {
     const std::vector<int32_t> zeros(channels, 0);
