@@ -28,6 +28,12 @@
 
 #if defined(__ARM_FEATURE_DSP) && defined(__ARM_ARCH_PROFILE) && __ARM_ARCH_PROFILE == 'M'
 #define FLOE_S8_DSP 1
+// The two inner loops in assembly take 13 and 14 registers: only an optimizing
+// build leaves that many (at -O0, r7 is the frame pointer); other builds run
+// the same arithmetic through the intrinsic-style C loops.
+#if defined(__OPTIMIZE__)
+#define FLOE_S8_DSP_LOOPS 1
+#endif
 #endif
 
 namespace floe::cortexm {
@@ -264,7 +270,7 @@ inline int32_t smlatt(uint32_t a, uint32_t b, int32_t acc) {
 inline void block_2x2(const int8_t* a0, const int8_t* a1, const int8_t* w0, const int8_t* w1, int32_t k,
                       int32_t sums[4]) {
   int32_t s00 = 0, s01 = 0, s10 = 0, s11 = 0;
-#if defined(FLOE_S8_DSP)
+#if defined(FLOE_S8_DSP_LOOPS)
   // 8 columns per iteration in 14 registers: row 1 and channel 1 are read at
   // a fixed distance from row 0 and channel 0 (post-incremented loads), the
   // loop end stays in memory.
@@ -488,7 +494,7 @@ inline void four_channels(const DepthwiseGeometry& g, const int8_t* image, ptrdi
 inline void four_channels_3wide(const DepthwiseGeometry& g, const int8_t* x, const int8_t* f, ptrdiff_t rows,
                                 int32_t sums[4]) {
   int32_t s0 = 0, s1 = 0, s2 = 0, s3 = 0;
-#if defined(FLOE_S8_DSP)
+#if defined(FLOE_S8_DSP_LOOPS)
   if (rows > 0) {
     // After a row's taps x and f have advanced by two taps.
     const int32_t x_row_step = static_cast<int32_t>(g.dil_h * g.in_row - 2 * g.channels);
