@@ -115,7 +115,8 @@ std::vector<uint8_t> emit_model(const LoweredModel& model, const std::string& pr
     ops.push_back(schema::CreateOperator(builder, op.opcode, builder.CreateVector(op.inputs),
                                          builder.CreateVector(op.outputs), op.options.type,
                                          op.options.Pack(builder), builder.CreateString(op.node_name),
-                                         op.backend, op.single_threaded, requantization));
+                                         op.backend, op.single_threaded, requantization,
+                                         op.cortexm_kernel));
   }
 
   const auto root = schema::CreateModel(

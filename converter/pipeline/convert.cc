@@ -408,6 +408,10 @@ void backend_stage(const ConvertOptions& options, Conversion& c) {
   c.target = options.target;
   c.cortexm = is_cortexm_target(options.target);
   c.cortexm_ops = c.cortexm ? assign_cortexm_backends(&c.lowered, options.target) : 0;
+  if (c.cortexm_ops > 0 && c.int8.ops > 0) {
+    opt::PassLog log;  // the weights and arrays the int8 kernels replaced
+    opt::eliminate_dead_code(c.lowered, log);
+  }
   c.backends = assign_backends(&c.lowered, c.cortexm ? "reference" : options.target);
 }
 
