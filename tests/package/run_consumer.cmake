@@ -50,6 +50,7 @@ if(MODE STREQUAL "package_consumer_host")
        -DCMAKE_PREFIX_PATH=${WORK_DIR}/prefix)
   step(${CMAKE_COMMAND} --build ${WORK_DIR}/consumer)
   run_consumer(${WORK_DIR}/consumer/consumer)
+  step(${WORK_DIR}/consumer/consumer_convert ${SOURCE_DIR}/examples/mnist_mlp/model)
 elseif(MODE STREQUAL "package_consumer_cortex_m4")
   # The README's Cortex-M install: floe's toolchain file and board, libraries only.
   step(${CMAKE_COMMAND} -S ${SOURCE_DIR} -B ${WORK_DIR}/floe -G ${GENERATOR} -DCMAKE_BUILD_TYPE=Release
