@@ -21,6 +21,7 @@
 #include "runtime/core/backend.h"
 #include "runtime/core/interpreter.h"
 #include "runtime/core/model.h"
+#include "runtime/core/selftest.h"
 #include "runtime/tools/model_file.h"
 #include "schemas/floe_generated.h"
 
@@ -35,7 +36,8 @@ floe::conv::ConvertOptions convert_options(
     const std::string& target, const std::vector<std::string>& tags, const std::string& signature,
     const std::map<std::string, std::string>& freeze_inputs, bool optimize,
     const std::vector<std::string>& disable_passes, const std::string& quantize, const std::string& calibration,
-    const std::string& io, bool strict_int8, const std::string& calibration_method) {
+    const std::string& io, bool strict_int8, const std::string& calibration_method,
+    const std::map<std::string, std::string>& selftest_inputs) {
   using floe::conv::ConvertError;
   floe::conv::ConvertOptions options;
   if (graph.empty()) throw ConvertError("convert(): graph is required");
@@ -64,6 +66,7 @@ floe::conv::ConvertOptions convert_options(
     throw ConvertError("convert(): calibration_method='" + calibration_method + "': expected 'minmax' or 'percentile'");
   }
   options.calibration_path = calibration;
+  options.selftest_inputs = selftest_inputs;
   options.post_training.int8_io = io == "int8";
   options.post_training.strict = strict_int8;
   options.post_training.method = calibration_method == "percentile" ? floe::conv::CalibrationMethod::kPercentile
@@ -214,6 +217,30 @@ class PyInterpreter {
     return list;
   }
 
+  // The model's embedded self-test (convert(selftest_inputs=...)) in an arena
+  // of its own, so this interpreter's prepared state is left alone.
+  py::dict self_test() const {
+    const size_t size = static_cast<size_t>(model_.arena_size());
+    floe::tools::AlignedBytes arena = floe::tools::aligned_bytes(size == 0 ? 1 : size);
+    floe::SelfTestResult r;
+    {
+      py::gil_scoped_release unlocked;
+      r = floe::SelfTest(model_, arena.get(), size);
+    }
+    if (r.status != floe::Status::kOk && r.status != floe::Status::kKernelError) {
+      throw std::runtime_error(std::string("self_test: ") + floe::status_name(r.status) + ": " + r.message);
+    }
+    py::dict d;
+    d["passed"] = r.status == floe::Status::kOk;
+    d["op"] = r.op;
+    d["node"] = r.op_name;
+    d["output"] = r.output;
+    d["message"] = r.message;
+    d["ops_checked"] = r.ops_checked;
+    d["tolerance"] = r.tolerance;
+    return d;
+  }
+
   size_t arena_size() const { return arena_size_; }
   size_t arena_used() const { return interpreter_->arena_used(); }
   size_t model_arena_size() const { return static_cast<size_t>(model_.arena_size()); }
@@ -269,15 +296,15 @@ PYBIND11_MODULE(_floe, m) {
          const std::map<std::string, std::string>& freeze_inputs, bool optimize,
          const std::vector<std::string>& disable_passes, const std::string& quantize,
          const std::string& calibration, const std::string& io, bool strict_int8,
-         const std::string& calibration_method) {
+         const std::string& calibration_method, const std::map<std::string, std::string>& selftest_inputs) {
         return run_conversion(convert_options(graph, checkpoint, outputs, inputs, input_shapes, target, tags, signature,
                                        freeze_inputs, optimize, disable_passes, quantize, calibration, io,
-                                       strict_int8, calibration_method));
+                                       strict_int8, calibration_method, selftest_inputs));
       },
       py::arg("graph"), py::arg("checkpoint"), py::arg("outputs"), py::arg("inputs"), py::arg("input_shapes"),
       py::arg("target"), py::arg("tags"), py::arg("signature"), py::arg("freeze_inputs"), py::arg("optimize"),
       py::arg("disable_passes"), py::arg("quantize"), py::arg("calibration"), py::arg("io"),
-      py::arg("strict_int8"), py::arg("calibration_method"),
+      py::arg("strict_int8"), py::arg("calibration_method"), py::arg("selftest_inputs"),
       "Converts a model; returns (model bytes, summary). Raises ConvertError.");
 
   py::class_<PyInterpreter>(m, "Interpreter")
@@ -288,6 +315,7 @@ PYBIND11_MODULE(_floe, m) {
       .def("get_tensor", &PyInterpreter::get_tensor, py::arg("index"))
       .def("invoke", &PyInterpreter::invoke, py::arg("profile") = false)
       .def("profile", &PyInterpreter::profile)
+      .def("self_test", &PyInterpreter::self_test)
       .def_property_readonly("arena_size", &PyInterpreter::arena_size)
       .def_property_readonly("arena_used", &PyInterpreter::arena_used)
       .def_property_readonly("model_arena_size", &PyInterpreter::model_arena_size)

@@ -136,3 +136,11 @@ def test_errors(float_model):
         interpreter.set_tensor(index, digit(3).reshape(784))
     with pytest.raises(ValueError, match="missing"):
         interpreter.run(pixels=digit(3))
+
+
+def test_self_test():
+    model = mnist(selftest_inputs={"images": digit(7)})
+    result = floe.Interpreter(model).self_test()
+    assert result["passed"] and result["ops_checked"] == 3 and result["tolerance"] == pytest.approx(1e-4)
+    with pytest.raises(RuntimeError, match="no self-test"):
+        floe.Interpreter(mnist()).self_test()

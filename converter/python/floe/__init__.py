@@ -37,7 +37,7 @@ def _names(value):
 def convert(graph, checkpoint=None, outputs=(), inputs=(), input_shapes=None, target="host",
             tags=("serve",), signature="", freeze_inputs=None, optimize=True, disable_passes=(),
             quantize=None, calibration=None, io="float", strict_int8=False,
-            calibration_method="minmax", verbose=False):
+            calibration_method="minmax", selftest_inputs=None, verbose=False):
     """Converts a model and returns the .floe bytes; raises floe.ConvertError.
 
     graph, checkpoint, outputs, inputs, target, tags, signature, quantize, io,
@@ -47,6 +47,9 @@ def convert(graph, checkpoint=None, outputs=(), inputs=(), input_shapes=None, ta
     optimize=False: --no-optimize; disable_passes: --disable-pass names.
     calibration (with quantize="int8"): an .npz / .npy / directory path, or
     {input name: array [n, ...]} of samples.
+    selftest_inputs: {input name: .npy path or array} (--selftest-input): the
+    model then carries these inputs, the host's outputs and every op's digest
+    for floe::SelfTest on the device (Interpreter.self_test() on the host).
     verbose: print floe-convert's summary.
     """
     frozen = {}
@@ -62,12 +65,19 @@ def convert(graph, checkpoint=None, outputs=(), inputs=(), input_shapes=None, ta
             np.savez(calibration_path, **{name: np.asarray(a) for name, a in calibration.items()})
         elif calibration is not None:
             calibration_path = os.fspath(calibration)
+        selftest = {}
+        for name, sample in (selftest_inputs or {}).items():
+            if isinstance(sample, (str, os.PathLike)):
+                selftest[name] = os.fspath(sample)
+            else:
+                selftest[name] = os.path.join(scratch, "selftest_%d.npy" % len(selftest))
+                np.save(selftest[name], np.asarray(sample))
         model, summary = _convert(
             graph=os.fspath(graph), checkpoint=os.fspath(checkpoint) if checkpoint else "",
             outputs=_names(outputs), inputs=_names(inputs), input_shapes=shapes, target=target,
             tags=_names(tags), signature=signature, freeze_inputs=frozen, optimize=optimize,
             disable_passes=_names(disable_passes), quantize=quantize or "", calibration=calibration_path,
-            io=io, strict_int8=strict_int8, calibration_method=calibration_method)
+            io=io, strict_int8=strict_int8, calibration_method=calibration_method, selftest_inputs=selftest)
     if verbose:
         print(summary, end="")
     return model
