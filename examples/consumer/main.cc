@@ -2,7 +2,8 @@
 // Runs the embedded MNIST model on a held-out "7" and checks every logit
 // against the one the host computed (floe_add_model_reference). Nothing is
 // allocated: the model is a const array, the arena a static buffer of the
-// converter's exact size. Exit status 0 = the device agrees with the host.
+// converter's exact size. Then the model's embedded self-test checks every op
+// against the host's. Exit status 0 = the device agrees with the host.
 #include <stddef.h>
 #include <stdint.h>
 
@@ -12,6 +13,7 @@
 #include "runtime/core/backend.h"
 #include "runtime/core/interpreter.h"
 #include "runtime/core/model.h"
+#include "runtime/core/selftest.h"
 
 namespace {
 
@@ -78,7 +80,19 @@ int main() {
   }
   write_number("arena bytes: ", static_cast<long long>(sizeof arena));
   write_number("predicted digit: ", static_cast<long long>(best));
-  console_write(agrees && best == 7 ? "consumer: PASS (matches the host, digit 7)\n"
-                                    : "consumer: FAIL (differs from the host)\n");
-  return agrees && best == 7 ? 0 : 1;
+
+  // Every op against the host's digests (same arena: the run above is done).
+  const floe::SelfTestResult self_test = floe::SelfTest(model, arena, sizeof arena);
+  if (self_test.status == floe::Status::kOk) {
+    write_number("self-test: PASS, ops checked: ", static_cast<long long>(self_test.ops_checked));
+  } else {
+    console_write("self-test: FAIL at ");
+    console_write(self_test.op_name);
+    console_write(": ");
+    console_write(self_test.message);
+    console_write("\n");
+  }
+  const bool pass = agrees && best == 7 && self_test.status == floe::Status::kOk;
+  console_write(pass ? "consumer: PASS (matches the host, digit 7)\n" : "consumer: FAIL (differs from the host)\n");
+  return pass ? 0 : 1;
 }
