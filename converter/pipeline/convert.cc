@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // Conversion pipeline (see convert.h).
 #include "converter/pipeline/convert.h"
+#include "converter/pipeline/selftest.h"
 
 #include <cmath>
 #include <fstream>
@@ -404,6 +405,14 @@ void runtime_check_stage(Conversion& c) {
 }
 
 // Kernel library per op for the target: Cortex-M kernels, XNNPACK, or reference.
+// --selftest-input: the finished model's run on the reference kernels, stored
+// in it for floe::SelfTest (after every rewrite, so the digests are the ops'
+// as emitted).
+std::string selftest_stage(const ConvertOptions& options, Conversion& c) {
+  if (options.selftest_inputs.empty()) return std::string();
+  return attach_selftest(options.selftest_inputs, &c.lowered);
+}
+
 void backend_stage(const ConvertOptions& options, Conversion& c) {
   c.target = options.target;
   c.cortexm = is_cortexm_target(options.target);
@@ -465,11 +474,12 @@ ConvertResult convert_tflite(const ConvertOptions& options, const std::string& b
   }
   backend_stage(options, c);
   runtime_check_stage(c);
+  const std::string selftest = selftest_stage(options, c);
   ConvertResult result;
   result.model = emit_model(c.lowered, kProducer, &result.stats);
   c.stats = result.stats;
   c.model_bytes = result.model.size();
-  result.summary = conversion_summary(c);
+  result.summary = conversion_summary(c) + selftest;
   result.optimization = std::move(c.optimization);
   return result;
 }
@@ -496,11 +506,12 @@ ConvertResult convert(const ConvertOptions& options) {
   }
   backend_stage(options, c);
   runtime_check_stage(c);
+  const std::string selftest = selftest_stage(options, c);
   ConvertResult result;
   result.model = emit_model(c.lowered, kProducer, &result.stats);  // plans the arena (plan/)
   c.stats = result.stats;
   c.model_bytes = result.model.size();
-  result.summary = conversion_summary(c);
+  result.summary = conversion_summary(c) + selftest;
   result.optimization = std::move(c.optimization);
   return result;
 }

@@ -38,6 +38,10 @@ struct ConvertOptions {
   bool quantize_int8 = false;
   std::string calibration_path;
   PostTrainingOptions post_training;
+  // On-device self-test (--selftest-input NAME=x.npy): input name -> .npy
+  // sample; the model then carries it, the host's outputs and every op's
+  // digest (converter/pipeline/selftest.h).
+  std::map<std::string, std::string> selftest_inputs;
 };
 
 struct ConvertResult {
