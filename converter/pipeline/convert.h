@@ -38,6 +38,10 @@ struct ConvertOptions {
   bool quantize_int8 = false;
   std::string calibration_path;
   PostTrainingOptions post_training;
+  // Keep the ops in the order the graph (or .tflite) lists them; by default
+  // they run in the order with the smallest peak of live activations
+  // (converter/plan/op_schedule.h).
+  bool keep_op_order = false;
 };
 
 struct ConvertResult {

@@ -2,6 +2,8 @@
 // The conversion summary (see summary.h).
 #include "converter/pipeline/summary.h"
 
+#include <cstdio>
+
 #include <cmath>
 #include <map>
 #include <sstream>
@@ -96,11 +98,32 @@ std::string conversion_summary(const Conversion& c) {
   s << "\n";
   s << "  parameters: " << c.stats.parameter_count << " (" << c.stats.constant_bytes
     << " bytes)\n";
+  // The plan against the floor of the emitted op order (values counted at
+  // their own size; reshapes sharing their input's bytes can go under it).
+  char ratio[32];
+  std::snprintf(ratio, sizeof ratio, "%.3f",
+                c.stats.arena_lower_bound ? static_cast<double>(c.stats.arena_bytes) / c.stats.arena_lower_bound : 1.0);
+  char plan_time[32];
+  std::snprintf(plan_time, sizeof plan_time, "%.1f", c.stats.plan_milliseconds);
+  s << "  arena: " << c.stats.arena_bytes << " bytes (lower bound " << c.stats.arena_lower_bound << ", ratio "
+    << ratio << "; " << (c.stats.arena_optimal ? "minimal" : "not proven minimal") << ", "
+    << c.stats.aliased_values << " zero-copy reshape" << (c.stats.aliased_values == 1 ? "" : "s")
+    << ", planned in " << plan_time << " ms)\n";
+  s << "  op order: ";
+  if (c.keep_op_order) {
+    s << "the file's (--keep-op-order), peak " << c.schedule.file_peak << " bytes\n";
+  } else if (c.schedule.reordered) {
+    s << "peak " << c.schedule.chosen_peak << " bytes (the file's order: " << c.schedule.file_peak << ", "
+      << (c.schedule.exact ? "minimal over all orders" : "best found") << ")\n";
+  } else {
+    s << "the file's, peak " << c.schedule.file_peak << " bytes ("
+      << (c.schedule.exact ? "minimal over all orders" : "no better order found") << ")\n";
+  }
   // The device's arena: activations, XNNPACK's region when it runs ops, and
   // the prepared ops (runtime/core/dispatch.h) for its pointer width.
   const bool xnnpack = c.backends.target != "reference" && c.backends.xnnpack_ops > 0;
   const uint64_t before = (c.stats.arena_bytes + (xnnpack ? c.stats.xnnpack_arena_bytes : 0) + 15) / 16 * 16;
-  s << "  arena: " << c.stats.arena_bytes << " bytes of activations (" << c.stats.naive_bytes
+  s << "  arena on the device: " << c.stats.arena_bytes << " bytes of activations (" << c.stats.naive_bytes
     << " without reuse)";
   if (xnnpack) s << " + XNNPACK budget " << c.stats.xnnpack_arena_bytes;
   s << " + prepared ops " << c.stats.persistent_bytes_ptr32 << " (32-bit) / " << c.stats.persistent_bytes_ptr64

@@ -5,6 +5,7 @@
 #include "runtime/core/verify_plan.h"
 
 #include "runtime/core/status.h"
+#include "schemas/contract/op_traits.h"
 #include "schemas/floe_generated.h"
 
 namespace floe {
@@ -31,6 +32,37 @@ Span span_of(const schema::Model& model, int32_t index, int32_t op_count) {
     s.last = op_count;
   }
   return s;
+}
+
+// One bit per opcode whose output is its input's bytes (the SAME_BYTES trait of
+// runtime/ops.def), built at compile time so only these bytes reach the device.
+constexpr size_t kOpCodes = static_cast<size_t>(schema::OpCode::MAX) + 1;
+struct SameBytesOps {
+  uint32_t bits[(kOpCodes + 31) / 32];
+};
+constexpr SameBytesOps make_same_bytes_ops() {
+  SameBytesOps ops{};
+  for (size_t code = 0; code < kOpCodes; ++code) {
+    if (op_traits(static_cast<schema::OpCode>(code)).shape == OpShape::SAME_BYTES) {
+      ops.bits[code / 32] |= uint32_t{1} << (code % 32);
+    }
+  }
+  return ops;
+}
+constexpr SameBytesOps kSameBytesOps = make_same_bytes_ops();
+
+// `to` is an alias of `from` (the converter's zero-copy reshape): the op where
+// `from`'s lifetime ends and `to`'s starts is a SAME_BYTES op reading `from` as
+// its one input and writing `to` as its one output, at the same bytes. Neither
+// is used on the other side of that op, and it changes no byte.
+bool is_alias(const schema::Model& model, int32_t from, const Span& f, int32_t to, const Span& t,
+              int32_t op_count) {
+  if (f.begin != t.begin || f.end != t.end || f.last != t.first || f.last >= op_count) return false;
+  const schema::Operator* op = model.operators()->Get(static_cast<uint32_t>(f.last));
+  const auto code = static_cast<uint32_t>(op->opcode());
+  if (code >= kOpCodes || ((kSameBytesOps.bits[code / 32] >> (code % 32)) & 1u) == 0) return false;
+  return op->inputs()->size() == 1 && op->outputs()->size() == 1 && op->inputs()->Get(0) == from &&
+         op->outputs()->Get(0) == to;
 }
 
 }  // namespace
@@ -83,7 +115,8 @@ const char* verify_memory_plan(const schema::Model& model, int32_t* tensor) {
       const Span sb = span_of(model, b, op_count);
       *tensor = b;
       if (sb.in_arena && sb.begin < sa.end && sa.begin < sb.end && sb.begin != sb.end &&
-          sa.first <= sb.last && sb.first <= sa.last) {
+          sa.first <= sb.last && sb.first <= sa.last && !is_alias(model, a, sa, b, sb, op_count) &&
+          !is_alias(model, b, sb, a, sa, op_count)) {
         return FLOE_MSG("two simultaneously live tensors share arena bytes");
       }
     }

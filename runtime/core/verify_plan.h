@@ -7,7 +7,10 @@
 //   1. each stored lifetime covers every op that reads or writes the tensor,
 //      starts at 0 for graph inputs and ends at the op count for graph outputs
 //      (absent lifetimes count as the whole run, which is always safe);
-//   2. no two arena tensors whose lifetimes intersect overlap in bytes.
+//   2. no two arena tensors whose lifetimes intersect overlap in bytes, except
+//      a zero-copy alias: the output of a SAME_BYTES op (runtime/ops.def, e.g.
+//      RESHAPE) at exactly its input's bytes, when the input's lifetime ends at
+//      that op and the output's starts there (the op then copies nothing).
 // Cost: O(operator inputs/outputs) + O(arena tensors^2) comparisons, no memory.
 // Relies on Model::Load having range-checked every index, offset and size.
 #pragma once
