@@ -340,7 +340,7 @@ void schedule_stage(const ConvertOptions& options, Conversion& c) {
     c.schedule.file_peak = c.schedule.chosen_peak = order_peak_bytes(c.lowered, file_order);
     return;
   }
-  c.schedule = schedule_ops(c.lowered);
+  c.schedule = schedule_ops(c.lowered, kTensorAlignment);
   if (c.schedule.reordered) apply_op_order(&c.lowered, c.schedule.order);
 }
 

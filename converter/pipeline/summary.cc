@@ -113,8 +113,9 @@ std::string conversion_summary(const Conversion& c) {
   if (c.keep_op_order) {
     s << "the file's (--keep-op-order), peak " << c.schedule.file_peak << " bytes\n";
   } else if (c.schedule.reordered) {
-    s << "peak " << c.schedule.chosen_peak << " bytes (the file's order: " << c.schedule.file_peak << ", "
-      << (c.schedule.exact ? "minimal over all orders" : "best found") << ")\n";
+    s << "peak " << c.schedule.chosen_peak << " bytes, " << c.schedule.chosen_aligned_peak
+      << " in 16-byte slots (the file's order: " << c.schedule.file_peak << ", " << c.schedule.file_aligned_peak
+      << " in slots; " << (c.schedule.exact ? "minimal over all orders" : "best found") << ")\n";
   } else {
     s << "the file's, peak " << c.schedule.file_peak << " bytes ("
       << (c.schedule.exact ? "minimal over all orders" : "no better order found") << ")\n";

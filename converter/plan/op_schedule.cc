@@ -3,6 +3,7 @@
 #include "converter/plan/op_schedule.h"
 
 #include <algorithm>
+#include <tuple>
 #include <unordered_map>
 
 #include "converter/ir/error.h"
@@ -26,7 +27,9 @@ struct BitsHash {
 // The dependency graph and the byte accounting of running one op after a set.
 class OpGraph {
  public:
-  explicit OpGraph(const LoweredModel& model) : model_(model), n_(model.ops.size()) {
+  // Sizes are counted rounded up to `alignment`, as the planner places them.
+  OpGraph(const LoweredModel& model, uint64_t alignment)
+      : model_(model), n_(model.ops.size()), alignment_(alignment) {
     const size_t values = model.values.size();
     writer_.assign(values, -1);
     readers_.assign(values, {});
@@ -75,6 +78,7 @@ class OpGraph {
   size_t words() const { return words_; }
   uint64_t start_live() const { return start_live_; }
   const Bits& preds(size_t op) const { return preds_[op]; }
+  int writer(int value) const { return arena(value) ? writer_[static_cast<size_t>(value)] : -1; }
   const std::vector<int>& succs(size_t op) const { return succs_[op]; }
 
   // Running `op` once the ops in `done` ran with `live` bytes live: the bytes
@@ -107,10 +111,14 @@ class OpGraph {
     return ids;
   }
   bool arena(int v) const { return v >= 0 && !model_.values[static_cast<size_t>(v)].is_constant(); }
-  uint64_t bytes(int v) const { return model_.values[static_cast<size_t>(v)].byte_size(); }
+  uint64_t bytes(int v) const {
+    const uint64_t size = model_.values[static_cast<size_t>(v)].byte_size();
+    return (size + alignment_ - 1) / alignment_ * alignment_;
+  }
 
   const LoweredModel& model_;
   size_t n_, words_ = 0;
+  uint64_t alignment_;
   std::vector<int> writer_;
   std::vector<std::vector<int>> readers_;
   std::vector<bool> keep_;  // graph outputs: never freed
@@ -133,6 +141,61 @@ uint64_t peak_of(const OpGraph& graph, const std::vector<int>& order) {
   return peak;
 }
 
+// Each op as late as its consumers allow: depth first from the graph outputs,
+// an op right after the producers of its inputs, the producer with the
+// longest chain of ops behind it first. A value computed long before its use,
+// such as each time step's slice of an input to an unrolled RNN, is then
+// computed just before it (the recurrent state's long chain runs first).
+std::vector<int> as_late_as_possible(const LoweredModel& model, const OpGraph& graph) {
+  const size_t n = model.ops.size();
+  std::vector<size_t> height(n, 0);  // longest chain of producers; the file's order is topological
+  for (size_t i = 0; i < n; ++i) {
+    for (int v : model.ops[i].inputs) {
+      const int producer = graph.writer(v);
+      if (producer >= 0 && static_cast<size_t>(producer) < i)
+        height[i] = std::max(height[i], height[static_cast<size_t>(producer)] + 1);
+    }
+  }
+  std::vector<uint8_t> state(n, 0);  // 0 new, 1 on the stack, 2 emitted
+  std::vector<int> order;
+  order.reserve(n);
+  auto producers_tallest_first = [&](int op) {
+    std::vector<int> producers;
+    for (int v : model.ops[static_cast<size_t>(op)].inputs) {
+      const int producer = graph.writer(v);
+      if (producer >= 0 && producer != op) producers.push_back(producer);
+    }
+    std::stable_sort(producers.begin(), producers.end(), [&](int a, int b) {
+      return height[static_cast<size_t>(a)] > height[static_cast<size_t>(b)];
+    });
+    return producers;
+  };
+  auto visit = [&](int root) {
+    if (root < 0 || state[static_cast<size_t>(root)] != 0) return;
+    // (op, its producers, next producer to visit)
+    std::vector<std::tuple<int, std::vector<int>, size_t>> stack;
+    stack.emplace_back(root, producers_tallest_first(root), 0);
+    state[static_cast<size_t>(root)] = 1;
+    while (!stack.empty()) {
+      auto& [op, producers, next] = stack.back();
+      if (next < producers.size()) {
+        const int producer = producers[next++];
+        if (state[static_cast<size_t>(producer)] == 0) {
+          state[static_cast<size_t>(producer)] = 1;
+          stack.emplace_back(producer, producers_tallest_first(producer), 0);
+        }
+        continue;
+      }
+      state[static_cast<size_t>(op)] = 2;
+      order.push_back(op);
+      stack.pop_back();
+    }
+  };
+  for (int v : model.outputs) visit(graph.writer(v));
+  for (size_t i = 0; i < n; ++i) visit(static_cast<int>(i));
+  return order;
+}
+
 // One downward-closed set of ops already run, reached with the smallest peak.
 struct State {
   Bits done;
@@ -145,20 +208,19 @@ struct State {
 }  // namespace
 
 uint64_t order_peak_bytes(const LoweredModel& model, const std::vector<int>& order) {
-  return peak_of(OpGraph(model), order);
+  return peak_of(OpGraph(model, 1), order);
 }
 
-OpSchedule schedule_ops(const LoweredModel& model) {
-  const OpGraph graph(model);
+OpSchedule schedule_ops(const LoweredModel& model, uint64_t alignment) {
+  if (alignment == 0) throw ConvertError("internal error: op scheduling needs an alignment > 0");
+  const OpGraph graph(model, alignment);
   const size_t n = graph.op_count();
   OpSchedule result;
   result.order.resize(n);
   for (size_t i = 0; i < n; ++i) result.order[i] = static_cast<int>(i);
-  if (!graph.schedulable()) {  // keep the file's order, measured as written
-    result.file_peak = result.chosen_peak = peak_of(graph, result.order);
-    return result;
-  }
-  result.file_peak = peak_of(graph, result.order);
+  result.file_peak = result.chosen_peak = order_peak_bytes(model, result.order);
+  result.file_aligned_peak = result.chosen_aligned_peak = peak_of(graph, result.order);
+  if (!graph.schedulable()) return result;  // keep the file's order, measured as written
 
   const size_t beam = n <= 1000 ? kScheduleStates : kScheduleStates / 4;
   bool truncated = false;
@@ -242,13 +304,20 @@ OpSchedule schedule_ops(const LoweredModel& model) {
     at = trail[depth][static_cast<size_t>(at)].first;
   }
   result.exact = !truncated;
-  const uint64_t peak = n == 0 ? 0 : layer[0].peak;
-  if (peak < result.file_peak) {
+  uint64_t aligned_peak = n == 0 ? 0 : layer[0].peak;
+  if (truncated) {  // the beam may have missed what running each op late finds
+    std::vector<int> late = as_late_as_possible(model, graph);
+    const uint64_t late_peak = peak_of(graph, late);
+    if (late_peak < aligned_peak) {
+      order = std::move(late);
+      aligned_peak = late_peak;
+    }
+  }
+  if (aligned_peak < result.file_aligned_peak) {
     result.order = std::move(order);
-    result.chosen_peak = peak;
+    result.chosen_aligned_peak = aligned_peak;
+    result.chosen_peak = order_peak_bytes(model, result.order);
     result.reordered = true;
-  } else {
-    result.chosen_peak = result.file_peak;
   }
   return result;
 }
