@@ -62,6 +62,18 @@ class OpGraph {
         }
       }
     }
+    op_bytes_.resize(n_);
+    for (size_t i = 0; i < n_; ++i) {
+      OpBytes& b = op_bytes_[i];
+      for (int v : distinct(model.ops[i].outputs)) {
+        if (!arena(v) || writer_[static_cast<size_t>(v)] != static_cast<int>(i)) continue;
+        b.added += bytes(v);
+        if (keep_[static_cast<size_t>(v)] || !readers_[static_cast<size_t>(v)].empty()) b.kept += bytes(v);
+      }
+      for (int v : distinct(model.ops[i].inputs)) {
+        if (arena(v) && !keep_[static_cast<size_t>(v)]) b.releasable.push_back(v);
+      }
+    }
     for (int v : model.inputs) {
       const size_t x = static_cast<size_t>(v);
       if (!arena(v) || writer_[x] >= 0) continue;
@@ -84,24 +96,21 @@ class OpGraph {
   // Running `op` once the ops in `done` ran with `live` bytes live: the bytes
   // live at that op, and those live after it.
   void step(const Bits& done, size_t op, uint64_t live, uint64_t* at_op, uint64_t* after) const {
-    const LoweredOp& o = model_.ops[op];
-    uint64_t added = 0, kept = 0, freed = 0;
-    for (int v : distinct(o.outputs)) {
-      if (!arena(v) || writer_[static_cast<size_t>(v)] != static_cast<int>(op)) continue;
-      added += bytes(v);
-      if (keep_[static_cast<size_t>(v)] || !readers_[static_cast<size_t>(v)].empty()) kept += bytes(v);
-    }
-    for (int v : distinct(o.inputs)) {
-      if (!arena(v) || keep_[static_cast<size_t>(v)]) continue;
+    const OpBytes& b = op_bytes_[op];
+    uint64_t freed = 0;
+    for (int v : b.releasable) {
       bool last_reader = true;
       for (int r : readers_[static_cast<size_t>(v)]) {
-        if (static_cast<size_t>(r) != op && !has_bit(done, static_cast<size_t>(r))) last_reader = false;
+        if (static_cast<size_t>(r) != op && !has_bit(done, static_cast<size_t>(r))) {
+          last_reader = false;
+          break;
+        }
       }
       if (last_reader) freed += bytes(v);
     }
     const bool first = std::all_of(done.begin(), done.end(), [](uint64_t w) { return w == 0; });
-    *at_op = live + added + (first ? unread_inputs_ : 0);
-    *after = live + kept - freed;
+    *at_op = live + b.added + (first ? unread_inputs_ : 0);
+    *after = live + b.kept - freed;
   }
 
  private:
@@ -122,6 +131,13 @@ class OpGraph {
   std::vector<int> writer_;
   std::vector<std::vector<int>> readers_;
   std::vector<bool> keep_;  // graph outputs: never freed
+  // Per op: bytes of the values it writes, of those that outlive it, and the
+  // inputs it may be the last reader of.
+  struct OpBytes {
+    uint64_t added = 0, kept = 0;
+    std::vector<int> releasable;
+  };
+  std::vector<OpBytes> op_bytes_;
   std::vector<Bits> preds_;
   std::vector<std::vector<int>> succs_;
   uint64_t start_live_ = 0, unread_inputs_ = 0;
@@ -222,7 +238,9 @@ OpSchedule schedule_ops(const LoweredModel& model, uint64_t alignment) {
   result.file_aligned_peak = result.chosen_aligned_peak = peak_of(graph, result.order);
   if (!graph.schedulable()) return result;  // keep the file's order, measured as written
 
-  const size_t beam = n <= 1000 ? kScheduleStates : kScheduleStates / 4;
+  // States per layer: the full beam for small graphs, fewer as the graph grows
+  // so that the work (layers x states) stays bounded.
+  const size_t beam = std::clamp<size_t>(kScheduleWork / std::max<size_t>(n, 1), 64, kScheduleStates);
   bool truncated = false;
   std::vector<std::vector<std::pair<int, int>>> trail;  // per layer: (parent, op)
   std::vector<State> layer(1);

@@ -10,7 +10,8 @@
 // op count, each state keeping the smallest peak that reaches it. Chains have
 // one state per layer; a residual block or a concat of k branches multiplies
 // the states by the branches' lengths. When a layer would exceed
-// kScheduleStates, only the states with the smallest (peak, live bytes) are
+// kScheduleStates (fewer for graphs over kScheduleWork / kScheduleStates ops),
+// only the states with the smallest (peak, live bytes) are
 // kept (a beam search) and the result is no longer proven minimal; then the
 // order that runs every op as late as its consumers allow (depth first from
 // the outputs) is tried too, and the smaller peak wins. The file's
@@ -27,6 +28,7 @@
 namespace floe::conv {
 
 inline constexpr size_t kScheduleStates = 4096;
+inline constexpr size_t kScheduleWork = size_t{1} << 18;  // ops x states kept per layer
 
 struct OpSchedule {
   std::vector<int> order;        // indices into model.ops, in the order to run them
