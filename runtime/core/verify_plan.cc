@@ -24,7 +24,10 @@ Span span_of(const schema::Model& model, int32_t index, int32_t op_count) {
   Span s;
   s.in_arena = !t.is_constant();
   s.begin = t.offset();
-  s.end = t.offset() + t.size();  // both inside the arena: cannot overflow
+  const uint64_t size = t.size();
+  // Inside the arena: cannot overflow. An empty tensor owns no bytes: its end
+  // at 0 makes both overlap tests below fail, wherever it points.
+  s.end = size != 0 ? s.begin + size : 0;
   s.first = t.live_first_op();
   s.last = t.live_last_op();
   if (s.first < 0 || s.last < 0) {
@@ -74,7 +77,7 @@ const char* verify_memory_plan(const schema::Model& model, int32_t* tensor) {
         const Span s = span_of(model, index, op_count);
         *tensor = index;
         if (s.in_arena && (i < s.first || i > s.last)) {
-          return FLOE_MSG("tensor used outside its lifetime");
+          return FLOE_MSG("op uses a tensor outside its lifetime");
         }
       }
     }
@@ -83,14 +86,14 @@ const char* verify_memory_plan(const schema::Model& model, int32_t* tensor) {
   for (const int32_t index : *model.inputs()) {
     *tensor = index;
     if (span_of(model, index, op_count).first != 0) {
-      return FLOE_MSG("input lifetime starts late");
+      return FLOE_MSG("graph input's lifetime starts late");
     }
   }
   for (const int32_t index : *model.outputs()) {
     const Span s = span_of(model, index, op_count);
     *tensor = index;
     if (s.in_arena && s.last != op_count) {
-      return FLOE_MSG("output lifetime ends early");
+      return FLOE_MSG("graph output's lifetime ends early");
     }
   }
   // Each lifetime is an interval inside the run, and bytes of simultaneously
@@ -101,15 +104,14 @@ const char* verify_memory_plan(const schema::Model& model, int32_t* tensor) {
     *tensor = a;
     if (!sa.in_arena) continue;
     if (sa.first > sa.last || sa.last > op_count) {
-      return FLOE_MSG("lifetime out of range");
+      return FLOE_MSG("tensor lifetime empty or past the last op");
     }
-    if (sa.begin == sa.end) continue;
     for (int32_t b = a + 1; b < tensor_count; ++b) {
       const Span sb = span_of(model, b, op_count);
       *tensor = b;
-      if (sb.in_arena && sb.begin < sa.end && sa.begin < sb.end && sb.begin != sb.end &&
+      if (sb.in_arena && sb.begin < sa.end && sa.begin < sb.end &&
           sa.first <= sb.last && sb.first <= sa.last && !is_alias(ops, sa, sb, op_count)) {
-        return FLOE_MSG("tensors live at once share arena bytes");
+        return FLOE_MSG("two simultaneously live tensors share arena bytes");
       }
     }
   }
