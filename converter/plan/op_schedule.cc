@@ -74,13 +74,17 @@ class OpGraph {
         if (arena(v) && !keep_[static_cast<size_t>(v)]) b.releasable.push_back(v);
       }
     }
-    for (int v : model.inputs) {
-      const size_t x = static_cast<size_t>(v);
+    // Values no op writes (graph inputs, or anything else read before any
+    // write) are live from the start, as the arena plan's lifetimes have it.
+    std::vector<bool> graph_input(values, false);
+    for (int v : model.inputs) graph_input[static_cast<size_t>(v)] = true;
+    for (size_t x = 0; x < values; ++x) {
+      const int v = static_cast<int>(x);
       if (!arena(v) || writer_[x] >= 0) continue;
-      if (readers_[x].empty() && !keep_[x]) {
-        unread_inputs_ += bytes(v);  // live at the first op only
-      } else {
+      if (!readers_[x].empty() || keep_[x]) {
         start_live_ += bytes(v);
+      } else if (graph_input[x]) {
+        unread_inputs_ += bytes(v);  // live at the first op only
       }
     }
   }
@@ -236,7 +240,8 @@ OpSchedule schedule_ops(const LoweredModel& model, uint64_t alignment) {
   for (size_t i = 0; i < n; ++i) result.order[i] = static_cast<int>(i);
   result.file_peak = result.chosen_peak = order_peak_bytes(model, result.order);
   result.file_aligned_peak = result.chosen_aligned_peak = peak_of(graph, result.order);
-  if (!graph.schedulable()) return result;  // keep the file's order, measured as written
+  result.exact = n < 2;  // nothing to choose
+  if (!graph.schedulable() || n < 2) return result;  // keep the file's order, measured as written
 
   // States per layer: the full beam for small graphs, fewer as the graph grows
   // so that the work (layers x states) stays bounded.
