@@ -47,8 +47,9 @@ Span span_of(const schema::Model& model, int32_t index, int32_t op_count) {
 // compare costs less flash than a trait lookup.
 bool is_alias(const flatbuffers::Vector<flatbuffers::Offset<schema::Operator>>& ops, const Span& sa,
               const Span& sb, int32_t op_count) {
-  return sa.last == sb.first && sa.last < op_count &&
-         ops.Get(static_cast<uint32_t>(sa.last))->opcode() == schema::OpCode::RESHAPE;
+  // Either may be the earlier one: tensor indices follow no op order.
+  const int32_t at = sa.last == sb.first ? sa.last : sb.last == sa.first ? sb.last : op_count;
+  return at < op_count && ops.Get(static_cast<uint32_t>(at))->opcode() == schema::OpCode::RESHAPE;
 }
 
 constexpr bool reshape_is_the_only_same_bytes_op() {

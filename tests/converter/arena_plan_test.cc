@@ -95,6 +95,30 @@ TEST(ZeroCopyReshape, InputReadLaterKeepsItsOwnBytes) {
   for (size_t i = 0; i < xs.size(); ++i) EXPECT_EQ(ys[i], 2 * std::max(xs[i], 0.0f)) << i;
 }
 
+TEST(ZeroCopyReshape, OutputMayBeNumberedBeforeItsInput) {
+  // Tensor indices follow no op order (a .tflite numbers them freely): the
+  // reshape's output here is value 0, its input value 2.
+  ModelBuilder b;
+  const int reshaped = b.value("r:0", {1, 32});
+  const int x = b.input("x", {1, 4, 4, 2});
+  const int activated = b.op(OpCode::RELU, {x}, {1, 4, 4, 2});
+  conv::LoweredOp reshape;
+  reshape.opcode = OpCode::RESHAPE;
+  reshape.inputs = {activated};
+  reshape.outputs = {reshaped};
+  reshape.node_name = "r";
+  b.model.ops.push_back(reshape);
+  b.output(b.op(OpCode::RELU, {reshaped}, {1, 32}));
+  const conv::ArenaPlan plan = conv::plan_arena(b.model, 16);
+  EXPECT_EQ(plan.aliased_values, 1);
+  EXPECT_EQ(plan.offsets[static_cast<size_t>(reshaped)], plan.offsets[static_cast<size_t>(activated)]);
+  const HostTensor input = random_f32({1, 4, 4, 2}, 13);
+  const std::vector<HostTensor> out = run_model(conv::emit_model(b.model, "test"), {{"x", input}});
+  ASSERT_EQ(out.size(), 1u);
+  const std::vector<float> xs = as_floats(input), ys = as_floats(out[0]);
+  for (size_t i = 0; i < xs.size(); ++i) EXPECT_EQ(ys[i], std::max(xs[i], 0.0f)) << i;
+}
+
 // Rewrites one emitted model (object API) and loads it.
 Status load_edited(const std::vector<uint8_t>& bytes, const std::function<void(conv::schema::ModelT&)>& edit,
                    std::string* why) {
