@@ -2,6 +2,7 @@
 // Conversion pipeline (see convert.h).
 #include "converter/pipeline/convert.h"
 
+#include <chrono>
 #include <fstream>
 #include <iterator>
 #include <map>
@@ -340,7 +341,9 @@ void schedule_stage(const ConvertOptions& options, Conversion& c) {
     c.schedule.file_peak = c.schedule.chosen_peak = order_peak_bytes(c.lowered, file_order);
     return;
   }
+  const auto start = std::chrono::steady_clock::now();
   c.schedule = schedule_ops(c.lowered, kTensorAlignment);
+  c.schedule_milliseconds = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
   if (c.schedule.reordered) apply_op_order(&c.lowered, c.schedule.order);
 }
 

@@ -112,13 +112,18 @@ std::string conversion_summary(const Conversion& c) {
   s << "  op order: ";
   if (c.keep_op_order) {
     s << "the file's (--keep-op-order), peak " << c.schedule.file_peak << " bytes\n";
-  } else if (c.schedule.reordered) {
-    s << "peak " << c.schedule.chosen_peak << " bytes, " << c.schedule.chosen_aligned_peak
-      << " in 16-byte slots (the file's order: " << c.schedule.file_peak << ", " << c.schedule.file_aligned_peak
-      << " in slots; " << (c.schedule.exact ? "minimal over all orders" : "best found") << ")\n";
   } else {
-    s << "the file's, peak " << c.schedule.file_peak << " bytes ("
-      << (c.schedule.exact ? "minimal over all orders" : "no better order found") << ")\n";
+    char schedule_time[32];
+    std::snprintf(schedule_time, sizeof schedule_time, "%.1f", c.schedule_milliseconds);
+    if (c.schedule.reordered) {
+      s << "peak " << c.schedule.chosen_peak << " bytes, " << c.schedule.chosen_aligned_peak
+        << " in 16-byte slots (the file's order: " << c.schedule.file_peak << ", " << c.schedule.file_aligned_peak
+        << " in slots; " << (c.schedule.exact ? "minimal over all orders" : "best found");
+    } else {
+      s << "the file's, peak " << c.schedule.file_peak << " bytes ("
+        << (c.schedule.exact ? "minimal over all orders" : "no better order found");
+    }
+    s << ", chosen in " << schedule_time << " ms)\n";
   }
   // The device's arena: activations, XNNPACK's region when it runs ops, and
   // the prepared ops (runtime/core/dispatch.h) for its pointer width.

@@ -69,6 +69,7 @@ struct Conversion {
   // op order (converter/plan/op_schedule.h)
   OpSchedule schedule;
   bool keep_op_order = false;
+  double schedule_milliseconds = 0;
   // emission
   EmitStats stats;
   size_t model_bytes = 0;

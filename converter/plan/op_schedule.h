@@ -28,7 +28,7 @@
 namespace floe::conv {
 
 inline constexpr size_t kScheduleStates = 4096;
-inline constexpr size_t kScheduleWork = size_t{1} << 18;  // ops x states kept per layer
+inline constexpr size_t kScheduleWork = size_t{1} << 16;  // ops x states kept per layer
 
 struct OpSchedule {
   std::vector<int> order;        // indices into model.ops, in the order to run them
