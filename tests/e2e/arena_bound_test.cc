@@ -163,5 +163,21 @@ TEST(ArenaBound, OpOrderLowersTheFloorOfAnUnrolledLstm) {
   EXPECT_EQ(as_floats(a[0]), as_floats(b[0]));
 }
 
+TEST(ArenaBound, CliKeepsTheFileOrderOnRequest) {
+  const std::string graph = kKws + "LSTM/LSTM_S.pb";
+  FLOE_REQUIRE_CORPUS(graph);
+  const std::string dir = make_temp_dir();
+  const std::string args = " --graph " + corpus_path(graph) +
+                           " --inputs Mfcc:0 --input-shape Mfcc=1,25,10 --outputs labels_softmax --target cortex-m4";
+  const CommandResult keep = run_command(tool_path("floe-convert") + args + " --keep-op-order -o " + dir + "/keep.floe 2>&1");
+  ASSERT_EQ(keep.exit_code, 0) << keep.output;
+  EXPECT_NE(keep.output.find("op order: the file's (--keep-op-order), peak 7256 bytes"), std::string::npos)
+      << keep.output;
+  const CommandResult chosen = run_command(tool_path("floe-convert") + args + " -o " + dir + "/chosen.floe 2>&1");
+  ASSERT_EQ(chosen.exit_code, 0) << chosen.output;
+  EXPECT_NE(chosen.output.find("op order: peak 5608 bytes"), std::string::npos) << chosen.output;
+  EXPECT_NE(chosen.output.find("(the file's order: 7256"), std::string::npos) << chosen.output;
+}
+
 }  // namespace
 }  // namespace floe::testing
