@@ -239,20 +239,24 @@ class Placer {
   }
 
   // Seeded perturbations of the best order; keeps any that does not grow the
-  // arena (so it can walk across plateaus), stops at the bound or the budget.
+  // arena (so it can walk across plateaus), stops at the bound, after 10
+  // steps per buffer (at least 1,500) without a smaller arena, or at the
+  // work budget.
   void local_search(uint64_t target, Candidate* best, int* tried) const {
     const size_t n = size_.size();
     if (n < 2) return;
     constexpr uint64_t kWorkBudget = uint64_t{40} << 20;  // conflict visits
-    constexpr uint64_t kLocalSearchSteps = 600;
+    constexpr uint64_t kLocalSearchSteps = 20000;
+    const uint64_t stagnant_steps = std::clamp<uint64_t>(10 * n, 1500, kLocalSearchSteps);
     const uint64_t iterations =
-        std::min<uint64_t>(kLocalSearchSteps, std::max<uint64_t>(200, kWorkBudget / work_per_placement_));
+        std::min<uint64_t>(kLocalSearchSteps, kWorkBudget / work_per_placement_);  // 0 for huge sets
+    uint64_t last_gain = 0;
     std::mt19937_64 rng(0x9e3779b97f4a7c15ull);
     Candidate current = *best;
     place(current.order, current.fit, kMaxU64);
     std::vector<uint64_t> current_offsets = offset_;
     std::vector<uint32_t> peak_items;
-    for (uint64_t step = 0; step < iterations && best->high > target; ++step) {
+    for (uint64_t step = 0; step < iterations && best->high > target && step - last_gain < stagnant_steps; ++step) {
       std::vector<uint32_t> order = current.order;
       const size_t from_pos = static_cast<size_t>(rng() % n);
       if (rng() % 2 == 0) {
@@ -272,11 +276,17 @@ class Placer {
       }
       const Fit fit = (rng() % 4 == 0) ? kFits[rng() % 3] : current.fit;
       ++*tried;
-      const uint64_t high = place(order, fit, current.high + 1);
+      // Early on, accept an arena up to 1 % larger (decaying to none), so the
+      // walk can leave a local minimum.
+      const uint64_t slack = current.high / 100 * (iterations - step) / iterations;
+      const uint64_t high = place(order, fit, current.high + slack + 1);
       if (high == kMaxU64) continue;
       current = Candidate{std::move(order), fit, high};
       current_offsets = offset_;
-      if (high < best->high) *best = current;
+      if (high < best->high) {
+        *best = current;
+        last_gain = step;
+      }
     }
   }
 

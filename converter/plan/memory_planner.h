@@ -55,7 +55,9 @@ struct PlanSearch {
 //      bound), and the best is kept.
 //   3. If that is above the bound, a seeded local search perturbs the best
 //      order (moves a buffer that sets the high-water mark earlier, or swaps
-//      two) and keeps changes that do not grow the arena, within a work budget.
+//      two) and keeps changes that do not grow the arena (early on, up to 1 %
+//      growth, decaying to none, to leave local minima), until the bound, a
+//      long run without gain, or a work budget.
 // Buffers occupy their size rounded up to `alignment`, so every offset is
 // aligned. Zero-size buffers get offset 0 and occupy nothing. The result is a
 // pure function of the input (fixed seed, stable tie breaks).
