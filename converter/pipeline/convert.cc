@@ -3,6 +3,7 @@
 #include "converter/pipeline/convert.h"
 #include "converter/pipeline/selftest.h"
 
+#include <chrono>
 #include <cmath>
 #include <fstream>
 #include <iterator>
@@ -424,6 +425,23 @@ void backend_stage(const ConvertOptions& options, Conversion& c) {
   c.backends = assign_backends(&c.lowered, c.cortexm ? "reference" : options.target);
 }
 
+// The op order with the smallest peak of live activations, unless the file's
+// order is asked for (it is still measured, for the summary).
+void schedule_stage(const ConvertOptions& options, Conversion& c) {
+  c.keep_op_order = options.keep_op_order;
+  if (options.keep_op_order) {
+    std::vector<int> file_order(c.lowered.ops.size());
+    for (size_t i = 0; i < file_order.size(); ++i) file_order[i] = static_cast<int>(i);
+    c.schedule.order = file_order;
+    c.schedule.file_peak = c.schedule.chosen_peak = order_peak_bytes(c.lowered, file_order);
+    return;
+  }
+  const auto start = std::chrono::steady_clock::now();
+  c.schedule = schedule_ops(c.lowered, kTensorAlignment);
+  c.schedule_milliseconds = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  if (c.schedule.reordered) apply_op_order(&c.lowered, c.schedule.order);
+}
+
 // The whole file when it is a .tflite (sniffed from its bytes, never the name).
 std::optional<std::string> read_if_tflite(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
@@ -474,6 +492,7 @@ ConvertResult convert_tflite(const ConvertOptions& options, const std::string& b
   }
   backend_stage(options, c);
   runtime_check_stage(c);
+  schedule_stage(options, c);
   const std::string selftest = selftest_stage(options, c);
   ConvertResult result;
   result.model = emit_model(c.lowered, kProducer, &result.stats);
@@ -506,6 +525,7 @@ ConvertResult convert(const ConvertOptions& options) {
   }
   backend_stage(options, c);
   runtime_check_stage(c);
+  schedule_stage(options, c);
   const std::string selftest = selftest_stage(options, c);
   ConvertResult result;
   result.model = emit_model(c.lowered, kProducer, &result.stats);  // plans the arena (plan/)

@@ -42,6 +42,10 @@ struct ConvertOptions {
   // sample; the model then carries it, the host's outputs and every op's
   // digest (converter/pipeline/selftest.h).
   std::map<std::string, std::string> selftest_inputs;
+  // Keep the ops in the order the graph (or .tflite) lists them; by default
+  // they run in the order with the smallest peak of live activations
+  // (converter/plan/op_schedule.h).
+  bool keep_op_order = false;
 };
 
 struct ConvertResult {

@@ -96,6 +96,9 @@ int main(int argc, char** argv) {
   app.add_option("--disable-pass", disabled_passes,
                  "turn one optimization pass off (repeatable, or comma-separated): fold-constants, "
                  "transposes, fold-pads, fold-batch-norms, fuse-bias-activation, dead-code");
+  app.add_flag("--keep-op-order", options.keep_op_order,
+               "run the ops in the order the graph lists them instead of the order with the smallest "
+               "peak of live activations");
   std::string quantize, io, calibration_method;
   bool strict_int8 = false;
   app.add_option("--quantize", quantize,
