@@ -47,6 +47,7 @@ bool equal(const char* a, const char* b) {
   return *a == *b;
 }
 
+#if defined(__x86_64__)
 // Whether an int8 op of `model` runs on XNNPACK (its QC8 / QS8 operators).
 bool has_int8_xnnpack_op(const Model& model) {
   const auto* tensors = model.schema()->tensors();
@@ -56,6 +57,7 @@ bool has_int8_xnnpack_op(const Model& model) {
   }
   return false;
 }
+#endif
 
 bool target_matches(const Model& model) {
   const auto* target = model.schema()->target();
