@@ -406,7 +406,7 @@ Status eval_conv2d_s8_gemm(const PreparedOp& ctx) {
   const TensorView* v = ctx.operands;
   cortexm::s8_gemm(static_cast<const int8_t*>(v[0].data), p.in_c, p.batches * p.in_h * p.in_w,
                    static_cast<const int8_t*>(v[1].data), p.out_c, p.k_size,
-                   cortexm::s8_requant(ctx, p.output_offset, p.act_min, p.act_max),
+                   cortexm::s8_requant(ctx, p.output_offset, p.act_min, p.act_max, p.short_requant),
                    static_cast<int8_t*>(ctx.output(0).data), p.out_c);  // 1x1: the pixels are the rows
   return Status::kOk;
 }
@@ -415,7 +415,7 @@ Status eval_conv2d_s8_im2col(const PreparedOp& ctx) {
   const cortexm::Conv2DS8Plan& p = ctx.params_as<Conv2DPrepared>().cortexm_s8;
   const TensorView* v = ctx.operands;
   cortexm::conv2d_s8(p, static_cast<const int8_t*>(v[0].data), static_cast<const int8_t*>(v[1].data),
-                            cortexm::s8_requant(ctx, p.output_offset, p.act_min, p.act_max),
+                            cortexm::s8_requant(ctx, p.output_offset, p.act_min, p.act_max, p.short_requant),
                             static_cast<int8_t*>(ctx.output(1).data), static_cast<int8_t*>(ctx.output(0).data));
   return Status::kOk;
 }
@@ -427,7 +427,7 @@ bool fits_int16(int32_t v) { return v >= -32768 && v <= 32767; }
 // Groups (in_c != the filter's in_c) are not taken by the converter; they stay
 // on the reference kernel.
 const char* prepare_conv2d_s8_cortexm(const OpContext& ctx) {
-  const schema::CortexMKernel kernel = ctx.op->cortexm_kernel();
+  const schema::CortexMKernel kernel = cortexm::general_kernel(ctx.op->cortexm_kernel());
   if (kernel != schema::CortexMKernel::S8_GEMM && kernel != schema::CortexMKernel::S8_IM2COL_GEMM) {
     return FLOE_MSG("int8 conv2d: not a Cortex-M convolution kernel");
   }
@@ -478,6 +478,7 @@ const char* prepare_conv2d_s8_cortexm(const OpContext& ctx) {
   p.act_min = static_cast<int8_t>(q.act_min);
   p.act_max = static_cast<int8_t>(q.act_max);
   p.kernel = static_cast<uint8_t>(kernel);
+  p.short_requant = cortexm::is_short_requant(ctx.op->cortexm_kernel());
   if (!im2col) {
     if (p.k_h != 1 || p.k_w != 1 || p.stride_h != 1 || p.stride_w != 1 || p.pad_top != 0 || p.pad_left != 0 ||
         p.out_h != p.in_h || p.out_w != p.in_w) {

@@ -283,7 +283,7 @@ Status eval_depthwise_conv2d_s8_cortexm(const PreparedOp& ctx) {
                                            p.pad_top, p.pad_left, p.input_offset};
   cortexm::s8_depthwise(shape, static_cast<const int8_t*>(ctx.input(0).data),
                         static_cast<const int8_t*>(ctx.input(1).data),
-                        cortexm::s8_requant(ctx, p.output_offset, p.act_min, p.act_max),
+                        cortexm::s8_requant(ctx, p.output_offset, p.act_min, p.act_max, p.short_requant),
                         static_cast<int8_t*>(ctx.output(0).data));
   return Status::kOk;
 }
@@ -293,7 +293,7 @@ bool fits_int16(int32_t v) { return v >= -32768 && v <= 32767; }
 }  // namespace
 
 const char* prepare_depthwise_conv2d_s8_cortexm(const OpContext& ctx) {
-  if (ctx.op->cortexm_kernel() != schema::CortexMKernel::S8_DEPTHWISE) {
+  if (cortexm::general_kernel(ctx.op->cortexm_kernel()) != schema::CortexMKernel::S8_DEPTHWISE) {
     return FLOE_MSG("int8 depthwise: not a Cortex-M depthwise kernel");
   }
   if (ctx.input_count() < 2 || ctx.output_count() < 1 || !ctx.has_input(0) || !ctx.has_input(1)) {
@@ -322,7 +322,8 @@ const char* prepare_depthwise_conv2d_s8_cortexm(const OpContext& ctx) {
       input.dims[0],       channels,           s16(input.dims[1]),  s16(input.dims[2]),    s16(filter.dims[0]),
       s16(filter.dims[1]), s16(output.dims[1]), s16(output.dims[2]), s16(o->stride_h()),    s16(o->stride_w()),
       s16(o->dilation_h()), s16(o->dilation_w()), s16(o->pad_top()), s16(o->pad_left()),   s16(q.input_offset),
-      static_cast<int8_t>(q.output_offset), static_cast<int8_t>(q.act_min), static_cast<int8_t>(q.act_max)};
+      static_cast<int8_t>(q.output_offset), static_cast<int8_t>(q.act_min), static_cast<int8_t>(q.act_max),
+      cortexm::is_short_requant(ctx.op->cortexm_kernel())};
   ctx.set_eval(eval_depthwise_conv2d_s8_cortexm);
   return nullptr;
 }

@@ -16,7 +16,8 @@
 //     taps wide whose columns are all inside the input runs unrolled (DSP:
 //     inline assembly, 10 instructions per tap and 4 channels).
 // Requantization is fused into the block's output stores (DSP: ~18
-// instructions per output, then the clamp on four packed bytes).
+// instructions per output on the general path, 5 on the short one plus the
+// channel's constants, then the clamp on four packed bytes).
 #if !defined(FLOE_CORTEXM_S8_MVE)
 
 #include "runtime/kernels/cortexm/s8_microkernels.h"
@@ -86,10 +87,51 @@ inline int32_t requantize(int32_t acc, int32_t multiplier, int32_t shift) {
 #endif
 }
 
+// The short path's per-channel constants (s8_microkernels.h): the right
+// shift e and K = (2 * output_offset + 1) << (e - 1), the rounding half plus
+// the output offset moved above the shift.
+struct ShortChannel {
+  int32_t bias2, multiplier, round_and_offset, right;
+};
+
+inline ShortChannel short_channel(const S8Requant& rq, int32_t c) {
+  const int32_t right = -rq.shift[c];
+  const uint32_t offset_and_half = static_cast<uint32_t>(2 * rq.output_offset + 1);
+  return {rq.bias[c], rq.multiplier[c], static_cast<int32_t>(offset_and_half << (right - 1)), right};
+}
+
+// The short path's output before the clamp, saturated to int8.
+inline int32_t short_requantize_to_s8(int32_t acc, const ShortChannel& ch) {
+#if defined(FLOE_S8_DSP)
+  int32_t x, t;
+  __asm__(
+      "add    %[x], %[b], %[acc], lsl #1\n\t"
+      "add    %[t], %[k], %[x], asr #31\n\t"
+      "smmlar %[x], %[x], %[m], %[t]\n\t"
+      "asr    %[x], %[x], %[e]\n\t"
+      "ssat   %[x], #8, %[x]"
+      : [x] "=&r"(x), [t] "=&r"(t)
+      : [acc] "r"(acc), [b] "r"(ch.bias2), [m] "r"(ch.multiplier), [k] "r"(ch.round_and_offset), [e] "r"(ch.right));
+  return x;
+#else
+  const int32_t x2 = static_cast<int32_t>(static_cast<uint32_t>(acc) * 2u + static_cast<uint32_t>(ch.bias2));
+  const int64_t addend = static_cast<int64_t>(ch.round_and_offset) - (x2 < 0 ? 1 : 0);
+  // SMMLAR: (addend * 2^32 + x2 * m + 2^31) >> 32.
+  const int64_t sum = addend * (int64_t{1} << 32) + static_cast<int64_t>(x2) * ch.multiplier + (int64_t{1} << 31);
+  const int32_t v = static_cast<int32_t>(sum >> 32) >> ch.right;
+  return v < -128 ? -128 : (v > 127 ? 127 : v);
+#endif
+}
+
 inline int8_t finish(const S8Requant& rq, int32_t acc, int32_t c) {
-  // The bias wraps as in the reference (wrapping_add).
-  acc = static_cast<int32_t>(static_cast<uint32_t>(acc) + static_cast<uint32_t>(rq.bias[c]));
-  int32_t v = requantize(acc, rq.multiplier[c], rq.shift[c]) + rq.output_offset;
+  int32_t v;
+  if (rq.short_path) {
+    v = short_requantize_to_s8(acc, short_channel(rq, c));
+  } else {
+    // The bias wraps as in the reference (wrapping_add).
+    acc = static_cast<int32_t>(static_cast<uint32_t>(acc) + static_cast<uint32_t>(rq.bias[c]));
+    v = requantize(acc, rq.multiplier[c], rq.shift[c]) + rq.output_offset;
+  }
   v = v < rq.act_min ? rq.act_min : v;
   v = v > rq.act_max ? rq.act_max : v;
   return static_cast<int8_t>(v);
@@ -157,6 +199,16 @@ inline void store_half(int8_t* p, uint32_t w) {
 // Outputs (r0, c), (r0, c+1), (r1, c), (r1, c+1) of a 2x2 GEMM block.
 inline void finish_2x2(const S8Requant& rq, const int32_t s[4], int32_t c, int8_t* o0, int8_t* o1) {
 #if defined(FLOE_S8_DSP)
+  if (rq.short_path) {
+    // The two channels' constants serve both rows.
+    const ShortChannel k0 = short_channel(rq, c), k1 = short_channel(rq, c + 1);
+    const uint32_t w = pack_clamp4(short_requantize_to_s8(s[0], k0), short_requantize_to_s8(s[1], k1),
+                                   short_requantize_to_s8(s[2], k0), short_requantize_to_s8(s[3], k1),
+                                   replicate(rq.act_min), replicate(rq.act_max));
+    store_half(o0 + c, w);
+    store_half(o1 + c, w >> 16);
+    return;
+  }
   const int32_t b0 = rq.bias[c], m0 = rq.multiplier[c], sh0 = rq.shift[c];
   const int32_t b1 = rq.bias[c + 1], m1 = rq.multiplier[c + 1], sh1 = rq.shift[c + 1];
   const int32_t v00 = requantize_to_s8(s[0], b0, m0, sh0, rq.output_offset);
@@ -177,6 +229,14 @@ inline void finish_2x2(const S8Requant& rq, const int32_t s[4], int32_t c, int8_
 // Channels c..c+3 of one depthwise output pixel.
 inline void finish_4(const S8Requant& rq, const int32_t s[4], int32_t c, int8_t* o) {
 #if defined(FLOE_S8_DSP)
+  if (rq.short_path) {
+    const uint32_t w = pack_clamp4(
+        short_requantize_to_s8(s[0], short_channel(rq, c)), short_requantize_to_s8(s[1], short_channel(rq, c + 1)),
+        short_requantize_to_s8(s[2], short_channel(rq, c + 2)), short_requantize_to_s8(s[3], short_channel(rq, c + 3)),
+        replicate(rq.act_min), replicate(rq.act_max));
+    store_word(o + c, w);
+    return;
+  }
   const int32_t v0 = requantize_to_s8(s[0], rq.bias[c], rq.multiplier[c], rq.shift[c], rq.output_offset);
   const int32_t v1 = requantize_to_s8(s[1], rq.bias[c + 1], rq.multiplier[c + 1], rq.shift[c + 1], rq.output_offset);
   const int32_t v2 = requantize_to_s8(s[2], rq.bias[c + 2], rq.multiplier[c + 2], rq.shift[c + 2], rq.output_offset);
