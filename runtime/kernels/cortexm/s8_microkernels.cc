@@ -186,6 +186,18 @@ inline uint32_t pack_clamp4(int32_t a, int32_t b, int32_t c, int32_t d, uint32_t
   return w;
 }
 
+// Four int8 values (low bytes of a, b, c, d) as one word.
+inline uint32_t pack4(int32_t a, int32_t b, int32_t c, int32_t d) {
+  uint32_t w = static_cast<uint32_t>(a);
+  __asm__(
+      "bfi    %[w], %[b], #8, #8\n\t"
+      "bfi    %[w], %[c], #16, #8\n\t"
+      "bfi    %[w], %[d], #24, #8"
+      : [w] "+&r"(w)
+      : [b] "r"(b), [c] "r"(c), [d] "r"(d));
+  return w;
+}
+
 inline uint32_t replicate(int32_t v) { return (static_cast<uint32_t>(v) & 0xFFu) * 0x01010101u; }
 
 inline void store_word(int8_t* p, uint32_t w) { memcpy(p, &w, sizeof w); }
@@ -197,14 +209,18 @@ inline void store_half(int8_t* p, uint32_t w) {
 #endif
 
 // Outputs (r0, c), (r0, c+1), (r1, c), (r1, c+1) of a 2x2 GEMM block.
-inline void finish_2x2(const S8Requant& rq, const int32_t s[4], int32_t c, int8_t* o0, int8_t* o1) {
+// int8_range: [act_min, act_max] is [-128, 127] (no clamp after saturating).
+inline void finish_2x2(const S8Requant& rq, bool int8_range, const int32_t s[4], int32_t c, int8_t* o0,
+                       int8_t* o1) {
 #if defined(FLOE_S8_DSP)
   if (rq.short_path) {
     // The two channels' constants serve both rows.
     const ShortChannel k0 = short_channel(rq, c), k1 = short_channel(rq, c + 1);
-    const uint32_t w = pack_clamp4(short_requantize_to_s8(s[0], k0), short_requantize_to_s8(s[1], k1),
-                                   short_requantize_to_s8(s[2], k0), short_requantize_to_s8(s[3], k1),
-                                   replicate(rq.act_min), replicate(rq.act_max));
+    const int32_t v00 = short_requantize_to_s8(s[0], k0), v01 = short_requantize_to_s8(s[1], k1);
+    const int32_t v10 = short_requantize_to_s8(s[2], k0), v11 = short_requantize_to_s8(s[3], k1);
+    // SSAT already gave the int8 range: clamp only a narrower one.
+    const uint32_t w = int8_range ? pack4(v00, v01, v10, v11)
+                                  : pack_clamp4(v00, v01, v10, v11, replicate(rq.act_min), replicate(rq.act_max));
     store_half(o0 + c, w);
     store_half(o1 + c, w >> 16);
     return;
@@ -219,6 +235,7 @@ inline void finish_2x2(const S8Requant& rq, const int32_t s[4], int32_t c, int8_
   store_half(o0 + c, w);
   store_half(o1 + c, w >> 16);
 #else
+  (void)int8_range;  // finish() clamps every output
   o0[c] = finish(rq, s[0], c);
   o0[c + 1] = finish(rq, s[1], c + 1);
   o1[c] = finish(rq, s[2], c);
@@ -227,13 +244,15 @@ inline void finish_2x2(const S8Requant& rq, const int32_t s[4], int32_t c, int8_
 }
 
 // Channels c..c+3 of one depthwise output pixel.
-inline void finish_4(const S8Requant& rq, const int32_t s[4], int32_t c, int8_t* o) {
+inline void finish_4(const S8Requant& rq, bool int8_range, const int32_t s[4], int32_t c, int8_t* o) {
 #if defined(FLOE_S8_DSP)
   if (rq.short_path) {
-    const uint32_t w = pack_clamp4(
-        short_requantize_to_s8(s[0], short_channel(rq, c)), short_requantize_to_s8(s[1], short_channel(rq, c + 1)),
-        short_requantize_to_s8(s[2], short_channel(rq, c + 2)), short_requantize_to_s8(s[3], short_channel(rq, c + 3)),
-        replicate(rq.act_min), replicate(rq.act_max));
+    const int32_t v0 = short_requantize_to_s8(s[0], short_channel(rq, c));
+    const int32_t v1 = short_requantize_to_s8(s[1], short_channel(rq, c + 1));
+    const int32_t v2 = short_requantize_to_s8(s[2], short_channel(rq, c + 2));
+    const int32_t v3 = short_requantize_to_s8(s[3], short_channel(rq, c + 3));
+    const uint32_t w = int8_range ? pack4(v0, v1, v2, v3)
+                                  : pack_clamp4(v0, v1, v2, v3, replicate(rq.act_min), replicate(rq.act_max));
     store_word(o + c, w);
     return;
   }
@@ -243,6 +262,7 @@ inline void finish_4(const S8Requant& rq, const int32_t s[4], int32_t c, int8_t*
   const int32_t v3 = requantize_to_s8(s[3], rq.bias[c + 3], rq.multiplier[c + 3], rq.shift[c + 3], rq.output_offset);
   store_word(o + c, pack_clamp4(v0, v1, v2, v3, replicate(rq.act_min), replicate(rq.act_max)));
 #else
+  (void)int8_range;
   for (int i = 0; i < 4; ++i) o[c + i] = finish(rq, s[i], c + i);
 #endif
 }
@@ -471,6 +491,7 @@ inline int32_t dot(const int8_t* a0, const int8_t* w0, int32_t k) {
 void s8_gemm(const int8_t* a, int32_t a_stride, int32_t rows, const int8_t* w, int32_t channels,
              int32_t k_size, const S8Requant& rq_in, int8_t* out, int32_t out_stride) {
   const S8Requant rq = rq_in;  // a local copy: the output stores cannot alias it
+  const bool int8_range = rq.act_min == -128 && rq.act_max == 127;
   const ptrdiff_t k = k_size;
   int32_t r = 0;
   for (; r + 2 <= rows; r += 2) {
@@ -483,7 +504,7 @@ void s8_gemm(const int8_t* a, int32_t a_stride, int32_t rows, const int8_t* w, i
       int32_t s[4];
       const int8_t* w0 = w + c * k;
       block_2x2(a0, a1, w0, w0 + k, k_size, s);
-      finish_2x2(rq, s, c, o0, o1);
+      finish_2x2(rq, int8_range, s, c, o0, o1);
     }
     if (c < channels) {
       int32_t s[2];
@@ -644,6 +665,7 @@ void s8_depthwise(const DepthwiseS8Shape& shape, const int8_t* input, const int8
                   const S8Requant& rq_in, int8_t* output) {
   const DepthwiseS8Shape p = shape;
   const S8Requant rq = rq_in;
+  const bool int8_range = rq.act_min == -128 && rq.act_max == 127;
   DepthwiseGeometry g;
   g.filter = filter;
   g.channels = p.channels;
@@ -679,7 +701,7 @@ void s8_depthwise(const DepthwiseS8Shape& shape, const int8_t* input, const int8
           } else {
             four_channels(g, image, origin, ty, tx, c, s);
           }
-          finish_4(rq, s, static_cast<int32_t>(c), o);
+          finish_4(rq, int8_range, s, static_cast<int32_t>(c), o);
         }
         for (; c < p.channels; ++c) {
           o[c] = finish(rq, one_channel(g, image, origin, ty, tx, c), static_cast<int32_t>(c));
