@@ -276,11 +276,17 @@ Status eval_depthwise_conv2d_cortexm(const PreparedOp& ctx) {
 namespace floe::ops {
 namespace {
 
+// Out of line: inlined, GCC assembles the shape through a vectorized staging
+// copy on the eval's stack frame, which the kernel's deepest call adds to.
+__attribute__((noinline)) void unpack_shape(const cortexm::DepthwiseS8Plan& p, cortexm::DepthwiseS8Shape* shape) {
+  *shape = {p.batches,  p.in_h,   p.in_w,  p.channels, p.k_h,     p.k_w,      p.out_h,       p.out_w,
+            p.stride_h, p.stride_w, p.dil_h, p.dil_w,  p.pad_top, p.pad_left, p.input_offset};
+}
+
 Status eval_depthwise_conv2d_s8_cortexm(const PreparedOp& ctx) {
   const cortexm::DepthwiseS8Plan& p = ctx.params_as<DepthwiseConv2DPrepared>().cortexm_s8;
-  const cortexm::DepthwiseS8Shape shape = {p.batches, p.in_h,     p.in_w,     p.channels, p.k_h,   p.k_w,
-                                           p.out_h,   p.out_w,    p.stride_h, p.stride_w, p.dil_h, p.dil_w,
-                                           p.pad_top, p.pad_left, p.input_offset};
+  cortexm::DepthwiseS8Shape shape;
+  unpack_shape(p, &shape);
   cortexm::s8_depthwise(shape, static_cast<const int8_t*>(ctx.input(0).data),
                         static_cast<const int8_t*>(ctx.input(1).data),
                         cortexm::s8_requant(ctx, p.output_offset, p.act_min, p.act_max, p.short_requant),
