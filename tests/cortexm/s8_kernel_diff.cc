@@ -128,8 +128,7 @@ void gemm_case(Random& rng, Checker& check, int index, bool short_path) {
                                    g_shift, {g_ref, {o_dims, 2}}});
   fold(g_filter, channels, k, q.input_offset);
   if (short_path) double_bias(g_folded, channels);
-  const cortexm::S8Requant rq = {g_folded, g_mult, g_shift, q.output_offset, static_cast<int16_t>(q.act_min),
-                                 static_cast<int16_t>(q.act_max), short_path};
+  const cortexm::S8Requant rq = {g_folded, g_mult, g_shift, q.output_offset, q.act_min, q.act_max, short_path};
   cortexm::s8_gemm(g_in, k, rows, g_filter, channels, k, rq, g_opt, channels);
   check.compare(short_path ? "s8_gemm short requantization" : "s8_gemm", index, static_cast<size_t>(rows * channels));
 }
@@ -183,8 +182,7 @@ void conv_case(Random& rng, Checker& check, int index, bool short_path) {
   fold(g_relaid, p.out_c, p.k_size, q.input_offset);
   if (short_path) double_bias(g_folded, p.out_c);
   p.short_requant = short_path;
-  const cortexm::S8Requant rq = {g_folded, g_mult, g_shift, q.output_offset, static_cast<int16_t>(q.act_min),
-                                 static_cast<int16_t>(q.act_max), short_path};
+  const cortexm::S8Requant rq = {g_folded, g_mult, g_shift, q.output_offset, q.act_min, q.act_max, short_path};
   cortexm::conv2d_s8(p, g_in, g_relaid, rq, g_scratch, g_opt);
   check.compare(pointwise ? (short_path ? "conv2d 1x1 (s8_gemm) short requantization" : "conv2d 1x1 (s8_gemm)")
                           : (short_path ? "conv2d im2col short requantization" : "conv2d im2col"),
@@ -224,8 +222,7 @@ void depthwise_case(Random& rng, Checker& check, int index, bool short_path) {
   ref::depthwise_conv2d_s8(params, {{g_in, {in_dims, 4}}, {g_filter, {f_dims, 4}}, {g_bias, {b_dims, 1}}, g_mult,
                                     g_shift, {g_ref, {o_dims, 4}}});
   if (short_path) double_bias(g_bias, s.channels);
-  const cortexm::S8Requant rq = {g_bias, g_mult, g_shift, q.output_offset, static_cast<int16_t>(q.act_min),
-                                 static_cast<int16_t>(q.act_max), short_path};
+  const cortexm::S8Requant rq = {g_bias, g_mult, g_shift, q.output_offset, q.act_min, q.act_max, short_path};
   cortexm::s8_depthwise(s, g_in, g_filter, rq, g_opt);
   check.compare(short_path ? "s8_depthwise short requantization" : "s8_depthwise", index, static_cast<size_t>(s.batches * s.out_h * s.out_w * s.channels));
 }

@@ -342,8 +342,18 @@ inline void copy(int8_t* dst, const int8_t* src, ptrdiff_t n) {
   for (ptrdiff_t i = 0; i < n; ++i) dst[i] = src[i];
 }
 
+// On the M55 out of line: inlined, its locals would sit in conv2d_s8's frame
+// under the Helium GEMM, the deepest call of an Invoke (1024 B stack budget).
+// The DSP GEMM's frames are smaller, and a call per pixel costs ~40
+// instructions there (person_detect's first layer: 2304 pixels).
+#if defined(FLOE_CORTEXM_S8_MVE)
+#define FLOE_IM2COL_ROW_LINKAGE __attribute__((noinline))
+#else
+#define FLOE_IM2COL_ROW_LINKAGE inline
+#endif
+
 // The im2col row of output pixel (oy, ox) of one image: k_h * k_w * in_c bytes.
-void im2col_row(const Conv2DS8Plan& p, const int8_t* image, ptrdiff_t oy, ptrdiff_t ox, int8_t* row) {
+FLOE_IM2COL_ROW_LINKAGE void im2col_row(const Conv2DS8Plan& p, const int8_t* image, ptrdiff_t oy, ptrdiff_t ox, int8_t* row) {
   const ptrdiff_t in_c = p.in_c, in_row = static_cast<ptrdiff_t>(p.in_w) * in_c;
   const ptrdiff_t y0 = oy * p.stride_h - p.pad_top, x0 = ox * p.stride_w - p.pad_left;
   const ptrdiff_t tap_row = static_cast<ptrdiff_t>(p.k_w) * in_c;

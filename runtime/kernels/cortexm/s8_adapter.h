@@ -93,8 +93,8 @@ inline S8Requant s8_requant(const PreparedOp& op, int32_t output_offset, int32_t
           static_cast<const int32_t*>(op.operands[3].data),
           static_cast<const int32_t*>(op.operands[4].data),
           output_offset,
-          static_cast<int16_t>(act_min),
-          static_cast<int16_t>(act_max),
+          act_min,
+          act_max,
           short_path};
 }
 

@@ -47,7 +47,7 @@ struct S8Requant {
   const int32_t* multiplier;
   const int32_t* shift;  // positive = left shift
   int32_t output_offset;
-  int16_t act_min, act_max;  // within int8; 16 bits keep the struct at 24 bytes (the M55's stack budget)
+  int32_t act_min, act_max;
   bool short_path = false;
 };
 
