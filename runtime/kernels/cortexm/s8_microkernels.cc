@@ -606,7 +606,40 @@ inline void four_channels_3wide(const DepthwiseGeometry& g, const int8_t* x, con
                                 int32_t sums[4]) {
   int32_t s0 = 0, s1 = 0, s2 = 0, s3 = 0;
 #if defined(FLOE_S8_DSP_LOOPS)
-  if (rows > 0) {
+  if (rows == 3) {
+    // The whole 3x3 window straight: taps read at offsets 0, c, 2c from the
+    // row start, then x steps one input row and f one filter row (3c).
+    const int32_t x_row = static_cast<int32_t>(g.dil_h * g.in_row);
+    const int32_t channels = static_cast<int32_t>(g.channels);
+    uint32_t xv, xe, wv, we;
+#define FLOE_S8_DW_TAP(x_at, f_at)                    \
+  "ldr     %[xv], " x_at "\n\t"                        \
+  "ldr     %[wv], " f_at "\n\t"                        \
+  "sxtab16 %[xe], %[off], %[xv]\n\t"                   \
+  "sxtab16 %[xv], %[off], %[xv], ror #8\n\t"           \
+  "sxtb16  %[we], %[wv]\n\t"                           \
+  "sxtb16  %[wv], %[wv], ror #8\n\t"                   \
+  "smlabb  %[s0], %[xe], %[we], %[s0]\n\t"             \
+  "smlatt  %[s2], %[xe], %[we], %[s2]\n\t"             \
+  "smlabb  %[s1], %[xv], %[wv], %[s1]\n\t"             \
+  "smlatt  %[s3], %[xv], %[wv], %[s3]\n\t"
+#define FLOE_S8_DW_ROW                                                       \
+  FLOE_S8_DW_TAP("[%[x]]", "[%[f]]")                                         \
+  FLOE_S8_DW_TAP("[%[x], %[c]]", "[%[f], %[c]]")                             \
+  FLOE_S8_DW_TAP("[%[x], %[c], lsl #1]", "[%[f], %[c], lsl #1]")
+#define FLOE_S8_DW_NEXT_ROW        \
+  "add     %[x], %[x], %[xr]\n\t"   \
+  "add     %[f], %[f], %[c], lsl #1\n\t" \
+  "add     %[f], %[f], %[c]\n\t"
+    __asm__(FLOE_S8_DW_ROW FLOE_S8_DW_NEXT_ROW FLOE_S8_DW_ROW FLOE_S8_DW_NEXT_ROW FLOE_S8_DW_ROW
+            : [x] "+&r"(x), [f] "+&r"(f), [s0] "+&r"(s0), [s1] "+&r"(s1), [s2] "+&r"(s2), [s3] "+&r"(s3),
+              [xv] "=&r"(xv), [xe] "=&r"(xe), [wv] "=&r"(wv), [we] "=&r"(we)
+            : [c] "r"(channels), [off] "r"(g.offsets), [xr] "r"(x_row)
+            : "memory");
+#undef FLOE_S8_DW_NEXT_ROW
+#undef FLOE_S8_DW_ROW
+#undef FLOE_S8_DW_TAP
+  } else if (rows > 0) {
     // After a row's taps x and f have advanced by two taps.
     const int32_t x_row_step = static_cast<int32_t>(g.dil_h * g.in_row - 2 * g.channels);
     const int32_t channels = static_cast<int32_t>(g.channels);
