@@ -12,7 +12,7 @@ packages=(
   libprotobuf-dev protobuf-compiler
   libsnappy-dev libcli11-dev googletest
   libxnnpack-dev libpthreadpool-dev libcpuinfo-dev
-  python3 python3-numpy python3-sklearn
+  python3 python3-numpy python3-sklearn pybind11-dev python3-pytest
 )
 if [ "${1:-}" = "--all" ]; then
   packages+=(

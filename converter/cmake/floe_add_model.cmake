@@ -5,7 +5,8 @@
 # aarch64) they are built for the host by a nested ExternalProject of this same
 # source tree (no downloads), configured with the host compilers; a project
 # outside this tree may instead point FLOE_CONVERT_EXECUTABLE and
-# FLOE_EMBED_EXECUTABLE at prebuilt tools.
+# FLOE_EMBED_EXECUTABLE at prebuilt tools (find_package(floe) sets them to the
+# installed ones).
 #
 #   floe_add_model(<target> NAME <c_identifier> GRAPH <file|SavedModel dir>
 #                  [CHECKPOINT <prefix|dir>] OUTPUTS <tensor>... [INPUTS <tensor>...]
@@ -40,6 +41,10 @@ function(_floe_host_tools)
       set_property(GLOBAL PROPERTY _FLOE_CONVERT "$<TARGET_FILE:floe-convert>")
       set_property(GLOBAL PROPERTY _FLOE_EMBED "$<TARGET_FILE:floe-embed>")
       set_property(GLOBAL PROPERTY _FLOE_TOOL_DEPENDS floe-convert floe-embed)
+    elseif(NOT EXISTS "${_FLOE_SOURCE_ROOT}/converter/CMakeLists.txt")
+      # An installed package (find_package(floe)) has no sources to build them from.
+      message(FATAL_ERROR "floe_add_model: floe-convert / floe-embed not found: put a host floe install's "
+                          "bin/ on PATH, or set FLOE_CONVERT_EXECUTABLE and FLOE_EMBED_EXECUTABLE")
     else()
       set(FLOE_HOST_TOOLS_BINARY_DIR "${CMAKE_BINARY_DIR}/host-tools" CACHE PATH
           "Build tree of the host floe-convert/floe-embed for floe_add_model() (may be shared by several cross builds, used one at a time)")

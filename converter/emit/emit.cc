@@ -8,6 +8,7 @@
 #include "converter/emit/emit.h"
 
 #include <algorithm>
+#include <chrono>
 #include <map>
 
 #include "converter/eval/run_lowered.h"
@@ -41,7 +42,9 @@ uint64_t xnnpack_arena_size(const LoweredModel& model, uint64_t activation_bytes
 
 std::vector<uint8_t> emit_model(const LoweredModel& model, const std::string& producer,
                                 EmitStats* stats) {
+  const auto plan_start = std::chrono::steady_clock::now();
   const ArenaPlan plan = plan_arena(model, kAlignment);
+  const std::chrono::duration<double, std::milli> plan_time = std::chrono::steady_clock::now() - plan_start;
   std::vector<uint64_t> offsets = plan.offsets;
 
   // Constant section: each distinct constant once, 16-byte aligned.
@@ -131,6 +134,10 @@ std::vector<uint8_t> emit_model(const LoweredModel& model, const std::string& pr
   if (stats) {
     stats->arena_bytes = plan.arena_size;
     stats->naive_bytes = plan.naive_bytes;
+    stats->arena_lower_bound = plan.lower_bound;
+    stats->aliased_values = plan.aliased_values;
+    stats->arena_optimal = plan.optimal;
+    stats->plan_milliseconds = plan_time.count();
     stats->constant_bytes = constants.size();
     stats->parameter_count = parameter_count;
     stats->xnnpack_arena_bytes = xnnpack_arena_size(model, plan.arena_size);

@@ -14,6 +14,13 @@ namespace floe::conv {
 struct EmitStats {
   uint64_t arena_bytes = 0;     // planned arena (what the runtime needs)
   uint64_t naive_bytes = 0;     // sum of all activation sizes (no reuse), for comparison
+  // Largest sum of live activation bytes at one op of the emitted order (no
+  // plan without aliases goes under it), reshapes sharing their input's bytes,
+  // whether the plan is proven minimal, and how long planning took.
+  uint64_t arena_lower_bound = 0;
+  int aliased_values = 0;
+  bool arena_optimal = false;
+  double plan_milliseconds = 0;
   uint64_t constant_bytes = 0;  // constant section incl. alignment padding
   uint64_t parameter_count = 0; // elements in constants
   uint64_t xnnpack_arena_bytes = 0;  // XNNPACK persistent budget (Model.xnnpack_arena_size)

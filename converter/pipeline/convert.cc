@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 // Conversion pipeline (see convert.h).
 #include "converter/pipeline/convert.h"
+#include "converter/pipeline/selftest.h"
 
+#include <chrono>
 #include <cmath>
 #include <fstream>
 #include <iterator>
@@ -404,6 +406,14 @@ void runtime_check_stage(Conversion& c) {
 }
 
 // Kernel library per op for the target: Cortex-M kernels, XNNPACK, or reference.
+// --selftest-input: the finished model's run on the reference kernels, stored
+// in it for floe::SelfTest (after every rewrite, so the digests are the ops'
+// as emitted).
+std::string selftest_stage(const ConvertOptions& options, Conversion& c) {
+  if (options.selftest_inputs.empty()) return std::string();
+  return attach_selftest(options.selftest_inputs, &c.lowered);
+}
+
 void backend_stage(const ConvertOptions& options, Conversion& c) {
   c.target = options.target;
   c.cortexm = is_cortexm_target(options.target);
@@ -413,6 +423,23 @@ void backend_stage(const ConvertOptions& options, Conversion& c) {
     opt::eliminate_dead_code(c.lowered, log);
   }
   c.backends = assign_backends(&c.lowered, c.cortexm ? "reference" : options.target);
+}
+
+// The op order with the smallest peak of live activations, unless the file's
+// order is asked for (it is still measured, for the summary).
+void schedule_stage(const ConvertOptions& options, Conversion& c) {
+  c.keep_op_order = options.keep_op_order;
+  if (options.keep_op_order) {
+    std::vector<int> file_order(c.lowered.ops.size());
+    for (size_t i = 0; i < file_order.size(); ++i) file_order[i] = static_cast<int>(i);
+    c.schedule.order = file_order;
+    c.schedule.file_peak = c.schedule.chosen_peak = order_peak_bytes(c.lowered, file_order);
+    return;
+  }
+  const auto start = std::chrono::steady_clock::now();
+  c.schedule = schedule_ops(c.lowered, kTensorAlignment);
+  c.schedule_milliseconds = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  if (c.schedule.reordered) apply_op_order(&c.lowered, c.schedule.order);
 }
 
 // The whole file when it is a .tflite (sniffed from its bytes, never the name).
@@ -465,11 +492,13 @@ ConvertResult convert_tflite(const ConvertOptions& options, const std::string& b
   }
   backend_stage(options, c);
   runtime_check_stage(c);
+  schedule_stage(options, c);
+  const std::string selftest = selftest_stage(options, c);
   ConvertResult result;
   result.model = emit_model(c.lowered, kProducer, &result.stats);
   c.stats = result.stats;
   c.model_bytes = result.model.size();
-  result.summary = conversion_summary(c);
+  result.summary = conversion_summary(c) + selftest;
   result.optimization = std::move(c.optimization);
   return result;
 }
@@ -496,11 +525,13 @@ ConvertResult convert(const ConvertOptions& options) {
   }
   backend_stage(options, c);
   runtime_check_stage(c);
+  schedule_stage(options, c);
+  const std::string selftest = selftest_stage(options, c);
   ConvertResult result;
   result.model = emit_model(c.lowered, kProducer, &result.stats);  // plans the arena (plan/)
   c.stats = result.stats;
   c.model_bytes = result.model.size();
-  result.summary = conversion_summary(c);
+  result.summary = conversion_summary(c) + selftest;
   result.optimization = std::move(c.optimization);
   return result;
 }

@@ -38,6 +38,14 @@ struct ConvertOptions {
   bool quantize_int8 = false;
   std::string calibration_path;
   PostTrainingOptions post_training;
+  // On-device self-test (--selftest-input NAME=x.npy): input name -> .npy
+  // sample; the model then carries it, the host's outputs and every op's
+  // digest (converter/pipeline/selftest.h).
+  std::map<std::string, std::string> selftest_inputs;
+  // Keep the ops in the order the graph (or .tflite) lists them; by default
+  // they run in the order with the smallest peak of live activations
+  // (converter/plan/op_schedule.h).
+  bool keep_op_order = false;
 };
 
 struct ConvertResult {

@@ -2,6 +2,8 @@
 // The conversion summary (see summary.h).
 #include "converter/pipeline/summary.h"
 
+#include <cstdio>
+
 #include <cmath>
 #include <map>
 #include <sstream>
@@ -120,11 +122,38 @@ std::string conversion_summary(const Conversion& c) {
   s << "\n";
   s << "  parameters: " << c.stats.parameter_count << " (" << c.stats.constant_bytes
     << " bytes)\n";
+  // The plan against the floor of the emitted op order (values counted at
+  // their own size; reshapes sharing their input's bytes can go under it).
+  char ratio[32];
+  std::snprintf(ratio, sizeof ratio, "%.3f",
+                c.stats.arena_lower_bound ? static_cast<double>(c.stats.arena_bytes) / c.stats.arena_lower_bound : 1.0);
+  char plan_time[32];
+  std::snprintf(plan_time, sizeof plan_time, "%.1f", c.stats.plan_milliseconds);
+  s << "  arena: " << c.stats.arena_bytes << " bytes (lower bound " << c.stats.arena_lower_bound << ", ratio "
+    << ratio << "; " << (c.stats.arena_optimal ? "minimal" : "not proven minimal") << ", "
+    << c.stats.aliased_values << " zero-copy reshape" << (c.stats.aliased_values == 1 ? "" : "s")
+    << ", planned in " << plan_time << " ms)\n";
+  s << "  op order: ";
+  if (c.keep_op_order) {
+    s << "the file's (--keep-op-order), peak " << c.schedule.file_peak << " bytes\n";
+  } else {
+    char schedule_time[32];
+    std::snprintf(schedule_time, sizeof schedule_time, "%.1f", c.schedule_milliseconds);
+    if (c.schedule.reordered) {
+      s << "peak " << c.schedule.chosen_peak << " bytes, " << c.schedule.chosen_aligned_peak
+        << " in 16-byte slots (the file's order: " << c.schedule.file_peak << ", " << c.schedule.file_aligned_peak
+        << " in slots; " << (c.schedule.exact ? "minimal over all orders" : "best found");
+    } else {
+      s << "the file's, peak " << c.schedule.file_peak << " bytes ("
+        << (c.schedule.exact ? "minimal over all orders" : "no better order found");
+    }
+    s << ", chosen in " << schedule_time << " ms)\n";
+  }
   // The device's arena: activations, XNNPACK's region when it runs ops, and
   // the prepared ops (runtime/core/dispatch.h) for its pointer width.
   const bool xnnpack = c.backends.target != "reference" && c.backends.xnnpack_ops > 0;
   const uint64_t before = (c.stats.arena_bytes + (xnnpack ? c.stats.xnnpack_arena_bytes : 0) + 15) / 16 * 16;
-  s << "  arena: " << c.stats.arena_bytes << " bytes of activations (" << c.stats.naive_bytes
+  s << "  arena on the device: " << c.stats.arena_bytes << " bytes of activations (" << c.stats.naive_bytes
     << " without reuse)";
   if (xnnpack) s << " + XNNPACK budget " << c.stats.xnnpack_arena_bytes;
   s << " + prepared ops " << c.stats.persistent_bytes_ptr32 << " (32-bit) / " << c.stats.persistent_bytes_ptr64

@@ -22,6 +22,7 @@
 #include "converter/passes/freeze.h"
 #include "converter/passes/prune.h"
 #include "converter/passes/training_structure.h"
+#include "converter/plan/op_schedule.h"
 #include "converter/quantize/int8_arithmetic.h"
 #include "converter/quantize/post_training.h"
 #include "converter/pipeline/signature.h"
@@ -69,6 +70,10 @@ struct Conversion {
   bool from_tflite = false;
   size_t tflite_operators = 0;
   std::map<std::string, int> tflite_op_counts;
+  // op order (converter/plan/op_schedule.h)
+  OpSchedule schedule;
+  bool keep_op_order = false;
+  double schedule_milliseconds = 0;
   // emission
   EmitStats stats;
   size_t model_bytes = 0;

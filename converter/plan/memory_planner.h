@@ -23,26 +23,52 @@ struct MemoryPlan {
   uint64_t arena_size = 0;        // max(offset + size) rounded up to `alignment`; 0 if nothing occupies bytes
 };
 
-// Greedy-by-size placement (the same idea as TFLite Micro's greedy planner):
-//   1. Order buffers by size, largest first; ties by earlier first_op, then by
-//      request index, so the plan is a pure function of the input.
-//   2. Place each buffer at the lowest offset that is a multiple of `alignment`
-//      and does not overlap any already-placed buffer whose lifetime intersects
-//      its own. Buffers occupy their size rounded up to `alignment`, so every
-//      gap start, and therefore every offset, stays aligned.
-// Zero-size buffers get offset 0 and occupy nothing.
-//
-// This is a heuristic, not an optimum: minimal arena placement is NP-hard (it is
-// dynamic storage allocation), and greedy can exceed both the optimum and the
-// lower bound max_t(sum of sizes live at t). Example, the chain
-// a(112) -> b(16) -> c(64) -> d(112): greedy puts a and d at 0, c above d, b
-// above c: 192 bytes, where c at 0, d at 64, b at 112 needs only 176.
-// Cost: O(n^2) time (each placement scans the placed buffers once, kept sorted
-// by offset), O(n) memory.
+// The floor no plan can go under: the largest sum, over the ops, of the bytes
+// of the buffers live at that op, each size rounded up to `alignment` (every
+// buffer occupies an aligned slot). alignment 1 gives the raw byte bound.
+uint64_t live_bytes_lower_bound(const std::vector<BufferRequest>& requests, uint64_t alignment = 16);
+
+// How plan_memory() got its plan, for reports and tests.
+struct PlanSearch {
+  uint64_t lower_bound = 0;   // live_bytes_lower_bound(requests, alignment)
+  bool at_lower_bound = false;
+  bool exhaustive = false;    // every placement order was tried: the plan is optimal
+  int orders_tried = 0;       // placements evaluated
+};
+
+// Placement is dynamic storage allocation (NP-hard in general), so the planner
+// aims at the lower bound and stops as soon as it reaches it:
+//   1. Every order of the buffers, placed one by one each at the lowest aligned
+//      offset free of the already placed buffers it is live with ("first fit"),
+//      can be tried: some order gives an optimal plan (place in the order of an
+//      optimal plan's offsets: by induction each buffer lands at or below its
+//      optimal offset). With at most kExhaustiveBuffers buffers every order is
+//      searched (depth first, pruned at the best arena found), so the plan is
+//      optimal.
+//   2. Otherwise a portfolio of orders — largest first (TFLite Micro's greedy),
+//      largest peak-step first (the tensors of the busiest op packed together),
+//      longest-lived first, earliest first, largest size x lifetime first,
+//      largest neighbourhood first — each with first fit, best fit (the
+//      smallest hole that holds it) and two-sided fit (under the bound, at the
+//      bottom or the top, opposite to the latest-starting buffer it meets: on a
+//      chain the buffers alternate between the ends, which always meets the
+//      bound), and the best is kept.
+//   3. If that is above the bound, a seeded local search perturbs the best
+//      order (moves a buffer that sets the high-water mark earlier, or swaps
+//      two) and keeps changes that do not grow the arena (early on, up to 1 %
+//      growth, decaying to none, to leave local minima), until the bound, a
+//      long run without gain, or a work budget.
+// Buffers occupy their size rounded up to `alignment`, so every offset is
+// aligned. Zero-size buffers get offset 0 and occupy nothing. The result is a
+// pure function of the input (fixed seed, stable tie breaks).
+// Cost: O(n * conflicts) per placement; a budget of placements bounds the search.
 //
 // Throws ConvertError when alignment is 0, a request has last_op < first_op, or
 // the arena would not fit in 64 bits.
-MemoryPlan plan_memory(const std::vector<BufferRequest>& requests, uint64_t alignment = 16);
+MemoryPlan plan_memory(const std::vector<BufferRequest>& requests, uint64_t alignment = 16,
+                       PlanSearch* search = nullptr);
+
+inline constexpr size_t kExhaustiveBuffers = 9;
 
 // Independent checker, used by tests and by the converter as a final assertion.
 // It shares no placement, overlap or rounding code with the planner. Returns ""

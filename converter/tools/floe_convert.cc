@@ -96,6 +96,9 @@ int main(int argc, char** argv) {
   app.add_option("--disable-pass", disabled_passes,
                  "turn one optimization pass off (repeatable, or comma-separated): fold-constants, "
                  "transposes, fold-pads, fold-batch-norms, fuse-bias-activation, dead-code");
+  app.add_flag("--keep-op-order", options.keep_op_order,
+               "run the ops in the order the graph lists them instead of the order with the smallest "
+               "peak of live activations");
   std::string quantize, io, calibration_method;
   bool strict_int8 = false;
   app.add_option("--quantize", quantize,
@@ -109,6 +112,10 @@ int main(int argc, char** argv) {
   app.add_option("--calibration-method", calibration_method,
                  "with --quantize: minmax (default: absolute min/max over all samples, as TFLite) or percentile "
                  "(ranges clipped to the 99.99th percentile of |value|)");
+  std::vector<std::string> selftest_inputs;
+  app.add_option("--selftest-input", selftest_inputs,
+                 "NAME=x.npy (repeatable, one per model input): embed this input, the outputs the host's reference "
+                 "kernels compute and every op's output digest, for floe::SelfTest / floe-run --selftest");
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -146,6 +153,13 @@ int main(int argc, char** argv) {
       for (const std::string& name : split(list, ',')) options.optimize.disabled.insert(name);
     }
     for (const std::string& spec : shapes) options.input_shapes.insert(parse_input_shape(spec));
+    for (const std::string& spec : selftest_inputs) {
+      const size_t eq = spec.rfind('=');
+      if (eq == std::string::npos || eq == 0) {
+        throw floe::conv::ConvertError("--selftest-input '" + spec + "': expected NAME=file.npy");
+      }
+      options.selftest_inputs[spec.substr(0, eq)] = spec.substr(eq + 1);
+    }
     if (!quantize.empty() && quantize != "int8") {
       throw floe::conv::ConvertError("--quantize '" + quantize + "': only int8 is supported");
     }

@@ -5,6 +5,7 @@
 #include "runtime/core/verify_plan.h"
 
 #include "runtime/core/status.h"
+#include "schemas/contract/op_traits.h"
 #include "schemas/floe_generated.h"
 
 namespace floe {
@@ -23,7 +24,10 @@ Span span_of(const schema::Model& model, int32_t index, int32_t op_count) {
   Span s;
   s.in_arena = !t.is_constant();
   s.begin = t.offset();
-  s.end = t.offset() + t.size();  // both inside the arena: cannot overflow
+  const uint64_t size = t.size();
+  // Inside the arena: cannot overflow. An empty tensor owns no bytes: its end
+  // at 0 makes both overlap tests below fail, wherever it points.
+  s.end = size != 0 ? s.begin + size : 0;
   s.first = t.live_first_op();
   s.last = t.live_last_op();
   if (s.first < 0 || s.last < 0) {
@@ -32,6 +36,31 @@ Span span_of(const schema::Model& model, int32_t index, int32_t op_count) {
   }
   return s;
 }
+
+// Two tensors may share bytes when one's lifetime ends at the op where the
+// other's starts and that op is a RESHAPE (the converter's zero-copy reshape:
+// its output at its dying input's offset). Only that op sees both, and it
+// writes exactly the bytes it reads (memmove, or nothing when the addresses
+// are equal), so no value is lost; any other tensor it touches is checked
+// against both as usual. RESHAPE is the one op whose output is its input's
+// bytes (the SAME_BYTES trait of runtime/ops.def; asserted below), and a
+// compare costs less flash than a trait lookup.
+bool is_alias(const flatbuffers::Vector<flatbuffers::Offset<schema::Operator>>& ops, const Span& sa,
+              const Span& sb, int32_t op_count) {
+  // Either may be the earlier one: tensor indices follow no op order.
+  const int32_t at = sa.last == sb.first ? sa.last : sb.last == sa.first ? sb.last : op_count;
+  return at < op_count && ops.Get(static_cast<uint32_t>(at))->opcode() == schema::OpCode::RESHAPE;
+}
+
+constexpr bool reshape_is_the_only_same_bytes_op() {
+  for (uint32_t code = 0; code <= static_cast<uint32_t>(schema::OpCode::MAX); ++code) {
+    const bool same_bytes = op_traits(static_cast<schema::OpCode>(code)).shape == OpShape::SAME_BYTES;
+    if (same_bytes != (static_cast<schema::OpCode>(code) == schema::OpCode::RESHAPE)) return false;
+  }
+  return true;
+}
+static_assert(reshape_is_the_only_same_bytes_op(),
+              "a new SAME_BYTES op in runtime/ops.def: let is_alias() accept it too");
 
 }  // namespace
 
@@ -78,12 +107,11 @@ const char* verify_memory_plan(const schema::Model& model, int32_t* tensor) {
     if (sa.first > sa.last || sa.last > op_count) {
       return FLOE_MSG("tensor lifetime empty or past the last op");
     }
-    if (sa.begin == sa.end) continue;
     for (int32_t b = a + 1; b < tensor_count; ++b) {
       const Span sb = span_of(model, b, op_count);
       *tensor = b;
-      if (sb.in_arena && sb.begin < sa.end && sa.begin < sb.end && sb.begin != sb.end &&
-          sa.first <= sb.last && sb.first <= sa.last) {
+      if (sb.in_arena && sb.begin < sa.end && sa.begin < sb.end &&
+          sa.first <= sb.last && sb.first <= sa.last && !is_alias(ops, sa, sb, op_count)) {
         return FLOE_MSG("two simultaneously live tensors share arena bytes");
       }
     }

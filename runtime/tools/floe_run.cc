@@ -4,6 +4,7 @@
 // floe-run: runs a .floe model on the host with inputs from .npy files.
 //   floe-run model.floe --input NAME=file.npy ... [--output-dir DIR] [--print]
 //            [--dump-intermediates DIR] [--dequantize]
+//   floe-run model.floe --selftest   (the self-test floe-convert --selftest-input embedded)
 // Each output is written to DIR/<name>.npy ('/' and ':' replaced by '_', a
 // trailing ":0" dropped). --dump-intermediates writes every op's outputs, as
 // the op finishes (before the arena slot is reused), to
@@ -21,6 +22,7 @@
 #include <map>
 
 #include "runtime/core/interpreter.h"
+#include "runtime/core/selftest.h"
 #include "runtime/kernels/reference/quantize.h"
 #include "runtime/tools/model_file.h"
 #include "runtime/tools/npy.h"
@@ -143,6 +145,38 @@ floe::TensorView dequantized(const floe::Interpreter& interpreter, size_t index,
   return view;
 }
 
+// --selftest: the model's embedded self-test (floe-convert --selftest-input).
+// Exit 0 when it passes, 1 when an op or output is off, 2 when it cannot run.
+int run_selftest(const std::string& model_path, bool skip_checksum) {
+  const floe::tools::ModelFile file = floe::tools::read_model_file(model_path);
+  floe::Model model;
+  floe::LoadOptions load_options;
+  load_options.verify_checksum = !skip_checksum;
+  if (model.Load(file.data.get(), file.size, load_options) != floe::Status::kOk) {
+    std::cerr << "floe-run: " << model_path << ": " << describe(model.error()) << "\n";
+    return 2;
+  }
+  const size_t arena_size = static_cast<size_t>(model.arena_size());
+  floe::tools::AlignedBytes arena = floe::tools::aligned_bytes(arena_size);
+  const floe::SelfTestResult r = floe::SelfTest(model, arena.get(), arena_size);
+  if (r.status == floe::Status::kOk) {
+    std::cout << "self-test: PASS: " << r.ops_checked << " ops match the host's (integer outputs exact, float32 within "
+              << r.tolerance << ")\n";
+    return 0;
+  }
+  if (r.status == floe::Status::kKernelError && r.op >= 0) {
+    std::cout << "self-test: FAIL at op " << r.op << " (" << r.op_name << "): " << r.message << "\n";
+    return 1;
+  }
+  if (r.status == floe::Status::kKernelError && r.output >= 0) {
+    std::cout << "self-test: FAIL at output " << r.output << ": " << r.message << "\n";
+    return 1;
+  }
+  std::cerr << "floe-run: " << model_path << ": self-test: " << floe::status_name(r.status) << ": " << r.message
+            << "\n";
+  return 2;
+}
+
 int run(const std::string& model_path, const std::vector<std::string>& input_specs,
         const std::string& output_dir, bool print, bool skip_checksum, const std::string& dump_dir,
         bool dequantize) {
@@ -241,6 +275,10 @@ int main(int argc, char** argv) {
   bool skip_checksum = false;
   app.add_flag("--no-verify-checksum", skip_checksum,
                "load without checking the model's payload_crc32c (validation still runs)");
+  bool selftest = false;
+  app.add_flag("--selftest", selftest,
+               "run the model's embedded self-test (floe-convert --selftest-input) and name the first op that "
+               "differs from the host");
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -248,6 +286,7 @@ int main(int argc, char** argv) {
     return code == 0 ? 0 : 2;
   }
   try {
+    if (selftest) return run_selftest(model_path, skip_checksum);
     return run(model_path, inputs, output_dir, print, skip_checksum, dump_dir, dequantize);
   } catch (const std::exception& e) {
     std::cerr << "floe-run: error: " << e.what() << "\n";

@@ -101,8 +101,11 @@ TEST(BackendAssignment, XnnpackBudgetForTheAvx512ClassIsTighter) {
 // int8 KWS (DS-CNN): on the XNNPACK targets its convolutions, depthwise
 // convolutions, the 25x5 average pool (global) and the fully connected layer
 // go to XNNPACK; the reshape, the int8 softmax (none in XNNPACK 2022-02) and
-// the im2col of the one-channel first convolution run the reference kernels. Reference and Cortex-M targets: nothing, no
-// XNNPACK region. The no-dot-product class needs at most what "aarch64" states.
+// the im2col of the one-channel first convolution run the reference kernels.
+// Cortex-M targets: the convolutions, depthwise convolutions and the fully
+// connected layer on floe's int8 Cortex-M kernels, no XNNPACK region;
+// reference: nothing but the reference kernels. The no-dot-product class needs
+// at most what "aarch64" states.
 TEST(BackendAssignment, Int8KwsOnXnnpackTargets) {
   const char* kws = "int8/mlperf_tiny/kws/kws_ref_model.tflite";
   FLOE_REQUIRE_CORPUS(kws);
@@ -115,19 +118,23 @@ TEST(BackendAssignment, Int8KwsOnXnnpackTargets) {
     const ConvertOutcome r = try_convert(options);
     ASSERT_TRUE(r.error.empty()) << target << ": " << r.error;
     const schema::Model* m = schema::GetModel(r.model.data());
-    std::map<std::string, int> on_xnnpack, on_reference;
+    std::map<std::string, int> on_xnnpack, on_cortexm, on_reference;
     for (const schema::Operator* op : *m->operators()) {
       const std::string code = schema::EnumNameOpCode(op->opcode());
-      (op->backend() == schema::Backend::XNNPACK ? on_xnnpack : on_reference)[code] += 1;
-      EXPECT_NE(op->backend(), schema::Backend::CORTEX_M) << target << " " << code << ": float-only backend";
+      (op->backend() == schema::Backend::XNNPACK    ? on_xnnpack
+       : op->backend() == schema::Backend::CORTEX_M ? on_cortexm
+                                                    : on_reference)[code] += 1;
     }
     budget[target] = m->xnnpack_arena_size();
     const std::string t = target;
     if (t == "reference" || t.rfind("cortex-m", 0) == 0) {
       EXPECT_TRUE(on_xnnpack.empty()) << target;
       EXPECT_EQ(m->xnnpack_arena_size(), 0u) << target;
+      const std::map<std::string, int> cortexm_ops = {{"CONV2D", 5}, {"DEPTHWISE_CONV2D", 4}, {"MATMUL", 1}};
+      EXPECT_EQ(on_cortexm, (t == "reference" ? std::map<std::string, int>() : cortexm_ops)) << target;
       continue;
     }
+    EXPECT_TRUE(on_cortexm.empty()) << target;
     EXPECT_EQ(on_xnnpack, (std::map<std::string, int>{
                               {"CONV2D", 5}, {"DEPTHWISE_CONV2D", 4}, {"AVG_POOL2D", 1}, {"MATMUL", 1}}))
         << target;

@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 // Reshape / Squeeze / ExpandDims: the row-major bytes are unchanged, so the op is
-// a copy, skipped when the planner gave input and output the same buffer. memmove
-// rather than memcpy because a planner may also overlap them partially.
+// a copy. The converter gives the output its input's bytes when the input dies
+// at the reshape (converter/plan/arena_plan.h); prepare then picks an eval that
+// does nothing. memmove rather than memcpy because a planner may also overlap
+// them partially.
 #include "runtime/kernels/reference/reshape.h"
 
 #include <string.h>
@@ -30,8 +32,11 @@ const char* prepare_reshape(const OpContext& ctx) {
   if (input.dtype != output.dtype || input.bytes != output.bytes) {
     return FLOE_MSG("reshape changes the dtype or the byte size");
   }
+  if (input.data == output.data && ctx.prepared != nullptr) ctx.set_eval(eval_reshape_in_place);
   return nullptr;
 }
+
+Status eval_reshape_in_place(const PreparedOp&) { return Status::kOk; }
 
 Status eval_reshape(const PreparedOp& ctx) {
   const TensorView input = ctx.input(0), output = ctx.output(0);

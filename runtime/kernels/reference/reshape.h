@@ -17,5 +17,7 @@ namespace floe::ops {
 
 const char* prepare_reshape(const OpContext& ctx);
 Status eval_reshape(const PreparedOp& ctx);
+// The output is the input's bytes (a zero-copy alias): nothing to do.
+Status eval_reshape_in_place(const PreparedOp& ctx);
 
 }  // namespace floe::ops

@@ -1,0 +1,214 @@
+// SPDX-License-Identifier: Apache-2.0
+// The arena plan of whole lowered models: zero-copy reshapes (the output takes
+// its input's bytes when the input dies there, Model::Load accepts exactly
+// that overlap, the device copies nothing) and the memory-aware op order.
+#include <gtest/gtest.h>
+
+#include <cstring>
+
+#include "converter/emit/emit.h"
+#include "converter/plan/arena_plan.h"
+#include "converter/plan/op_schedule.h"
+#include "runtime/core/dispatch.h"
+#include "runtime/core/interpreter.h"
+#include "runtime/tools/model_file.h"
+#include "tests/converter/optimize_test_util.h"
+
+namespace floe::testing {
+namespace {
+
+using schema::OpCode;
+
+struct ReshapeChain {
+  ModelBuilder b;
+  int x, activated, reshaped, y;
+};
+
+// x -> RELU -> a -> RESHAPE -> r -> RELU -> y: a dies at the reshape.
+ReshapeChain reshape_chain() {
+  ReshapeChain m;
+  m.x = m.b.input("x", {1, 4, 4, 2});
+  m.activated = m.b.op(OpCode::RELU, {m.x}, {1, 4, 4, 2});
+  m.reshaped = m.b.op(OpCode::RESHAPE, {m.activated}, {1, 32});
+  m.y = m.b.op(OpCode::RELU, {m.reshaped}, {1, 32});
+  m.b.output(m.y);
+  return m;
+}
+
+struct LoadedModel {
+  tools::AlignedBytes buffer;
+  Model model;
+  Status status = Status::kOk;
+};
+
+std::unique_ptr<LoadedModel> load(const std::vector<uint8_t>& bytes) {
+  auto l = std::make_unique<LoadedModel>();
+  l->buffer = tools::aligned_bytes(bytes.size());
+  std::memcpy(l->buffer.get(), bytes.data(), bytes.size());
+  l->status = l->model.Load(l->buffer.get(), bytes.size());
+  return l;
+}
+
+TEST(ZeroCopyReshape, OutputSharesItsInputsBytes) {
+  ReshapeChain m = reshape_chain();
+  const conv::ArenaPlan plan = conv::plan_arena(m.b.model, 16);
+  EXPECT_EQ(plan.aliased_values, 1);
+  EXPECT_EQ(plan.offsets[static_cast<size_t>(m.reshaped)], plan.offsets[static_cast<size_t>(m.activated)]);
+  EXPECT_EQ(plan.arena_size, 2u * 128);  // x and a, then a (= r) and y: never three buffers
+
+  // On the device: Load accepts the overlap, both tensors bind to one address,
+  // and the output is right.
+  conv::EmitStats stats;
+  const std::vector<uint8_t> bytes = conv::emit_model(m.b.model, "test", &stats);
+  EXPECT_EQ(stats.aliased_values, 1);
+  std::unique_ptr<LoadedModel> l = load(bytes);
+  ASSERT_EQ(l->status, Status::kOk) << l->model.error().message;
+  tools::AlignedBytes arena = tools::aligned_bytes(static_cast<size_t>(l->model.arena_size()));
+  Interpreter interpreter(l->model, arena.get(), static_cast<size_t>(l->model.arena_size()));
+  ASSERT_EQ(interpreter.Init(), Status::kOk) << interpreter.error().message;
+  EXPECT_EQ(bind_tensor(l->model, arena.get(), m.activated).data, bind_tensor(l->model, arena.get(), m.reshaped).data);
+  const HostTensor x = random_f32({1, 4, 4, 2}, 11);
+  std::memcpy(interpreter.input(0).data, x.data.data(), x.data.size());
+  ASSERT_EQ(interpreter.Invoke(), Status::kOk);
+  const float* y = interpreter.output(0).as<float>();
+  const std::vector<float> xs = as_floats(x);
+  for (size_t i = 0; i < xs.size(); ++i) EXPECT_EQ(y[i], std::max(xs[i], 0.0f)) << i;
+}
+
+TEST(ZeroCopyReshape, InputReadLaterKeepsItsOwnBytes) {
+  // a is read again by the ADD after the reshapes, so the first reshape must
+  // copy; the second one's input dies there, so it aliases.
+  ModelBuilder b;
+  const int x = b.input("x", {1, 4, 4, 2});
+  const int a = b.op(OpCode::RELU, {x}, {1, 4, 4, 2});
+  const int flat = b.op(OpCode::RESHAPE, {a}, {1, 32});
+  const int back = b.op(OpCode::RESHAPE, {flat}, {1, 4, 4, 2});
+  b.output(b.op(OpCode::ADD, {a, back}, {1, 4, 4, 2}));
+  const conv::ArenaPlan plan = conv::plan_arena(b.model, 16);
+  EXPECT_EQ(plan.aliased_values, 1);
+  EXPECT_NE(plan.offsets[static_cast<size_t>(flat)], plan.offsets[static_cast<size_t>(a)]);
+  EXPECT_EQ(plan.offsets[static_cast<size_t>(back)], plan.offsets[static_cast<size_t>(flat)]);
+  const HostTensor input = random_f32({1, 4, 4, 2}, 12);
+  const std::vector<HostTensor> out = run_model(conv::emit_model(b.model, "test"), {{"x", input}});
+  ASSERT_EQ(out.size(), 1u);
+  const std::vector<float> xs = as_floats(input), ys = as_floats(out[0]);
+  for (size_t i = 0; i < xs.size(); ++i) EXPECT_EQ(ys[i], 2 * std::max(xs[i], 0.0f)) << i;
+}
+
+TEST(ZeroCopyReshape, OutputMayBeNumberedBeforeItsInput) {
+  // Tensor indices follow no op order (a .tflite numbers them freely): the
+  // reshape's output here is value 0, its input value 2.
+  ModelBuilder b;
+  const int reshaped = b.value("r:0", {1, 32});
+  const int x = b.input("x", {1, 4, 4, 2});
+  const int activated = b.op(OpCode::RELU, {x}, {1, 4, 4, 2});
+  conv::LoweredOp reshape;
+  reshape.opcode = OpCode::RESHAPE;
+  reshape.inputs = {activated};
+  reshape.outputs = {reshaped};
+  reshape.node_name = "r";
+  b.model.ops.push_back(reshape);
+  b.output(b.op(OpCode::RELU, {reshaped}, {1, 32}));
+  const conv::ArenaPlan plan = conv::plan_arena(b.model, 16);
+  EXPECT_EQ(plan.aliased_values, 1);
+  EXPECT_EQ(plan.offsets[static_cast<size_t>(reshaped)], plan.offsets[static_cast<size_t>(activated)]);
+  const HostTensor input = random_f32({1, 4, 4, 2}, 13);
+  const std::vector<HostTensor> out = run_model(conv::emit_model(b.model, "test"), {{"x", input}});
+  ASSERT_EQ(out.size(), 1u);
+  const std::vector<float> xs = as_floats(input), ys = as_floats(out[0]);
+  for (size_t i = 0; i < xs.size(); ++i) EXPECT_EQ(ys[i], std::max(xs[i], 0.0f)) << i;
+}
+
+// Rewrites one emitted model (object API) and loads it.
+Status load_edited(const std::vector<uint8_t>& bytes, const std::function<void(conv::schema::ModelT&)>& edit,
+                   std::string* why) {
+  std::unique_ptr<conv::schema::ModelT> model(conv::schema::GetModel(bytes.data())->UnPack());
+  edit(*model);
+  flatbuffers::FlatBufferBuilder fbb;
+  conv::schema::FinishModelBuffer(fbb, conv::schema::Model::Pack(fbb, model.get()));
+  std::unique_ptr<LoadedModel> l = load(std::vector<uint8_t>(fbb.GetBufferPointer(), fbb.GetBufferPointer() + fbb.GetSize()));
+  *why = l->model.error().message ? l->model.error().message : "";
+  return l->status;
+}
+
+TEST(ZeroCopyReshape, LoadRefusesOtherOverlaps) {
+  ReshapeChain m = reshape_chain();
+  const std::vector<uint8_t> bytes = conv::emit_model(m.b.model, "test");
+  std::string why;
+  ASSERT_EQ(load_edited(bytes, [](conv::schema::ModelT&) {}, &why), Status::kOk) << why;
+  // The same overlap under an op that changes bytes (RELU) is a broken plan.
+  EXPECT_EQ(load_edited(bytes, [](conv::schema::ModelT& model) { model.operators[1]->opcode = OpCode::RELU; }, &why),
+            Status::kInvalidModel);
+  EXPECT_NE(why.find("share arena bytes"), std::string::npos) << why;
+  // So is a reshape whose input is still live after it.
+  const int activated = m.activated;
+  EXPECT_EQ(load_edited(bytes,
+                        [&](conv::schema::ModelT& model) {
+                          model.tensors[static_cast<size_t>(activated)]->live_last_op += 1;
+                        },
+                        &why),
+            Status::kInvalidModel);
+  EXPECT_NE(why.find("share arena bytes"), std::string::npos) << why;
+}
+
+// Two branches, each a large value reduced to a small one, joined by an ADD.
+// The file computes both large values first; running each branch to its end
+// before starting the other halves the peak.
+struct Branches {
+  ModelBuilder b;
+  int x;
+};
+
+Branches two_branches() {
+  Branches m;
+  m.x = m.b.input("x", {1, 4});
+  schema::ReduceOptionsT mean;
+  mean.axes = {0};
+  const int big1 = m.b.op(OpCode::ADD, {m.x, m.b.random_constant("c1", {64, 4}, 21)}, {64, 4});
+  const int big2 = m.b.op(OpCode::ADD, {m.x, m.b.random_constant("c2", {64, 4}, 22)}, {64, 4});
+  const int small1 = m.b.op(OpCode::MEAN, {big1}, {4}, ModelBuilder::options(mean));
+  const int small2 = m.b.op(OpCode::MEAN, {big2}, {4}, ModelBuilder::options(mean));
+  m.b.output(m.b.op(OpCode::ADD, {small1, small2}, {4}));
+  return m;
+}
+
+TEST(OpSchedule, RunsOneBranchAfterTheOther) {
+  Branches m = two_branches();
+  const conv::OpSchedule schedule = conv::schedule_ops(m.b.model);
+  // File order: x (16) + both large values (1024 each) live at the second ADD.
+  EXPECT_EQ(schedule.file_peak, 16u + 1024 + 1024);
+  // Chosen: at most one large value live, next to x and a 16-byte mean.
+  EXPECT_EQ(schedule.chosen_peak, 16u + 1024 + 16);
+  EXPECT_TRUE(schedule.exact);
+  EXPECT_TRUE(schedule.reordered);
+  EXPECT_EQ(schedule.order, (std::vector<int>{0, 2, 1, 3, 4}));
+  EXPECT_EQ(conv::order_peak_bytes(m.b.model, schedule.order), schedule.chosen_peak);
+
+  // The reordered model computes the same, in a smaller arena.
+  conv::LoweredModel reordered = m.b.model;
+  conv::apply_op_order(&reordered, schedule.order);
+  conv::EmitStats file_stats, chosen_stats;
+  const std::vector<uint8_t> file_bytes = conv::emit_model(m.b.model, "test", &file_stats);
+  const std::vector<uint8_t> chosen_bytes = conv::emit_model(reordered, "test", &chosen_stats);
+  EXPECT_EQ(file_stats.arena_lower_bound, schedule.file_peak);
+  EXPECT_EQ(chosen_stats.arena_lower_bound, schedule.chosen_peak);
+  EXPECT_LT(chosen_stats.arena_bytes, file_stats.arena_bytes);
+  const std::map<std::string, HostTensor> inputs = {{"x", random_f32({1, 4}, 23)}};
+  const std::vector<HostTensor> a = run_model(file_bytes, inputs), b = run_model(chosen_bytes, inputs);
+  ASSERT_EQ(a.size(), 1u);
+  ASSERT_EQ(b.size(), 1u);
+  EXPECT_EQ(as_floats(a[0]), as_floats(b[0]));
+}
+
+TEST(OpSchedule, KeepsTheFileOrderWhenNothingIsBetter) {
+  ReshapeChain m = reshape_chain();  // a chain has one order
+  const conv::OpSchedule schedule = conv::schedule_ops(m.b.model);
+  EXPECT_FALSE(schedule.reordered);
+  EXPECT_TRUE(schedule.exact);
+  EXPECT_EQ(schedule.order, (std::vector<int>{0, 1, 2}));
+  EXPECT_EQ(schedule.chosen_peak, schedule.file_peak);
+  EXPECT_EQ(schedule.file_peak, 2u * 128);
+}
+
+}  // namespace
+}  // namespace floe::testing

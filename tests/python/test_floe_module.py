@@ -1,0 +1,146 @@
+# SPDX-License-Identifier: Apache-2.0
+"""floe's Python package: convert the MNIST example and classify digits 3, 7
+and 9 as demo.sh does, quantize it, and check the Interpreter's contract
+(details, tensors, arena size, per-op profile, errors)."""
+
+import json
+import os
+
+import numpy as np
+import pytest
+
+import floe
+
+SOURCE = os.environ.get("FLOE_SOURCE_DIR", os.path.join(os.path.dirname(__file__), "..", ".."))
+MNIST = os.path.join(SOURCE, "examples", "mnist_mlp", "model")
+OUTPUT = "softmax_linear/add"
+DIGITS = (3, 7, 9)
+
+
+def mnist(**options):
+    return floe.convert(graph=os.path.join(MNIST, "mnist_mlp.meta"), checkpoint=MNIST, outputs=[OUTPUT],
+                        input_shapes={"images": [1, 784]}, **options)
+
+
+def digit(label):
+    return np.load(os.path.join(MNIST, "digit_%d.npy" % label))
+
+
+@pytest.fixture(scope="module")
+def float_model():
+    return mnist()
+
+
+@pytest.fixture(scope="module")
+def expected_logits():
+    with open(os.path.join(MNIST, "expected.json")) as f:
+        samples = json.load(f)["samples"]
+    return {s["label"]: np.array(s["logits"], dtype=np.float32) for s in samples}
+
+
+def test_convert_returns_a_floe_model(float_model, capsys):
+    assert isinstance(float_model, bytes)
+    assert float_model[4:8] == b"FLOE"  # the FlatBuffers file identifier
+    assert mnist(verbose=True) == float_model  # conversion is deterministic
+    assert "MATMUL" in capsys.readouterr().out  # the summary's op histogram
+
+
+@pytest.mark.parametrize("label", DIGITS)
+def test_classifies_held_out_digits(float_model, expected_logits, label):
+    logits = floe.Interpreter(float_model).run(images=digit(label))[OUTPUT]
+    assert logits.shape == (1, 10) and logits.dtype == np.float32
+    assert int(np.argmax(logits)) == label
+    # The numbers TensorFlow's graph gives for the same weights (examples/mnist_mlp/model/expected.json).
+    np.testing.assert_allclose(logits[0], expected_logits[label], rtol=1e-4, atol=1e-4)
+
+
+def test_tflite_style_calls_match_run(float_model):
+    interpreter = floe.Interpreter(float_model)
+    (inp,) = interpreter.get_input_details()
+    (out,) = interpreter.get_output_details()
+    assert inp["name"] == "images:0" and list(inp["shape"]) == [1, 784] and inp["dtype"] == np.float32
+    assert out["name"] == OUTPUT + ":0" and list(out["shape"]) == [1, 10]
+    assert inp["quantization"] == (0.0, 0)
+    interpreter.set_tensor(inp["index"], digit(7))
+    interpreter.invoke()
+    logits = interpreter.get_tensor(out["index"])
+    np.testing.assert_array_equal(logits, floe.Interpreter(float_model).run(digit(7))[OUTPUT])
+
+
+def test_model_path(float_model, tmp_path):
+    path = tmp_path / "mnist.floe"
+    path.write_bytes(float_model)
+    assert int(np.argmax(floe.Interpreter(model_path=str(path)).run(images=digit(3))[OUTPUT])) == 3
+
+
+def test_arena_size(float_model):
+    interpreter = floe.Interpreter(float_model)
+    assert interpreter.arena_size == interpreter.model_arena_size > 0
+    assert 0 < interpreter.arena_used <= interpreter.arena_size
+    larger = floe.Interpreter(float_model, arena_size=interpreter.model_arena_size + 4096)
+    assert larger.arena_size == interpreter.model_arena_size + 4096
+    with pytest.raises(ValueError, match="arena"):
+        floe.Interpreter(float_model, arena_size=interpreter.model_arena_size // 2)
+
+
+def test_per_op_profile(float_model):
+    interpreter = floe.Interpreter(float_model)
+    interpreter.set_tensor(interpreter.get_input_details()[0]["index"], digit(9))
+    assert interpreter.profile() == []  # nothing profiled yet
+    interpreter.invoke(profile=True)
+    profile = interpreter.profile()
+    assert len(profile) == interpreter.operator_count == 3
+    assert [p["op"] for p in profile] == ["MATMUL"] * 3
+    assert profile[0]["node"] == "hidden1/MatMul"
+    assert all(p["ms"] >= 0.0 and p["backend"] in ("xnnpack", "kernels") for p in profile)
+
+
+def test_int8_quantization(float_model):
+    samples = np.concatenate([digit(d) for d in DIGITS])  # [3, 784]: three calibration samples
+    int8_model = mnist(quantize="int8", calibration={"images": samples})
+    assert len(int8_model) < 0.3 * len(float_model)
+    interpreter = floe.Interpreter(int8_model)
+    for label in DIGITS:
+        assert int(np.argmax(interpreter.run(images=digit(label))[OUTPUT])) == label
+
+
+def test_int8_io_and_calibration_file(tmp_path):
+    samples = np.concatenate([digit(d) for d in DIGITS])
+    path = tmp_path / "calibration.npz"
+    np.savez(path, images=samples)
+    from_file = mnist(quantize="int8", calibration=str(path), io="int8")
+    assert from_file == mnist(quantize="int8", calibration={"images": samples}, io="int8")
+    interpreter = floe.Interpreter(from_file)
+    (inp,) = interpreter.get_input_details()
+    scale, zero_point = inp["quantization"]
+    assert inp["dtype"] == np.int8 and scale > 0.0
+    q = np.clip(np.round(digit(7) / scale) + zero_point, -128, 127).astype(np.int8)
+    assert int(np.argmax(interpreter.run(images=q)[OUTPUT])) == 7
+
+
+def test_errors(float_model):
+    with pytest.raises(floe.ConvertError, match="no node named 'nope'"):
+        mnist_graph = os.path.join(MNIST, "mnist_mlp.meta")
+        floe.convert(graph=mnist_graph, checkpoint=MNIST, outputs=["nope"])
+    with pytest.raises(floe.ConvertError, match="needs calibration"):
+        mnist(quantize="int8")
+    with pytest.raises(floe.ConvertError, match="io="):
+        mnist(quantize="int8", calibration={"images": digit(3)}, io="int16")
+    with pytest.raises(ValueError, match="Model::Load"):
+        floe.Interpreter(b"not a floe model, not at all")
+    interpreter = floe.Interpreter(float_model)
+    index = interpreter.get_input_details()[0]["index"]
+    with pytest.raises(ValueError, match="float32"):
+        interpreter.set_tensor(index, digit(3).astype(np.float64))
+    with pytest.raises(ValueError, match="shape"):
+        interpreter.set_tensor(index, digit(3).reshape(784))
+    with pytest.raises(ValueError, match="missing"):
+        interpreter.run(pixels=digit(3))
+
+
+def test_self_test():
+    model = mnist(selftest_inputs={"images": digit(7)})
+    result = floe.Interpreter(model).self_test()
+    assert result["passed"] and result["ops_checked"] == 3 and result["tolerance"] == pytest.approx(1e-4)
+    with pytest.raises(RuntimeError, match="no self-test"):
+        floe.Interpreter(mnist()).self_test()
