@@ -5,6 +5,7 @@
 #include "converter/lower/backend_cortexm.h"
 
 #include <algorithm>
+#include <cstdlib>
 #include <cstring>
 #include <initializer_list>
 #include <memory>
@@ -124,6 +125,39 @@ void fold_bias(LoweredModel* model, LoweredOp& op, const int8_t* weights, size_t
                               folded.data(), folded.size() * sizeof(int32_t));
 }
 
+// The short requantization (s8_microkernels.h, S8Requant::short_path) for
+// M4/M33, taken when every channel c qualifies: multiplier in [2^30, 2^31),
+// shift in [-22, -1] and |bias[c]| + max_input * abs_weight_sum[c] < 2^30, so
+// no accumulator plus bias reaches 2^30 and the doubled bias fits. Then the
+// bias at input 2 is written doubled and the caller records the variant.
+bool short_requantization(LoweredModel* model, LoweredOp& op, const std::vector<int64_t>& abs_weight_sums,
+                          int64_t max_input) {
+  const size_t channels = abs_weight_sums.size();
+  const std::vector<int32_t> bias = int32_data(*model, op.inputs[2], channels);
+  const std::vector<int32_t> multiplier = int32_data(*model, op.inputs[3], channels);
+  const std::vector<int32_t> shift = int32_data(*model, op.inputs[4], channels);
+  if (bias.size() != channels || multiplier.size() != channels || shift.size() != channels) return false;
+  constexpr int64_t kLimit = int64_t{1} << 30;
+  std::vector<int32_t> doubled(channels);
+  for (size_t c = 0; c < channels; ++c) {
+    if (multiplier[c] < kLimit || shift[c] < -22 || shift[c] > -1) return false;
+    if (std::abs(int64_t{bias[c]}) + max_input * abs_weight_sums[c] >= kLimit) return false;
+    doubled[c] = bias[c] * 2;
+  }
+  op.inputs[2] = add_constant(model, op.node_name + "/doubled_bias", DType::kInt32, {static_cast<int64_t>(channels)},
+                              doubled.data(), doubled.size() * sizeof(int32_t));
+  return true;
+}
+
+// sum_k |w[c][k]| of [channels][k] weights.
+std::vector<int64_t> abs_row_sums(const int8_t* weights, size_t channels, size_t k) {
+  std::vector<int64_t> sums(channels, 0);
+  for (size_t c = 0; c < channels; ++c) {
+    for (size_t i = 0; i < k; ++i) sums[c] += std::abs(int64_t{weights[c * k + i]});
+  }
+  return sums;
+}
+
 // An in_c == 1 depthwise (person_detect's first layer, multiplier 8) is a
 // convolution whose HWIO filter [kh, kw, 1, multiplier] has the same bytes.
 void depthwise_as_conv2d(LoweredOp& op) {
@@ -142,7 +176,7 @@ void depthwise_as_conv2d(LoweredOp& op) {
   op.options.Set(std::move(c));
 }
 
-bool s8_conv2d(LoweredModel* model, LoweredOp& op) {
+bool s8_conv2d(LoweredModel* model, LoweredOp& op, bool short_ok) {
   const Value& filter = value(*model, op.inputs[1]);
   const Value& input = value(*model, op.inputs[0]);
   const Value& output = value(*model, op.outputs[0]);
@@ -167,6 +201,10 @@ bool s8_conv2d(LoweredModel* model, LoweredOp& op) {
   const std::vector<int64_t> shape = {out_c, k_h, k_w, in_c};
   fold_bias(model, op, ohwi.data(), static_cast<size_t>(out_c), static_cast<size_t>(k));
   per_channel_requantization(model, op, static_cast<size_t>(out_c));
+  // The GEMM multiplies raw int8 rows (the offset is in the folded bias).
+  const bool short_path =
+      short_ok && short_requantization(model, op, abs_row_sums(ohwi.data(), static_cast<size_t>(out_c),
+                                                               static_cast<size_t>(k)), 128);
   op.inputs[1] = add_constant(model, name, DType::kInt8, shape, ohwi.data(), ohwi.size(), std::move(q));
 
   const Value& in = value(*model, op.inputs[0]);
@@ -174,7 +212,7 @@ bool s8_conv2d(LoweredModel* model, LoweredOp& op) {
   const bool direct = k_h == 1 && k_w == 1 && o->stride_h == 1 && o->stride_w == 1 && o->pad_top == 0 &&
                       o->pad_left == 0 && out.shape[1] == in.shape[1] && out.shape[2] == in.shape[2];
   if (direct) {
-    op.cortexm_kernel = schema::CortexMKernel::S8_GEMM;
+    op.cortexm_kernel = short_path ? schema::CortexMKernel::S8_GEMM_SHORT_REQUANT : schema::CortexMKernel::S8_GEMM;
     return true;
   }
   const int64_t rows = out.shape[0] * out.shape[1] * out.shape[2];
@@ -184,11 +222,12 @@ bool s8_conv2d(LoweredModel* model, LoweredOp& op) {
   scratch.dtype = DType::kInt8;
   scratch.shape = {chunk, k};
   op.outputs.push_back(model->add_value(std::move(scratch)));
-  op.cortexm_kernel = schema::CortexMKernel::S8_IM2COL_GEMM;
+  op.cortexm_kernel =
+      short_path ? schema::CortexMKernel::S8_IM2COL_GEMM_SHORT_REQUANT : schema::CortexMKernel::S8_IM2COL_GEMM;
   return true;
 }
 
-bool s8_fully_connected(LoweredModel* model, LoweredOp& op) {
+bool s8_fully_connected(LoweredModel* model, LoweredOp& op, bool short_ok) {
   const auto* o = op.options.AsMatMulOptions();
   const Value& a = value(*model, op.inputs[0]);
   const Value& w = value(*model, op.inputs[1]);
@@ -199,11 +238,12 @@ bool s8_fully_connected(LoweredModel* model, LoweredOp& op) {
   const std::shared_ptr<const HostTensor> weights = w.constant;
   fold_bias(model, op, weights->as<int8_t>(), n, k);
   per_channel_requantization(model, op, n);
-  op.cortexm_kernel = schema::CortexMKernel::S8_GEMM;
+  const bool short_path = short_ok && short_requantization(model, op, abs_row_sums(weights->as<int8_t>(), n, k), 128);
+  op.cortexm_kernel = short_path ? schema::CortexMKernel::S8_GEMM_SHORT_REQUANT : schema::CortexMKernel::S8_GEMM;
   return true;
 }
 
-bool s8_depthwise(LoweredModel* model, LoweredOp& op) {
+bool s8_depthwise(LoweredModel* model, LoweredOp& op, bool short_ok) {
   const auto* o = op.options.AsDepthwiseConv2DOptions();
   const Value& filter = value(*model, op.inputs[1]);
   if (o == nullptr || o->depth_multiplier != 1 || filter.shape.size() != 4 || filter.shape[3] != 1) return false;
@@ -215,31 +255,44 @@ bool s8_depthwise(LoweredModel* model, LoweredOp& op) {
     return false;
   }
   const size_t channels = static_cast<size_t>(filter.shape[2]);
+  const size_t taps = static_cast<size_t>(filter.shape[0] * filter.shape[1]);  // before values grow
   if (op.inputs[2] < 0) {
     const std::vector<int32_t> zeros(channels, 0);
     op.inputs[2] = add_constant(model, op.node_name + "/bias", DType::kInt32, {static_cast<int64_t>(channels)},
                                 zeros.data(), zeros.size() * sizeof(int32_t));
   }
   per_channel_requantization(model, op, channels);
-  op.cortexm_kernel = schema::CortexMKernel::S8_DEPTHWISE;
+  // Filter [kh][kw][channels]; the products take input + offset, at most 255
+  // in magnitude for offsets in [-127, 128].
+  std::vector<int64_t> abs_sums(channels, 0);
+  const int8_t* w = value(*model, op.inputs[1]).constant->as<int8_t>();
+  for (size_t t = 0; t < taps; ++t) {
+    for (size_t c = 0; c < channels; ++c) abs_sums[c] += std::abs(int64_t{w[t * channels + c]});
+  }
+  const int64_t offset = -input_zero_point(op);
+  const int64_t max_input = std::max(std::abs(-128 + offset), std::abs(127 + offset));
+  const bool short_path = short_ok && short_requantization(model, op, abs_sums, max_input);
+  op.cortexm_kernel = short_path ? schema::CortexMKernel::S8_DEPTHWISE_SHORT_REQUANT : schema::CortexMKernel::S8_DEPTHWISE;
   return true;
 }
 
-bool takes_s8(LoweredModel* model, LoweredOp& op) {
+// short_ok: the target's int8 kernels have the short requantization (M4,
+// M33: not the M55's Helium kernels).
+bool takes_s8(LoweredModel* model, LoweredOp& op, bool short_ok) {
   if (!all_s8(*model, op)) return false;
   switch (op.opcode) {
     case schema::OpCode::CONV2D:
-      return s8_conv2d(model, op);
+      return s8_conv2d(model, op, short_ok);
     case schema::OpCode::MATMUL:
-      return s8_fully_connected(model, op);
+      return s8_fully_connected(model, op, short_ok);
     case schema::OpCode::DEPTHWISE_CONV2D: {
       const Value& filter = value(*model, op.inputs[1]);
       if (filter.shape.size() == 4 && filter.shape[2] == 1 && filter.shape[3] > 1 &&
           value(*model, op.inputs[0]).shape.size() == 4 && value(*model, op.inputs[0]).shape[3] == 1) {
         depthwise_as_conv2d(op);
-        return s8_conv2d(model, op);
+        return s8_conv2d(model, op, short_ok);
       }
-      return s8_depthwise(model, op);
+      return s8_depthwise(model, op, short_ok);
     }
     default:
       return false;
@@ -254,8 +307,9 @@ bool is_cortexm_target(const std::string& target) {
 
 int assign_cortexm_backends(LoweredModel* model, const std::string& target) {
   int assigned = 0;
+  const bool short_ok = target == "cortex-m4" || target == "cortex-m33";
   for (LoweredOp& op : model->ops) {
-    if (takes(*model, op) || takes_s8(model, op)) {
+    if (takes(*model, op) || takes_s8(model, op, short_ok)) {
       op.backend = schema::Backend::CORTEX_M;
       ++assigned;
     }

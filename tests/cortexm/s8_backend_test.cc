@@ -71,11 +71,10 @@ conv::LoweredOp& add_s8_op(conv::LoweredModel& m, OpCode code, int input, int we
   return m.ops.back();
 }
 
-TEST(CortexmS8Backend, ConverterWritesTheKernelsLayout) {
+// One op of each kind the CORTEX_M backend takes or leaves (see below).
+conv::LoweredModel layout_model(const std::vector<int8_t>& hwio) {
   conv::LoweredModel m;
   // CONV2D 3x3 (im2col), filter HWIO [3,3,2,3] = 0..53, bias [3].
-  std::vector<int8_t> hwio(54);
-  for (size_t i = 0; i < hwio.size(); ++i) hwio[i] = static_cast<int8_t>(i);
   const int x = add_activation(m, {1, 5, 5, 2});
   const int y = add_activation(m, {1, 5, 5, 3});
   auto& conv3 = add_s8_op(m, OpCode::CONV2D, x, add_constant<int8_t>(m, DType::kInt8, {3, 3, 2, 3}, hwio),
@@ -115,8 +114,15 @@ TEST(CortexmS8Backend, ConverterWritesTheKernelsLayout) {
   const int fc2 = add_activation(m, {1, 2});
   add_s8_op(m, OpCode::MATMUL, a, add_constant<int8_t>(m, DType::kInt8, {2, 3}, {1, 2, 3, 4, 5, 6}), -1, fc2, -5)
       .options.Set(nk);
+  return m;
+}
 
-  EXPECT_EQ(conv::assign_cortexm_backends(&m, "cortex-m4"), 5);
+// The general layout (the M55's Helium kernels take no other).
+TEST(CortexmS8Backend, ConverterWritesTheKernelsLayout) {
+  std::vector<int8_t> hwio(54);
+  for (size_t i = 0; i < hwio.size(); ++i) hwio[i] = static_cast<int8_t>(i);
+  conv::LoweredModel m = layout_model(hwio);
+  EXPECT_EQ(conv::assign_cortexm_backends(&m, "cortex-m55"), 5);
   const CortexMKernel kernels[] = {CortexMKernel::S8_IM2COL_GEMM, CortexMKernel::S8_GEMM, CortexMKernel::NONE,
                                    CortexMKernel::S8_DEPTHWISE,   CortexMKernel::S8_IM2COL_GEMM,
                                    CortexMKernel::S8_GEMM,        CortexMKernel::NONE};
@@ -161,6 +167,64 @@ TEST(CortexmS8Backend, ConverterWritesTheKernelsLayout) {
   EXPECT_EQ(m.values[static_cast<size_t>(m.ops[4].inputs[1])].shape, (std::vector<int64_t>{4, 3, 3, 1}));
   // FULLY_CONNECTED: [N, K] kept, bias folded.
   EXPECT_EQ(values<int32_t>(m, m.ops[5].inputs[2]), (std::vector<int32_t>{7 - 3 * 6, 8 + 3 * 15}));
+}
+
+// M4/M33: every layer above passes the short requantization's bound
+// (multiplier 2^30, shift -3, small weights and biases): the same layout with
+// the bias doubled and the *_SHORT_REQUANT kernels.
+TEST(CortexmS8Backend, ConverterPicksTheShortRequantizationOnM4AndM33) {
+  std::vector<int8_t> hwio(54);
+  for (size_t i = 0; i < hwio.size(); ++i) hwio[i] = static_cast<int8_t>(i);
+  for (const char* target : {"cortex-m4", "cortex-m33"}) {
+    conv::LoweredModel general = layout_model(hwio), m = layout_model(hwio);
+    conv::assign_cortexm_backends(&general, "cortex-m55");
+    EXPECT_EQ(conv::assign_cortexm_backends(&m, target), 5);
+    const CortexMKernel kernels[] = {CortexMKernel::S8_IM2COL_GEMM_SHORT_REQUANT,
+                                     CortexMKernel::S8_GEMM_SHORT_REQUANT,
+                                     CortexMKernel::NONE,
+                                     CortexMKernel::S8_DEPTHWISE_SHORT_REQUANT,
+                                     CortexMKernel::S8_IM2COL_GEMM_SHORT_REQUANT,
+                                     CortexMKernel::S8_GEMM_SHORT_REQUANT,
+                                     CortexMKernel::NONE};
+    ASSERT_EQ(m.ops.size(), 7u);
+    for (size_t i = 0; i < m.ops.size(); ++i) {
+      EXPECT_EQ(m.ops[i].cortexm_kernel, kernels[i]) << target << " op " << i;
+      if (kernels[i] == CortexMKernel::NONE) continue;
+      std::vector<int32_t> doubled = values<int32_t>(general, general.ops[i].inputs[2]);
+      for (int32_t& b : doubled) b *= 2;
+      EXPECT_EQ(values<int32_t>(m, m.ops[i].inputs[2]), doubled) << target << " op " << i;
+      EXPECT_EQ(values<int32_t>(m, m.ops[i].inputs[3]), values<int32_t>(general, general.ops[i].inputs[3]));
+      EXPECT_EQ(values<int32_t>(m, m.ops[i].inputs[4]), values<int32_t>(general, general.ops[i].inputs[4]));
+    }
+  }
+}
+
+// A layer with one channel outside the short path's ranges keeps the general
+// kernel: a shift of 0; a bias whose bound, 2^30 - 1000 + 45 (the fold) +
+// 128 * 15, reaches 2^30; a multiplier below 2^30 (zero); a shift of -23.
+TEST(CortexmS8Backend, ShortRequantizationNeedsEveryChannelInRange) {
+  struct Case {
+    std::vector<int32_t> bias, multiplier, shift;
+  };
+  const Case cases[] = {{{7, 8}, {1 << 30, 1 << 30}, {-3, 0}},
+                        {{7, (1 << 30) - 1000}, {1 << 30, 1 << 30}, {-3, -3}},
+                        {{7, 8}, {1 << 30, 0}, {-3, -3}},
+                        {{7, 8}, {1 << 30, 1 << 30}, {-3, -23}}};
+  for (const Case& c : cases) {
+    conv::LoweredModel m;
+    const int a = add_activation(m, {1, 3});
+    const int fc = add_activation(m, {1, 2});
+    conv::schema::MatMulOptionsT nk;
+    nk.transpose_b = true;
+    conv::LoweredOp& op = add_s8_op(m, OpCode::MATMUL, a,
+                                    add_constant<int8_t>(m, DType::kInt8, {2, 3}, {1, 2, 3, -4, -5, -6}),
+                                    add_constant<int32_t>(m, DType::kInt32, {2}, c.bias), fc);
+    op.options.Set(nk);
+    op.inputs[3] = add_constant<int32_t>(m, DType::kInt32, {2}, c.multiplier);
+    op.inputs[4] = add_constant<int32_t>(m, DType::kInt32, {2}, c.shift);
+    EXPECT_EQ(conv::assign_cortexm_backends(&m, "cortex-m4"), 1);
+    EXPECT_EQ(m.ops[0].cortexm_kernel, CortexMKernel::S8_GEMM);
+  }
 }
 
 TEST(CortexmS8Backend, OtherTargetsKeepTheInt8ReferenceLayout) {

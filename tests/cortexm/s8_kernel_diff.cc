@@ -62,7 +62,9 @@ struct Quant {
   int32_t input_offset, output_offset, act_min, act_max;
 };
 
-Quant random_quant(Random& rng, int32_t channels) {
+// short_path: the converter's short-requantization ranges (shifts in
+// [-22, -1]; the biases here keep every accumulator far below 2^30).
+Quant random_quant(Random& rng, int32_t channels, bool short_path) {
   Quant q;
   const int32_t zp_kind = rng.range(0, 3);
   const int32_t zp = zp_kind == 0 ? -128 : zp_kind == 1 ? 127 : rng.range(-128, 127);
@@ -73,10 +75,15 @@ Quant random_quant(Random& rng, int32_t channels) {
   q.act_max = clamp_kind == 2 ? rng.range(q.act_min, 127) : 127;
   for (int32_t c = 0; c < channels; ++c) {
     g_mult[c] = static_cast<int32_t>((uint32_t{1} << 30) + (rng.next() >> 2));
-    g_shift[c] = rng.range(-20, 4);
+    g_shift[c] = short_path ? rng.range(-22, -1) : rng.range(-20, 4);
     g_bias[c] = rng.range(-40000, 40000);
   }
   return q;
+}
+
+// The short path's bias: the converter writes it doubled.
+void double_bias(int32_t* bias, int32_t channels) {
+  for (int32_t c = 0; c < channels; ++c) bias[c] *= 2;
 }
 
 void fill(Random& rng, int8_t* data, size_t n) {
@@ -110,9 +117,9 @@ struct Checker {
   }
 };
 
-void gemm_case(Random& rng, Checker& check, int index) {
+void gemm_case(Random& rng, Checker& check, int index, bool short_path) {
   const int32_t rows = rng.range(1, 9), channels = rng.range(1, 19), k = rng.range(1, 70);
-  const Quant q = random_quant(rng, channels);
+  const Quant q = random_quant(rng, channels, short_path);
   fill(rng, g_in, static_cast<size_t>(rows * k));
   fill(rng, g_filter, static_cast<size_t>(channels * k));
   const int32_t a_dims[2] = {rows, k}, w_dims[2] = {channels, k}, o_dims[2] = {rows, channels}, b_dims[1] = {channels};
@@ -120,12 +127,13 @@ void gemm_case(Random& rng, Checker& check, int index) {
   ref::fully_connected_s8(params, {{g_in, {a_dims, 2}}, {g_filter, {w_dims, 2}}, {g_bias, {b_dims, 1}}, g_mult,
                                    g_shift, {g_ref, {o_dims, 2}}});
   fold(g_filter, channels, k, q.input_offset);
-  const cortexm::S8Requant rq = {g_folded, g_mult, g_shift, q.output_offset, q.act_min, q.act_max};
+  if (short_path) double_bias(g_folded, channels);
+  const cortexm::S8Requant rq = {g_folded, g_mult, g_shift, q.output_offset, q.act_min, q.act_max, short_path};
   cortexm::s8_gemm(g_in, k, rows, g_filter, channels, k, rq, g_opt, channels);
-  check.compare("s8_gemm", index, static_cast<size_t>(rows * channels));
+  check.compare(short_path ? "s8_gemm short requantization" : "s8_gemm", index, static_cast<size_t>(rows * channels));
 }
 
-void conv_case(Random& rng, Checker& check, int index) {
+void conv_case(Random& rng, Checker& check, int index, bool short_path) {
   cortexm::Conv2DS8Plan p{};
   const bool pointwise = rng.range(0, 3) == 0;
   p.batches = rng.range(1, 2);
@@ -144,14 +152,14 @@ void conv_case(Random& rng, Checker& check, int index) {
   // SAME-like or VALID-like extents; at least one output pixel.
   const int32_t span_h = (p.k_h - 1) * p.dil_h + 1, span_w = (p.k_w - 1) * p.dil_w + 1;
   const int32_t pad_h = p.pad_top + rng.range(0, p.k_h - 1), pad_w = p.pad_left + rng.range(0, p.k_w - 1);
-  if (p.in_h + pad_h < span_h || p.in_w + pad_w < span_w) return conv_case(rng, check, index);
+  if (p.in_h + pad_h < span_h || p.in_w + pad_w < span_w) return conv_case(rng, check, index, short_path);
   p.out_h = (p.in_h + pad_h - span_h) / p.stride_h + 1;
   p.out_w = (p.in_w + pad_w - span_w) / p.stride_w + 1;
   p.k_size = p.k_h * p.k_w * p.in_c;
   p.kernel = static_cast<uint8_t>(pointwise ? schema::CortexMKernel::S8_GEMM : schema::CortexMKernel::S8_IM2COL_GEMM);
   const int32_t rows_total = p.out_h * p.out_w;
   p.chunk_rows = rng.range(1, rows_total < 7 ? rows_total : 7);
-  const Quant q = random_quant(rng, p.out_c);
+  const Quant q = random_quant(rng, p.out_c, short_path);
   p.input_zero_point = static_cast<int8_t>(-q.input_offset);
   p.output_offset = static_cast<int8_t>(q.output_offset);
   p.act_min = static_cast<int8_t>(q.act_min);
@@ -172,13 +180,17 @@ void conv_case(Random& rng, Checker& check, int index) {
     for (int32_t c = 0; c < p.out_c; ++c) g_relaid[c * p.k_size + t] = g_filter[t * p.out_c + c];
   }
   fold(g_relaid, p.out_c, p.k_size, q.input_offset);
-  const cortexm::S8Requant rq = {g_folded, g_mult, g_shift, q.output_offset, q.act_min, q.act_max};
+  if (short_path) double_bias(g_folded, p.out_c);
+  p.short_requant = short_path;
+  const cortexm::S8Requant rq = {g_folded, g_mult, g_shift, q.output_offset, q.act_min, q.act_max, short_path};
   cortexm::conv2d_s8(p, g_in, g_relaid, rq, g_scratch, g_opt);
-  check.compare(pointwise ? "conv2d 1x1 (s8_gemm)" : "conv2d im2col", index,
+  check.compare(pointwise ? (short_path ? "conv2d 1x1 (s8_gemm) short requantization" : "conv2d 1x1 (s8_gemm)")
+                          : (short_path ? "conv2d im2col short requantization" : "conv2d im2col"),
+                index,
                 static_cast<size_t>(p.batches * rows_total * p.out_c));
 }
 
-void depthwise_case(Random& rng, Checker& check, int index) {
+void depthwise_case(Random& rng, Checker& check, int index, bool short_path) {
   cortexm::DepthwiseS8Shape s{};
   const bool three = rng.range(0, 1) == 0;  // the 3x3 layers of KWS and person_detect
   s.batches = rng.range(1, 2);
@@ -195,10 +207,10 @@ void depthwise_case(Random& rng, Checker& check, int index) {
   s.pad_left = rng.range(0, s.k_w - 1);
   const int32_t span_h = (s.k_h - 1) * s.dil_h + 1, span_w = (s.k_w - 1) * s.dil_w + 1;
   const int32_t pad_h = s.pad_top + rng.range(0, s.k_h - 1), pad_w = s.pad_left + rng.range(0, s.k_w - 1);
-  if (s.in_h + pad_h < span_h || s.in_w + pad_w < span_w) return depthwise_case(rng, check, index);
+  if (s.in_h + pad_h < span_h || s.in_w + pad_w < span_w) return depthwise_case(rng, check, index, short_path);
   s.out_h = (s.in_h + pad_h - span_h) / s.stride_h + 1;
   s.out_w = (s.in_w + pad_w - span_w) / s.stride_w + 1;
-  const Quant q = random_quant(rng, s.channels);
+  const Quant q = random_quant(rng, s.channels, short_path);
   s.input_offset = q.input_offset;
   fill(rng, g_in, static_cast<size_t>(s.batches * s.in_h * s.in_w * s.channels));
   fill(rng, g_filter, static_cast<size_t>(s.k_h * s.k_w * s.channels));
@@ -209,9 +221,10 @@ void depthwise_case(Random& rng, Checker& check, int index) {
                                                q.input_offset, q.output_offset, 0, 0, q.act_min, q.act_max};
   ref::depthwise_conv2d_s8(params, {{g_in, {in_dims, 4}}, {g_filter, {f_dims, 4}}, {g_bias, {b_dims, 1}}, g_mult,
                                     g_shift, {g_ref, {o_dims, 4}}});
-  const cortexm::S8Requant rq = {g_bias, g_mult, g_shift, q.output_offset, q.act_min, q.act_max};
+  if (short_path) double_bias(g_bias, s.channels);
+  const cortexm::S8Requant rq = {g_bias, g_mult, g_shift, q.output_offset, q.act_min, q.act_max, short_path};
   cortexm::s8_depthwise(s, g_in, g_filter, rq, g_opt);
-  check.compare("s8_depthwise", index, static_cast<size_t>(s.batches * s.out_h * s.out_w * s.channels));
+  check.compare(short_path ? "s8_depthwise short requantization" : "s8_depthwise", index, static_cast<size_t>(s.batches * s.out_h * s.out_w * s.channels));
 }
 
 // The requantization at the int32 extremes and every shift the kernels accept
@@ -237,6 +250,48 @@ void requantization_edges(Random& rng, Checker& check) {
   }
 }
 
+#if !defined(FLOE_CORTEXM_S8_MVE)
+// The short requantization against the reference's double rounding for every
+// shift it takes ([-22, -1]) and multipliers at both ends of [2^30, 2^31):
+// every accumulator in [-1024, 1024], the ends of its range (|x| < 2^30), and
+// for m = 2^30 (where y = (x + 1) >> 1) the rounding ties y = (j + 1/2) 2^e
+// and their neighbours. One-element GEMMs whose doubled bias carries x.
+int short_requantization_edges(Random& rng, Checker& check) {
+  const int32_t mults[] = {1 << 30, INT32_MAX, 1518500250, static_cast<int32_t>((1u << 30) + (rng.next() >> 2))};
+  int checks = 0;
+  auto one = [&](int32_t x, int32_t m, int32_t shift, int32_t offset) {
+    const int8_t input = 0, weight = 1;
+    const int32_t bias2 = x * 2;
+    const cortexm::S8Requant rq = {&bias2, &m, &shift, offset, -128, 127, true};
+    cortexm::s8_gemm(&input, 1, 1, &weight, 1, 1, rq, g_opt, 1);
+    const int32_t v = ref::multiply_by_quantized_multiplier(x, m, shift) + offset;
+    g_ref[0] = static_cast<int8_t>(v < -128 ? -128 : (v > 127 ? 127 : v));
+    check.compare("short requantization edge", checks++, 1);
+  };
+  const int32_t limit = (1 << 30) - 1;
+  for (int32_t e = 1; e <= 22; ++e) {
+    for (int32_t m : mults) {
+      const int32_t offset = rng.range(-128, 127);
+      for (int32_t x = -1024; x <= 1024; ++x) one(x, m, -e, offset);
+      for (int32_t d = 0; d < 64; ++d) {
+        one(limit - d, m, -e, offset);
+        one(-limit + d, m, -e, offset);
+      }
+      if (m == (1 << 30)) {
+        for (int32_t j = -40; j <= 40; ++j) {
+          const int64_t tie = 2 * (int64_t{j} * (int64_t{1} << e) + (int64_t{1} << (e - 1)));
+          for (int32_t d = -2; d <= 1; ++d) {
+            const int64_t x = tie + d;
+            if (x > -limit && x < limit) one(static_cast<int32_t>(x), m, -e, offset);
+          }
+        }
+      }
+    }
+  }
+  return checks;
+}
+#endif
+
 }  // namespace
 
 S8DiffReport run_s8_kernel_diff(uint32_t seed, int cases, S8DiffLog log) {
@@ -244,13 +299,21 @@ S8DiffReport run_s8_kernel_diff(uint32_t seed, int cases, S8DiffLog log) {
   Random rng{seed};
   Checker check{&report, log, seed};
   requantization_edges(rng, check);
-  for (int i = 0; i < cases; ++i, ++report.gemm_cases) gemm_case(rng, check, i);
-  for (int i = 0; i < cases; ++i, ++report.conv_cases) conv_case(rng, check, i);
-  for (int i = 0; i < cases; ++i, ++report.depthwise_cases) depthwise_case(rng, check, i);
+  for (int i = 0; i < cases; ++i, ++report.gemm_cases) gemm_case(rng, check, i, false);
+  for (int i = 0; i < cases; ++i, ++report.conv_cases) conv_case(rng, check, i, false);
+  for (int i = 0; i < cases; ++i, ++report.depthwise_cases) depthwise_case(rng, check, i, false);
+#if !defined(FLOE_CORTEXM_S8_MVE)
+  report.short_edge_checks = short_requantization_edges(rng, check);
+  for (int i = 0; i < cases; ++i, ++report.short_gemm_cases) gemm_case(rng, check, i, true);
+  for (int i = 0; i < cases; ++i, ++report.short_conv_cases) conv_case(rng, check, i, true);
+  for (int i = 0; i < cases; ++i, ++report.short_depthwise_cases) depthwise_case(rng, check, i, true);
+#endif
   Text t;
   t.s("int8 cortexm kernels vs reference, seed ").i(seed).s(": ").i(report.gemm_cases).s(" gemm, ")
-      .i(report.conv_cases).s(" conv, ").i(report.depthwise_cases).s(" depthwise cases, ").i(report.failures)
-      .s(" not bit-exact");
+      .i(report.conv_cases).s(" conv, ").i(report.depthwise_cases).s(" depthwise cases; short requantization ")
+      .i(report.short_edge_checks).s(" edges, ")
+      .i(report.short_gemm_cases + report.short_conv_cases + report.short_depthwise_cases)
+      .s(" cases; ").i(report.failures).s(" not bit-exact");
   log(t.buffer);
   return report;
 }

@@ -13,6 +13,9 @@ namespace floe::testing {
 
 struct S8DiffReport {
   int gemm_cases = 0, conv_cases = 0, depthwise_cases = 0;
+  // The same cases on the short requantization (S8Requant::short_path), and
+  // its edge checks: DSP and portable builds (not the M55's Helium kernels).
+  int short_gemm_cases = 0, short_conv_cases = 0, short_depthwise_cases = 0, short_edge_checks = 0;
   int failures = 0;
 };
 
@@ -20,7 +23,9 @@ using S8DiffLog = void (*)(const char* line);
 
 // `cases` random shapes per kernel: odd row/channel counts, k % 4 != 0,
 // strides, padding, dilation, batches, input zero points including -128 and
-// 127, per-channel multipliers with left and right shifts, every clamp kind.
+// 127, per-channel multipliers with left and right shifts, every clamp kind;
+// then (not on Helium) the same case kinds on the short requantization with
+// shifts in [-22, -1] and the converter's doubled bias, and its rounding edges.
 S8DiffReport run_s8_kernel_diff(uint32_t seed, int cases, S8DiffLog log);
 
 }  // namespace floe::testing

@@ -342,8 +342,18 @@ inline void copy(int8_t* dst, const int8_t* src, ptrdiff_t n) {
   for (ptrdiff_t i = 0; i < n; ++i) dst[i] = src[i];
 }
 
+// On the M55 out of line: inlined, its locals would sit in conv2d_s8's frame
+// under the Helium GEMM, the deepest call of an Invoke (1024 B stack budget).
+// The DSP GEMM's frames are smaller, and a call per pixel costs ~40
+// instructions there (person_detect's first layer: 2304 pixels).
+#if defined(FLOE_CORTEXM_S8_MVE)
+#define FLOE_IM2COL_ROW_LINKAGE __attribute__((noinline))
+#else
+#define FLOE_IM2COL_ROW_LINKAGE inline
+#endif
+
 // The im2col row of output pixel (oy, ox) of one image: k_h * k_w * in_c bytes.
-void im2col_row(const Conv2DS8Plan& p, const int8_t* image, ptrdiff_t oy, ptrdiff_t ox, int8_t* row) {
+FLOE_IM2COL_ROW_LINKAGE void im2col_row(const Conv2DS8Plan& p, const int8_t* image, ptrdiff_t oy, ptrdiff_t ox, int8_t* row) {
   const ptrdiff_t in_c = p.in_c, in_row = static_cast<ptrdiff_t>(p.in_w) * in_c;
   const ptrdiff_t y0 = oy * p.stride_h - p.pad_top, x0 = ox * p.stride_w - p.pad_left;
   const ptrdiff_t tap_row = static_cast<ptrdiff_t>(p.k_w) * in_c;
@@ -406,7 +416,7 @@ Status eval_conv2d_s8_gemm(const PreparedOp& ctx) {
   const TensorView* v = ctx.operands;
   cortexm::s8_gemm(static_cast<const int8_t*>(v[0].data), p.in_c, p.batches * p.in_h * p.in_w,
                    static_cast<const int8_t*>(v[1].data), p.out_c, p.k_size,
-                   cortexm::s8_requant(ctx, p.output_offset, p.act_min, p.act_max),
+                   cortexm::s8_requant(ctx, p.output_offset, p.act_min, p.act_max, p.short_requant),
                    static_cast<int8_t*>(ctx.output(0).data), p.out_c);  // 1x1: the pixels are the rows
   return Status::kOk;
 }
@@ -415,7 +425,7 @@ Status eval_conv2d_s8_im2col(const PreparedOp& ctx) {
   const cortexm::Conv2DS8Plan& p = ctx.params_as<Conv2DPrepared>().cortexm_s8;
   const TensorView* v = ctx.operands;
   cortexm::conv2d_s8(p, static_cast<const int8_t*>(v[0].data), static_cast<const int8_t*>(v[1].data),
-                            cortexm::s8_requant(ctx, p.output_offset, p.act_min, p.act_max),
+                            cortexm::s8_requant(ctx, p.output_offset, p.act_min, p.act_max, p.short_requant),
                             static_cast<int8_t*>(ctx.output(1).data), static_cast<int8_t*>(ctx.output(0).data));
   return Status::kOk;
 }
@@ -427,7 +437,7 @@ bool fits_int16(int32_t v) { return v >= -32768 && v <= 32767; }
 // Groups (in_c != the filter's in_c) are not taken by the converter; they stay
 // on the reference kernel.
 const char* prepare_conv2d_s8_cortexm(const OpContext& ctx) {
-  const schema::CortexMKernel kernel = ctx.op->cortexm_kernel();
+  const schema::CortexMKernel kernel = cortexm::general_kernel(ctx.op->cortexm_kernel());
   if (kernel != schema::CortexMKernel::S8_GEMM && kernel != schema::CortexMKernel::S8_IM2COL_GEMM) {
     return FLOE_MSG("int8 conv2d: not a Cortex-M convolution kernel");
   }
@@ -478,6 +488,7 @@ const char* prepare_conv2d_s8_cortexm(const OpContext& ctx) {
   p.act_min = static_cast<int8_t>(q.act_min);
   p.act_max = static_cast<int8_t>(q.act_max);
   p.kernel = static_cast<uint8_t>(kernel);
+  p.short_requant = cortexm::is_short_requant(ctx.op->cortexm_kernel());
   if (!im2col) {
     if (p.k_h != 1 || p.k_w != 1 || p.stride_h != 1 || p.stride_w != 1 || p.pad_top != 0 || p.pad_left != 0 ||
         p.out_h != p.in_h || p.out_w != p.in_w) {

@@ -276,14 +276,20 @@ Status eval_depthwise_conv2d_cortexm(const PreparedOp& ctx) {
 namespace floe::ops {
 namespace {
 
+// Out of line: inlined, GCC assembles the shape through a vectorized staging
+// copy on the eval's stack frame, which the kernel's deepest call adds to.
+__attribute__((noinline)) void unpack_shape(const cortexm::DepthwiseS8Plan& p, cortexm::DepthwiseS8Shape* shape) {
+  *shape = {p.batches,  p.in_h,   p.in_w,  p.channels, p.k_h,     p.k_w,      p.out_h,       p.out_w,
+            p.stride_h, p.stride_w, p.dil_h, p.dil_w,  p.pad_top, p.pad_left, p.input_offset};
+}
+
 Status eval_depthwise_conv2d_s8_cortexm(const PreparedOp& ctx) {
   const cortexm::DepthwiseS8Plan& p = ctx.params_as<DepthwiseConv2DPrepared>().cortexm_s8;
-  const cortexm::DepthwiseS8Shape shape = {p.batches, p.in_h,     p.in_w,     p.channels, p.k_h,   p.k_w,
-                                           p.out_h,   p.out_w,    p.stride_h, p.stride_w, p.dil_h, p.dil_w,
-                                           p.pad_top, p.pad_left, p.input_offset};
+  cortexm::DepthwiseS8Shape shape;
+  unpack_shape(p, &shape);
   cortexm::s8_depthwise(shape, static_cast<const int8_t*>(ctx.input(0).data),
                         static_cast<const int8_t*>(ctx.input(1).data),
-                        cortexm::s8_requant(ctx, p.output_offset, p.act_min, p.act_max),
+                        cortexm::s8_requant(ctx, p.output_offset, p.act_min, p.act_max, p.short_requant),
                         static_cast<int8_t*>(ctx.output(0).data));
   return Status::kOk;
 }
@@ -293,7 +299,7 @@ bool fits_int16(int32_t v) { return v >= -32768 && v <= 32767; }
 }  // namespace
 
 const char* prepare_depthwise_conv2d_s8_cortexm(const OpContext& ctx) {
-  if (ctx.op->cortexm_kernel() != schema::CortexMKernel::S8_DEPTHWISE) {
+  if (cortexm::general_kernel(ctx.op->cortexm_kernel()) != schema::CortexMKernel::S8_DEPTHWISE) {
     return FLOE_MSG("int8 depthwise: not a Cortex-M depthwise kernel");
   }
   if (ctx.input_count() < 2 || ctx.output_count() < 1 || !ctx.has_input(0) || !ctx.has_input(1)) {
@@ -322,7 +328,8 @@ const char* prepare_depthwise_conv2d_s8_cortexm(const OpContext& ctx) {
       input.dims[0],       channels,           s16(input.dims[1]),  s16(input.dims[2]),    s16(filter.dims[0]),
       s16(filter.dims[1]), s16(output.dims[1]), s16(output.dims[2]), s16(o->stride_h()),    s16(o->stride_w()),
       s16(o->dilation_h()), s16(o->dilation_w()), s16(o->pad_top()), s16(o->pad_left()),   s16(q.input_offset),
-      static_cast<int8_t>(q.output_offset), static_cast<int8_t>(q.act_min), static_cast<int8_t>(q.act_max)};
+      static_cast<int8_t>(q.output_offset), static_cast<int8_t>(q.act_min), static_cast<int8_t>(q.act_max),
+      cortexm::is_short_requant(ctx.op->cortexm_kernel())};
   ctx.set_eval(eval_depthwise_conv2d_s8_cortexm);
   return nullptr;
 }

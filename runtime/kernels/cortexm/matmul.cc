@@ -244,7 +244,7 @@ Status eval_fully_connected_s8_cortexm(const PreparedOp& ctx) {
   const cortexm::FullyConnectedS8Plan& p = ctx.params_as<MatMulPrepared>().cortexm_s8;
   cortexm::s8_gemm(static_cast<const int8_t*>(ctx.input(0).data), p.k_size, p.rows,
                    static_cast<const int8_t*>(ctx.input(1).data), p.channels, p.k_size,
-                   cortexm::s8_requant(ctx, p.output_offset, p.act_min, p.act_max),
+                   cortexm::s8_requant(ctx, p.output_offset, p.act_min, p.act_max, p.short_requant),
                    static_cast<int8_t*>(ctx.output(0).data), p.channels);
   return Status::kOk;
 }
@@ -252,7 +252,7 @@ Status eval_fully_connected_s8_cortexm(const PreparedOp& ctx) {
 }  // namespace
 
 const char* prepare_fully_connected_s8_cortexm(const OpContext& ctx) {
-  if (ctx.op->cortexm_kernel() != schema::CortexMKernel::S8_GEMM) {
+  if (cortexm::general_kernel(ctx.op->cortexm_kernel()) != schema::CortexMKernel::S8_GEMM) {
     return FLOE_MSG("int8 matmul: not a Cortex-M GEMM kernel");
   }
   if (ctx.input_count() < 2 || ctx.output_count() < 1 || !ctx.has_input(0) || !ctx.has_input(1)) {
@@ -269,7 +269,8 @@ const char* prepare_fully_connected_s8_cortexm(const OpContext& ctx) {
   }
   cortexm::S8Quantization q;
   if (const char* err = cortexm::prepare_s8_operands(ctx, b.dims[0], 1, &q)) return err;
-  ctx.params<MatMulPrepared>().cortexm_s8 = {a.dims[0], a.dims[1], b.dims[0], q.output_offset, q.act_min, q.act_max};
+  ctx.params<MatMulPrepared>().cortexm_s8 = {a.dims[0], a.dims[1], b.dims[0], q.output_offset, q.act_min, q.act_max,
+                                             cortexm::is_short_requant(ctx.op->cortexm_kernel())};
   ctx.set_eval(eval_fully_connected_s8_cortexm);
   return nullptr;
 }

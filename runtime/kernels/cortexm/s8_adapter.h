@@ -10,6 +10,25 @@
 
 namespace floe::cortexm {
 
+// The *_SHORT_REQUANT kernels are their general kernel with a doubled bias
+// and the converter's proof that the short requantization is exact.
+inline bool is_short_requant(schema::CortexMKernel k) {
+  return k == schema::CortexMKernel::S8_GEMM_SHORT_REQUANT || k == schema::CortexMKernel::S8_IM2COL_GEMM_SHORT_REQUANT ||
+         k == schema::CortexMKernel::S8_DEPTHWISE_SHORT_REQUANT;
+}
+inline schema::CortexMKernel general_kernel(schema::CortexMKernel k) {
+  switch (k) {
+    case schema::CortexMKernel::S8_GEMM_SHORT_REQUANT:
+      return schema::CortexMKernel::S8_GEMM;
+    case schema::CortexMKernel::S8_IM2COL_GEMM_SHORT_REQUANT:
+      return schema::CortexMKernel::S8_IM2COL_GEMM;
+    case schema::CortexMKernel::S8_DEPTHWISE_SHORT_REQUANT:
+      return schema::CortexMKernel::S8_DEPTHWISE;
+    default:
+      return k;
+  }
+}
+
 struct S8Quantization {
   int32_t input_offset;  // minus the input zero point
   int32_t output_offset, act_min, act_max;
@@ -43,6 +62,19 @@ inline const char* prepare_s8_operands(const OpContext& ctx, int32_t channels, i
   for (int32_t c = 0; c < channels; ++c) {
     if (!ops::valid_multiplier(m[c], sh[c])) return FLOE_MSG("int8 op: multiplier or shift out of range");
   }
+  if (is_short_requant(ctx.op->cortexm_kernel())) {
+#if defined(FLOE_CORTEXM_S8_MVE)
+    return FLOE_MSG("int8 Cortex-M op: the short requantization is an M4/M33 layout, not Helium's");
+#else
+    // The ranges the short path's shifts rely on (the accumulator bound is
+    // the converter's proof).
+    for (int32_t c = 0; c < channels; ++c) {
+      if (m[c] < (int32_t{1} << 30) || sh[c] < -22 || sh[c] > -1) {
+        return FLOE_MSG("int8 Cortex-M op: short requantization with a multiplier or shift out of its range");
+      }
+    }
+#endif
+  }
   const char* why = nullptr;
   const schema::Requantization* r = ops::requantization_of(ctx, &why);
   if (r == nullptr) return why;
@@ -55,9 +87,15 @@ inline const char* prepare_s8_operands(const OpContext& ctx, int32_t channels, i
 }
 
 // The microkernels' requantization from the bound operands 2, 3, 4.
-inline S8Requant s8_requant(const PreparedOp& op, int32_t output_offset, int32_t act_min, int32_t act_max) {
-  return {static_cast<const int32_t*>(op.operands[2].data), static_cast<const int32_t*>(op.operands[3].data),
-          static_cast<const int32_t*>(op.operands[4].data), output_offset, act_min, act_max};
+inline S8Requant s8_requant(const PreparedOp& op, int32_t output_offset, int32_t act_min, int32_t act_max,
+                            bool short_path) {
+  return {static_cast<const int32_t*>(op.operands[2].data),
+          static_cast<const int32_t*>(op.operands[3].data),
+          static_cast<const int32_t*>(op.operands[4].data),
+          output_offset,
+          act_min,
+          act_max,
+          short_path};
 }
 
 }  // namespace floe::cortexm

@@ -5,9 +5,10 @@
 //   s8_gemm: 2 rows x 2 channels per block (4 accumulators). Each int8 word
 //     is split by SXTB16 / SXTB16 ROR 8 into its even and odd halfword pairs
 //     and SMLAD multiplies a row's and a channel's halves: per 4 columns 4 word
-//     loads, 8 SXTB16, 8 SMLAD for 16 MACs. DSP: 8 columns per iteration in
-//     inline assembly (14 registers: the second row and channel are read at a
-//     fixed distance from the first, post-indexed), ~1.34 instructions/MAC.
+//     loads, 8 SXTB16, 8 SMLAD for 16 MACs. DSP: 16 columns per iteration
+//     (8 when k % 16 >= 8) in inline assembly (14 registers: the second row
+//     and channel are read at a fixed distance from the first, post-indexed),
+//     ~1.30 instructions/MAC.
 //     Odd rows/channels and k % 8 run narrower blocks of the same arithmetic.
 //   s8_depthwise: 4 channels per word; the input offset is added while
 //     widening (SXTAB16 adds it to both halves); one halfword MAC per product
@@ -16,7 +17,8 @@
 //     taps wide whose columns are all inside the input runs unrolled (DSP:
 //     inline assembly, 10 instructions per tap and 4 channels).
 // Requantization is fused into the block's output stores (DSP: ~18
-// instructions per output, then the clamp on four packed bytes).
+// instructions per output on the general path, 5 on the short one plus the
+// channel's constants, then the clamp on four packed bytes).
 #if !defined(FLOE_CORTEXM_S8_MVE)
 
 #include "runtime/kernels/cortexm/s8_microkernels.h"
@@ -86,10 +88,51 @@ inline int32_t requantize(int32_t acc, int32_t multiplier, int32_t shift) {
 #endif
 }
 
+// The short path's per-channel constants (s8_microkernels.h): the right
+// shift e and K = (2 * output_offset + 1) << (e - 1), the rounding half plus
+// the output offset moved above the shift.
+struct ShortChannel {
+  int32_t bias2, multiplier, round_and_offset, right;
+};
+
+inline ShortChannel short_channel(const S8Requant& rq, int32_t c) {
+  const int32_t right = -rq.shift[c];
+  const uint32_t offset_and_half = static_cast<uint32_t>(2 * rq.output_offset + 1);
+  return {rq.bias[c], rq.multiplier[c], static_cast<int32_t>(offset_and_half << (right - 1)), right};
+}
+
+// The short path's output before the clamp, saturated to int8.
+inline int32_t short_requantize_to_s8(int32_t acc, const ShortChannel& ch) {
+#if defined(FLOE_S8_DSP)
+  int32_t x, t;
+  __asm__(
+      "add    %[x], %[b], %[acc], lsl #1\n\t"
+      "add    %[t], %[k], %[x], asr #31\n\t"
+      "smmlar %[x], %[x], %[m], %[t]\n\t"
+      "asr    %[x], %[x], %[e]\n\t"
+      "ssat   %[x], #8, %[x]"
+      : [x] "=&r"(x), [t] "=&r"(t)
+      : [acc] "r"(acc), [b] "r"(ch.bias2), [m] "r"(ch.multiplier), [k] "r"(ch.round_and_offset), [e] "r"(ch.right));
+  return x;
+#else
+  const int32_t x2 = static_cast<int32_t>(static_cast<uint32_t>(acc) * 2u + static_cast<uint32_t>(ch.bias2));
+  const int64_t addend = static_cast<int64_t>(ch.round_and_offset) - (x2 < 0 ? 1 : 0);
+  // SMMLAR: (addend * 2^32 + x2 * m + 2^31) >> 32.
+  const int64_t sum = addend * (int64_t{1} << 32) + static_cast<int64_t>(x2) * ch.multiplier + (int64_t{1} << 31);
+  const int32_t v = static_cast<int32_t>(sum >> 32) >> ch.right;
+  return v < -128 ? -128 : (v > 127 ? 127 : v);
+#endif
+}
+
 inline int8_t finish(const S8Requant& rq, int32_t acc, int32_t c) {
-  // The bias wraps as in the reference (wrapping_add).
-  acc = static_cast<int32_t>(static_cast<uint32_t>(acc) + static_cast<uint32_t>(rq.bias[c]));
-  int32_t v = requantize(acc, rq.multiplier[c], rq.shift[c]) + rq.output_offset;
+  int32_t v;
+  if (rq.short_path) {
+    v = short_requantize_to_s8(acc, short_channel(rq, c));
+  } else {
+    // The bias wraps as in the reference (wrapping_add).
+    acc = static_cast<int32_t>(static_cast<uint32_t>(acc) + static_cast<uint32_t>(rq.bias[c]));
+    v = requantize(acc, rq.multiplier[c], rq.shift[c]) + rq.output_offset;
+  }
   v = v < rq.act_min ? rq.act_min : v;
   v = v > rq.act_max ? rq.act_max : v;
   return static_cast<int8_t>(v);
@@ -144,6 +187,18 @@ inline uint32_t pack_clamp4(int32_t a, int32_t b, int32_t c, int32_t d, uint32_t
   return w;
 }
 
+// Four int8 values (low bytes of a, b, c, d) as one word.
+inline uint32_t pack4(int32_t a, int32_t b, int32_t c, int32_t d) {
+  uint32_t w = static_cast<uint32_t>(a);
+  __asm__(
+      "bfi    %[w], %[b], #8, #8\n\t"
+      "bfi    %[w], %[c], #16, #8\n\t"
+      "bfi    %[w], %[d], #24, #8"
+      : [w] "+&r"(w)
+      : [b] "r"(b), [c] "r"(c), [d] "r"(d));
+  return w;
+}
+
 inline uint32_t replicate(int32_t v) { return (static_cast<uint32_t>(v) & 0xFFu) * 0x01010101u; }
 
 inline void store_word(int8_t* p, uint32_t w) { memcpy(p, &w, sizeof w); }
@@ -155,8 +210,22 @@ inline void store_half(int8_t* p, uint32_t w) {
 #endif
 
 // Outputs (r0, c), (r0, c+1), (r1, c), (r1, c+1) of a 2x2 GEMM block.
-inline void finish_2x2(const S8Requant& rq, const int32_t s[4], int32_t c, int8_t* o0, int8_t* o1) {
+// int8_range: [act_min, act_max] is [-128, 127] (no clamp after saturating).
+inline void finish_2x2(const S8Requant& rq, bool int8_range, const int32_t s[4], int32_t c, int8_t* o0,
+                       int8_t* o1) {
 #if defined(FLOE_S8_DSP)
+  if (rq.short_path) {
+    // The two channels' constants serve both rows.
+    const ShortChannel k0 = short_channel(rq, c), k1 = short_channel(rq, c + 1);
+    const int32_t v00 = short_requantize_to_s8(s[0], k0), v01 = short_requantize_to_s8(s[1], k1);
+    const int32_t v10 = short_requantize_to_s8(s[2], k0), v11 = short_requantize_to_s8(s[3], k1);
+    // SSAT already gave the int8 range: clamp only a narrower one.
+    const uint32_t w = int8_range ? pack4(v00, v01, v10, v11)
+                                  : pack_clamp4(v00, v01, v10, v11, replicate(rq.act_min), replicate(rq.act_max));
+    store_half(o0 + c, w);
+    store_half(o1 + c, w >> 16);
+    return;
+  }
   const int32_t b0 = rq.bias[c], m0 = rq.multiplier[c], sh0 = rq.shift[c];
   const int32_t b1 = rq.bias[c + 1], m1 = rq.multiplier[c + 1], sh1 = rq.shift[c + 1];
   const int32_t v00 = requantize_to_s8(s[0], b0, m0, sh0, rq.output_offset);
@@ -167,6 +236,7 @@ inline void finish_2x2(const S8Requant& rq, const int32_t s[4], int32_t c, int8_
   store_half(o0 + c, w);
   store_half(o1 + c, w >> 16);
 #else
+  (void)int8_range;  // finish() clamps every output
   o0[c] = finish(rq, s[0], c);
   o0[c + 1] = finish(rq, s[1], c + 1);
   o1[c] = finish(rq, s[2], c);
@@ -175,14 +245,55 @@ inline void finish_2x2(const S8Requant& rq, const int32_t s[4], int32_t c, int8_
 }
 
 // Channels c..c+3 of one depthwise output pixel.
-inline void finish_4(const S8Requant& rq, const int32_t s[4], int32_t c, int8_t* o) {
+inline void finish_4(const S8Requant& rq, bool int8_range, const int32_t s[4], int32_t c, int8_t* o) {
 #if defined(FLOE_S8_DSP)
+  if (rq.short_path) {
+#if defined(FLOE_S8_DSP_LOOPS)
+    // The four channels' constants streamed from the arrays in one block
+    // (12 registers): 11 instructions per output, no spills.
+    int32_t v0 = s[0], v1 = s[1], v2 = s[2], v3 = s[3];
+    const int32_t* pb = rq.bias + c;
+    const int32_t* pm = rq.multiplier + c;
+    const int32_t* ps = rq.shift + c;
+    const int32_t offset_and_half = 2 * rq.output_offset + 1;
+    int32_t b, m, t, e;
+#define FLOE_S8_SHORT_CHANNEL(v)          \
+  "ldr    %[b], [%[pb]], #4\n\t"           \
+  "ldr    %[m], [%[pm]], #4\n\t"           \
+  "ldr    %[e], [%[ps]], #4\n\t"           \
+  "mvn    %[t], %[e]\n\t"                  \
+  "lsl    %[t], %[zh], %[t]\n\t"           \
+  "add    %[" v "], %[b], %[" v "], lsl #1\n\t" \
+  "add    %[t], %[t], %[" v "], asr #31\n\t"   \
+  "smmlar %[" v "], %[" v "], %[m], %[t]\n\t"  \
+  "rsb    %[e], %[e], #0\n\t"              \
+  "asr    %[" v "], %[" v "], %[e]\n\t"        \
+  "ssat   %[" v "], #8, %[" v "]\n\t"
+    __asm__(FLOE_S8_SHORT_CHANNEL("v0") FLOE_S8_SHORT_CHANNEL("v1") FLOE_S8_SHORT_CHANNEL("v2")
+                FLOE_S8_SHORT_CHANNEL("v3")
+            : [v0] "+&r"(v0), [v1] "+&r"(v1), [v2] "+&r"(v2), [v3] "+&r"(v3), [pb] "+&r"(pb), [pm] "+&r"(pm),
+              [ps] "+&r"(ps), [b] "=&r"(b), [m] "=&r"(m), [t] "=&r"(t), [e] "=&r"(e)
+            : [zh] "r"(offset_and_half)
+            : "memory");
+#undef FLOE_S8_SHORT_CHANNEL
+#else
+    const int32_t v0 = short_requantize_to_s8(s[0], short_channel(rq, c));
+    const int32_t v1 = short_requantize_to_s8(s[1], short_channel(rq, c + 1));
+    const int32_t v2 = short_requantize_to_s8(s[2], short_channel(rq, c + 2));
+    const int32_t v3 = short_requantize_to_s8(s[3], short_channel(rq, c + 3));
+#endif
+    const uint32_t w = int8_range ? pack4(v0, v1, v2, v3)
+                                  : pack_clamp4(v0, v1, v2, v3, replicate(rq.act_min), replicate(rq.act_max));
+    store_word(o + c, w);
+    return;
+  }
   const int32_t v0 = requantize_to_s8(s[0], rq.bias[c], rq.multiplier[c], rq.shift[c], rq.output_offset);
   const int32_t v1 = requantize_to_s8(s[1], rq.bias[c + 1], rq.multiplier[c + 1], rq.shift[c + 1], rq.output_offset);
   const int32_t v2 = requantize_to_s8(s[2], rq.bias[c + 2], rq.multiplier[c + 2], rq.shift[c + 2], rq.output_offset);
   const int32_t v3 = requantize_to_s8(s[3], rq.bias[c + 3], rq.multiplier[c + 3], rq.shift[c + 3], rq.output_offset);
   store_word(o + c, pack_clamp4(v0, v1, v2, v3, replicate(rq.act_min), replicate(rq.act_max)));
 #else
+  (void)int8_range;
   for (int i = 0; i < 4; ++i) o[c + i] = finish(rq, s[i], c + i);
 #endif
 }
@@ -271,67 +382,63 @@ inline void block_2x2(const int8_t* a0, const int8_t* a1, const int8_t* w0, cons
                       int32_t sums[4]) {
   int32_t s00 = 0, s01 = 0, s10 = 0, s11 = 0;
 #if defined(FLOE_S8_DSP_LOOPS)
-  // 8 columns per iteration in 14 registers: row 1 and channel 1 are read at
-  // a fixed distance from row 0 and channel 0 (post-incremented loads), the
-  // loop end stays in memory.
+  // 4 columns: row 1 and channel 1 are read at a fixed distance from row 0
+  // and channel 0 (post-incremented loads); 14 registers in all.
+#define FLOE_S8_GEMM_4COLS                        \
+  "ldr    %[x0], [%[a]], #4\n\t"                  \
+  "ldr    %[x1], [%[a], %[ag]]\n\t"               \
+  "ldr    %[v], [%[w]], #4\n\t"                   \
+  "sxtb16 %[x0e], %[x0]\n\t"                      \
+  "sxtb16 %[x0], %[x0], ror #8\n\t"               \
+  "sxtb16 %[x1e], %[x1]\n\t"                      \
+  "sxtb16 %[x1], %[x1], ror #8\n\t"               \
+  "sxtb16 %[ve], %[v]\n\t"                        \
+  "sxtb16 %[v], %[v], ror #8\n\t"                 \
+  "smlad  %[s00], %[x0e], %[ve], %[s00]\n\t"      \
+  "smlad  %[s00], %[x0], %[v], %[s00]\n\t"        \
+  "smlad  %[s10], %[x1e], %[ve], %[s10]\n\t"      \
+  "smlad  %[s10], %[x1], %[v], %[s10]\n\t"        \
+  "ldr    %[v], [%[w], %[wg]]\n\t"                \
+  "sxtb16 %[ve], %[v]\n\t"                        \
+  "sxtb16 %[v], %[v], ror #8\n\t"                 \
+  "smlad  %[s01], %[x0e], %[ve], %[s01]\n\t"      \
+  "smlad  %[s01], %[x0], %[v], %[s01]\n\t"        \
+  "smlad  %[s11], %[x1e], %[ve], %[s11]\n\t"      \
+  "smlad  %[s11], %[x1], %[v], %[s11]\n\t"
+#define FLOE_S8_GEMM_OPERANDS                                                                          \
+  : [a] "+&r"(a0), [w] "+&r"(w0), [s00] "+&r"(s00), [s01] "+&r"(s01), [s10] "+&r"(s10), [s11] "+&r"(s11), \
+    [x0e] "=&r"(x0e), [x0] "=&r"(x0), [x1e] "=&r"(x1e), [x1] "=&r"(x1), [ve] "=&r"(ve), [v] "=&r"(v)
   if (k >= 8) {
-    const int8_t* const end8 = a0 + (k & ~7);
     const int32_t row_gap = static_cast<int32_t>(a1 - a0) - 4, channel_gap = static_cast<int32_t>(w1 - w0) - 4;
     uint32_t x0e, x0, x1e, x1, ve, v;
-    __asm__(
-        "1:\n\t"
-        "ldr    %[x0], [%[a]], #4\n\t"
-        "ldr    %[x1], [%[a], %[ag]]\n\t"
-        "ldr    %[v], [%[w]], #4\n\t"
-        "sxtb16 %[x0e], %[x0]\n\t"
-        "sxtb16 %[x0], %[x0], ror #8\n\t"
-        "sxtb16 %[x1e], %[x1]\n\t"
-        "sxtb16 %[x1], %[x1], ror #8\n\t"
-        "sxtb16 %[ve], %[v]\n\t"
-        "sxtb16 %[v], %[v], ror #8\n\t"
-        "smlad  %[s00], %[x0e], %[ve], %[s00]\n\t"
-        "smlad  %[s00], %[x0], %[v], %[s00]\n\t"
-        "smlad  %[s10], %[x1e], %[ve], %[s10]\n\t"
-        "smlad  %[s10], %[x1], %[v], %[s10]\n\t"
-        "ldr    %[v], [%[w], %[wg]]\n\t"
-        "sxtb16 %[ve], %[v]\n\t"
-        "sxtb16 %[v], %[v], ror #8\n\t"
-        "smlad  %[s01], %[x0e], %[ve], %[s01]\n\t"
-        "smlad  %[s01], %[x0], %[v], %[s01]\n\t"
-        "smlad  %[s11], %[x1e], %[ve], %[s11]\n\t"
-        "smlad  %[s11], %[x1], %[v], %[s11]\n\t"
-        "ldr    %[x0], [%[a]], #4\n\t"
-        "ldr    %[x1], [%[a], %[ag]]\n\t"
-        "ldr    %[v], [%[w]], #4\n\t"
-        "sxtb16 %[x0e], %[x0]\n\t"
-        "sxtb16 %[x0], %[x0], ror #8\n\t"
-        "sxtb16 %[x1e], %[x1]\n\t"
-        "sxtb16 %[x1], %[x1], ror #8\n\t"
-        "sxtb16 %[ve], %[v]\n\t"
-        "sxtb16 %[v], %[v], ror #8\n\t"
-        "smlad  %[s00], %[x0e], %[ve], %[s00]\n\t"
-        "smlad  %[s00], %[x0], %[v], %[s00]\n\t"
-        "smlad  %[s10], %[x1e], %[ve], %[s10]\n\t"
-        "smlad  %[s10], %[x1], %[v], %[s10]\n\t"
-        "ldr    %[v], [%[w], %[wg]]\n\t"
-        "sxtb16 %[ve], %[v]\n\t"
-        "sxtb16 %[v], %[v], ror #8\n\t"
-        "smlad  %[s01], %[x0e], %[ve], %[s01]\n\t"
-        "smlad  %[s01], %[x0], %[v], %[s01]\n\t"
-        "smlad  %[s11], %[x1e], %[ve], %[s11]\n\t"
-        "smlad  %[s11], %[x1], %[v], %[s11]\n\t"
-        "ldr    %[v], %[end]\n\t"
-        "cmp    %[a], %[v]\n\t"
-        "bne    1b"
-        : [a] "+&r"(a0), [w] "+&r"(w0), [s00] "+&r"(s00), [s01] "+&r"(s01), [s10] "+&r"(s10),
-          [s11] "+&r"(s11), [x0e] "=&r"(x0e), [x0] "=&r"(x0), [x1e] "=&r"(x1e), [x1] "=&r"(x1),
-          [ve] "=&r"(ve), [v] "=&r"(v)
-        : [ag] "r"(row_gap), [wg] "r"(channel_gap), [end] "m"(end8)
-        : "cc", "memory");
+    // One loop per block (two asm statements would cost register shuffles
+    // between them): 16 columns per iteration when that covers every whole
+    // 8 columns, else 8. The loop end stays in memory.
+    if (k >= 16 && (k & 8) == 0) {
+      const int8_t* const end16 = a0 + (k & ~15);
+      __asm__("1:\n\t" FLOE_S8_GEMM_4COLS FLOE_S8_GEMM_4COLS FLOE_S8_GEMM_4COLS FLOE_S8_GEMM_4COLS
+              "ldr    %[v], %[end]\n\t"
+              "cmp    %[a], %[v]\n\t"
+              "bne    1b"
+              FLOE_S8_GEMM_OPERANDS
+              : [ag] "r"(row_gap), [wg] "r"(channel_gap), [end] "m"(end16)
+              : "cc", "memory");
+    } else {
+      const int8_t* const end8 = a0 + (k & ~7);
+      __asm__("1:\n\t" FLOE_S8_GEMM_4COLS FLOE_S8_GEMM_4COLS
+              "ldr    %[v], %[end]\n\t"
+              "cmp    %[a], %[v]\n\t"
+              "bne    1b"
+              FLOE_S8_GEMM_OPERANDS
+              : [ag] "r"(row_gap), [wg] "r"(channel_gap), [end] "m"(end8)
+              : "cc", "memory");
+    }
     a1 = a0 + row_gap + 4;
     w1 = w0 + channel_gap + 4;
     k &= 7;
   }
+#undef FLOE_S8_GEMM_OPERANDS
+#undef FLOE_S8_GEMM_4COLS
 #endif
   const int8_t* const end4 = a0 + (k & ~3);
   while (a0 != end4) {
@@ -411,6 +518,7 @@ inline int32_t dot(const int8_t* a0, const int8_t* w0, int32_t k) {
 void s8_gemm(const int8_t* a, int32_t a_stride, int32_t rows, const int8_t* w, int32_t channels,
              int32_t k_size, const S8Requant& rq_in, int8_t* out, int32_t out_stride) {
   const S8Requant rq = rq_in;  // a local copy: the output stores cannot alias it
+  const bool int8_range = rq.act_min == -128 && rq.act_max == 127;
   const ptrdiff_t k = k_size;
   int32_t r = 0;
   for (; r + 2 <= rows; r += 2) {
@@ -423,7 +531,7 @@ void s8_gemm(const int8_t* a, int32_t a_stride, int32_t rows, const int8_t* w, i
       int32_t s[4];
       const int8_t* w0 = w + c * k;
       block_2x2(a0, a1, w0, w0 + k, k_size, s);
-      finish_2x2(rq, s, c, o0, o1);
+      finish_2x2(rq, int8_range, s, c, o0, o1);
     }
     if (c < channels) {
       int32_t s[2];
@@ -495,7 +603,40 @@ inline void four_channels_3wide(const DepthwiseGeometry& g, const int8_t* x, con
                                 int32_t sums[4]) {
   int32_t s0 = 0, s1 = 0, s2 = 0, s3 = 0;
 #if defined(FLOE_S8_DSP_LOOPS)
-  if (rows > 0) {
+  if (rows == 3) {
+    // The whole 3x3 window straight: taps read at offsets 0, c, 2c from the
+    // row start, then x steps one input row and f one filter row (3c).
+    const int32_t x_row = static_cast<int32_t>(g.dil_h * g.in_row);
+    const int32_t channels = static_cast<int32_t>(g.channels);
+    uint32_t xv, xe, wv, we;
+#define FLOE_S8_DW_TAP(x_at, f_at)                    \
+  "ldr     %[xv], " x_at "\n\t"                        \
+  "ldr     %[wv], " f_at "\n\t"                        \
+  "sxtab16 %[xe], %[off], %[xv]\n\t"                   \
+  "sxtab16 %[xv], %[off], %[xv], ror #8\n\t"           \
+  "sxtb16  %[we], %[wv]\n\t"                           \
+  "sxtb16  %[wv], %[wv], ror #8\n\t"                   \
+  "smlabb  %[s0], %[xe], %[we], %[s0]\n\t"             \
+  "smlatt  %[s2], %[xe], %[we], %[s2]\n\t"             \
+  "smlabb  %[s1], %[xv], %[wv], %[s1]\n\t"             \
+  "smlatt  %[s3], %[xv], %[wv], %[s3]\n\t"
+#define FLOE_S8_DW_ROW                                                       \
+  FLOE_S8_DW_TAP("[%[x]]", "[%[f]]")                                         \
+  FLOE_S8_DW_TAP("[%[x], %[c]]", "[%[f], %[c]]")                             \
+  FLOE_S8_DW_TAP("[%[x], %[c], lsl #1]", "[%[f], %[c], lsl #1]")
+#define FLOE_S8_DW_NEXT_ROW        \
+  "add     %[x], %[x], %[xr]\n\t"   \
+  "add     %[f], %[f], %[c], lsl #1\n\t" \
+  "add     %[f], %[f], %[c]\n\t"
+    __asm__(FLOE_S8_DW_ROW FLOE_S8_DW_NEXT_ROW FLOE_S8_DW_ROW FLOE_S8_DW_NEXT_ROW FLOE_S8_DW_ROW
+            : [x] "+&r"(x), [f] "+&r"(f), [s0] "+&r"(s0), [s1] "+&r"(s1), [s2] "+&r"(s2), [s3] "+&r"(s3),
+              [xv] "=&r"(xv), [xe] "=&r"(xe), [wv] "=&r"(wv), [we] "=&r"(we)
+            : [c] "r"(channels), [off] "r"(g.offsets), [xr] "r"(x_row)
+            : "memory");
+#undef FLOE_S8_DW_NEXT_ROW
+#undef FLOE_S8_DW_ROW
+#undef FLOE_S8_DW_TAP
+  } else if (rows > 0) {
     // After a row's taps x and f have advanced by two taps.
     const int32_t x_row_step = static_cast<int32_t>(g.dil_h * g.in_row - 2 * g.channels);
     const int32_t channels = static_cast<int32_t>(g.channels);
@@ -584,6 +725,7 @@ void s8_depthwise(const DepthwiseS8Shape& shape, const int8_t* input, const int8
                   const S8Requant& rq_in, int8_t* output) {
   const DepthwiseS8Shape p = shape;
   const S8Requant rq = rq_in;
+  const bool int8_range = rq.act_min == -128 && rq.act_max == 127;
   DepthwiseGeometry g;
   g.filter = filter;
   g.channels = p.channels;
@@ -619,7 +761,7 @@ void s8_depthwise(const DepthwiseS8Shape& shape, const int8_t* input, const int8
           } else {
             four_channels(g, image, origin, ty, tx, c, s);
           }
-          finish_4(rq, s, static_cast<int32_t>(c), o);
+          finish_4(rq, int8_range, s, static_cast<int32_t>(c), o);
         }
         for (; c < p.channels; ++c) {
           o[c] = finish(rq, one_channel(g, image, origin, ty, tx, c), static_cast<int32_t>(c));

@@ -32,12 +32,23 @@ namespace floe::cortexm {
 //   out = clamp(multiply_by_quantized_multiplier(acc + bias[c], multiplier[c],
 //               shift[c]) + output_offset, act_min, act_max)
 // bias, multiplier and shift are the model's constant arrays, [channels].
+//
+// short_path (the *_SHORT_REQUANT kernels; DSP and portable builds only): the
+// converter proved multiplier[c] in [2^30, 2^31), shift[c] = -e with e in
+// [1, 22] and |acc + bias| < 2^30, and wrote bias[c] doubled. Then, with
+// x2 = 2 * (acc + bias) and K = (2 * output_offset + 1) << (e - 1),
+//   out = (SMMLAR(x2, multiplier, K - [x2 < 0])) >> e
+// is exactly the double rounding plus the output offset: SMMLAR's rounded high
+// word of x2 * m is (x * m + 2^30) >> 31 (never saturating: |x| < 2^30), and
+// (y - [y < 0] + 2^(e-1)) >> e rounds half away from zero; x's sign may stand
+// for y's because y = 0 gives the same result either way when e >= 1.
 struct S8Requant {
   const int32_t* bias;
   const int32_t* multiplier;
   const int32_t* shift;  // positive = left shift
   int32_t output_offset;
   int32_t act_min, act_max;
+  bool short_path = false;
 };
 
 // out[r * out_stride + c] = requant_c(sum_k a[r * a_stride + k] * w[c * k_size + k])

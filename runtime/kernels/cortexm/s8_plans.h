@@ -18,12 +18,14 @@ struct Conv2DS8Plan {
   int16_t k_h, k_w, stride_h, stride_w, dil_h, dil_w, pad_top, pad_left;
   int8_t input_zero_point;  // fills the padded taps of an im2col row
   int8_t output_offset, act_min, act_max;
-  uint8_t kernel;      // schema::CortexMKernel
+  uint8_t kernel;      // schema::CortexMKernel: S8_GEMM or S8_IM2COL_GEMM
+  bool short_requant;  // the *_SHORT_REQUANT variant (S8Requant::short_path)
 };
 
 struct FullyConnectedS8Plan {
   int32_t rows, k_size, channels;
   int32_t output_offset, act_min, act_max;
+  bool short_requant;
 };
 
 struct DepthwiseS8Plan {
@@ -32,6 +34,7 @@ struct DepthwiseS8Plan {
   int16_t stride_h, stride_w, dil_h, dil_w, pad_top, pad_left;
   int16_t input_offset;
   int8_t output_offset, act_min, act_max;
+  bool short_requant;
 };
 
 }  // namespace floe::cortexm
