@@ -56,7 +56,7 @@ OpClass classify_op(const std::string& op) {
       op.find("Reader") != std::string::npos || op.rfind("Decode", 0) == 0 || op.rfind("Encode", 0) == 0 ||
       op.rfind("String", 0) == 0 || op.rfind("Parse", 0) == 0 || op.rfind("Regex", 0) == 0 ||
       op.rfind("StaticRegex", 0) == 0 ||
-      in_set(op, {"ReadFile", "WriteFile", "AsString", "Substr", "AudioSpectrogram", "Mfcc", "MatchingFiles",
+      in_set(op, {"ReadFile", "WriteFile", "AsString", "Substr", "MatchingFiles",
                   "Iterator", "IteratorV2", "IteratorGetNext", "OneShotIterator", "MakeIterator",
                   "TensorSliceDataset", "LookupTableFindV2", "HashTableV2"})) {
     return OpClass::kIo;

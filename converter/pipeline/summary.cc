@@ -23,6 +23,7 @@ std::string conversion_summary(const Conversion& c) {
     s << "  input   " << value.name << "  " << dtype_name(value.dtype) << " " << shape_to_string(value.shape)
       << quantization(value) << "\n";
   }
+  for (const std::string& fixed : c.fixed_inputs) s << "  fixed   " << fixed << "\n";
   for (int v : c.lowered.outputs) {
     const Value& value = c.lowered.values[static_cast<size_t>(v)];
     s << "  output  " << value.name << "  " << dtype_name(value.dtype) << " " << shape_to_string(value.shape)
