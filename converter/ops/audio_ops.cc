@@ -114,7 +114,7 @@ double hz_to_mel(double hz) { return 1127.0 * std::log1p(hz / 700.0); }
 // The filterbank and DCT TF's Mfcc::Initialize builds for one spectrogram
 // width and sample rate.
 struct MfccDesign {
-  int64_t channels = 0, coefficients = 0, first_bin = 0;
+  int64_t channels = 0, coefficients = 0, first_bin = 0, sample_rate = 0;
   std::vector<double> weights;  // bins first_bin..last_bin
   std::vector<int32_t> band;
   std::vector<double> dct;      // [coefficients, channels]
@@ -143,6 +143,7 @@ MfccDesign design_mfcc(const NodeContext& ctx) {
   const double upper = static_cast<double>(attr_float(def, "upper_frequency_limit", 4000.0f));
   const double lower = static_cast<double>(attr_float(def, "lower_frequency_limit", 20.0f));
   MfccDesign d;
+  d.sample_rate = rate_values.at(0);
   d.channels = attr_int(def, "filterbank_channel_count", 40);
   d.coefficients = attr_int(def, "dct_coefficient_count", 13);
   const int64_t bins = spec.shape[2];
@@ -200,6 +201,7 @@ void lower_mfcc(LowerContext& ctx) {
   const MfccDesign d = design_mfcc(ctx);
   schema::MfccOptionsT o;
   o.first_bin = static_cast<int32_t>(d.first_bin);
+  o.sample_rate = static_cast<int32_t>(d.sample_rate);
   const int64_t used = static_cast<int64_t>(d.weights.size());
   const int scratch = ctx.new_value(DType::kFloat32, {d.channels}, "mel_energies");
   ctx.add_op(schema::OpCode::MFCC,

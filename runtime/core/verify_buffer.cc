@@ -76,8 +76,8 @@ constexpr uint8_t kSlots[] = {
     kU32, kU32, kU32, kU32, kU32, kU32, kU32, kU32,
     // 25 AudioSpectrogramOptions: window_size, stride, fft_length, magnitude_squared
     kU32, kU32, kU32, kU8,
-    // 26 MfccOptions: first_bin
-    kU32,
+    // 26 MfccOptions: first_bin, sample_rate
+    kU32, kU32,
     // 27 TensorQuantization: scale, zero_point, quantized_dimension
     kVec32, kVector | 8, kU32,
     // 28 Requantization: input_offsets, output_offset, output_multiplier,
@@ -87,8 +87,8 @@ constexpr uint8_t kSlots[] = {
 };
 
 constexpr uint8_t kStart[kTableCount + 1] = {0,  13, 22, 31, 34, 43, 53, 62, 63, 65, 66, 67, 70, 71,
-                                              72, 74, 76, 77, 79, 88, 90, 91, 94, 96, 100, 108, 112, 113,
-                                              116, 127};
+                                              72, 74, 76, 77, 79, 88, 90, 91, 94, 96, 100, 108, 112, 114,
+                                              117, 128};
 static_assert(sizeof(kSlots) == kStart[kTableCount], "kStart must cover kSlots");
 
 // The last slot of each table sits where the generated code says.
@@ -124,7 +124,7 @@ static_assert(slot_voffset(22, 1) == FakeQuantOptions::VT_NARROW_RANGE, "FakeQua
 static_assert(slot_voffset(23, 1) == LrnOptions::VT_BETA, "LrnOptions");
 static_assert(slot_voffset(24, 1) == ExtractPatchesOptions::VT_PAD_LEFT, "ExtractPatches");
 static_assert(slot_voffset(25, 1) == AudioSpectrogramOptions::VT_MAGNITUDE_SQUARED, "AudioSpectrogramOptions");
-static_assert(slot_voffset(26, 1) == MfccOptions::VT_FIRST_BIN, "MfccOptions");
+static_assert(slot_voffset(26, 1) == MfccOptions::VT_SAMPLE_RATE, "MfccOptions");
 static_assert(slot_voffset(27, 1) == TensorQuantization::VT_QUANTIZED_DIMENSION, "TensorQuantization");
 static_assert(slot_voffset(28, 1) == Requantization::VT_INPUT_RANGE_RADIUS, "Requantization");
 static_assert(static_cast<uint32_t>(OpOptions::MAX) == kUnionMembers, "OpOptions members");
