@@ -157,44 +157,19 @@ std::vector<uint8_t> read_bytes(const std::string& path) {
   return std::vector<uint8_t>((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
 }
 
-// The sample rate the model's MFCC constants were computed for (0: none).
-int model_sample_rate(const floe::Model& model) {
-  for (const auto* op : *model.schema()->operators()) {
-    if (op->opcode() != floe::schema::OpCode::MFCC) continue;
-    if (const auto* o = op->options_as_MfccOptions()) return o->sample_rate();
-  }
-  return 0;
-}
-
 // A WAV file into a [samples, channels] float32 input, as DecodeWav would give it.
-void feed_wav(const floe::Model& model, const std::string& name, const std::string& path,
-              const std::vector<uint8_t>& bytes, const floe::TensorView& input) {
+void feed_wav(const floe::Model& model, const std::string& path, const std::vector<uint8_t>& bytes,
+              const floe::TensorView& input) {
   floe::tools::WavAudio wav;
   try {
     wav = floe::tools::parse_wav(bytes.data(), bytes.size());
   } catch (const std::runtime_error& e) {
     throw std::runtime_error(path + ": " + e.what());
   }
-  if (input.dtype != floe::DType::kFloat32 || input.shape.rank != 2) {
-    throw std::runtime_error(path + ": a WAV file feeds a float32 [samples, channels] input; '" + name + "' is " +
-                             floe::dtype_name(input.dtype) + " " + shape_string(input.shape));
-  }
-  if (wav.channels != input.shape.dims[1]) {
-    throw std::runtime_error(path + ": " + std::to_string(wav.channels) + " channel(s); input '" + name + "' takes " +
-                             std::to_string(input.shape.dims[1]));
-  }
-  const int rate = model_sample_rate(model);
-  if (rate != 0 && wav.sample_rate != rate) {
-    throw std::runtime_error(path + ": sample rate " + std::to_string(wav.sample_rate) +
-                             " Hz; the model's front end was built for " + std::to_string(rate) +
-                             " Hz (the sample rate fixed at conversion)");
-  }
-  const size_t frames = static_cast<size_t>(input.shape.dims[0]);
-  if (wav.frames != frames) {
-    std::cerr << "floe-run: note: " << path << ": " << wav.frames << " samples "
-              << (wav.frames < frames ? "zero-padded" : "truncated") << " to the input's " << frames << "\n";
-  }
-  const std::vector<float> samples = floe::tools::fit_frames(wav, frames);
+  std::string note;
+  const std::vector<float> samples =
+      floe::tools::wav_as_input(wav, path, input, floe::tools::model_sample_rate(model), &note);
+  if (!note.empty()) std::cerr << "floe-run: note: " << note << "\n";
   std::memcpy(input.data, samples.data(), input.bytes);
 }
 
@@ -250,7 +225,7 @@ int run(const std::string& model_path, const std::vector<std::string>& input_spe
     {
       const std::vector<uint8_t> head = read_bytes(path);
       if (floe::tools::looks_like_wav(head.data(), head.size())) {
-        feed_wav(model, name, path, head, input);
+        feed_wav(model, path, head, input);
         fed[static_cast<size_t>(index)] = true;
         continue;
       }

@@ -7,6 +7,8 @@
 #include <iterator>
 #include <stdexcept>
 
+#include "schemas/floe_generated.h"
+
 namespace floe::tools {
 
 namespace {
@@ -82,6 +84,38 @@ std::vector<float> fit_frames(const WavAudio& audio, size_t frames) {
   const size_t n = std::min(out.size(), audio.samples.size());
   std::copy(audio.samples.begin(), audio.samples.begin() + static_cast<std::ptrdiff_t>(n), out.begin());
   return out;
+}
+
+int model_sample_rate(const floe::Model& model) {
+  for (const auto* op : *model.schema()->operators()) {
+    if (op->opcode() != floe::schema::OpCode::MFCC) continue;
+    if (const auto* o = op->options_as_MfccOptions()) return o->sample_rate();
+  }
+  return 0;
+}
+
+std::vector<float> wav_as_input(const WavAudio& wav, const std::string& path, const floe::TensorView& input,
+                                int sample_rate, std::string* note) {
+  note->clear();
+  const std::string name = input.name ? input.name : "?";
+  if (input.dtype != floe::DType::kFloat32 || input.shape.rank != 2) {
+    throw std::runtime_error(path + ": a WAV file feeds a float32 [samples, channels] input; '" + name + "' is not one");
+  }
+  if (wav.channels != input.shape.dims[1]) {
+    throw std::runtime_error(path + ": " + std::to_string(wav.channels) + " channel(s); input '" + name + "' takes " +
+                             std::to_string(input.shape.dims[1]));
+  }
+  if (sample_rate != 0 && wav.sample_rate != sample_rate) {
+    throw std::runtime_error(path + ": sample rate " + std::to_string(wav.sample_rate) +
+                             " Hz; the model's front end was built for " + std::to_string(sample_rate) +
+                             " Hz (the sample rate fixed at conversion)");
+  }
+  const size_t frames = static_cast<size_t>(input.shape.dims[0]);
+  if (wav.frames != frames) {
+    *note = path + ": " + std::to_string(wav.frames) + " samples " + (wav.frames < frames ? "zero-padded" : "truncated") +
+            " to the input's " + std::to_string(frames);
+  }
+  return fit_frames(wav, frames);
 }
 
 WavAudio read_wav(const std::string& path) {

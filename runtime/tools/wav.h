@@ -15,6 +15,8 @@
 #include <string>
 #include <vector>
 
+#include "runtime/core/model.h"
+
 namespace floe::tools {
 
 struct WavAudio {
@@ -31,6 +33,17 @@ WavAudio read_wav(const std::string& path);
 // The samples as [frames, channels], zero-padded or truncated to `frames`, as
 // DecodeWav's desired_samples does.
 std::vector<float> fit_frames(const WavAudio& audio, size_t frames);
+// The sample rate the model's MFCC constants were computed for (0: no MFCC).
+int model_sample_rate(const floe::Model& model);
+
+// `wav` (read from `path`) as the float32 [samples, channels] input `input` of
+// a model whose front end expects `sample_rate` Hz (0: any): the channel count
+// and rate must match, else std::runtime_error("<path>: <reason>"); the
+// samples are padded or truncated to the input's length, saying so in *note
+// (empty when the length matched).
+std::vector<float> wav_as_input(const WavAudio& wav, const std::string& path, const floe::TensorView& input,
+                                int sample_rate, std::string* note);
+
 // True when the bytes start like a RIFF/WAVE file (for sniffing an input file).
 bool looks_like_wav(const uint8_t* data, size_t size);
 

@@ -144,7 +144,7 @@ TEST(KeywordSpotting, FloeRunDecodesWavAndRefusesBadFiles) {
       {write_wav(dir + "/8bit.wav", 1, 8, 16000, 1, 16000), "8-bit samples: only 16-bit PCM is read"},
       {write_wav(dir + "/float.wav", 3, 32, 16000, 1, 16000), "format 3 is not PCM (1)"},
       {write_wav(dir + "/8k.wav", 1, 16, 8000, 1, 8000), "sample rate 8000 Hz; the model's front end was built for 16000 Hz"},
-      {write_wav(dir + "/stereo.wav", 1, 16, 16000, 2, 16000), "2 channel(s); input 'audio' takes 1"},
+      {write_wav(dir + "/stereo.wav", 1, 16, 16000, 2, 16000), "2 channel(s); input 'audio:0' takes 1"},
       {write_wav(dir + "/cut.wav", 1, 16, 16000, 1, 16000, 1001), "truncated: chunk \"data\" declares 32000 bytes, 30999 remain"},
   };
   for (const Bad& b : bad) {
