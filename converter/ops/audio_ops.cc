@@ -78,16 +78,27 @@ void lower_audio_spectrogram(LowerContext& ctx) {
   for (int64_t j = 0; j < a.window_size; ++j) {
     window[static_cast<size_t>(j)] = 0.5 - 0.5 * std::cos(2.0 * kPi * static_cast<double>(j) / static_cast<double>(a.window_size));
   }
-  // W_n^k = exp(-2 pi i k / n) for k < m, as (re, im) pairs.
-  std::vector<double> twiddles(static_cast<size_t>(n));
-  for (int64_t k = 0; k < m; ++k) {
-    const double angle = 2.0 * kPi * static_cast<double>(k) / static_cast<double>(n);
-    twiddles[static_cast<size_t>(2 * k)] = std::cos(angle);
-    twiddles[static_cast<size_t>(2 * k + 1)] = -std::sin(angle);
+  // The FFT's twiddles in the order its passes read them
+  // (runtime/kernels/reference/fft.h): per radix-4 pass of quarter-span S,
+  // W_4S^j, W_4S^2j, W_4S^3j for j < S; then W_n^k, k = 0..m/2, for the split.
+  std::vector<double> twiddles;
+  auto twiddle = [&](int64_t k, int64_t length) {
+    const double angle = 2.0 * kPi * static_cast<double>(k) / static_cast<double>(length);
+    twiddles.push_back(std::cos(angle));
+    twiddles.push_back(-std::sin(angle));
+  };
+  int stages = 0;
+  while ((int64_t{1} << stages) < m) ++stages;
+  for (int64_t s = (stages & 1) ? 2 : 1; 4 * s <= m; s *= 4) {
+    for (int64_t j = 0; j < s; ++j) {
+      twiddle(j, 4 * s);
+      twiddle(2 * j, 4 * s);
+      twiddle(3 * j, 4 * s);
+    }
   }
+  for (int64_t k = 0; k <= m / 2; ++k) twiddle(k, n);
   // The m-point FFT's radix-2 input order.
-  int bits = 0;
-  while ((int64_t{1} << bits) < m) ++bits;
+  const int bits = stages;
   std::vector<int32_t> reverse(static_cast<size_t>(m));
   for (int64_t j = 0; j < m; ++j) {
     int64_t r = 0;
@@ -102,7 +113,7 @@ void lower_audio_spectrogram(LowerContext& ctx) {
   const int scratch = ctx.new_value(DType::kFloat32, {n}, "fft_scratch");
   ctx.add_op(schema::OpCode::AUDIO_SPECTROGRAM,
              {ctx.input_value(0), ctx.constant_value("hann_window", float_tensor({a.window_size}, window)),
-              ctx.constant_value("fft_twiddles", float_tensor({n}, twiddles)),
+              ctx.constant_value("fft_twiddles", float_tensor({static_cast<int64_t>(twiddles.size())}, twiddles)),
               ctx.constant_value("fft_bit_reverse", int32_tensor(reverse))},
              {ctx.output_value(0), scratch}, LowerContext::options(o));
 }

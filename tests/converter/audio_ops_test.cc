@@ -211,6 +211,13 @@ TEST(AudioFrontEnd, MatchesIndependentNumpyModel) {
       {16000, 1, 480, 160, true, 16000, 20.0f, 7600.0f, 40, 13},   // 30 ms / 10 ms frames
       {4000, 2, 400, 133, false, 8000, 125.0f, 3800.0f, 32, 32},   // magnitude, stereo, odd stride
       {1000, 1, 256, 256, true, 22050, 0.0f, 11025.0f, 20, 12},    // power-of-two window, up to Nyquist
+      // Every FFT schedule of the small sizes: n = 2 (no pass), 4 (radix-2),
+      // 8 (one radix-4), 16 (radix-2 + radix-4), 64 (radix-2 + two radix-4).
+      {50, 1, 2, 1, true, 16000, 0.0f, 8000.0f, 1, 1},
+      {50, 1, 3, 2, true, 16000, 0.0f, 8000.0f, 2, 2},
+      {50, 2, 7, 3, false, 16000, 0.0f, 8000.0f, 2, 2},
+      {100, 1, 12, 5, true, 16000, 0.0f, 8000.0f, 3, 3},
+      {400, 1, 40, 17, true, 16000, 100.0f, 7000.0f, 8, 5},
   };
   uint32_t seed = 1;
   for (const Case& c : cases) {

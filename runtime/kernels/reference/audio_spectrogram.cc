@@ -14,9 +14,16 @@ void audio_spectrogram_f32(const AudioSpectrogramParams& p, const AudioSpectrogr
   float* out = ops.output.data;
   for (int32_t c = 0; c < channels; ++c) {
     for (int32_t f = 0; f < frames; ++f, out += bins) {
-      const float* s = ops.samples.data + static_cast<ptrdiff_t>(f) * p.stride * channels + c;
-      for (int32_t j = 0; j < p.window_size; ++j) ops.scratch[j] = s[static_cast<ptrdiff_t>(j) * channels] * ops.window[j];
-      for (int32_t j = p.window_size; j < p.fft_length; ++j) ops.scratch[j] = 0.0f;
+      // Windowed sample pairs (x[2j], x[2j+1]) go straight to their bit-reversed
+      // slot; samples past the window are the FFT's zero padding.
+      const float* x = ops.samples.data + static_cast<ptrdiff_t>(f) * p.stride * channels + c;
+      const int32_t pairs = p.fft_length / 2;
+      for (int32_t j = 0; j < pairs; ++j) {
+        float* slot = ops.scratch + 2 * ops.fft.bit_reverse[j];
+        const int32_t even = 2 * j, odd = even + 1;
+        slot[0] = even < p.window_size ? x[static_cast<ptrdiff_t>(even) * channels] * ops.window[even] : 0.0f;
+        slot[1] = odd < p.window_size ? x[static_cast<ptrdiff_t>(odd) * channels] * ops.window[odd] : 0.0f;
+      }
       real_fft_power(ops.fft, ops.scratch, out);
       if (!p.magnitude_squared) {
         for (int32_t k = 0; k < bins; ++k) out[k] = sqrtf(out[k]);
@@ -51,7 +58,9 @@ const char* prepare_audio_spectrogram(const OpContext& ctx) {
   const TensorView samples = ctx.input(0), out = ctx.output(0);
   if (!is_f32(samples) || samples.shape.rank != 2) return FLOE_MSG("samples must be float32 [length, channels]");
   if (!is_vector(ctx.input(1), DType::kFloat32, window)) return FLOE_MSG("window must be float32 [window_size]");
-  if (!is_vector(ctx.input(2), DType::kFloat32, n)) return FLOE_MSG("twiddles must be float32 [fft_length]");
+  if (!is_vector(ctx.input(2), DType::kFloat32, static_cast<int32_t>(ref::real_fft_twiddle_floats(n)))) {
+    return FLOE_MSG("twiddles must be float32 [real_fft_twiddle_floats(fft_length)]");
+  }
   const TensorView reverse = ctx.input(3);
   if (!is_vector(reverse, DType::kInt32, n / 2)) return FLOE_MSG("bit reversal must be int32 [fft_length/2]");
   const int32_t* r = static_cast<const int32_t*>(reverse.data);

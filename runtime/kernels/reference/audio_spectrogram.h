@@ -4,7 +4,7 @@
 // whole window fits (frames = 1 + (length - window_size) / stride, or 0);
 // each frame is multiplied by the window, zero-padded to fft_length and
 // transformed; the output [channels, frames, fft_length/2 + 1] is |X|^2 or |X|.
-// The window (TF: periodic Hann) and the FFT tables are constant inputs.
+// The window (TF: periodic Hann) and the FFT tables (fft.h) are constant inputs.
 #pragma once
 
 #include "runtime/core/dispatch.h"
