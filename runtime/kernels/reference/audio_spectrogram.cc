@@ -17,12 +17,24 @@ void audio_spectrogram_f32(const AudioSpectrogramParams& p, const AudioSpectrogr
       // Windowed sample pairs (x[2j], x[2j+1]) go straight to their bit-reversed
       // slot; samples past the window are the FFT's zero padding.
       const float* x = ops.samples.data + static_cast<ptrdiff_t>(f) * p.stride * channels + c;
-      const int32_t pairs = p.fft_length / 2;
-      for (int32_t j = 0; j < pairs; ++j) {
-        float* slot = ops.scratch + 2 * ops.fft.bit_reverse[j];
-        const int32_t even = 2 * j, odd = even + 1;
-        slot[0] = even < p.window_size ? x[static_cast<ptrdiff_t>(even) * channels] * ops.window[even] : 0.0f;
-        slot[1] = odd < p.window_size ? x[static_cast<ptrdiff_t>(odd) * channels] * ops.window[odd] : 0.0f;
+      const float* w = ops.window;
+      const int32_t* reverse = ops.fft.bit_reverse;
+      const int32_t pairs = p.fft_length / 2, full = p.window_size / 2;
+      int32_t j = 0;
+      for (; j < full; ++j, x += 2 * channels, w += 2) {
+        float* slot = ops.scratch + 2 * reverse[j];
+        slot[0] = x[0] * w[0];
+        slot[1] = x[channels] * w[1];
+      }
+      if (p.window_size & 1) {  // the last sample pairs with the first zero
+        float* slot = ops.scratch + 2 * reverse[j++];
+        slot[0] = x[0] * w[0];
+        slot[1] = 0.0f;
+      }
+      for (; j < pairs; ++j) {
+        float* slot = ops.scratch + 2 * reverse[j];
+        slot[0] = 0.0f;
+        slot[1] = 0.0f;
       }
       real_fft_power(ops.fft, ops.scratch, out);
       if (!p.magnitude_squared) {
