@@ -168,6 +168,9 @@ TEST(KeywordSpotting, FloeRunPrintsTheLabelOfAWavFile) {
             std::string::npos)
       << convert.output;
   EXPECT_NE(convert.output.find("input   decoded_sample_data:0  float32 [16000,1]"), std::string::npos) << convert.output;
+  EXPECT_NE(convert.output.find("fed     decoded_sample_data:0 (output 0 of DecodeWav 'decoded_sample_data'"),
+            std::string::npos)
+      << convert.output;
   for (const char* word : {"yes", "no"}) {
     const CommandResult r = run_command(tool_path("floe-run") + " " + dir + "/kws.floe --input decoded_sample_data:0=" +
                                         corpus_path(std::string("speech_commands_wav/") + word + "_1000ms.wav") +
