@@ -79,8 +79,8 @@ void lower_audio_spectrogram(LowerContext& ctx) {
     window[static_cast<size_t>(j)] = 0.5 - 0.5 * std::cos(2.0 * kPi * static_cast<double>(j) / static_cast<double>(a.window_size));
   }
   // The FFT's twiddles in the order its passes read them
-  // (runtime/kernels/reference/fft.h): per radix-4 pass of quarter-span S,
-  // W_4S^j, W_4S^2j, W_4S^3j for j < S; then W_n^k, k = 0..m/2, for the split.
+  // (runtime/kernels/reference/fft.h): per radix-4 pass of quarter-span S, the
+  // arrays W_4S^j, W_4S^2j, W_4S^3j for j < S; then W_n^k, k = 0..m/2, for the split.
   std::vector<double> twiddles;
   auto twiddle = [&](int64_t k, int64_t length) {
     const double angle = 2.0 * kPi * static_cast<double>(k) / static_cast<double>(length);
@@ -90,10 +90,8 @@ void lower_audio_spectrogram(LowerContext& ctx) {
   int stages = 0;
   while ((int64_t{1} << stages) < m) ++stages;
   for (int64_t s = (stages & 1) ? 2 : 1; 4 * s <= m; s *= 4) {
-    for (int64_t j = 0; j < s; ++j) {
-      twiddle(j, 4 * s);
-      twiddle(2 * j, 4 * s);
-      twiddle(3 * j, 4 * s);
+    for (int64_t power = 1; power <= 3; ++power) {
+      for (int64_t j = 0; j < s; ++j) twiddle(power * j, 4 * s);
     }
   }
   for (int64_t k = 0; k <= m / 2; ++k) twiddle(k, n);

@@ -7,7 +7,7 @@
 
 namespace floe::ref {
 
-void audio_spectrogram_f32(const AudioSpectrogramParams& p, const AudioSpectrogramOperands& ops) {
+void audio_spectrogram_f32(const AudioSpectrogramParams& p, const AudioSpectrogramOperands& ops, FftPass pass) {
   const int32_t channels = ops.output.shape.dims[0];
   const int32_t frames = ops.output.shape.dims[1];
   const int32_t bins = ops.output.shape.dims[2];
@@ -36,7 +36,7 @@ void audio_spectrogram_f32(const AudioSpectrogramParams& p, const AudioSpectrogr
         slot[0] = 0.0f;
         slot[1] = 0.0f;
       }
-      real_fft_power(ops.fft, ops.scratch, out);
+      real_fft_power(ops.fft, ops.scratch, out, pass);
       if (!p.magnitude_squared) {
         for (int32_t k = 0; k < bins; ++k) out[k] = sqrtf(out[k]);
       }
@@ -54,6 +54,13 @@ namespace {
 
 bool is_vector(const TensorView& v, DType dtype, int32_t length) {
   return v.dtype == dtype && v.shape.rank == 1 && v.shape.dims[0] == length;
+}
+
+// CORTEX_M ops: the same kernel with the Cortex-M radix-4 pass.
+Status eval_audio_spectrogram_cortexm(const PreparedOp& ctx) {
+  ref::audio_spectrogram_f32(ctx.params_as<ref::AudioSpectrogramParams>(), audio_spectrogram_operands(ctx),
+                             ref::FftPass::kCortexM);
+  return Status::kOk;
 }
 
 }  // namespace
@@ -91,15 +98,19 @@ const char* prepare_audio_spectrogram(const OpContext& ctx) {
   p.stride = stride;
   p.fft_length = n;
   p.magnitude_squared = o->magnitude_squared() ? 1 : 0;
+  if (ctx.op->backend() == schema::Backend::CORTEX_M) ctx.set_eval(eval_audio_spectrogram_cortexm);
   return nullptr;
 }
 
-Status eval_audio_spectrogram(const PreparedOp& ctx) {
+ref::AudioSpectrogramOperands audio_spectrogram_operands(const PreparedOp& ctx) {
   const auto& p = ctx.params_as<ref::AudioSpectrogramParams>();
-  ref::audio_spectrogram_f32(
-      p, {in_as<float>(ctx.input(0)), static_cast<const float*>(ctx.input(1).data),
+  return {in_as<float>(ctx.input(0)), static_cast<const float*>(ctx.input(1).data),
           {static_cast<const float*>(ctx.input(2).data), static_cast<const int32_t*>(ctx.input(3).data), p.fft_length},
-          static_cast<float*>(ctx.output(1).data), out_as<float>(ctx.output(0))});
+          static_cast<float*>(ctx.output(1).data), out_as<float>(ctx.output(0))};
+}
+
+Status eval_audio_spectrogram(const PreparedOp& ctx) {
+  ref::audio_spectrogram_f32(ctx.params_as<ref::AudioSpectrogramParams>(), audio_spectrogram_operands(ctx));
   return Status::kOk;
 }
 

@@ -28,7 +28,9 @@ struct AudioSpectrogramOperands {
   Out<float> output;      // [channels, frames, fft_length/2 + 1]
 };
 
-void audio_spectrogram_f32(const AudioSpectrogramParams& params, const AudioSpectrogramOperands& ops);
+// `pass`: the FFT's radix-4 passes, the reference's or the Cortex-M backend's.
+void audio_spectrogram_f32(const AudioSpectrogramParams& params, const AudioSpectrogramOperands& ops,
+                           FftPass pass = FftPass::kReference);
 
 }  // namespace floe::ref
 
@@ -37,5 +39,7 @@ namespace floe::ops {
 
 const char* prepare_audio_spectrogram(const OpContext& ctx);
 Status eval_audio_spectrogram(const PreparedOp& ctx);
+// The operands of a prepared AUDIO_SPECTROGRAM (for the backends' evals).
+ref::AudioSpectrogramOperands audio_spectrogram_operands(const PreparedOp& ctx);
 
 }  // namespace floe::ops

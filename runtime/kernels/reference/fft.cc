@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "runtime/kernels/reference/fft.h"
 
+#include "runtime/kernels/cortexm/fft.h"
+
 namespace floe::ref {
 
 namespace {
@@ -17,13 +19,17 @@ void radix2_pass(float* z, int32_t m) {
   }
 }
 
+}  // namespace
+
 // One radix-4 pass: blocks of 4S from four transformed blocks of S. With
 // b1 = W_2S^j a1, b2 = W_4S^j a2, b3 = W_4S^3j a3: the outputs are
 // (a0 + b1) +- (b2 + b3) and (a0 - b1) -+ i (b2 - b3), i.e. two radix-2
 // stages with one complex multiply fewer and half the loads and stores.
 void radix4_pass(float* z, int32_t m, int32_t s, const float* w) {
-  for (int32_t j = 0; j < s; ++j, w += 6) {
-    const float w1r = w[0], w1i = w[1], w2r = w[2], w2i = w[3], w3r = w[4], w3i = w[5];
+  for (int32_t j = 0; j < s; ++j) {
+    const float w1r = w[2 * j], w1i = w[2 * j + 1];
+    const float w2r = w[2 * (s + j)], w2i = w[2 * (s + j) + 1];
+    const float w3r = w[2 * (2 * s + j)], w3i = w[2 * (2 * s + j) + 1];
     for (int32_t base = j; base < m; base += 4 * s) {
       float* a0 = z + 2 * base;
       float* a1 = a0 + 2 * s;
@@ -46,6 +52,8 @@ void radix4_pass(float* z, int32_t m, int32_t s, const float* w) {
   }
 }
 
+namespace {
+
 // The first radix-4 pass when it has quarter-span 1: twiddles 1, no multiplies.
 void radix4_first_pass(float* z, int32_t m) {
   for (int32_t base = 0; base < m; base += 4) {
@@ -65,7 +73,7 @@ void radix4_first_pass(float* z, int32_t m) {
 
 }  // namespace
 
-void real_fft_power(const RealFftTables& t, float* z, float* power) {
+void real_fft_power(const RealFftTables& t, float* z, float* power, FftPass pass) {
   const int32_t m = t.n / 2;
   const float* w = t.twiddles;
   int32_t s = fft_first_quarter_span(m);
@@ -74,7 +82,11 @@ void real_fft_power(const RealFftTables& t, float* z, float* power) {
     if (s == 1) {
       radix4_first_pass(z, m);
     } else {
-      radix4_pass(z, m, s, w);
+      if (pass == FftPass::kCortexM) {
+        cortexm::radix4_pass(z, m, s, w);
+      } else {
+        radix4_pass(z, m, s, w);
+      }
     }
     w += 6 * s;
   }

@@ -9,8 +9,9 @@
 //   bit_reverse  m int32: the m-point FFT's input permutation
 //   twiddles     real_fft_twiddle_floats(n) floats, in the order the passes read
 //                them: for each radix-4 pass of quarter-span S (1 or 2, then
-//                x4 while 4S <= m) and each j < S, W_4S^j, W_4S^2j, W_4S^3j;
-//                then W_n^k for k = 0..m/2 for the split. W_N^k = (cos, -sin)(2 pi k / N).
+//                x4 while 4S <= m), the arrays W_4S^j, W_4S^2j and W_4S^3j for
+//                j < S (so consecutive j are adjacent, for vector loads); then
+//                W_n^k for k = 0..m/2 for the split. W_N^k = (cos, -sin)(2 pi k / N).
 #pragma once
 
 #include <stdint.h>
@@ -39,9 +40,18 @@ struct RealFftTables {
   int32_t n;  // a power of two >= 2
 };
 
+// One radix-4 pass of quarter-span s >= 2 over the m complex values z, with
+// its twiddle arrays w (3 * s complex values, as above).
+void radix4_pass(float* z, int32_t m, int32_t s, const float* w);
+
+// Which radix-4 pass runs: this one, or the Cortex-M backend's
+// (runtime/kernels/cortexm/fft.h). A value, not a function pointer, so every
+// call stays direct (the stack-depth check follows direct calls only).
+enum class FftPass : int32_t { kReference, kCortexM };
+
 // `z` holds m complex values in bit-reversed order on entry (see above) and
 // their m-point FFT on return; `power` receives |X[k]|^2 for the m + 1 bins
 // k = 0..m of the n-point spectrum.
-void real_fft_power(const RealFftTables& tables, float* z, float* power);
+void real_fft_power(const RealFftTables& tables, float* z, float* power, FftPass pass = FftPass::kReference);
 
 }  // namespace floe::ref
