@@ -73,8 +73,11 @@ const char* op_class_description(OpClass c);
 //   training-mode FusedBatchNorm* (is_training true, also when the attr is absent:
 //   TF's default is true; or empty mean/variance inputs), random ops, string /
 //   queue / reader / py_func ops, variable updates, unresolved control flow, TF1
-//   while loops, TF2 function calls, and ops floe has no handler for.
+//   while loops, TF2 function calls, and ops floe has no handler for. A string /
+//   io node whose outputs (other than those in `feeds`) computable ops read
+//   names those tensors, to feed or fix.
 void check_inference_graph(const Graph& graph, const std::vector<bool>& keep,
-                           const ControlFlowReport& control_flow);
+                           const ControlFlowReport& control_flow,
+                           const std::set<TensorRef>& feeds = {});
 
 }  // namespace floe::conv

@@ -167,7 +167,7 @@ void training_structure_stage(Conversion& c) {
   c.pruned = prune_for_fetches(graph, c.fetches, c.feed_set);
   // TF1 while loops and TensorArrays are unrolled after freezing (below); their
   // insides are checked once they are plain nodes.
-  check_inference_graph(graph, outside_loops(graph, c.pruned.keep), c.control_flow);
+  check_inference_graph(graph, outside_loops(graph, c.pruned.keep), c.control_flow, c.feed_set);
   c.graph_nodes = graph.size();  // as loaded: unrolling appends nodes
   for (bool k : c.pruned.keep) c.kept_nodes += k;
 }
@@ -253,7 +253,7 @@ void unroll_stage(Conversion& c) {
   c.unrolled = unroll_control_flow(*c.graph, c.pruned.keep, c.feeds);
   if (c.unrolled.changed()) {
     c.pruned = prune_for_fetches(*c.graph, c.fetches, c.feed_set);
-    check_inference_graph(*c.graph, c.pruned.keep, c.control_flow);
+    check_inference_graph(*c.graph, c.pruned.keep, c.control_flow, c.feed_set);
   }
   check_supported_ops(*c.graph, c.pruned.keep);
 }

@@ -159,6 +159,16 @@ TEST(KeywordSpotting, FloeRunPrintsTheLabelOfAWavFile) {
   FLOE_REQUIRE_CORPUS("ML-KWS-for-MCU/Pretrained_models/DS_CNN/DS_CNN_S.pb");
   FLOE_REQUIRE_CORPUS("speech_commands_wav/yes_1000ms.wav");
   const std::string dir = make_temp_dir();
+  // Feeding the samples alone leaves DecodeWav needed for the sample rate: the refusal says which tensor.
+  const CommandResult refused = run_command(
+      tool_path("floe-convert") + " --graph " + corpus_path("ML-KWS-for-MCU/Pretrained_models/DS_CNN/DS_CNN_S.pb") +
+      " --outputs labels_softmax --inputs decoded_sample_data:0 -o " + dir + "/refused.floe");
+  EXPECT_EQ(refused.exit_code, 2) << refused.output;
+  EXPECT_NE(refused.output.find("DecodeWav x1: decoded_sample_data (decoded_sample_data:1 read by 'Mfcc': feed with "
+                                "--inputs or fix with --freeze-input)"),
+            std::string::npos)
+      << refused.output;
+  EXPECT_FALSE(file_exists(dir + "/refused.floe"));
   const CommandResult convert = run_command(
       tool_path("floe-convert") + " --graph " + corpus_path("ML-KWS-for-MCU/Pretrained_models/DS_CNN/DS_CNN_S.pb") +
       " --outputs labels_softmax --inputs decoded_sample_data:0 --freeze-input decoded_sample_data:1=16000 -o " + dir +
