@@ -93,8 +93,14 @@ std::vector<uint8_t> emit_model(const LoweredModel& model, const std::string& pr
     flatbuffers::Offset<schema::TensorQuantization> quantization = 0;
     if (!value.quantization.empty()) {
       const Quantization& q = value.quantization;
+      // Equal zero points (symmetric weights: all 0) are written once.
+      std::vector<int64_t> zero_points = q.zero_point;
+      if (!zero_points.empty() &&
+          std::all_of(zero_points.begin(), zero_points.end(), [&](int64_t z) { return z == zero_points[0]; })) {
+        zero_points.resize(1);
+      }
       quantization = schema::CreateTensorQuantization(builder, builder.CreateVector(q.scale),
-                                                      builder.CreateVector(q.zero_point), q.dimension);
+                                                      builder.CreateVector(zero_points), q.dimension);
     }
     tensors.push_back(schema::CreateTensor(
         builder, builder.CreateString(value.name), static_cast<schema::DType>(value.dtype),
@@ -109,7 +115,8 @@ std::vector<uint8_t> emit_model(const LoweredModel& model, const std::string& pr
     ops.push_back(schema::CreateOperator(builder, op.opcode, builder.CreateVector(op.inputs),
                                          builder.CreateVector(op.outputs), op.options.type,
                                          op.options.Pack(builder), builder.CreateString(op.node_name),
-                                         op.backend, op.single_threaded, requantization));
+                                         op.backend, op.single_threaded, requantization,
+                                         op.cortexm_kernel));
   }
 
   const auto root = schema::CreateModel(

@@ -82,6 +82,12 @@ std::vector<uint8_t> pack(const LoweredModel& model) {
   constants.resize(align_up(constants.size()));
   builder.ForceVectorAlignment(constants.size(), 1, kAlignment);
   const auto constants_fb = builder.CreateVector(constants);
+  // Ops run on the reference kernels, except int8 ops the Cortex-M backend
+  // re-laid out (Operator.cortexm_kernel): only their kernel reads that layout.
+  auto op_backend = [](const LoweredOp& op) {
+    return op.cortexm_kernel != schema::CortexMKernel::NONE ? ::floe::schema::Backend::CORTEX_M
+                                                            : ::floe::schema::Backend::REFERENCE;
+  };
   std::vector<flatbuffers::Offset<::floe::schema::Operator>> ops;
   for (const LoweredOp& op : model.ops) {
     // int8 ops carry the integers converter/quantize derived for them.
@@ -90,8 +96,8 @@ std::vector<uint8_t> pack(const LoweredModel& model) {
     ops.push_back(::floe::schema::CreateOperator(builder, runtime_opcode(op.opcode), builder.CreateVector(op.inputs),
                                                  builder.CreateVector(op.outputs),
                                                  static_cast<::floe::schema::OpOptions>(op.options.type),
-                                                 op.options.Pack(builder), 0, ::floe::schema::Backend::REFERENCE,
-                                                 false, requantization));
+                                                 op.options.Pack(builder), 0, op_backend(op), false, requantization,
+                                                 static_cast<::floe::schema::CortexMKernel>(op.cortexm_kernel)));
   }
   const auto root = ::floe::schema::CreateModel(
       builder, kSchemaVersion, builder.CreateVector(tensors), builder.CreateVector(ops),

@@ -59,6 +59,8 @@ struct LoweredOp {
   std::string node_name;         // originating TF node
   schema::Backend backend = schema::Backend::REFERENCE;  // set by lower/backend_xnnpack.cc
   bool single_threaded = false;  // XNNPACK op too small for a thread pool (same file)
+  // int8 CORTEX_M ops: the kernel and operand layout chosen (lower/backend_cortexm.cc).
+  schema::CortexMKernel cortexm_kernel = schema::CortexMKernel::NONE;
   // int8 ops: the kernel's integers, set by converter/quantize (shared: ops are copied).
   std::shared_ptr<schema::RequantizationT> requantization;
 };

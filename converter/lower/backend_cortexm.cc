@@ -4,6 +4,11 @@
 // Operator.backend; see runtime/core/dispatch.cc).
 #include "converter/lower/backend_cortexm.h"
 
+#include <algorithm>
+#include <cstring>
+#include <initializer_list>
+#include <memory>
+
 namespace floe::conv {
 namespace {
 
@@ -28,6 +33,221 @@ bool takes(const LoweredModel& model, const LoweredOp& op) {
   return true;
 }
 
+// ---- int8: the kernels of runtime/kernels/cortexm/s8_microkernels.h ----------
+// The device derives nothing: the converter picks the kernel per layer
+// (Operator.cortexm_kernel), re-lays CONV2D filters OHWI, folds the input
+// offset into a GEMM op's bias, writes per-channel multiplier/shift arrays
+// (and a zero bias for a depthwise without one), and adds the im2col scratch
+// as the op's output 1 so the arena plan holds it only during the op.
+
+// An im2col chunk of this many bytes or less (rounded to whole rows, at least
+// two for the 2-row GEMM block): larger chunks save little per-call work and
+// would grow the arena.
+constexpr int64_t kIm2colScratchBytes = 2048;
+
+const Value& value(const LoweredModel& model, int v) { return model.values[static_cast<size_t>(v)]; }
+
+// The kernels' plans hold window geometry in 16 bits (runtime/kernels/cortexm/s8_plans.h).
+bool fit_int16(std::initializer_list<int64_t> values) {
+  for (int64_t v : values) {
+    if (v < -32768 || v > 32767) return false;
+  }
+  return true;
+}
+
+bool all_s8(const LoweredModel& model, const LoweredOp& op) {
+  if (op.inputs.size() != 5 || op.outputs.size() != 1 || op.requantization == nullptr) return false;
+  for (int i : {0, 1}) {
+    if (op.inputs[static_cast<size_t>(i)] < 0 || value(model, op.inputs[static_cast<size_t>(i)]).dtype != DType::kInt8) {
+      return false;
+    }
+  }
+  for (int i : {3, 4}) {
+    const int v = op.inputs[static_cast<size_t>(i)];
+    if (v < 0 || !value(model, v).is_constant() || value(model, v).dtype != DType::kInt32) return false;
+  }
+  const int bias = op.inputs[2];
+  if (bias >= 0 && (!value(model, bias).is_constant() || value(model, bias).dtype != DType::kInt32)) return false;
+  return value(model, op.outputs[0]).dtype == DType::kInt8 && value(model, op.inputs[1]).is_constant();
+}
+
+int32_t input_zero_point(const LoweredOp& op) {
+  return op.requantization->input_offsets.empty() ? 0 : -op.requantization->input_offsets[0];
+}
+
+int add_constant(LoweredModel* model, const std::string& name, DType dtype, std::vector<int64_t> shape,
+                 const void* data, size_t bytes, Quantization quantization = {}) {
+  auto t = std::make_shared<HostTensor>();
+  t->dtype = dtype;
+  t->shape = shape;
+  t->data.resize(bytes);
+  if (bytes > 0) std::memcpy(t->data.data(), data, bytes);
+  Value v;
+  v.name = name;
+  v.dtype = dtype;
+  v.shape = std::move(shape);
+  v.constant = std::move(t);
+  v.quantization = std::move(quantization);
+  return model->add_value(std::move(v));
+}
+
+std::vector<int32_t> int32_data(const LoweredModel& model, int v, size_t channels) {
+  if (v < 0) return std::vector<int32_t>(channels, 0);
+  const HostTensor& t = *value(model, v).constant;
+  return std::vector<int32_t>(t.as<int32_t>(), t.as<int32_t>() + t.num_elements());
+}
+
+// Multiplier and shift arrays of [channels] (a per-tensor pair is repeated).
+void per_channel_requantization(LoweredModel* model, LoweredOp& op, size_t channels) {
+  for (int slot : {3, 4}) {
+    std::vector<int32_t> data = int32_data(*model, op.inputs[static_cast<size_t>(slot)], channels);
+    if (data.size() == channels) continue;
+    data.assign(channels, data.empty() ? 0 : data[0]);
+    op.inputs[static_cast<size_t>(slot)] =
+        add_constant(model, op.node_name + (slot == 3 ? "/channel_multiplier" : "/channel_shift"), DType::kInt32,
+                     {static_cast<int64_t>(channels)}, data.data(), data.size() * sizeof(int32_t));
+  }
+}
+
+// The bias with the input offset folded in, for a GEMM over raw int8 rows
+// ([channels][k] weights): bias[c] - zero_point * sum_k w[c][k], in the
+// reference's wrapping int32 arithmetic.
+void fold_bias(LoweredModel* model, LoweredOp& op, const int8_t* weights, size_t channels, size_t k) {
+  const std::vector<int32_t> bias = int32_data(*model, op.inputs[2], channels);
+  const int32_t zero_point = input_zero_point(op);
+  std::vector<int32_t> folded(channels);
+  for (size_t c = 0; c < channels; ++c) {
+    int32_t sum = 0;
+    for (size_t i = 0; i < k; ++i) sum += weights[c * k + i];
+    folded[c] = static_cast<int32_t>(static_cast<uint32_t>(bias[c]) -
+                                     static_cast<uint32_t>(zero_point) * static_cast<uint32_t>(sum));
+  }
+  op.inputs[2] = add_constant(model, op.node_name + "/folded_bias", DType::kInt32, {static_cast<int64_t>(channels)},
+                              folded.data(), folded.size() * sizeof(int32_t));
+}
+
+// An in_c == 1 depthwise (person_detect's first layer, multiplier 8) is a
+// convolution whose HWIO filter [kh, kw, 1, multiplier] has the same bytes.
+void depthwise_as_conv2d(LoweredOp& op) {
+  const schema::DepthwiseConv2DOptionsT d = *op.options.AsDepthwiseConv2DOptions();
+  schema::Conv2DOptionsT c;
+  c.stride_h = d.stride_h;
+  c.stride_w = d.stride_w;
+  c.dilation_h = d.dilation_h;
+  c.dilation_w = d.dilation_w;
+  c.pad_top = d.pad_top;
+  c.pad_left = d.pad_left;
+  c.pad_bottom = d.pad_bottom;
+  c.pad_right = d.pad_right;
+  c.activation = d.activation;
+  op.opcode = schema::OpCode::CONV2D;
+  op.options.Set(std::move(c));
+}
+
+bool s8_conv2d(LoweredModel* model, LoweredOp& op) {
+  const Value& filter = value(*model, op.inputs[1]);
+  const Value& input = value(*model, op.inputs[0]);
+  const Value& output = value(*model, op.outputs[0]);
+  if (filter.shape.size() != 4 || input.shape.size() != 4 || output.shape.size() != 4) return false;
+  const int64_t k_h = filter.shape[0], k_w = filter.shape[1], in_c = filter.shape[2], out_c = filter.shape[3];
+  if (in_c != input.shape[3]) return false;  // grouped: the reference kernel
+  const auto* o = op.options.AsConv2DOptions();
+  const int64_t k = k_h * k_w * in_c;
+  if (o == nullptr || k <= 0 || out_c <= 0 || k > (int64_t{1} << 16)) return false;
+  if (!fit_int16({k_h, k_w, o->stride_h, o->stride_w, o->dilation_h, o->dilation_w, o->pad_top, o->pad_left})) {
+    return false;
+  }
+  // HWIO -> OHWI: output channel c's window is one contiguous GEMM row.
+  std::vector<int8_t> ohwi(static_cast<size_t>(out_c * k));
+  const int8_t* hwio = filter.constant->as<int8_t>();
+  for (int64_t t = 0; t < k; ++t) {
+    for (int64_t c = 0; c < out_c; ++c) ohwi[static_cast<size_t>(c * k + t)] = hwio[t * out_c + c];
+  }
+  Quantization q = filter.quantization;
+  if (q.scale.size() > 1) q.dimension = 0;
+  const std::string name = filter.name + "/ohwi";
+  const std::vector<int64_t> shape = {out_c, k_h, k_w, in_c};
+  fold_bias(model, op, ohwi.data(), static_cast<size_t>(out_c), static_cast<size_t>(k));
+  per_channel_requantization(model, op, static_cast<size_t>(out_c));
+  op.inputs[1] = add_constant(model, name, DType::kInt8, shape, ohwi.data(), ohwi.size(), std::move(q));
+
+  const Value& in = value(*model, op.inputs[0]);
+  const Value& out = value(*model, op.outputs[0]);
+  const bool direct = k_h == 1 && k_w == 1 && o->stride_h == 1 && o->stride_w == 1 && o->pad_top == 0 &&
+                      o->pad_left == 0 && out.shape[1] == in.shape[1] && out.shape[2] == in.shape[2];
+  if (direct) {
+    op.cortexm_kernel = schema::CortexMKernel::S8_GEMM;
+    return true;
+  }
+  const int64_t rows = out.shape[0] * out.shape[1] * out.shape[2];
+  const int64_t chunk = std::min(rows, std::max<int64_t>(2, kIm2colScratchBytes / k / 2 * 2));
+  Value scratch;
+  scratch.name = op.node_name + "/im2col";
+  scratch.dtype = DType::kInt8;
+  scratch.shape = {chunk, k};
+  op.outputs.push_back(model->add_value(std::move(scratch)));
+  op.cortexm_kernel = schema::CortexMKernel::S8_IM2COL_GEMM;
+  return true;
+}
+
+bool s8_fully_connected(LoweredModel* model, LoweredOp& op) {
+  const auto* o = op.options.AsMatMulOptions();
+  const Value& a = value(*model, op.inputs[0]);
+  const Value& w = value(*model, op.inputs[1]);
+  if (o == nullptr || o->transpose_a || !o->transpose_b || a.shape.size() != 2 || w.shape.size() != 2) return false;
+  const auto& offsets = op.requantization->input_offsets;
+  if (offsets.size() > 1 && offsets[1] != 0) return false;  // asymmetric weights: the reference kernel
+  const size_t n = static_cast<size_t>(w.shape[0]), k = static_cast<size_t>(w.shape[1]);
+  const std::shared_ptr<const HostTensor> weights = w.constant;
+  fold_bias(model, op, weights->as<int8_t>(), n, k);
+  per_channel_requantization(model, op, n);
+  op.cortexm_kernel = schema::CortexMKernel::S8_GEMM;
+  return true;
+}
+
+bool s8_depthwise(LoweredModel* model, LoweredOp& op) {
+  const auto* o = op.options.AsDepthwiseConv2DOptions();
+  const Value& filter = value(*model, op.inputs[1]);
+  if (o == nullptr || o->depth_multiplier != 1 || filter.shape.size() != 4 || filter.shape[3] != 1) return false;
+  const Value& input = value(*model, op.inputs[0]);
+  const Value& output = value(*model, op.outputs[0]);
+  if (input.shape.size() != 4 || output.shape.size() != 4 ||
+      !fit_int16({input.shape[1], input.shape[2], filter.shape[0], filter.shape[1], output.shape[1], output.shape[2],
+                  o->stride_h, o->stride_w, o->dilation_h, o->dilation_w, o->pad_top, o->pad_left})) {
+    return false;
+  }
+  const size_t channels = static_cast<size_t>(filter.shape[2]);
+  if (op.inputs[2] < 0) {
+    const std::vector<int32_t> zeros(channels, 0);
+    op.inputs[2] = add_constant(model, op.node_name + "/bias", DType::kInt32, {static_cast<int64_t>(channels)},
+                                zeros.data(), zeros.size() * sizeof(int32_t));
+  }
+  per_channel_requantization(model, op, channels);
+  op.cortexm_kernel = schema::CortexMKernel::S8_DEPTHWISE;
+  return true;
+}
+
+bool takes_s8(LoweredModel* model, LoweredOp& op) {
+  if (!all_s8(*model, op)) return false;
+  switch (op.opcode) {
+    case schema::OpCode::CONV2D:
+      return s8_conv2d(model, op);
+    case schema::OpCode::MATMUL:
+      return s8_fully_connected(model, op);
+    case schema::OpCode::DEPTHWISE_CONV2D: {
+      const Value& filter = value(*model, op.inputs[1]);
+      if (filter.shape.size() == 4 && filter.shape[2] == 1 && filter.shape[3] > 1 &&
+          value(*model, op.inputs[0]).shape.size() == 4 && value(*model, op.inputs[0]).shape[3] == 1) {
+        depthwise_as_conv2d(op);
+        return s8_conv2d(model, op);
+      }
+      return s8_depthwise(model, op);
+    }
+    default:
+      return false;
+  }
+}
+
 }  // namespace
 
 bool is_cortexm_target(const std::string& target) {
@@ -37,7 +257,7 @@ bool is_cortexm_target(const std::string& target) {
 int assign_cortexm_backends(LoweredModel* model, const std::string& target) {
   int assigned = 0;
   for (LoweredOp& op : model->ops) {
-    if (takes(*model, op)) {
+    if (takes(*model, op) || takes_s8(model, op)) {
       op.backend = schema::Backend::CORTEX_M;
       ++assigned;
     }

@@ -18,6 +18,13 @@ bool is_cortexm_target(const std::string& target);
 // Assigns Operator.backend = CORTEX_M to the float32 MATMUL, CONV2D and
 // depth-multiplier-1 DEPTHWISE_CONV2D ops (the shapes those kernels are tuned
 // for; the rest stay on the reference kernels) and sets model->target.
+// int8 ops (after converter/quantize) get an Operator.cortexm_kernel and the
+// operand layout it needs: CONV2D with groups 1 (filter OHWI, folded bias,
+// im2col scratch as output 1 unless 1x1/stride 1/unpadded), FULLY_CONNECTED
+// with symmetric weights (folded bias), DEPTHWISE_CONV2D with multiplier 1, and
+// an in_c == 1 depthwise rewritten as a CONV2D; the replaced constants are left
+// for dead-code elimination. Grouped convolutions, other multipliers and
+// asymmetric weights stay on the reference kernels.
 // Returns the number of ops assigned.
 int assign_cortexm_backends(LoweredModel* model, const std::string& target);
 

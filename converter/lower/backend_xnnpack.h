@@ -15,15 +15,15 @@
 namespace floe::conv {
 
 struct BackendReport {
-  std::string target;        // "reference", "x86_64", "x86_64-avx512" or "aarch64"
+  std::string target;        // "reference", "x86_64", "x86_64-avx512", "aarch64" or "aarch64-no-dotprod"
   int xnnpack_ops = 0;       // ops assigned to XNNPACK
   int single_threaded_ops = 0;  // of those, marked too small for a thread pool
   uint64_t xnnpack_budget = 0;
 };
 
 // Resolves "host" to the converter's own architecture; throws ConvertError for
-// an unknown name. Known: reference, host, x86_64, x86_64-avx512, aarch64
-// (schemas/contract/xnnpack_budget.h).
+// an unknown name. Known: reference, host, x86_64, x86_64-avx512, aarch64,
+// aarch64-no-dotprod (schemas/contract/xnnpack_budget.h).
 std::string resolve_target(const std::string& name);
 
 // Assigns Operator.backend for `target` (resolved) and fills model->target,

@@ -8,6 +8,7 @@
 
 #include <map>
 
+#include "converter/frontend/graphdef/attrs.h"
 #include "converter/ir/error.h"
 #include "converter/ops/evaluate.h"
 #include "converter/ops/op_registry.h"
@@ -27,7 +28,7 @@ void check_supported_ops(const Graph& graph, const std::vector<bool>& keep) {
 
 LoweredModel lower_graph(const Graph& graph, const std::vector<bool>& keep,
                          const std::vector<Feed>& feeds, const std::vector<TensorRef>& fetches,
-                         LowerStats* stats, bool fold_constants) {
+                         LowerStats* stats, bool fold_constants, std::vector<FoldedFakeQuant>* folded_fake_quants) {
   LowerStats local_stats;
   LowerStats& st = stats ? *stats : local_stats;
   LoweredModel model;
@@ -44,6 +45,9 @@ LoweredModel lower_graph(const Graph& graph, const std::vector<bool>& keep,
   }
 
   std::vector<std::vector<TensorInfo>> infos(graph.size());
+  // Folded FakeQuant results by their tensor (kept alive by `infos`), matched
+  // to the constant values lowered ops create from them at the end.
+  std::map<const HostTensor*, FoldedFakeQuant> fake_quant_results;
   std::vector<std::vector<int>> values(graph.size());
   auto info_of = [&](const Node& user, const TensorRef& ref) -> const TensorInfo* {
     const auto f = fed.find(ref);
@@ -83,6 +87,23 @@ LoweredModel lower_graph(const Graph& graph, const std::vector<bool>& keep,
       std::vector<HostTensor> results = fold_node(graph, node, *handler, inputs, outs);
       for (size_t port = 0; port < outs.size(); ++port) {
         outs[port].value = std::make_shared<const HostTensor>(std::move(results[port]));
+      }
+      if (folded_fake_quants != nullptr && node.op().rfind("FakeQuantWithMinMax", 0) == 0) {
+        FoldedFakeQuant f;
+        f.node = node.name();
+        f.op = node.op();
+        f.num_bits = static_cast<int>(attr_int(node.def, "num_bits", 8));
+        f.narrow_range = attr_bool(node.def, "narrow_range", false);
+        if (node.op() == "FakeQuantWithMinMaxArgs") {
+          f.min = {attr_float(node.def, "min", -6.0f)};
+          f.max = {attr_float(node.def, "max", 6.0f)};
+        } else {
+          const HostTensor& lo = *inputs[1]->value;
+          const HostTensor& hi = *inputs[2]->value;
+          f.min.assign(lo.as<float>(), lo.as<float>() + lo.num_elements());
+          f.max.assign(hi.as<float>(), hi.as<float>() + hi.num_elements());
+        }
+        fake_quant_results[outs[0].value.get()] = std::move(f);
       }
       outputs_constant = fold_constants;  // else lowered below as well (see lower_graph.h)
       if (fold_constants) ++st.folded_nodes;
@@ -151,6 +172,16 @@ LoweredModel lower_graph(const Graph& graph, const std::vector<bool>& keep,
       }
     }
     model.outputs.push_back(id);
+  }
+  if (folded_fake_quants != nullptr) {
+    for (size_t v = 0; v < model.values.size(); ++v) {
+      const auto it = model.values[v].constant ? fake_quant_results.find(model.values[v].constant.get())
+                                               : fake_quant_results.end();
+      if (it == fake_quant_results.end()) continue;
+      FoldedFakeQuant f = it->second;
+      f.value = static_cast<int>(v);
+      folded_fake_quants->push_back(std::move(f));
+    }
   }
   return model;
 }

@@ -27,12 +27,26 @@ struct LowerStats {
 // with counts per op.
 void check_supported_ops(const Graph& graph, const std::vector<bool>& keep);
 
+// A FakeQuant node folded over constants (quantization-aware-trained weights):
+// the constant value it became and the range it quantized them to.
+struct FoldedFakeQuant {
+  int value = -1;  // the folded constant in the lowered model
+  std::string node;
+  std::string op;
+  int num_bits = 8;
+  bool narrow_range = false;
+  std::vector<float> min, max;  // one pair, or one per last-dim channel
+};
+
 LoweredModel lower_graph(const Graph& graph, const std::vector<bool>& keep,
                          const std::vector<Feed>& feeds, const std::vector<TensorRef>& fetches,
-                         LowerStats* stats = nullptr, bool fold_constants = true);
+                         LowerStats* stats = nullptr, bool fold_constants = true,
+                         std::vector<FoldedFakeQuant>* folded_fake_quants = nullptr);
 // fold_constants = false (floe-convert --disable-pass fold-constants): nodes over
 // constants are still evaluated (inference needs shape arguments), but they are
 // also lowered as ops, so the model computes them at run time; the optimizer's
 // fold-constants pass is then what folds them (tests compare both ways).
+// folded_fake_quants (when given) receives every folded FakeQuant whose result
+// a lowered op reads, so int8 quantization can keep the weights' trained grid.
 
 }  // namespace floe::conv

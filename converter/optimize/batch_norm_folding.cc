@@ -8,6 +8,7 @@
 //   y = S*(W x + b) + B' = (S*W) x + (S*b + B')
 // folds into new weights (each output channel's filter scaled) and a new bias.
 // Only ops without a fused activation qualify (the activation comes after).
+#include <cmath>
 #include <string>
 
 #include "converter/optimize/graph_view.h"
@@ -80,6 +81,29 @@ std::vector<float> scaled_weights(const LoweredModel& model, const LoweredOp& op
   return out;
 }
 
+// Weights fake-quantized in training (their grid in Value::quantization) are
+// integer multiples of the grid's scale; scaling channel c by s[c] keeps them
+// multiples of scale * |s[c]| (the sign goes into the multiple). A grid per
+// channel on another axis is dropped, and the weights are then quantized from
+// their values.
+Quantization folded_grid(const LoweredModel& model, const LoweredOp& op, const Quantization& grid,
+                         const std::vector<float>& channel_scale) {
+  Quantization folded;
+  if (grid.empty()) return folded;
+  const Value& w = model.values[static_cast<size_t>(op.inputs[1])];
+  const bool channel_major = op.opcode == schema::OpCode::MATMUL && op.options.AsMatMulOptions()->transpose_b;
+  const int channel_axis = channel_major ? 0 : static_cast<int>(w.shape.size()) - 1;
+  const bool per_tensor = grid.scale.size() == 1;
+  if (!per_tensor && (grid.dimension != channel_axis || grid.scale.size() != channel_scale.size())) return folded;
+  folded.dimension = channel_axis;
+  for (size_t c = 0; c < channel_scale.size(); ++c) {
+    if (!(std::fabs(channel_scale[c]) > 0)) return Quantization{};
+    folded.scale.push_back((per_tensor ? grid.scale[0] : grid.scale[c]) * std::fabs(channel_scale[c]));
+    folded.zero_point.push_back(0);
+  }
+  return folded;
+}
+
 }  // namespace
 
 int fold_batch_norms(LoweredModel& model, PassLog& log) {
@@ -127,8 +151,10 @@ int fold_batch_norms(LoweredModel& model, PassLog& log) {
       remove[static_cast<size_t>(s.op)] = true;
     }
     const std::vector<int64_t> weight_shape = weights.shape;  // add_float_constant may move values
+    const Quantization trained_grid = weights.quantization;
     const std::vector<float> new_weights = scaled_weights(model, op, scale);
     const int w = add_float_constant(model, op.node_name + "/folded_weights", weight_shape, new_weights);
+    model.values[static_cast<size_t>(w)].quantization = folded_grid(model, op, trained_grid, scale);
     op.inputs[1] = w;
     set_bias(model, op, bias);
     op.outputs[0] = value;

@@ -2,6 +2,7 @@
 // Conversion pipeline (see convert.h).
 #include "converter/pipeline/convert.h"
 
+#include <cmath>
 #include <fstream>
 #include <iterator>
 #include <map>
@@ -18,7 +19,9 @@
 #include "converter/eval/run_lowered.h"
 #include "converter/frontend/tflite/tflite_import.h"
 #include "converter/optimize/passes.h"
+#include "converter/quantize/fake_quant_ranges.h"
 #include "converter/quantize/int8_arithmetic.h"
+#include "converter/quantize/quantization_aware.h"
 #include "converter/quantize/post_training.h"
 #include "converter/frontend/calibration/calibration_file.h"
 #include "converter/ir/error.h"
@@ -258,12 +261,74 @@ void unroll_stage(Conversion& c) {
   check_supported_ops(*c.graph, c.pruned.keep);
 }
 
+// FakeQuant on weights (folded while lowering) leaves the weights on its
+// grid: recorded as the constant's quantization (scale, zero point - 128, per
+// last-dim channel when per-channel) for int8 quantization to keep. A
+// FAKE_QUANT op over constants that lowering did not fold (the optimizer's
+// fold-constants pass will, into the same value) gets it on its output.
+void keep_trained_weight_grids(std::vector<FoldedFakeQuant> folded, Conversion& c) {
+  // Values computed from constants alone (ops are in topological order).
+  std::vector<bool> from_constants(c.lowered.values.size(), false);
+  for (size_t v = 0; v < from_constants.size(); ++v) from_constants[v] = c.lowered.values[v].is_constant();
+  for (const LoweredOp& op : c.lowered.ops) {
+    bool constant_inputs = !op.inputs.empty();
+    for (int v : op.inputs) constant_inputs = constant_inputs && (v < 0 || from_constants[static_cast<size_t>(v)]);
+    for (int v : op.outputs) from_constants[static_cast<size_t>(v)] = constant_inputs;
+    const auto* o = op.options.AsFakeQuantOptions();
+    if (op.opcode != schema::OpCode::FAKE_QUANT || !constant_inputs || o == nullptr || op.inputs.size() != 3 ||
+        op.outputs.size() != 1 || !c.lowered.values[static_cast<size_t>(op.inputs[1])].is_constant() ||
+        !c.lowered.values[static_cast<size_t>(op.inputs[2])].is_constant()) {
+      continue;
+    }
+    FoldedFakeQuant f;
+    f.value = op.outputs[0];
+    f.node = op.node_name;
+    f.op = "FAKE_QUANT";
+    f.num_bits = o->num_bits;
+    f.narrow_range = o->narrow_range;
+    for (const auto& [index, range] : {std::pair<int, std::vector<float>*>{1, &f.min}, {2, &f.max}}) {
+      const HostTensor& t = *c.lowered.values[static_cast<size_t>(op.inputs[static_cast<size_t>(index)])].constant;
+      range->assign(t.as<float>(), t.as<float>() + t.num_elements());
+    }
+    folded.push_back(std::move(f));
+  }
+  for (const FoldedFakeQuant& f : folded) {
+    Value& w = c.lowered.values[static_cast<size_t>(f.value)];
+    const std::string where = f.node + " (" + f.op + "): ";
+    if (f.num_bits != 8) {
+      c.unusable_fake_quants.push_back(where + "num_bits " + std::to_string(f.num_bits) +
+                                       " on weights: only 8-bit FakeQuant grids map onto int8 weights (TFLite's "
+                                       "converter would re-derive an 8-bit grid from the same min/max, which is not "
+                                       "the grid the model was trained with)");
+      continue;
+    }
+    const bool per_tensor = f.min.size() == 1 && f.max.size() == 1;
+    if (w.dtype != DType::kFloat32 ||
+        (!per_tensor && (f.min.size() != f.max.size() || w.shape.empty() ||
+                         static_cast<int64_t>(f.min.size()) != w.shape.back()))) {
+      continue;  // not a float grid floe can describe: the weights are quantized from their values
+    }
+    Quantization q = int8_from_fake_quant(f.min, f.max, f.narrow_range, static_cast<int>(w.shape.size()) - 1);
+    bool valid = true;
+    for (float scale : q.scale) valid = valid && scale > 0 && std::isfinite(scale);
+    if (!valid) {
+      c.unusable_fake_quants.push_back(where + "empty or invalid range on weights");
+      continue;
+    }
+    w.quantization = std::move(q);
+  }
+}
+
 // Inference, folding and lowering to floe ops, then the optimization passes.
 void lower_and_optimize_stage(const ConvertOptions& options, Conversion& c) {
   const bool fold = options.optimize.enabled && options.optimize.disabled.count("fold-constants") == 0 &&
                     options.optimize.fold_while_lowering;
   check_optimize_options(options.optimize);
-  c.lowered = lower_graph(*c.graph, c.pruned.keep, c.feeds, c.fetches, &c.lower_stats, fold);
+  std::vector<FoldedFakeQuant> folded_fake_quants;
+  c.lowered = lower_graph(*c.graph, c.pruned.keep, c.feeds, c.fetches, &c.lower_stats, fold,
+                          options.quantize_int8 ? &folded_fake_quants : nullptr);
+  // Before optimizing: batch-norm folding rescales these grids with the weights.
+  if (options.quantize_int8) keep_trained_weight_grids(folded_fake_quants, c);
   c.optimization = optimize(c.lowered, options.optimize);
 }
 
@@ -278,23 +343,41 @@ void int8_arithmetic_stage(Conversion& c) {
   }
 }
 
-// Post-training int8 quantization (converter/quantize/post_training.h): the
-// optimized float model is calibrated on the samples, rewritten to int8, given
-// its integers, and compared with the float model value by value (SQNR) before
-// dead code is dropped (which renumbers values).
+// int8 quantization (converter/quantize/post_training.h). FakeQuant ops of a
+// quantization-aware-trained graph give their values' quantization (and are
+// then dropped: in int8 they are the rounding the quantized tensor does); the
+// calibration samples, when given, fill every other range: the optimized float
+// model is calibrated on them. Then the model is rewritten to int8, given its
+// integers, and (with samples) compared with the float model value by value
+// (SQNR) before dead code is dropped (which renumbers values).
 void post_training_stage(const ConvertOptions& options, const std::vector<CalibrationArray>& arrays, Conversion& c) {
-  const std::vector<CalibrationSample> samples = calibration_samples(c.lowered, arrays);
-  const std::vector<ValueRange> ranges = calibrate(c.lowered, samples, options.post_training);
+  TrainedRanges trained = trained_ranges(c.lowered);
+  std::vector<std::string> unusable = c.unusable_fake_quants;
+  unusable.insert(unusable.end(), trained.unusable.begin(), trained.unusable.end());
+  refuse_unusable_fake_quants(unusable);
+  bool trained_weights = false;
+  for (const Value& v : c.lowered.values) trained_weights = trained_weights || (v.is_constant() && !v.quantization.empty());
+  if (arrays.empty() && trained.fake_quants.empty() && !trained_weights) {
+    throw ConvertError("--quantize int8 needs --calibration PATH (.npz or a directory of .npy files), or a "
+                       "quantization-aware-trained graph whose FakeQuant ops give the ranges");
+  }
+  const std::vector<CalibrationSample> samples =
+      arrays.empty() ? std::vector<CalibrationSample>{} : calibration_samples(c.lowered, arrays);
+  const std::vector<ValueRange> ranges =
+      samples.empty() ? std::vector<ValueRange>{} : calibrate(c.lowered, samples, options.post_training);
   const LoweredModel float_model = c.lowered;
   c.post_training = true;
   c.calibration_samples = samples.size();
-  c.ptq = quantize_post_training(&c.lowered, ranges, options.post_training);
+  c.fake_quant_activations = drop_trained_fake_quants(trained, &c.lowered);
+  c.ptq = quantize_post_training(&c.lowered, ranges, options.post_training, trained.quantization);
   c.int8 = derive_int8_arithmetic(&c.lowered);
-  c.sqnr = measure_sqnr(float_model, c.lowered, samples);
+  clamp_narrow_range_outputs(trained, &c.lowered);
+  if (!samples.empty()) c.sqnr = measure_sqnr(float_model, c.lowered, samples);
   opt::PassLog log;
   opt::eliminate_dead_code(c.lowered, log);
   // The float model as it would have been written, for the size comparison.
   LoweredModel float_copy = float_model;
+  for (Value& v : float_copy.values) v.quantization = Quantization{};  // trained grids are not float tensors'
   const bool cortexm = is_cortexm_target(options.target);
   if (cortexm) assign_cortexm_backends(&float_copy, options.target);
   assign_backends(&float_copy, cortexm ? "reference" : options.target);
@@ -302,8 +385,7 @@ void post_training_stage(const ConvertOptions& options, const std::vector<Calibr
 }
 
 std::vector<CalibrationArray> read_calibration_if_asked(const ConvertOptions& options) {
-  if (!options.quantize_int8) return {};
-  if (options.calibration_path.empty()) throw ConvertError("--quantize int8 needs --calibration PATH (.npz or a directory of .npy files)");
+  if (!options.quantize_int8 || options.calibration_path.empty()) return {};
   return read_calibration(options.calibration_path);
 }
 
@@ -335,6 +417,10 @@ void backend_stage(const ConvertOptions& options, Conversion& c) {
   c.target = options.target;
   c.cortexm = is_cortexm_target(options.target);
   c.cortexm_ops = c.cortexm ? assign_cortexm_backends(&c.lowered, options.target) : 0;
+  if (c.cortexm_ops > 0 && c.int8.ops > 0) {
+    opt::PassLog log;  // the weights and arrays the int8 kernels replaced
+    opt::eliminate_dead_code(c.lowered, log);
+  }
   c.backends = assign_backends(&c.lowered, c.cortexm ? "reference" : options.target);
 }
 

@@ -21,7 +21,7 @@ struct ConvertOptions {
   std::vector<std::string> inputs;         // any tensor; default: the Placeholders the outputs need
   std::map<std::string, std::vector<int64_t>> input_shapes;  // fixes unknown dims
   // Kernel backends are chosen for this target (converter/lower/backend_xnnpack.h):
-  // "reference" (portable kernels only), "x86_64", "x86_64-avx512", "aarch64" or "host".
+  // "reference" (portable kernels only), "x86_64", "x86_64-avx512", "aarch64", "aarch64-no-dotprod" or "host".
   std::string target = "reference";
   // SavedModel: the MetaGraphDef whose tag set equals this one.
   std::vector<std::string> tags = {"serve"};

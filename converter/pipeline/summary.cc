@@ -48,9 +48,33 @@ std::string conversion_summary(const Conversion& c) {
     s << "\n";
   }
   if (c.post_training) {
-    s << "  post-training int8: calibrated on " << c.calibration_samples << " sample(s); " << c.ptq.int8_ops
-      << " op(s) int8, " << c.ptq.quantize_ops << " QUANTIZE and " << c.ptq.dequantize_ops
+    s << "  int8 quantization: ";
+    if (c.fake_quant_activations > 0 || c.ptq.weights_from_fake_quant > 0) {
+      s << "FakeQuant ranges of " << c.fake_quant_activations << " activation op(s) and "
+        << c.ptq.weights_from_fake_quant << " weight tensor(s)" << (c.calibration_samples > 0 ? ", " : "; ");
+    }
+    if (c.calibration_samples > 0) s << "calibrated on " << c.calibration_samples << " sample(s); ";
+    s << c.ptq.int8_ops << " op(s) int8, " << c.ptq.quantize_ops << " QUANTIZE and " << c.ptq.dequantize_ops
       << " DEQUANTIZE inserted\n";
+    auto list = [&s](const char* what, const std::set<std::string>& names) {
+      if (names.empty()) return;
+      s << "    " << names.size() << " range(s) " << what << ":";
+      for (const std::string& name : names) s << " " << name;
+      s << "\n";
+    };
+    if (c.fake_quant_activations > 0 || c.ptq.weights_from_fake_quant > 0) {
+      list("from FakeQuant", c.ptq.ranges_from_fake_quant);
+      list("from calibration", c.ptq.ranges_from_calibration);
+      auto ops = [&s](const char* what, const std::vector<std::string>& labels) {
+        if (labels.empty()) return;
+        s << "    weights " << what << ":";
+        for (const std::string& label : labels) s << " " << label;
+        s << "\n";
+      };
+      ops("on their FakeQuant grid", c.ptq.trained_weight_ops);
+      ops("without a FakeQuant grid, quantized from their values", c.ptq.untrained_weight_ops);
+    }
+    for (const std::string& note : c.ptq.notes) s << "    note: " << note << "\n";
     for (const LayerSqnr& layer : c.sqnr) {
       std::ostringstream db;
       db.setf(std::ios::fixed);

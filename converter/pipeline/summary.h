@@ -60,6 +60,10 @@ struct Conversion {
   // SQNR of each int8 op's output, and the float model's size for comparison
   bool post_training = false;
   size_t calibration_samples = 0;
+  // quantization-aware-trained graphs: FakeQuant ops whose ranges were used
+  // (on activations; weights count in ptq.weights_from_fake_quant)
+  int fake_quant_activations = 0;
+  std::vector<std::string> unusable_fake_quants;  // "NODE (OP): why", refused together
   PostTrainingReport ptq;
   std::vector<LayerSqnr> sqnr;
   size_t float_model_bytes = 0;

@@ -78,7 +78,8 @@ int64_t round_to_int(double v) { return static_cast<int64_t>(std::round(v)); }
 
 // Symmetric per-channel int8 weights, [-127, 127], along `axis` (or one scale
 // when axis < 0), each scale at least min_scales[channel] (when given).
-Value symmetric_weights(const Value& w, int axis, const std::vector<float>& min_scales) {
+Value symmetric_weights(const Value& w, int axis, const std::vector<float>& min_scales,
+                        const std::vector<float>& trained_scales = {}) {
   const std::vector<float> data = floats_of(*w.constant);
   const std::vector<int64_t>& shape = w.shape;
   const int64_t channels = axis < 0 ? 1 : shape[static_cast<size_t>(axis)];
@@ -97,6 +98,7 @@ Value symmetric_weights(const Value& w, int axis, const std::vector<float>& min_
   q.quantization.dimension = axis < 0 ? 0 : axis;
   for (size_t c = 0; c < max_abs.size(); ++c) {
     float scale = max_abs[c] > 0 ? max_abs[c] / 127.0f : 1.0f;  // an all-zero channel quantizes to 0 with any scale
+    if (c < trained_scales.size()) scale = trained_scales[c];
     if (c < min_scales.size()) scale = std::max(scale, min_scales[c]);
     q.quantization.scale.push_back(scale);
     q.quantization.zero_point.push_back(0);
@@ -108,6 +110,35 @@ Value symmetric_weights(const Value& w, int axis, const std::vector<float>& min_
   }
   q.constant = std::move(t);
   return q;
+}
+
+// Scales for weights fake-quantized in training, per channel along `axis`
+// (one when axis < 0). A fake-quantized weight is an integer multiple of its
+// grid's scale whatever the grid's zero point, so with zero point 0 that scale
+// holds it exactly while the multiple is within [-127, 127]. A channel with
+// larger multiples (an asymmetric range such as contrib.quantize's per-tensor
+// min/max of the weights, or -128 without narrow_range) gets max|w| / 127.
+std::vector<float> trained_weight_scales(const Value& w, const Quantization& grid, int axis, int* requantized) {
+  const std::vector<float> data = floats_of(*w.constant);
+  const int64_t channels = axis < 0 ? 1 : w.shape[static_cast<size_t>(axis)];
+  int64_t inner = 1;
+  for (size_t d = static_cast<size_t>(axis < 0 ? 0 : axis) + 1; d < w.shape.size(); ++d) inner *= w.shape[d];
+  std::vector<float> max_abs(static_cast<size_t>(channels), 0.0f);
+  for (int64_t i = 0; i < static_cast<int64_t>(data.size()); ++i) {
+    float& m = max_abs[static_cast<size_t>(axis < 0 ? 0 : (i / inner) % channels)];
+    m = std::max(m, std::fabs(data[static_cast<size_t>(i)]));
+  }
+  std::vector<float> scales;
+  for (size_t c = 0; c < max_abs.size(); ++c) {
+    const float grid_scale = grid.scale.size() == 1 ? grid.scale[0] : grid.scale[c];
+    if (round_to_int(max_abs[c] / grid_scale) <= 127) {
+      scales.push_back(grid_scale);
+    } else {
+      scales.push_back(max_abs[c] / 127.0f);
+      ++*requantized;
+    }
+  }
+  return scales;
 }
 
 // int32 bias at input_scale * weight_scale[c].
@@ -405,7 +436,8 @@ std::vector<ValueRange> calibrate(const LoweredModel& model, const std::vector<C
 }
 
 PostTrainingReport quantize_post_training(LoweredModel* model, const std::vector<ValueRange>& calibrated,
-                                          const PostTrainingOptions& options) {
+                                          const PostTrainingOptions& options,
+                                          const std::map<int, Quantization>& trained) {
   LoweredModel& m = *model;
   PostTrainingReport report;
   const size_t original_values = m.values.size();
@@ -504,17 +536,80 @@ PostTrainingReport quantize_post_training(LoweredModel* model, const std::vector
     g.max = g.seen ? std::max(g.max, r.max) : r.max;
     g.seen = true;
   }
+  std::map<int, Quantization> trained_group;  // group root -> the first trained quantization
+  for (const auto& [v, q] : trained) trained_group.emplace(groups.find(v), q);
   auto params = [&](int v) -> Quantization {
     const int root = groups.find(v);
     const auto f = fixed_output.find(root);
     if (f != fixed_output.end()) return f->second;
+    const std::string& name = m.values[static_cast<size_t>(v)].name;
+    const auto t = trained_group.find(root);
+    if (t != trained_group.end()) {
+      if (!m.values[static_cast<size_t>(v)].is_constant()) report.ranges_from_fake_quant.insert(name);
+      return t->second;
+    }
     const ValueRange& r = group_range[root];
     if (!r.seen) {
-      throw ConvertError("internal error: post-training quantization: value '" + m.values[static_cast<size_t>(v)].name +
+      throw ConvertError("internal error: post-training quantization: value '" + name +
                          "' was never seen during calibration");
     }
+    if (!m.values[static_cast<size_t>(v)].is_constant()) report.ranges_from_calibration.insert(name);
     return asymmetric_int8(r.min, r.max);
   };
+
+  // A value with a quantization to give it: fixed, trained or measured.
+  auto has_quantization = [&](int v) {
+    const int root = groups.find(v);
+    return fixed_output.count(root) > 0 || trained_group.count(root) > 0 || group_range[root].seen;
+  };
+
+  // Every value an int8 op reads or writes needs a quantization: fixed, trained
+  // (FakeQuant) or calibrated. All values lacking one are refused together.
+  {
+    std::vector<int> missing;
+    std::set<int> listed;
+    auto need = [&](int v) {
+      if (v < 0 || is_constant(m, v) || !is_float(m, v) || listed.count(v)) return;
+      if (has_quantization(v)) return;
+      listed.insert(v);
+      missing.push_back(v);
+    };
+    if (options.int8_io) {
+      for (int v : m.inputs) need(v);
+    }
+    for (size_t i = 0; i < m.ops.size(); ++i) {
+      if (!int8[i]) continue;
+      Role role;
+      role_of(m.ops[i].opcode, &role);
+      for (size_t k = 0; k < m.ops[i].inputs.size(); ++k) {
+        if (role != Role::kWeighted || k == 0) need(m.ops[i].inputs[k]);
+      }
+      need(m.ops[i].outputs[0]);
+    }
+    if (!missing.empty()) {
+      Refusal refusal;
+      refusal.reason = "no range: no FakeQuant gives one and no calibration data was given";
+      std::string list;
+      for (int v : missing) {
+        const int p = producer[static_cast<size_t>(v)];
+        const std::string by = p >= 0 ? op_label(m.ops[static_cast<size_t>(p)]) : std::string("a model input");
+        refusal.nodes_by_op[p >= 0 ? schema::EnumNameOpCode(m.ops[static_cast<size_t>(p)].opcode) : "input"].push_back(
+            m.values[static_cast<size_t>(v)].name);
+        list += "\n  " + m.values[static_cast<size_t>(v)].name + " (" + (p >= 0 ? "computed by " : "") + by + ")";
+      }
+      ErrorLocation where;
+      const int p = producer[static_cast<size_t>(missing.front())];
+      if (p >= 0) {
+        where.node = m.ops[static_cast<size_t>(p)].node_name;
+        where.op = schema::EnumNameOpCode(m.ops[static_cast<size_t>(p)].opcode);
+      }
+      throw ConvertError("--quantize int8: " + std::to_string(missing.size()) +
+                             " tensor(s) have no range (no FakeQuant gives one, and no --calibration data was given "
+                             "to measure it):" + list,
+                         ErrorCategory::kUnsupported, where)
+          .with_refusals({refusal});
+    }
+  }
 
   // 3. Rewrite: int8 ops read int8 values (QUANTIZE inserted after float
   // producers), float ops read float ones (DEQUANTIZE inserted after int8
@@ -574,7 +669,7 @@ PostTrainingReport quantize_post_training(LoweredModel* model, const std::vector
     if (m.values[v].dtype == DType::kFloat32 && !m.values[v].is_constant()) as_float[v] = static_cast<int>(v);
   }
   for (int v : m.inputs) {
-    if (options.int8_io && m.values[static_cast<size_t>(v)].dtype == DType::kFloat32 && ranges[static_cast<size_t>(v)].seen) {
+    if (options.int8_io && m.values[static_cast<size_t>(v)].dtype == DType::kFloat32 && has_quantization(v)) {
       make_int8_in_place(v);
       as_float[static_cast<size_t>(v)] = -1;
     }
@@ -629,7 +724,38 @@ PostTrainingReport quantize_post_training(LoweredModel* model, const std::vector
         for (float b : bias) min_scales.push_back(static_cast<float>(std::fabs(b) / limit));
         if (axis < 0) min_scales = {*std::max_element(min_scales.begin(), min_scales.end())};
       }
-      Value qw = symmetric_weights(w, axis, min_scales);
+      // Trained weights keep their FakeQuant grid's scale (per tensor, or per
+      // channel on the op's axis), with zero point 0 as TFLite's int8 weights.
+      const Quantization& grid = w.quantization;
+      const bool grid_fits = !grid.empty() &&
+                             (grid.scale.size() == 1 ||
+                              (axis >= 0 && grid.dimension == axis &&
+                               static_cast<int64_t>(grid.scale.size()) == w.shape[static_cast<size_t>(axis)]));
+      if (!grid_fits) report.untrained_weight_ops.push_back(op_label(op));
+      if (!grid.empty() && !grid_fits) {
+        report.notes.push_back("weights of " + op_label(op) +
+                               ": their FakeQuant grid is per channel on another axis than the op's; quantized "
+                               "symmetric from their values instead");
+      }
+      std::vector<float> trained_scales;
+      if (grid_fits) {
+        int requantized = 0;
+        trained_scales = trained_weight_scales(w, grid, axis, &requantized);
+        ++report.weights_from_fake_quant;
+        report.trained_weight_ops.push_back(op_label(op));
+        if (requantized > 0) {
+          report.notes.push_back("weights of " + op_label(op) + ": " + std::to_string(requantized) + " of " +
+                                 std::to_string(trained_scales.size()) +
+                                 " channel(s) reach beyond ±127 steps of their FakeQuant grid (an asymmetric range; "
+                                 "TFLite's int8 weights have zero point 0): those quantized symmetric from their "
+                                 "values, max|w| / 127");
+        } else if (grid.scale.size() == 1) {
+          axis = -1;  // the grid's one scale for the whole tensor
+          trained_scales.resize(1);
+          if (min_scales.size() > 1) min_scales = {*std::max_element(min_scales.begin(), min_scales.end())};
+        }
+      }
+      Value qw = symmetric_weights(w, axis, min_scales, trained_scales);
       const std::vector<float> weight_scales = qw.quantization.scale;
       if (axis < 0) qw.quantization.dimension = 0;
       op.inputs[1] = m.add_value(std::move(qw));
@@ -648,7 +774,7 @@ PostTrainingReport quantize_post_training(LoweredModel* model, const std::vector
     const bool is_int8 = as_int8[static_cast<size_t>(v)] == v;
     if (is_int8 == options.int8_io || m.values[static_cast<size_t>(v)].dtype == DType::kBool) continue;
     if (!is_int8 && m.values[static_cast<size_t>(v)].dtype != DType::kFloat32) continue;
-    if (!is_int8 && !ranges[static_cast<size_t>(v)].seen) continue;
+    if (!is_int8 && !has_quantization(v)) continue;
     const std::string name = m.values[static_cast<size_t>(v)].name;
     const int converted = convert_edge(v, !is_int8);
     m.values[static_cast<size_t>(v)].name = name + (is_int8 ? "/int8" : "/float");
@@ -656,6 +782,10 @@ PostTrainingReport quantize_post_training(LoweredModel* model, const std::vector
     v = converted;
   }
   m.ops = std::move(ops);
+  // Trained grids were only for the weights quantized above.
+  for (Value& value : m.values) {
+    if (value.dtype == DType::kFloat32) value.quantization = Quantization{};
+  }
   return report;
 }
 

@@ -12,6 +12,7 @@
 #pragma once
 
 #include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -66,13 +67,25 @@ struct PostTrainingReport {
   int int8_ops = 0;
   int quantize_ops = 0, dequantize_ops = 0;  // inserted
   std::vector<std::string> float_ops;        // "NODE (OPCODE)": left float, wrapped
+  // Where each int8 activation's quantization came from (value names).
+  std::set<std::string> ranges_from_fake_quant, ranges_from_calibration;
+  int weights_from_fake_quant = 0;           // weight tensors quantized with their trained grid's scales
+  std::vector<std::string> trained_weight_ops, untrained_weight_ops;  // "NODE (OPCODE)": with / without a grid
+  std::vector<std::string> notes;            // channels or grids that could not keep it, and why
 };
 
 // Rewrites `model` (its float values keep their ids; new values are appended).
-// Throws ConvertError (kUnsupported, listing every offender) when
-// options.strict and an op has no int8 kernel.
+// `trained` gives values their quantization outright (FakeQuant ranges of a
+// quantization-aware-trained graph; a group of values that must share one
+// quantization takes it from any member); `ranges` (calibration) fill the
+// rest. Float constant weights whose Value::quantization holds a trained
+// FakeQuant grid keep its scale (zero point 0) in every channel it holds
+// within [-127, 127]. Throws ConvertError (kUnsupported, listing
+// every offender) when options.strict and an op has no int8 kernel, or when
+// values an int8 op needs have neither (all of them in one message).
 PostTrainingReport quantize_post_training(LoweredModel* model, const std::vector<ValueRange>& ranges,
-                                          const PostTrainingOptions& options);
+                                          const PostTrainingOptions& options,
+                                          const std::map<int, Quantization>& trained = {});
 
 // Per int8 op: the signal-to-quantization-noise ratio of its dequantized
 // output against the float model's same value, over all samples.

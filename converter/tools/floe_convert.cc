@@ -82,7 +82,8 @@ int main(int argc, char** argv) {
   app.add_option("--target", options.target,
                  "kernel backends for: host (default; this machine's arch), x86_64, aarch64 "
                  "(XNNPACK where it applies), x86_64-avx512 (the same, arena sized for "
-                 "AVX-512F CPUs only), cortex-m4, cortex-m33, cortex-m55 (DSP / Helium "
+                 "AVX-512F CPUs only), aarch64-no-dotprod (the same, arena sized for aarch64 CPUs "
+                 "without the dot product), cortex-m4, cortex-m33, cortex-m55 (DSP / Helium "
                  "kernels where they apply) or reference (portable kernels only)");
   app.add_flag("-q,--quiet", quiet, "print nothing on success");
   std::string error_json_path;
@@ -98,8 +99,8 @@ int main(int argc, char** argv) {
   std::string quantize, io, calibration_method;
   bool strict_int8 = false;
   app.add_option("--quantize", quantize,
-                 "post-training quantization: int8 (needs --calibration); ops without an int8 kernel stay float "
-                 "between DEQUANTIZE and QUANTIZE");
+                 "int8 quantization: ranges from the graph's FakeQuant ops (quantization-aware training) and/or "
+                 "--calibration; ops without an int8 kernel stay float between DEQUANTIZE and QUANTIZE");
   app.add_option("--calibration", options.calibration_path,
                  "calibration samples for --quantize: an .npz (np.savez) or a directory of .npy files, one array "
                  "per input name, [1,...] or a batch [n,...]");
@@ -149,9 +150,6 @@ int main(int argc, char** argv) {
       throw floe::conv::ConvertError("--quantize '" + quantize + "': only int8 is supported");
     }
     options.quantize_int8 = quantize == "int8";
-    if (options.quantize_int8 && options.calibration_path.empty()) {
-      throw floe::conv::ConvertError("--quantize int8 needs --calibration PATH (.npz or a directory of .npy files)");
-    }
     if (!options.quantize_int8) {
       const char* stray = !options.calibration_path.empty() ? "--calibration"
                           : !io.empty()                     ? "--io"

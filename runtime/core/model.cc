@@ -289,12 +289,14 @@ Quantization Model::quantization(size_t index) const {
   const uint32_t rank = t->shape() ? t->shape()->size() : 0;
   const uint32_t dim = static_cast<uint32_t>(q->quantized_dimension());  // negative: huge
   int64_t lo = 0, hi = 0;
-  bool ok = zero_point_range(t->dtype(), &lo, &hi) && count != 0 && zero_points != nullptr &&
-            zero_points->size() == count &&
+  // One zero point may stand for every channel (symmetric int8 weights: all 0).
+  const uint32_t zero_point_count = zero_points ? zero_points->size() : 0;
+  bool ok = zero_point_range(t->dtype(), &lo, &hi) && count != 0 &&
+            (zero_point_count == count || zero_point_count == 1) &&
             (count == 1 ? dim < rank || dim == 0 : dim < rank && count == static_cast<uint32_t>(t->shape()->Get(dim)));
   for (uint32_t c = 0; ok && c < count; ++c) {
     const float scale = scales->Get(c);
-    const int64_t zero_point = zero_point_at(zero_points, c);
+    const int64_t zero_point = zero_point_at(zero_points, zero_point_count == 1 ? 0 : c);
     // NaN fails both comparisons; +inf fails the second.
     ok = scale > 0.0f && scale <= 3.402823466e38f && zero_point >= lo && zero_point <= hi;
   }

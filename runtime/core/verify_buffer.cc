@@ -28,8 +28,8 @@ constexpr uint8_t kSlots[] = {
     // quantization
     kString, kU8, kVec32, kU8, kU64, kU64, kU32, kU32, kTable | 0,
     // 2 Operator: opcode, inputs, outputs, options_type, options, name, backend,
-    // single_threaded, requantization
-    kU16, kVec32, kVec32, kUnionType, kUnionValue, kString, kU8, kU8, kTable | 1,
+    // single_threaded, requantization, cortexm_kernel
+    kU16, kVec32, kVec32, kUnionType, kUnionValue, kString, kU8, kU8, kTable | 1, kU8,
     // 3 MatMulOptions
     kU8, kU8, kU8,
     // 4 Conv2DOptions: 8 ints, activation
@@ -86,9 +86,9 @@ constexpr uint8_t kSlots[] = {
     kVec32, kU32, kU32, kU32, kVec32, kVec32, kU32, kU32, kU32, kU32, kU32,
 };
 
-constexpr uint8_t kStart[kTableCount + 1] = {0,  13, 22, 31, 34, 43, 53, 62, 63, 65, 66, 67, 70, 71,
-                                              72, 74, 76, 77, 79, 88, 90, 91, 94, 96, 100, 108, 112, 114,
-                                              117, 128};
+constexpr uint8_t kStart[kTableCount + 1] = {0,  13, 22, 32, 35, 44, 54, 63, 64, 66, 67, 68, 71, 72,
+                                              73, 75, 77, 78, 80, 89, 91, 92, 95, 97, 101, 109, 113, 115,
+                                              118, 129};
 static_assert(sizeof(kSlots) == kStart[kTableCount], "kStart must cover kSlots");
 
 // The last slot of each table sits where the generated code says.
@@ -98,9 +98,10 @@ constexpr uint32_t slot_voffset(uint32_t id, uint32_t end) {
 using namespace schema;  // NOLINT: the VT_ constants below
 static_assert(slot_voffset(0, 1) == Model::VT_PERSISTENT_SIZE_PTR64, "Model slots");
 static_assert(slot_voffset(1, 1) == Tensor::VT_QUANTIZATION, "Tensor slots");
-static_assert(slot_voffset(2, 1) == Operator::VT_REQUANTIZATION, "Operator slots");
-static_assert(slot_voffset(2, 2) == Operator::VT_SINGLE_THREADED, "Operator slots");
-static_assert(slot_voffset(2, 5) == Operator::VT_OPTIONS, "Operator union slot");
+static_assert(slot_voffset(2, 1) == Operator::VT_CORTEXM_KERNEL, "Operator slots");
+static_assert(slot_voffset(2, 2) == Operator::VT_REQUANTIZATION, "Operator slots");
+static_assert(slot_voffset(2, 3) == Operator::VT_SINGLE_THREADED, "Operator slots");
+static_assert(slot_voffset(2, 6) == Operator::VT_OPTIONS, "Operator union slot");
 static_assert(slot_voffset(3, 1) == MatMulOptions::VT_ACTIVATION, "MatMulOptions");
 static_assert(slot_voffset(4, 1) == Conv2DOptions::VT_ACTIVATION, "Conv2DOptions");
 static_assert(slot_voffset(5, 1) == DepthwiseConv2DOptions::VT_ACTIVATION, "Depthwise");

@@ -192,7 +192,10 @@ uint64_t count_macs(const floe::Model& model) {
         break;
       }
       case floe::schema::OpCode::CONV2D:
-        macs += outputs * static_cast<uint64_t>(filter.dims[0] * filter.dims[1] * filter.dims[2]);
+        // HWIO, or OHWI for an int8 Cortex-M kernel (Operator.cortexm_kernel).
+        macs += outputs * static_cast<uint64_t>(op->cortexm_kernel() == floe::schema::CortexMKernel::NONE
+                                                    ? filter.dims[0] * filter.dims[1] * filter.dims[2]
+                                                    : filter.dims[1] * filter.dims[2] * filter.dims[3]);
         break;
       case floe::schema::OpCode::DEPTHWISE_CONV2D:
         macs += outputs * static_cast<uint64_t>(filter.dims[0] * filter.dims[1]);

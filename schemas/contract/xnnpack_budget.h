@@ -30,6 +30,11 @@ constexpr const char* kXnnpackVersion = "0.0~git20220216.ae108ef";
 constexpr const char* kTargetX86_64 = "x86_64";
 constexpr const char* kTargetX86_64Avx512 = "x86_64-avx512";
 constexpr const char* kTargetAarch64 = "aarch64";
+// aarch64 CPUs without the dot-product extension (ARMv8.0-A cores such as
+// Cortex-A53/A57/A72/A73): exact there. int8 convolutions tile differently
+// with the dot product, so "aarch64" bounds both and may be a few % above on
+// either; on a CPU with the dot product such a model runs the reference kernels.
+constexpr const char* kTargetAarch64NoDotprod = "aarch64-no-dotprod";
 
 // The runtime's allocator hands out blocks at least this aligned (XNNPACK's
 // plain allocate() gets exactly this), from a region whose base is
@@ -62,13 +67,23 @@ constexpr uint32_t kDwconvTaps[4] = {3, 4, 9, 25};
 // Max, average and pixelwise-average pooling kernels read 9 rows (9p8x).
 constexpr uint64_t kPoolingRows = 9;
 
-// What XNNPACK picks on one class of CPU (f32).
+// Depthwise primary tiles of the int8 per-channel (QC8) kernels: 9 and 25 taps
+// run dwconv, any other window a grouped IGEMM (there is no QC8 vmulcaddc).
+constexpr uint32_t kQc8DwconvTaps[2] = {9, 25};
+
+// What XNNPACK picks on one class of CPU: f32, and QC8 (int8 activations,
+// per-channel int8 weights, fp32 requantization), which floe uses for every
+// int8 convolution, depthwise convolution and fully connected op.
 struct Microkernels {
   uint32_t gemm_mr;                     // GEMM / IGEMM row tile
   uint32_t gemm_nr;                     // GEMM / IGEMM output-channel tile
   uint32_t gemm_k_round;                // kr x sr: packing rounds (group) input channels to it
   uint32_t dwconv_channel_tile[4];      // per kDwconvTaps entry
   uint32_t vmulcaddc_channel_tile;      // 1x1 depthwise, stride 1, unpadded
+  uint32_t qc8_gemm_mr;
+  uint32_t qc8_gemm_nr;
+  uint32_t qc8_gemm_k_round;
+  uint32_t qc8_dwconv_channel_tile[2];  // per kQc8DwconvTaps entry
 };
 
 struct Target {
@@ -79,24 +94,61 @@ struct Target {
   size_t kernel_count;
 };
 
-// x86-64: AVX-512F 7x16 (depthwise 16 channels); FMA3 on AMD Zen / Zen+ and
-// Hygon Dhyana 4x16s4, whose shuffled layout pads input channels to 4; other
-// FMA3 and AVX 5x16 (depthwise 16, 25 taps 8); SSE 4x8 (depthwise 8).
+// x86-64 f32: AVX-512F 7x16 (depthwise 16 channels); FMA3 on AMD Zen / Zen+
+// and Hygon Dhyana 4x16s4, whose shuffled layout pads input channels to 4;
+// other FMA3 and AVX 5x16 (depthwise 16, 25 taps 8); SSE 4x8 (depthwise 8).
+// QC8 (logged with qemu-x86_64 -cpu Haswell/SandyBridge/Nehalem/qemu64 and on
+// an AVX-512 host): AVX-512 4x16c8 (depthwise 32); AVX2 3x8c8; AVX 2x4c8;
+// SSE2-SSE4.1 3x4c8 (depthwise 16 on all but AVX-512).
 constexpr Microkernels kX86_64Kernels[] = {
-    {7, 16, 1, {16, 16, 16, 16}, 4},
-    {4, 16, 4, {16, 16, 16, 8}, 4},
-    {5, 16, 1, {16, 16, 16, 8}, 4},
-    {4, 8, 1, {8, 8, 8, 8}, 4},
+    {7, 16, 1, {16, 16, 16, 16}, 4, 4, 16, 8, {32, 32}},
+    {4, 16, 4, {16, 16, 16, 8}, 4, 3, 8, 8, {16, 16}},
+    {5, 16, 1, {16, 16, 16, 8}, 4, 3, 8, 8, {16, 16}},
+    {5, 16, 1, {16, 16, 16, 8}, 4, 2, 4, 8, {16, 16}},
+    {4, 8, 1, {8, 8, 8, 8}, 4, 3, 4, 8, {16, 16}},
 };
-// aarch64: 6x8 (generic, Cortex-A53/A55/A73/A75 ...) or 4x8 GEMM; depthwise
-// 4 or 8 channels by core (8 bounds both).
+// aarch64 f32: 6x8 (generic, Cortex-A53/A55/A73/A75 ...) or 4x8 GEMM;
+// depthwise 4 or 8 channels by core (8 bounds both). QC8 (logged under
+// qemu-aarch64 -cpu cortex-a53, cortex-a72, max): 2x8c8 without the dot
+// product extension, 4x16c4 with it; depthwise 16. Each f32 choice can meet
+// each QC8 choice; the rows without the dot product come first.
 constexpr Microkernels kAarch64Kernels[] = {
-    {6, 8, 1, {8, 8, 8, 8}, 4},
-    {4, 8, 1, {8, 8, 8, 8}, 4},
+    {6, 8, 1, {8, 8, 8, 8}, 4, 2, 8, 8, {16, 16}},
+    {4, 8, 1, {8, 8, 8, 8}, 4, 2, 8, 8, {16, 16}},
+    {6, 8, 1, {8, 8, 8, 8}, 4, 4, 16, 4, {16, 16}},
+    {4, 8, 1, {8, 8, 8, 8}, 4, 4, 16, 4, {16, 16}},
 };
-constexpr Target kX86_64{8, 2112, 64, kX86_64Kernels, 4};
+constexpr Target kX86_64{8, 2112, 64, kX86_64Kernels, 5};
 constexpr Target kX86_64Avx512{8, 2112, 64, kX86_64Kernels, 1};
-constexpr Target kAarch64{8, 976, 16, kAarch64Kernels, 2};
+constexpr Target kAarch64{8, 976, 16, kAarch64Kernels, 4};
+constexpr Target kAarch64NoDotprod{8, 976, 16, kAarch64Kernels, 2};
+
+// ---- int8 (QC8 / QS8) operators: what XNNPACK accepts ----
+// floe hands XNNPACK's QC8 convolution the reference kernels' own per-channel
+// requantization as its kernel scale (input and output scale 1): the Q31
+// multiplier m and shift s stand for m * 2^(s - 31). QC8 creation refuses a
+// scale of 256 or more, and zero. A zero multiplier (a channel whose weights
+// are all zero) makes the reference output the zero point; 2^-33 does the
+// same in XNNPACK: |int32 acc| * 2^-33 <= 0.25 rounds to 0.
+constexpr float kQc8ZeroChannelScale = 1.0f / 8589934592.0f;  // 2^-33
+constexpr float qc8_channel_scale(int32_t multiplier, int32_t shift) {
+  if (multiplier == 0) return kQc8ZeroChannelScale;
+  float scale = static_cast<float>(multiplier);
+  for (int32_t e = shift - 31; e < 0; ++e) scale *= 0.5f;
+  for (int32_t e = shift - 31; e > 0; --e) scale *= 2.0f;
+  return scale;
+}
+constexpr bool qc8_scale_supported(int32_t multiplier, int32_t shift) {
+  return multiplier >= 0 && shift >= -31 && shift <= 30 && qc8_channel_scale(multiplier, shift) < 256.0f;
+}
+// QS8 add: each input-to-output scale ratio in [2^-10, 2^8).
+constexpr bool qs8_add_ratio_supported(float ratio) {
+  return ratio >= 1.0f / 1024.0f && ratio < 256.0f;
+}
+// QS8 global average pooling: the input-to-output scale ratio in [2^-8, 2^8).
+constexpr bool qs8_average_ratio_supported(float ratio) {
+  return ratio >= 1.0f / 256.0f && ratio < 256.0f;
+}
 
 // A 2-D convolution as XNNPACK sees it (NHWC, explicit padding).
 struct Convolution {
@@ -163,6 +215,41 @@ class Replay {
     return created;
   }
 
+  // An int8 convolution (QC8: int8 weights, int32 bias and a float scale per
+  // output channel). Returns the bytes in use once the operator is created.
+  constexpr uint64_t qc8_convolution(const Convolution& c) {
+    simd(target_.operator_bytes);
+    const uint64_t taps = c.kernel_h * c.kernel_w;
+    const bool single_channel = c.group_input_channels == 1 && c.group_output_channels == 1;
+    const uint32_t dwconv_tile = single_channel ? qc8_dwconv_channel_tile(taps) : 0;
+    constexpr uint64_t kPerChannel = 4 + 4;  // bias + scale
+    if (dwconv_tile != 0) {
+      const uint64_t channels = align_up(c.groups, dwconv_tile);
+      simd(channels * (taps + kPerChannel));
+      if (c.padded) simd(channels + kExtraBytes);
+      const uint64_t created = used_;
+      const uint64_t step_w = c.dilation_w == 1 ? c.stride_w : c.kernel_w;
+      const uint64_t step_h = taps + (c.output_w - 1) * step_w * c.kernel_h;
+      plain(target_.pointer_bytes * c.output_h * step_h);
+      return created;
+    }
+    const uint64_t k_stride = align_up(c.group_input_channels, kernels_.qc8_gemm_k_round);
+    simd(c.groups * align_up(c.group_output_channels, kernels_.qc8_gemm_nr) *
+         (taps * k_stride + kPerChannel));
+    if (taps == 1 && c.stride_h == 1 && c.stride_w == 1 && !c.padded) return used_;
+    if (c.padded) simd(k_stride + kExtraBytes);
+    const uint64_t created = used_;
+    const uint64_t pixels = c.output_h * c.output_w;
+    plain(target_.pointer_bytes * taps *
+          (pixels == 1 ? 1 : align_up(pixels, kernels_.qc8_gemm_mr)));
+    return created;
+  }
+  // QS8 global average pooling: the operator and a zero row of int8.
+  constexpr void qs8_global_average_pooling(uint64_t channels) {
+    simd(target_.operator_bytes);
+    simd(channels + kExtraBytes);
+  }
+
   constexpr void max_pooling(uint64_t pool_h, uint64_t pool_w, uint64_t stride_w,
                              uint64_t output_h, uint64_t output_w) {
     simd(target_.operator_bytes);
@@ -189,6 +276,12 @@ class Replay {
   constexpr uint32_t dwconv_channel_tile(uint64_t taps) const {
     for (size_t i = 0; i < 4; ++i) {
       if (kDwconvTaps[i] == taps) return kernels_.dwconv_channel_tile[i];
+    }
+    return 0;
+  }
+  constexpr uint32_t qc8_dwconv_channel_tile(uint64_t taps) const {
+    for (size_t i = 0; i < 2; ++i) {
+      if (kQc8DwconvTaps[i] == taps) return kernels_.qc8_dwconv_channel_tile[i];
     }
     return 0;
   }

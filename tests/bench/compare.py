@@ -20,6 +20,11 @@ MODELS = [  # name, floe model, tflite model, onnx model, NHWC input, NCHW input
     ('mlp b64', 'mlp_b64.floe', 'mlp_b64.tflite', 'mlp.onnx', 'mlp_x_b64.npy', 'mlp_x_b64.npy'),
     ('cnn', 'cnn.floe', 'cnn.tflite', 'cnn.onnx', 'cnn_x_nhwc.npy', 'cnn_x_nchw.npy'),
 ]
+# int8 (floe: XNNPACK QC8/QS8 + its own int8 kernels; TF Lite 2.9: XNNPACK
+# delegate in QS8 mode): name, floe model, tflite model, int8 input, input name.
+INT8_MODELS = [
+    ('kws int8', 'kws_int8.floe', 'kws_int8.tflite', 'kws_int8_x.npy', 'input_1'),
+]
 
 
 def sh(cmd, cwd):
@@ -62,6 +67,18 @@ def main():
             ok = d <= 1e-4
             bad += not ok
             print(f'  {name:8} {peer:15} {d:.2e} {"OK" if ok else "MISMATCH"}')
+    int8_models = [row for row in INT8_MODELS if os.path.exists(os.path.join(m, row[1]))]
+    for name, fl, tfl, x, xname in int8_models:
+        fo, to = (os.path.join(tmp, f'{name.replace(" ", "_")}_{k}') for k in ('floe.npy', 'tfl.bin'))
+        out = sh([a.bench, f'{m}/{fl}', '--runs', '1', '--warmup', '0', '--profile-runs', '0',
+                  '--input', f'{xname}={m}/{x}', '--output', f'Identity={fo}'], p)
+        sh(['./tflite_int8_bench', f'{m}/{tfl}', '--runs', '1', '--in', f'{m}/{x}', '--out', to], p)
+        f = np.load(fo).astype(np.int32).ravel()
+        t = np.fromfile(to, dtype=np.int8).astype(np.int32)
+        d = int(np.abs(t - f).max())
+        ok = d <= 1
+        bad += not ok
+        print(f'  {name:8} {"TFLite+XNN QS8":15} {d} step(s) {"OK" if ok else "MISMATCH"}')
     if bad:
         sys.exit('compare: outputs disagree')
 
@@ -82,6 +99,18 @@ def main():
                 t['ort'].append(median_of(out, r'median ([0-9.]+) ms'))
             med = {k: statistics.median(v) for k, v in t.items()}
             rows.append((name, threads, med['floe'], med['tfl'], med['ort']))
+    int8_rows = []
+    for threads in (1, 2):
+        for name, fl, tfl, x, xname in int8_models:
+            t = {'floe': [], 'tfl': []}
+            for _ in range(a.rounds):
+                out = sh([a.bench, f'{m}/{fl}', '--threads', str(threads), '--runs', str(a.runs),
+                          '--profile-runs', '0', '--input', f'{xname}={m}/{x}'], p)
+                t['floe'].append(median_of(out, r'median ([0-9.]+) ms'))
+                out = sh(['./tflite_int8_bench', f'{m}/{tfl}', '--threads', str(threads), '--runs', str(a.runs),
+                          '--in', f'{m}/{x}'], p)
+                t['tfl'].append(median_of(out, r'median ([0-9.]+) ms'))
+            int8_rows.append((name, threads, statistics.median(t['floe']), statistics.median(t['tfl'])))
     mnet = os.path.join(m, 'mnet.floe')
     extra = []
     if os.path.exists(mnet):
@@ -98,7 +127,9 @@ def main():
         print(f'{name:9} {threads:>3} {f:9.4f} {tl:11.4f} {o:9.4f} {f / tl:12.3f} {f / o:9.3f}')
     for threads, f in extra:
         print(f'{"mobilenet":9} {threads:>3} {f:9.4f} {"-":>11} {"-":>9} {"-":>12} {"-":>9}   (yeah-world mnet.pb, floe only)')
-    print(f'\nworst floe/TFLite ratio: {worst:.3f}')
+    for name, threads, f, tl in int8_rows:
+        print(f'{name:9} {threads:>3} {f:9.4f} {tl:11.4f} {"-":>9} {f / tl:12.3f} {"-":>9}   (TFLite: XNNPACK QS8)')
+    print(f'\nworst floe/TFLite ratio (float): {worst:.3f}')
 
 
 if __name__ == '__main__':

@@ -2,7 +2,9 @@
 # SPDX-License-Identifier: Apache-2.0
 # aarch64 instructions per inference, floe vs the raw-XNNPACK program
 # (../shared/tools/peers/xnnpack_c/xnn_bench.c cross-built against the same
-# Debian arm64 XNNPACK), on mlp b1 / mlp b64 / cnn, under qemu-aarch64 with
+# Debian arm64 XNNPACK), on mlp b1 / mlp b64 / cnn, and int8 KWS (MLPerf Tiny,
+# ../shared/corpus/int8) through XNNPACK vs floe's int8 reference kernels vs
+# TF Lite 2.9's anchors (../shared/docs/arm-anchors.md), under qemu-aarch64 with
 # ../shared/tools/qemu-insncount. Deterministic: single thread, env -i, fixed
 # -cpu; per inference = (C(2N) - C(N)) / N, so start-up, Init and weight packing
 # cancel out.
@@ -72,3 +74,19 @@ for spec in "mlp_b1:mlp models --batch 1" "mlp_b64:mlp models --batch 64" "cnn:c
   x=$(cd "$peers" && per_inference xnn ${spec#*:})
   printf '%-8s %14s %14s %8s\n' "$name" "$f" "$x" "$(echo "$f $x" | awk '{printf "%.4f", $1 / $2}')"
 done
+
+# int8 KWS: XNNPACK (QC8/QS8) vs the reference kernels. TF Lite 2.9 on the same
+# plain -cpu cortex-a53 set-up (arm-anchors.md): builtin kernels 1,395,585,
+# XNNPACK delegate (QS8) 2,004,623.
+kws=$shared/corpus/int8/mlperf_tiny/kws
+if [ -f "$kws/kws_ref_model.tflite" ]; then
+  $c --graph "$kws/kws_ref_model.tflite" -o "$work/insn/kws_int8.floe"
+  $host_convert -q --target reference --graph "$kws/kws_ref_model.tflite" -o "$work/insn/kws_int8_ref.floe"
+  in="--input input_1=$kws/kws_input0_int8.npy"
+  x=$(per_inference floe "$work/insn/kws_int8.floe" $in)
+  r=$(per_inference floe "$work/insn/kws_int8_ref.floe" $in)
+  printf '\n%-8s %14s %14s %14s %8s\n' model floe-XNNPACK floe-reference TFLite-builtin ratio
+  printf '%-8s %14s %14s %14s %8s\n' kws_int8 "$x" "$r" 1395585 "$(echo "$x" | awk '{printf "%.4f", $1 / 1395585}')"
+else
+  echo "kws int8: skipped ($kws/kws_ref_model.tflite not found)"
+fi

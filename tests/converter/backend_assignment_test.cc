@@ -10,6 +10,7 @@
 #include "converter/lower/backend_xnnpack.h"
 #include "schemas/floe_generated.h"
 #include "tests/converter/tf1_test_util.h"
+#include "tests/support/corpus.h"
 
 namespace floe::testing {
 namespace {
@@ -95,6 +96,48 @@ TEST(BackendAssignment, XnnpackBudgetForTheAvx512ClassIsTighter) {
   // Zen pads the 9 inputs to 12. Everything else is the same on both.
   EXPECT_EQ(budget["x86_64"] - budget["x86_64-avx512"], 16u * 3 * 4);
   EXPECT_LT(budget["aarch64"], budget["x86_64-avx512"]);  // 8-wide tile, smaller operator object
+}
+
+// int8 KWS (DS-CNN): on the XNNPACK targets its convolutions, depthwise
+// convolutions, the 25x5 average pool (global) and the fully connected layer
+// go to XNNPACK; the reshape, the int8 softmax (none in XNNPACK 2022-02) and
+// the im2col of the one-channel first convolution run the reference kernels. Reference and Cortex-M targets: nothing, no
+// XNNPACK region. The no-dot-product class needs at most what "aarch64" states.
+TEST(BackendAssignment, Int8KwsOnXnnpackTargets) {
+  const char* kws = "int8/mlperf_tiny/kws/kws_ref_model.tflite";
+  FLOE_REQUIRE_CORPUS(kws);
+  std::map<std::string, uint64_t> budget;
+  for (const char* target : {"reference", "cortex-m4", "cortex-m55", "x86_64", "x86_64-avx512", "aarch64",
+                             "aarch64-no-dotprod"}) {
+    conv::ConvertOptions options;
+    options.graph_path = corpus_path(kws);
+    options.target = target;
+    const ConvertOutcome r = try_convert(options);
+    ASSERT_TRUE(r.error.empty()) << target << ": " << r.error;
+    const schema::Model* m = schema::GetModel(r.model.data());
+    std::map<std::string, int> on_xnnpack, on_reference;
+    for (const schema::Operator* op : *m->operators()) {
+      const std::string code = schema::EnumNameOpCode(op->opcode());
+      (op->backend() == schema::Backend::XNNPACK ? on_xnnpack : on_reference)[code] += 1;
+      EXPECT_NE(op->backend(), schema::Backend::CORTEX_M) << target << " " << code << ": float-only backend";
+    }
+    budget[target] = m->xnnpack_arena_size();
+    const std::string t = target;
+    if (t == "reference" || t.rfind("cortex-m", 0) == 0) {
+      EXPECT_TRUE(on_xnnpack.empty()) << target;
+      EXPECT_EQ(m->xnnpack_arena_size(), 0u) << target;
+      continue;
+    }
+    EXPECT_EQ(on_xnnpack, (std::map<std::string, int>{
+                              {"CONV2D", 5}, {"DEPTHWISE_CONV2D", 4}, {"AVG_POOL2D", 1}, {"MATMUL", 1}}))
+        << target;
+    // The 10x4 first convolution over one channel: im2col on the reference
+    // kernels, then a 1x1 convolution (one of the five) on XNNPACK.
+    EXPECT_EQ(on_reference, (std::map<std::string, int>{{"EXTRACT_PATCHES", 1}, {"RESHAPE", 1}, {"SOFTMAX", 1}}))
+        << target;
+  }
+  EXPECT_LE(budget["aarch64-no-dotprod"], budget["aarch64"]);
+  EXPECT_LE(budget["x86_64-avx512"], budget["x86_64"]);
 }
 
 TEST(BackendAssignment, ReferenceTargetMarksNothing) {

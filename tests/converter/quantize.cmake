@@ -12,3 +12,10 @@ floe_add_test(post_training_test
   SOURCES ${CMAKE_CURRENT_LIST_DIR}/post_training_test.cc ${PROJECT_SOURCE_DIR}/tests/support/model_runner.cc
   LIBS floe_converter floe_model_file
   LABELS converter)
+floe_add_test(quantization_aware_test
+  SOURCES ${CMAKE_CURRENT_LIST_DIR}/quantization_aware_test.cc ${PROJECT_SOURCE_DIR}/tests/support/model_runner.cc
+  LIBS floe_converter floe_model_file
+  LABELS converter)
+if(TARGET quantization_aware_test AND TARGET floe-convert)
+  add_dependencies(quantization_aware_test floe-convert)  # the CLI refusal case runs the tool
+endif()

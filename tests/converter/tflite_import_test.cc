@@ -198,6 +198,14 @@ TEST(TfliteImport, Int8ModelKeepsItsQuantizationInTheFloeFile) {
   EXPECT_EQ(x.scale, 0.5f);
   EXPECT_EQ(x.zero_point, -1);
   EXPECT_NE(r.summary.find("input   x  int8 [1,4,4,1]  scale 0.5 zero point -1"), std::string::npos) << r.summary;
+  // The 8 per-channel weight scales share one zero point (0) in the file.
+  bool saw_weights = false;
+  for (const auto* t : *model.schema()->tensors()) {
+    if (t->quantization() == nullptr || t->quantization()->scale()->size() != 8) continue;
+    EXPECT_EQ(t->quantization()->zero_point()->size(), 1u) << t->name()->str();
+    saw_weights |= t->dtype() == schema::DType::INT8;
+  }
+  EXPECT_TRUE(saw_weights);
 }
 
 // ---- FULLY_CONNECTED ------------------------------------------------------------

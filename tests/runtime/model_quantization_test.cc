@@ -156,6 +156,20 @@ TEST(ModelQuantization, InconsistentRecordsReadAsUnquantized) {
   expect_unquantized(on_float, 0, "quantization on a float tensor");
 }
 
+TEST(ModelQuantization, OneZeroPointHoldsForEveryChannel) {
+  Spec spec;
+  spec.x.scale = {0.5f, 0.25f, 0.125f, 1.0f};
+  spec.x.zero_point = {0};
+  spec.x.dimension = 1;
+  Loaded l = load(build(spec));
+  ASSERT_EQ(l.status, Status::kOk) << l.model.error().message;
+  EXPECT_EQ(l.model.quantization(0).channels, 4u);
+  EXPECT_EQ(l.model.quantization(0).zero_point, 0);
+  Spec out_of_range = spec;
+  out_of_range.x.zero_point = {200};
+  expect_unquantized(out_of_range, 0, "the shared zero point is checked too");
+}
+
 TEST(ModelQuantization, Int8OperandsOfRealValuedOpsNeedIt) {
   Spec unquantized_output;
   unquantized_output.y.present = false;

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// With XNNPACK running the ops, Load(), Init() and Invoke() still perform zero
+// With XNNPACK running the ops (float and int8), Load(), Init() and Invoke() still perform zero
 // heap allocations: this binary interposes malloc/calloc/realloc/free and
 // operator new and counts calls while `counting` is on. XNNPACK's operator
 // objects, packed weights and indirection buffers therefore all come from the
@@ -39,8 +39,12 @@ void run_without_heap(const char* graph, pthreadpool_t pool) {
   const Status init = interpreter.Init();
   const size_t inputs = interpreter.input_count();
   for (size_t i = 0; i < inputs; ++i) {
-    float* x = interpreter.input(i).as<float>();
-    for (size_t k = 0; k < interpreter.input(i).bytes / 4; ++k) x[k] = static_cast<float>(k % 7) - 3.0f;
+    const TensorView in = interpreter.input(i);
+    if (in.dtype == DType::kInt8) {
+      for (size_t k = 0; k < in.bytes; ++k) in.as<int8_t>()[k] = static_cast<int8_t>(k % 251 - 125);
+    } else {
+      for (size_t k = 0; k < in.bytes / 4; ++k) in.as<float>()[k] = static_cast<float>(k % 7) - 3.0f;
+    }
   }
   const Status invoke1 = interpreter.Invoke();
   const Status invoke2 = interpreter.Invoke();
@@ -58,6 +62,12 @@ void run_without_heap(const char* graph, pthreadpool_t pool) {
 
 TEST(XnnpackNoHeap, InitAndInvokeAllocateNothing) {
   for (const char* graph : {"conv", "dense", "eltwise"}) run_without_heap(graph, nullptr);
+  // int8: QC8 convolution (with its Init-time scale and filter scratch),
+  // depthwise, fully connected, QS8 add and global average.
+  for (const char* graph : {"int8_conv_first_layer", "int8_dw_3x3", "int8_dense", "int8_add_broadcast",
+                            "int8_avgpool_global"}) {
+    run_without_heap(graph, nullptr);
+  }
   // The counter itself works.
   testing::count_heap_calls(true);
   void* volatile p = std::malloc(8);  // volatile: the call must not be elided
@@ -70,6 +80,7 @@ TEST(XnnpackNoHeap, WithATwoThreadPoolToo) {
   pthreadpool_t pool = pthreadpool_create(2);  // the caller's, made before counting
   ASSERT_NE(pool, nullptr);
   run_without_heap("conv", pool);
+  run_without_heap("int8_conv_same", pool);
   pthreadpool_destroy(pool);
 }
 

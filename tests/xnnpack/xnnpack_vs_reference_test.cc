@@ -21,6 +21,7 @@
 #include "runtime/core/interpreter.h"
 #include "runtime/tools/model_file.h"
 #include "schemas/floe_generated.h"
+#include "tests/xnnpack/cpu_class.h"
 
 namespace floe {
 namespace {
@@ -107,18 +108,13 @@ void expect_close(const std::vector<std::vector<float>>& got,
 
 // The model of `graph` converted for this CPU's class, and whether its budget
 // is exact for every CPU of the class (XNNPACK picks the same kernels on all).
-// x86-64 with AVX-512F: the x86_64-avx512 model. Other x86-64 CPUs: the
-// x86_64 model, whose budget bounds every x86-64 CPU (AMD Zen 1's FMA3 kernels
-// pad input channels to 4, so on other CPUs it may be well above). aarch64:
-// one class (the Cortex-A kernels differ only in the GEMM row tile).
+// x86-64 with AVX-512F: the x86_64-avx512 model; aarch64 without the dot
+// product: the aarch64-no-dotprod model. Other CPUs: the target-wide model,
+// whose budget bounds every CPU of the architecture (AMD Zen 1's FMA3 kernels
+// pad input channels to 4, so on other CPUs it may be well above).
 std::string class_model(const std::string& graph, bool* exact) {
-#if defined(__x86_64__)
-  *exact = __builtin_cpu_supports("avx512f");
+  *exact = testing::in_exact_budget_class();
   return *exact ? graph + "_class" : graph;
-#else
-  *exact = true;
-  return graph + "_class";
-#endif
 }
 
 // "12345 bytes stated, 12300 used by Init() (0.37% above)"
@@ -236,10 +232,10 @@ TEST(XnnpackArena, ModelForAnotherTargetRunsTheReferenceKernels) {
     // unfused reference graph (bias added after the sum, then the clamp).
     expect_close(got, want, std::string(graph) + " (other target, reference kernels)");
   }
-#if defined(__x86_64__)
-  // Without AVX-512F this CPU is outside the x86_64-avx512 class: those models
-  // need no XNNPACK region and run the reference kernels.
-  if (!__builtin_cpu_supports("avx512f")) {
+  // Outside the class the _class models name (x86-64 without AVX-512F,
+  // aarch64 with the dot product) those models need no XNNPACK region and
+  // run the reference kernels.
+  if (!testing::in_exact_budget_class()) {
     for (const char* graph : {"dense", "conv", "eltwise"}) {
       Loaded m;
       ASSERT_NO_FATAL_FAILURE(load(std::string(graph) + "_class", &m));
@@ -250,7 +246,6 @@ TEST(XnnpackArena, ModelForAnotherTargetRunsTheReferenceKernels) {
       EXPECT_EQ(interpreter.backend_op_count(), 0u) << graph;
     }
   }
-#endif
 }
 
 // The converter marks XNNPACK ops below kParallelMinWork single_threaded: those

@@ -4,14 +4,120 @@
 // reps=4"), floe_bench counts the instructions (ports/cortex-m/tools/bench.cmake).
 // Shapes are typical of small CNNs and MLPs and sized for the M55's 512 KiB
 // data RAM. Prints "macs: N" for the per-MAC figure.
+// int8: "op=s8_<layer>" runs one layer shape of KWS (DS-CNN) or person_detect
+// (MobileNetV1-0.25) through the int8 Cortex-M kernels (conv2d_s8 over
+// s8_gemm, s8_depthwise) as the CORTEX_M backend runs it; "op=s8_list"
+// prints the layer names for bench.cmake.
 #include <stdint.h>
 
 #include "runtime/kernels/cortexm/conv2d.h"
 #include "runtime/kernels/cortexm/depthwise_conv2d.h"
 #include "runtime/kernels/cortexm/matmul.h"
+#include "runtime/kernels/cortexm/s8_microkernels.h"
 #include "runtime/platform.h"
+#include "schemas/floe_generated.h"
 
 namespace {
+
+// ---- int8 layers -------------------------------------------------------------
+struct S8Layer {
+  const char* name;
+  char kind;  // 'c' convolution (1x1: GEMM on the pixels, else im2col), 'd' depthwise, 'f' fully connected
+  int16_t in_h, in_w, in_c, out_c, k_h, k_w, stride, pad_top, pad_left, out_h, out_w;
+};
+
+// Every distinct int8 layer shape of the two models (SAME padding as the
+// models have it; the .tflite files give the shapes).
+constexpr S8Layer kS8Layers[] = {
+    {"kws_conv_10x4_s2", 'c', 49, 10, 1, 64, 10, 4, 2, 4, 1, 25, 5},
+    {"kws_dw_3x3", 'd', 25, 5, 64, 64, 3, 3, 1, 1, 1, 25, 5},
+    {"kws_pw_64_64", 'c', 25, 5, 64, 64, 1, 1, 1, 0, 0, 25, 5},
+    {"kws_fc_64_12", 'f', 1, 1, 64, 12, 1, 1, 1, 0, 0, 1, 1},
+    {"pd_conv_3x3_s2_1_8", 'c', 96, 96, 1, 8, 3, 3, 2, 0, 0, 48, 48},
+    {"pd_dw_48x48x8", 'd', 48, 48, 8, 8, 3, 3, 1, 1, 1, 48, 48},
+    {"pd_pw_48x48_8_16", 'c', 48, 48, 8, 16, 1, 1, 1, 0, 0, 48, 48},
+    {"pd_dw_48x48x16_s2", 'd', 48, 48, 16, 16, 3, 3, 2, 0, 0, 24, 24},
+    {"pd_pw_24x24_16_32", 'c', 24, 24, 16, 32, 1, 1, 1, 0, 0, 24, 24},
+    {"pd_dw_24x24x32", 'd', 24, 24, 32, 32, 3, 3, 1, 1, 1, 24, 24},
+    {"pd_pw_24x24_32_32", 'c', 24, 24, 32, 32, 1, 1, 1, 0, 0, 24, 24},
+    {"pd_dw_24x24x32_s2", 'd', 24, 24, 32, 32, 3, 3, 2, 0, 0, 12, 12},
+    {"pd_pw_12x12_32_64", 'c', 12, 12, 32, 64, 1, 1, 1, 0, 0, 12, 12},
+    {"pd_dw_12x12x64", 'd', 12, 12, 64, 64, 3, 3, 1, 1, 1, 12, 12},
+    {"pd_pw_12x12_64_64", 'c', 12, 12, 64, 64, 1, 1, 1, 0, 0, 12, 12},
+    {"pd_dw_12x12x64_s2", 'd', 12, 12, 64, 64, 3, 3, 2, 0, 0, 6, 6},
+    {"pd_pw_6x6_64_128", 'c', 6, 6, 64, 128, 1, 1, 1, 0, 0, 6, 6},
+    {"pd_dw_6x6x128", 'd', 6, 6, 128, 128, 3, 3, 1, 1, 1, 6, 6},
+    {"pd_pw_6x6_128_128", 'c', 6, 6, 128, 128, 1, 1, 1, 0, 0, 6, 6},
+    {"pd_dw_6x6x128_s2", 'd', 6, 6, 128, 128, 3, 3, 2, 0, 0, 3, 3},
+    {"pd_pw_3x3_128_256", 'c', 3, 3, 128, 256, 1, 1, 1, 0, 0, 3, 3},
+    {"pd_dw_3x3x256", 'd', 3, 3, 256, 256, 3, 3, 1, 1, 1, 3, 3},
+    {"pd_pw_3x3_256_256", 'c', 3, 3, 256, 256, 1, 1, 1, 0, 0, 3, 3},
+    {"pd_classifier_256_2", 'c', 1, 1, 256, 2, 1, 1, 1, 0, 0, 1, 1},
+};
+
+constexpr uint32_t kS8Pool = 98304;
+int8_t g_s8_pool[kS8Pool];
+int32_t g_s8_bias[256], g_s8_mult[256], g_s8_shift[256];
+constexpr int32_t kScratchBytes = 2048;  // the converter's im2col budget (backend_cortexm.cc)
+
+bool same(const char* a, const char* b) {
+  while (*a != '\0' && *a != ' ' && *a == *b) ++a, ++b;
+  return (*a == '\0' || *a == ' ') && *b == '\0';
+}
+
+// Runs layer `l` reps times; returns its MACs.
+uint32_t run_s8_layer(const S8Layer& l, uint32_t reps) {
+  for (uint32_t i = 0; i < kS8Pool; ++i) g_s8_pool[i] = static_cast<int8_t>((i * 37u) % 251u);
+  for (int i = 0; i < 256; ++i) {
+    g_s8_bias[i] = (i * 97) % 2001 - 1000;
+    g_s8_mult[i] = 1518500250 + i * 1000;
+    g_s8_shift[i] = -8 - i % 3;
+  }
+  const floe::cortexm::S8Requant rq = {g_s8_bias, g_s8_mult, g_s8_shift, -5, -128, 127};
+  const int32_t in_bytes = l.in_h * l.in_w * l.in_c;
+  int8_t* input = g_s8_pool;
+  int8_t* output = input + in_bytes;
+  int8_t* filter = output + l.out_h * l.out_w * l.out_c;
+  if (l.kind == 'd') {
+    const floe::cortexm::DepthwiseS8Shape shape = {1, l.in_h, l.in_w, l.in_c, l.k_h, l.k_w, l.out_h, l.out_w,
+                                                   l.stride, l.stride, 1, 1, l.pad_top, l.pad_left, 12};
+    for (uint32_t r = 0; r < reps; ++r) floe::cortexm::s8_depthwise(shape, input, filter, rq, output);
+    return static_cast<uint32_t>(l.out_h * l.out_w * l.out_c * l.k_h * l.k_w);
+  }
+  const int32_t k = l.k_h * l.k_w * l.in_c;
+  if (l.kind == 'f') {
+    for (uint32_t r = 0; r < reps; ++r) floe::cortexm::s8_gemm(input, k, 1, filter, l.out_c, k, rq, output, l.out_c);
+    return static_cast<uint32_t>(k * l.out_c);
+  }
+  floe::cortexm::Conv2DS8Plan p{};
+  p.batches = 1;
+  p.in_h = l.in_h;
+  p.in_w = l.in_w;
+  p.in_c = l.in_c;
+  p.out_h = l.out_h;
+  p.out_w = l.out_w;
+  p.out_c = l.out_c;
+  p.k_size = k;
+  p.k_h = l.k_h;
+  p.k_w = l.k_w;
+  p.stride_h = p.stride_w = l.stride;
+  p.dil_h = p.dil_w = 1;
+  p.pad_top = l.pad_top;
+  p.pad_left = l.pad_left;
+  p.input_zero_point = -12;
+  p.output_offset = -5;
+  p.act_min = -128;
+  p.act_max = 127;
+  const bool pointwise = l.k_h == 1 && l.k_w == 1 && l.stride == 1;
+  p.kernel = static_cast<uint8_t>(pointwise ? floe::schema::CortexMKernel::S8_GEMM
+                                            : floe::schema::CortexMKernel::S8_IM2COL_GEMM);
+  const int32_t rows = l.out_h * l.out_w;
+  p.chunk_rows = kScratchBytes / k / 2 * 2 < rows ? (kScratchBytes / k / 2 * 2 > 2 ? kScratchBytes / k / 2 * 2 : 2)
+                                                 : rows;
+  int8_t* scratch = filter + k * l.out_c;
+  for (uint32_t r = 0; r < reps; ++r) floe::cortexm::conv2d_s8(p, input, filter, rq, scratch, output);
+  return static_cast<uint32_t>(rows * l.out_c * k);
+}
 
 constexpr uint32_t kPool = 24576;
 float g_pool[kPool];  // every operand of the chosen kernel, carved in order
@@ -69,8 +175,26 @@ int main() {
     for (; *r >= '0' && *r <= '9'; ++r) reps = reps * 10 + static_cast<uint32_t>(*r - '0');
   }
   if (op == nullptr) {
-    floe::platform::log("usage: op=<matmul|conv2d|depthwise>_<reference|cortexm> reps=N\n");
+    floe::platform::log("usage: op=<matmul|conv2d|depthwise>_<reference|cortexm> reps=N, op=s8_<layer>, op=s8_list\n");
     return 0;
+  }
+  if (starts(op, "s8_list")) {
+    for (const S8Layer& l : kS8Layers) {
+      floe::platform::log("layer ");
+      floe::platform::log(l.name);
+      floe::platform::log("\n");
+    }
+    return 0;
+  }
+  if (starts(op, "s8_")) {
+    for (const S8Layer& l : kS8Layers) {
+      if (same(op + 3, l.name)) {
+        print_number("macs: ", run_s8_layer(l, reps));
+        return 0;
+      }
+    }
+    floe::platform::log("unknown int8 layer\n");
+    return 2;
   }
   const bool cortexm = starts(op, "matmul_cortexm") || starts(op, "conv2d_cortexm") ||
                        starts(op, "depthwise_cortexm");

@@ -2,6 +2,7 @@
 # Instructions per inference under QEMU (cmake -P; the floe_bench target runs
 # it). Reads:
 #   QEMU, MACHINE   qemu-system-arm and the board
+#   CORE            the board's core (cortex-m4, ...), for the "bench" lines
 #   PLUGIN          libinsncount.so (../shared/tools/qemu-insncount, built by the port)
 #   RUNS            |-separated "<elf>=<model header>" pairs
 #   REPS            N: each firmware runs with "reps=N" and "reps=2N" extra inferences
@@ -78,6 +79,17 @@ foreach(run IN LISTS RUNS)
     set(text "${text}, ${per_op} per op (${ops} ops)")
   endif()
   message("  ${name}: ${per} instructions per inference${text}")
+  # One machine-readable line per model: the arena is the 32-bit one (the
+  # header's first _ARENA_SIZE, under UINTPTR_MAX == 0xFFFFFFFF).
+  file(STRINGS "${header}" arena_lines REGEX "_ARENA_SIZE [0-9]+u")
+  list(GET arena_lines 0 arena_line)
+  string(REGEX MATCH "[0-9]+u$" arena "${arena_line}")
+  string(REPLACE "u" "" arena "${arena}")
+  string(REGEX REPLACE "^floe_example_" "" model "${name}")
+  list(APPEND bench_lines "bench ${model} ${CORE} insns_per_inference=${per} arena=${arena}")
+endforeach()
+foreach(line IN LISTS bench_lines)
+  message("${line}")
 endforeach()
 
 if(KERNEL_BENCH)
@@ -92,5 +104,18 @@ if(KERNEL_BENCH)
       per_mac(text ${per} "${CMAKE_MATCH_1}")
       message("  ${kernel} ${variant}: ${per}${text}")
     endforeach()
+  endforeach()
+  # int8: each layer shape of KWS and person_detect on the int8 Cortex-M kernels.
+  count_insns(unused "${KERNEL_BENCH}" "op=s8_list")
+  string(REGEX MATCHALL "layer [A-Za-z0-9_]+" layers "${unused_LOG}")
+  message("int8 layers on the Cortex-M kernels, instructions per call:")
+  foreach(layer IN LISTS layers)
+    string(REPLACE "layer " "" layer "${layer}")
+    count_insns(c1 "${KERNEL_BENCH}" "op=s8_${layer} reps=2")
+    count_insns(c2 "${KERNEL_BENCH}" "op=s8_${layer} reps=4")
+    string(REGEX MATCH "macs: ([0-9]+)" m "${c1_LOG}")
+    math(EXPR per "(${c2} - ${c1}) / 2")
+    per_mac(text ${per} "${CMAKE_MATCH_1}")
+    message("  s8 ${layer}: ${per}${text}")
   endforeach()
 endif()

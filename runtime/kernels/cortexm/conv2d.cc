@@ -17,6 +17,7 @@
 #include "runtime/kernels/cortexm/microkernels.h"
 #include "runtime/kernels/window.h"
 #include "runtime/core/op_adapter.h"
+#include "runtime/kernels/cortexm/s8_adapter.h"
 
 namespace floe::cortexm {
 namespace {
@@ -321,6 +322,181 @@ Status eval_conv2d_cortexm(const PreparedOp& ctx) {
   cortexm::conv2d_f32(ctx.params_as<ops::Conv2DPrepared>().cortexm, static_cast<const float*>(v[0].data),
                       static_cast<const float*>(v[1].data), bias, static_cast<float*>(v[ctx.inputs].data));
   return Status::kOk;
+}
+
+}  // namespace floe::ops
+
+// ---- int8 (Operator.cortexm_kernel S8_GEMM / S8_IM2COL_GEMM) ----------------
+// The converter re-laid the filter OHWI ([out_c][kh][kw][in_c] = s8_gemm's
+// [n][k] rows) and folded the input offset into the bias, so a GEMM row is the
+// window's raw input bytes: the input pixels themselves for a 1x1 stride-1
+// unpadded convolution, else an im2col row in which padded taps hold the input
+// zero point (they then add zero_point - zero_point = 0 to the sum).
+namespace floe::cortexm {
+namespace {
+
+inline void fill(int8_t* dst, ptrdiff_t n, int8_t value) {
+  for (ptrdiff_t i = 0; i < n; ++i) dst[i] = value;
+}
+inline void copy(int8_t* dst, const int8_t* src, ptrdiff_t n) {
+  for (ptrdiff_t i = 0; i < n; ++i) dst[i] = src[i];
+}
+
+// The im2col row of output pixel (oy, ox) of one image: k_h * k_w * in_c bytes.
+void im2col_row(const Conv2DS8Plan& p, const int8_t* image, ptrdiff_t oy, ptrdiff_t ox, int8_t* row) {
+  const ptrdiff_t in_c = p.in_c, in_row = static_cast<ptrdiff_t>(p.in_w) * in_c;
+  const ptrdiff_t y0 = oy * p.stride_h - p.pad_top, x0 = ox * p.stride_w - p.pad_left;
+  const ptrdiff_t tap_row = static_cast<ptrdiff_t>(p.k_w) * in_c;
+  const kernels::TapRange tx = kernels::tap_range(x0, p.in_w, p.k_w, p.dil_w);
+  for (ptrdiff_t ky = 0; ky < p.k_h; ++ky, row += tap_row) {
+    const ptrdiff_t y = y0 + ky * p.dil_h;
+    if (y < 0 || y >= p.in_h || tx.begin == tx.end) {
+      fill(row, tap_row, p.input_zero_point);
+      continue;
+    }
+    fill(row, tx.begin * in_c, p.input_zero_point);
+    const int8_t* src = image + y * in_row + (x0 + tx.begin * p.dil_w) * in_c;
+    if (p.dil_w == 1) {
+      copy(row + tx.begin * in_c, src, (tx.end - tx.begin) * in_c);  // one contiguous run
+    } else {
+      for (ptrdiff_t kx = tx.begin; kx < tx.end; ++kx, src += p.dil_w * in_c) copy(row + kx * in_c, src, in_c);
+    }
+    fill(row + tx.end * in_c, (p.k_w - tx.end) * in_c, p.input_zero_point);
+  }
+}
+
+}  // namespace
+
+void conv2d_s8(const Conv2DS8Plan& plan, const int8_t* input, const int8_t* filter, const S8Requant& rq,
+               int8_t* scratch, int8_t* output) {
+  const Conv2DS8Plan p = plan;
+  if (p.kernel == static_cast<uint8_t>(schema::CortexMKernel::S8_GEMM)) {
+    s8_gemm(input, p.in_c, p.batches * p.in_h * p.in_w, filter, p.out_c, p.k_size, rq, output, p.out_c);
+    return;
+  }
+  const ptrdiff_t pixels = static_cast<ptrdiff_t>(p.out_h) * p.out_w;
+  const ptrdiff_t image_bytes = static_cast<ptrdiff_t>(p.in_h) * p.in_w * p.in_c;
+  for (ptrdiff_t n = 0; n < p.batches; ++n) {
+    const int8_t* image = input + n * image_bytes;
+    ptrdiff_t oy = 0, ox = 0;
+    for (ptrdiff_t done = 0; done < pixels;) {
+      const ptrdiff_t rows = pixels - done < p.chunk_rows ? pixels - done : p.chunk_rows;
+      int8_t* row = scratch;
+      for (ptrdiff_t r = 0; r < rows; ++r, row += p.k_size) {
+        im2col_row(p, image, oy, ox, row);
+        if (++ox == p.out_w) {
+          ox = 0;
+          ++oy;
+        }
+      }
+      s8_gemm(scratch, p.k_size, static_cast<int32_t>(rows), filter, p.out_c, p.k_size, rq,
+              output + (n * pixels + done) * p.out_c, p.out_c);
+      done += rows;
+    }
+  }
+}
+
+}  // namespace floe::cortexm
+
+namespace floe::ops {
+namespace {
+
+Status eval_conv2d_s8_gemm(const PreparedOp& ctx) {
+  const cortexm::Conv2DS8Plan& p = ctx.params_as<Conv2DPrepared>().cortexm_s8;
+  const TensorView* v = ctx.operands;
+  cortexm::s8_gemm(static_cast<const int8_t*>(v[0].data), p.in_c, p.batches * p.in_h * p.in_w,
+                   static_cast<const int8_t*>(v[1].data), p.out_c, p.k_size,
+                   cortexm::s8_requant(ctx, p.output_offset, p.act_min, p.act_max),
+                   static_cast<int8_t*>(ctx.output(0).data), p.out_c);  // 1x1: the pixels are the rows
+  return Status::kOk;
+}
+
+Status eval_conv2d_s8_im2col(const PreparedOp& ctx) {
+  const cortexm::Conv2DS8Plan& p = ctx.params_as<Conv2DPrepared>().cortexm_s8;
+  const TensorView* v = ctx.operands;
+  cortexm::conv2d_s8(p, static_cast<const int8_t*>(v[0].data), static_cast<const int8_t*>(v[1].data),
+                            cortexm::s8_requant(ctx, p.output_offset, p.act_min, p.act_max),
+                            static_cast<int8_t*>(ctx.output(1).data), static_cast<int8_t*>(ctx.output(0).data));
+  return Status::kOk;
+}
+
+bool fits_int16(int32_t v) { return v >= -32768 && v <= 32767; }
+
+}  // namespace
+
+// Groups (in_c != the filter's in_c) are not taken by the converter; they stay
+// on the reference kernel.
+const char* prepare_conv2d_s8_cortexm(const OpContext& ctx) {
+  const schema::CortexMKernel kernel = ctx.op->cortexm_kernel();
+  if (kernel != schema::CortexMKernel::S8_GEMM && kernel != schema::CortexMKernel::S8_IM2COL_GEMM) {
+    return FLOE_MSG("int8 conv2d: not a Cortex-M convolution kernel");
+  }
+  const bool im2col = kernel == schema::CortexMKernel::S8_IM2COL_GEMM;
+  if (ctx.input_count() < 2 || ctx.output_count() < 1 || !ctx.has_input(0) || !ctx.has_input(1)) {
+    return FLOE_MSG("int8 conv2d: missing operands");
+  }
+  const Shape input = ctx.input(0).shape, filter = ctx.input(1).shape, output = ctx.output(0).shape;
+  if (input.rank != 4 || filter.rank != 4 || output.rank != 4) {
+    return FLOE_MSG("int8 conv2d tensors must be 4-D (NHWC, OHWI)");
+  }
+  const int32_t out_c = filter.dims[0];
+  cortexm::S8Quantization q;
+  if (const char* err = cortexm::prepare_s8_operands(ctx, out_c, im2col ? 2 : 1, &q)) return err;
+  if (filter.dims[3] != input.dims[3] || output.dims[3] != out_c || output.dims[0] != input.dims[0]) {
+    return FLOE_MSG("int8 conv2d channel or batch dimensions disagree");
+  }
+  const auto* o = ctx.op->options_as_Conv2DOptions();
+  if (const char* err = check_window(o->stride_h(), o->stride_w(), o->dilation_h(), o->dilation_w(),
+                                     o->pad_top(), o->pad_left())) {
+    return err;
+  }
+  for (int32_t v : {o->stride_h(), o->stride_w(), o->dilation_h(), o->dilation_w(), o->pad_top(), o->pad_left(),
+                    filter.dims[1], filter.dims[2]}) {
+    if (!fits_int16(v)) return FLOE_MSG("int8 conv2d: window beyond the Cortex-M kernel's range");
+  }
+  const int64_t k_size = int64_t{filter.dims[1]} * filter.dims[2] * filter.dims[3];
+  if (k_size > (int64_t{1} << 16)) return FLOE_MSG("int8 conv2d: window beyond the Cortex-M kernel's range");
+  cortexm::Conv2DS8Plan p{};
+  p.batches = input.dims[0];
+  p.in_h = input.dims[1];
+  p.in_w = input.dims[2];
+  p.in_c = input.dims[3];
+  p.out_h = output.dims[1];
+  p.out_w = output.dims[2];
+  p.out_c = out_c;
+  p.k_size = static_cast<int32_t>(k_size);
+  p.k_h = static_cast<int16_t>(filter.dims[1]);
+  p.k_w = static_cast<int16_t>(filter.dims[2]);
+  p.stride_h = static_cast<int16_t>(o->stride_h());
+  p.stride_w = static_cast<int16_t>(o->stride_w());
+  p.dil_h = static_cast<int16_t>(o->dilation_h());
+  p.dil_w = static_cast<int16_t>(o->dilation_w());
+  p.pad_top = static_cast<int16_t>(o->pad_top());
+  p.pad_left = static_cast<int16_t>(o->pad_left());
+  p.input_zero_point = static_cast<int8_t>(-q.input_offset);
+  p.output_offset = static_cast<int8_t>(q.output_offset);
+  p.act_min = static_cast<int8_t>(q.act_min);
+  p.act_max = static_cast<int8_t>(q.act_max);
+  p.kernel = static_cast<uint8_t>(kernel);
+  if (!im2col) {
+    if (p.k_h != 1 || p.k_w != 1 || p.stride_h != 1 || p.stride_w != 1 || p.pad_top != 0 || p.pad_left != 0 ||
+        p.out_h != p.in_h || p.out_w != p.in_w) {
+      return FLOE_MSG("int8 conv2d: the direct GEMM needs a 1x1, stride-1, unpadded convolution");
+    }
+    ctx.params<Conv2DPrepared>().cortexm_s8 = p;
+    ctx.set_eval(eval_conv2d_s8_gemm);
+    return nullptr;
+  }
+  // The scratch: int8 [rows, k_size], rows >= 1 (the converter sized it).
+  const TensorView scratch = ctx.output(1);
+  if (scratch.dtype != DType::kInt8 || scratch.shape.rank != 2 || scratch.shape.dims[1] != p.k_size ||
+      scratch.shape.dims[0] < 1) {
+    return FLOE_MSG("int8 conv2d: im2col scratch must be int8 [rows, k_h * k_w * in_c]");
+  }
+  p.chunk_rows = scratch.shape.dims[0];
+  ctx.params<Conv2DPrepared>().cortexm_s8 = p;
+  ctx.set_eval(eval_conv2d_s8_im2col);
+  return nullptr;
 }
 
 }  // namespace floe::ops

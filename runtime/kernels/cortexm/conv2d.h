@@ -7,6 +7,8 @@
 
 #include "runtime/kernels/reference/conv2d.h"
 #include "runtime/core/dispatch.h"
+#include "runtime/kernels/cortexm/s8_microkernels.h"
+#include "runtime/kernels/cortexm/s8_plans.h"
 
 namespace floe::cortexm {
 
@@ -30,6 +32,12 @@ void conv2d_f32(const Conv2DPlan& plan, const float* input, const float* filter,
 // Plans and runs (tests, benches).
 void conv2d_f32(const ref::Conv2DParams& params, const ref::Conv2DOperands& ops);
 
+// int8, as planned (plan.kernel S8_GEMM: s8_gemm on the input pixels;
+// S8_IM2COL_GEMM: plan.chunk_rows im2col rows of plan.k_size bytes at a time
+// in `scratch`, then s8_gemm). Filter OHWI, rq.bias folded (s8_microkernels.h).
+void conv2d_s8(const Conv2DS8Plan& plan, const int8_t* input, const int8_t* filter, const S8Requant& rq,
+               int8_t* scratch, int8_t* output);
+
 }  // namespace floe::cortexm
 
 namespace floe::ops {
@@ -40,9 +48,17 @@ union Conv2DPrepared {
   ref::Conv2DParams reference;
   cortexm::Conv2DPlan cortexm;
   ref::Conv2DS8Params s8;  // int8 models (reference kernel)
+  cortexm::Conv2DS8Plan cortexm_s8;  // int8 on the CORTEX_M backend
 };
+static_assert(sizeof(cortexm::Conv2DS8Plan) <= sizeof(cortexm::Conv2DPlan),
+              "the int8 Cortex-M plan must not grow the params block");
 
 // The CORTEX_M variant of the reference adapter's eval (it picks this one at prepare).
 Status eval_conv2d_cortexm(const PreparedOp& ctx);
+
+// int8 CONV2D with Operator.cortexm_kernel S8_GEMM or S8_IM2COL_GEMM: checks
+// the converter's layout (OHWI filter, folded bias, per-channel arrays, the
+// im2col scratch at output 1), fills the plan and picks the eval.
+const char* prepare_conv2d_s8_cortexm(const OpContext& ctx);
 
 }  // namespace floe::ops

@@ -14,6 +14,7 @@
 #include "runtime/kernels/cortexm/isa.h"
 #include "runtime/kernels/window.h"
 #include "runtime/core/op_adapter.h"
+#include "runtime/kernels/cortexm/s8_adapter.h"
 
 namespace floe::cortexm {
 namespace {
@@ -264,6 +265,66 @@ Status eval_depthwise_conv2d_cortexm(const PreparedOp& ctx) {
   cortexm::depthwise_conv2d_f32(ctx.params_as<DepthwiseConv2DPrepared>().f32,
                                 depthwise_operands(ctx));
   return Status::kOk;
+}
+
+}  // namespace floe::ops
+
+// ---- int8 DEPTHWISE_CONV2D (Operator.cortexm_kernel S8_DEPTHWISE) ------------
+// Multiplier 1, filter [kh, kw, C, 1] = s8_depthwise's [kh][kw][C], raw bias.
+// Other multipliers are not taken by the converter (an in_c == 1 depthwise is
+// rewritten as a CONV2D there); they stay on the reference kernel.
+namespace floe::ops {
+namespace {
+
+Status eval_depthwise_conv2d_s8_cortexm(const PreparedOp& ctx) {
+  const cortexm::DepthwiseS8Plan& p = ctx.params_as<DepthwiseConv2DPrepared>().cortexm_s8;
+  const cortexm::DepthwiseS8Shape shape = {p.batches, p.in_h,     p.in_w,     p.channels, p.k_h,   p.k_w,
+                                           p.out_h,   p.out_w,    p.stride_h, p.stride_w, p.dil_h, p.dil_w,
+                                           p.pad_top, p.pad_left, p.input_offset};
+  cortexm::s8_depthwise(shape, static_cast<const int8_t*>(ctx.input(0).data),
+                        static_cast<const int8_t*>(ctx.input(1).data),
+                        cortexm::s8_requant(ctx, p.output_offset, p.act_min, p.act_max),
+                        static_cast<int8_t*>(ctx.output(0).data));
+  return Status::kOk;
+}
+
+bool fits_int16(int32_t v) { return v >= -32768 && v <= 32767; }
+
+}  // namespace
+
+const char* prepare_depthwise_conv2d_s8_cortexm(const OpContext& ctx) {
+  if (ctx.op->cortexm_kernel() != schema::CortexMKernel::S8_DEPTHWISE) {
+    return FLOE_MSG("int8 depthwise: not a Cortex-M depthwise kernel");
+  }
+  if (ctx.input_count() < 2 || ctx.output_count() < 1 || !ctx.has_input(0) || !ctx.has_input(1)) {
+    return FLOE_MSG("int8 depthwise: missing operands");
+  }
+  const auto* o = ctx.op->options_as_DepthwiseConv2DOptions();
+  const Shape input = ctx.input(0).shape, filter = ctx.input(1).shape, output = ctx.output(0).shape;
+  if (input.rank != 4 || filter.rank != 4 || output.rank != 4) return FLOE_MSG("int8 depthwise tensors must be 4-D");
+  const int32_t channels = input.dims[3];
+  if (o->depth_multiplier() != 1 || filter.dims[2] != channels || filter.dims[3] != 1 ||
+      output.dims[3] != channels || output.dims[0] != input.dims[0]) {
+    return FLOE_MSG("int8 Cortex-M depthwise needs multiplier 1 and matching channels");
+  }
+  if (const char* err = check_window(o->stride_h(), o->stride_w(), o->dilation_h(), o->dilation_w(),
+                                     o->pad_top(), o->pad_left())) {
+    return err;
+  }
+  cortexm::S8Quantization q;
+  if (const char* err = cortexm::prepare_s8_operands(ctx, channels, 1, &q)) return err;
+  for (int32_t v : {input.dims[1], input.dims[2], filter.dims[0], filter.dims[1], output.dims[1], output.dims[2],
+                    o->stride_h(), o->stride_w(), o->dilation_h(), o->dilation_w(), o->pad_top(), o->pad_left()}) {
+    if (!fits_int16(v)) return FLOE_MSG("int8 depthwise: shape beyond the Cortex-M kernel's range");
+  }
+  auto s16 = [](int32_t v) { return static_cast<int16_t>(v); };
+  ctx.params<DepthwiseConv2DPrepared>().cortexm_s8 = {
+      input.dims[0],       channels,           s16(input.dims[1]),  s16(input.dims[2]),    s16(filter.dims[0]),
+      s16(filter.dims[1]), s16(output.dims[1]), s16(output.dims[2]), s16(o->stride_h()),    s16(o->stride_w()),
+      s16(o->dilation_h()), s16(o->dilation_w()), s16(o->pad_top()), s16(o->pad_left()),   s16(q.input_offset),
+      static_cast<int8_t>(q.output_offset), static_cast<int8_t>(q.act_min), static_cast<int8_t>(q.act_max)};
+  ctx.set_eval(eval_depthwise_conv2d_s8_cortexm);
+  return nullptr;
 }
 
 }  // namespace floe::ops

@@ -20,4 +20,8 @@ namespace floe::ops {
 // The CORTEX_M variant of the reference adapter's eval (it picks this one at prepare).
 Status eval_depthwise_conv2d_cortexm(const PreparedOp& ctx);
 
+// int8 DEPTHWISE_CONV2D with Operator.cortexm_kernel S8_DEPTHWISE (multiplier
+// 1, raw bias present, per-channel arrays); fills the plan and picks the eval.
+const char* prepare_depthwise_conv2d_s8_cortexm(const OpContext& ctx);
+
 }  // namespace floe::ops

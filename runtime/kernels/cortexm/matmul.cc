@@ -15,6 +15,7 @@
 #include "runtime/kernels/cortexm/isa.h"
 #include "runtime/kernels/cortexm/microkernels.h"
 #include "runtime/core/op_adapter.h"
+#include "runtime/kernels/cortexm/s8_adapter.h"
 
 namespace floe::cortexm {
 namespace {
@@ -230,6 +231,47 @@ namespace floe::ops {
 Status eval_matmul_cortexm(const PreparedOp& ctx) {
   cortexm::matmul_f32(ctx.params_as<MatMulPrepared>().f32, matmul_operands(ctx));
   return Status::kOk;
+}
+
+}  // namespace floe::ops
+
+// ---- int8 FULLY_CONNECTED (Operator.cortexm_kernel S8_GEMM) ------------------
+// a [M, K] rows against weights [N, K], the bias folded by the converter.
+namespace floe::ops {
+namespace {
+
+Status eval_fully_connected_s8_cortexm(const PreparedOp& ctx) {
+  const cortexm::FullyConnectedS8Plan& p = ctx.params_as<MatMulPrepared>().cortexm_s8;
+  cortexm::s8_gemm(static_cast<const int8_t*>(ctx.input(0).data), p.k_size, p.rows,
+                   static_cast<const int8_t*>(ctx.input(1).data), p.channels, p.k_size,
+                   cortexm::s8_requant(ctx, p.output_offset, p.act_min, p.act_max),
+                   static_cast<int8_t*>(ctx.output(0).data), p.channels);
+  return Status::kOk;
+}
+
+}  // namespace
+
+const char* prepare_fully_connected_s8_cortexm(const OpContext& ctx) {
+  if (ctx.op->cortexm_kernel() != schema::CortexMKernel::S8_GEMM) {
+    return FLOE_MSG("int8 matmul: not a Cortex-M GEMM kernel");
+  }
+  if (ctx.input_count() < 2 || ctx.output_count() < 1 || !ctx.has_input(0) || !ctx.has_input(1)) {
+    return FLOE_MSG("int8 matmul: missing operands");
+  }
+  const auto* options = ctx.op->options_as_MatMulOptions();
+  const Shape a = ctx.input(0).shape, b = ctx.input(1).shape, o = ctx.output(0).shape;
+  if (a.rank != 2 || b.rank != 2 || o.rank != 2) return FLOE_MSG("int8 matmul operands must be 2-D");
+  if (options->transpose_a() || !options->transpose_b()) {
+    return FLOE_MSG("int8 matmul takes weights [N, K] (transpose_b) and an untransposed input");
+  }
+  if (a.dims[1] != b.dims[1] || o.dims[0] != a.dims[0] || o.dims[1] != b.dims[0]) {
+    return FLOE_MSG("int8 matmul shapes disagree");
+  }
+  cortexm::S8Quantization q;
+  if (const char* err = cortexm::prepare_s8_operands(ctx, b.dims[0], 1, &q)) return err;
+  ctx.params<MatMulPrepared>().cortexm_s8 = {a.dims[0], a.dims[1], b.dims[0], q.output_offset, q.act_min, q.act_max};
+  ctx.set_eval(eval_fully_connected_s8_cortexm);
+  return nullptr;
 }
 
 }  // namespace floe::ops

@@ -19,4 +19,8 @@ namespace floe::ops {
 // The CORTEX_M variant of the reference adapter's eval (it picks this one at prepare).
 Status eval_matmul_cortexm(const PreparedOp& ctx);
 
+// int8 MATMUL (FULLY_CONNECTED) with Operator.cortexm_kernel S8_GEMM: weights
+// [N, K], folded bias, per-channel arrays; fills the plan and picks the eval.
+const char* prepare_fully_connected_s8_cortexm(const OpContext& ctx);
+
 }  // namespace floe::ops

@@ -90,6 +90,8 @@ Status eval_conv2d_s8(const PreparedOp& ctx) {
 
 // int8: HWIO filter [kh, kw, in_c / groups, out_c], groups = in_c / filter's in_c.
 const char* prepare_conv2d_s8(const OpContext& ctx) {
+  // The converter re-laid the operands for a Cortex-M kernel: only it can run them.
+  if (ctx.op->cortexm_kernel() != schema::CortexMKernel::NONE) return prepare_conv2d_s8_cortexm(ctx);
   if (const char* err = weighted_s8_operands(ctx)) return err;
   const auto* o = ctx.op->options_as_Conv2DOptions();
   const Shape input = ctx.input(0).shape, filter = ctx.input(1).shape, output = ctx.output(0).shape;

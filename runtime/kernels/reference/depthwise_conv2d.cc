@@ -96,6 +96,8 @@ Status eval_depthwise_conv2d_s8(const PreparedOp& ctx) {
 
 // int8: filter [kh, kw, in_c, multiplier] as the float op's.
 const char* prepare_depthwise_conv2d_s8(const OpContext& ctx) {
+  // The converter wrote the operands for the Cortex-M kernel (per-channel arrays, bias).
+  if (ctx.op->cortexm_kernel() != schema::CortexMKernel::NONE) return prepare_depthwise_conv2d_s8_cortexm(ctx);
   if (const char* err = weighted_s8_operands(ctx)) return err;
   const auto* o = ctx.op->options_as_DepthwiseConv2DOptions();
   const Shape input = ctx.input(0).shape, filter = ctx.input(1).shape, output = ctx.output(0).shape;

@@ -7,6 +7,7 @@
 #include "runtime/core/tensor.h"
 #include "runtime/kernels/reference/activation.h"
 #include "runtime/core/op_adapter.h"
+#include "runtime/kernels/cortexm/s8_plans.h"
 
 namespace floe::ref {
 
@@ -62,7 +63,10 @@ namespace floe::ops {
 union DepthwiseConv2DPrepared {
   ref::DepthwiseConv2DParams f32;
   ref::DepthwiseConv2DS8Params s8;
+  cortexm::DepthwiseS8Plan cortexm_s8;  // int8 on the CORTEX_M backend
 };
+static_assert(sizeof(cortexm::DepthwiseS8Plan) <= sizeof(ref::DepthwiseConv2DS8Params),
+              "the int8 Cortex-M plan must not grow the params block");
 
 inline ref::DepthwiseConv2DOperands depthwise_operands(const PreparedOp& ctx) {
   return {in_as<float>(ctx.input(0)), in_as<float>(ctx.input(1)), in_as<float>(ctx.input(2)),

@@ -28,7 +28,9 @@ void extract_patches(const ExtractPatchesParams& p, size_t element_size, In<void
           for (ptrdiff_t kx = 0; kx < p.size_w; ++kx, out += run) {
             const ptrdiff_t ix = ox * p.stride_w - p.pad_left + kx * p.rate_w;
             if (iy < 0 || iy >= in_h || ix < 0 || ix >= in_w) {
-              if (run) memset(out, 0, run);
+              if (run) memset(out, p.pad_byte, run);
+            } else if (run == 1) {  // one int8 channel (an im2col for XNNPACK): no call per byte
+              *out = in[(n * in_h + iy) * in_w + ix];
             } else if (run) {
               memcpy(out, in + static_cast<size_t>((n * in_h + iy) * in_w + ix) * run, run);
             }
@@ -59,8 +61,18 @@ const char* prepare_extract_patches(const OpContext& ctx) {
   if (out.shape.dims[0] != in.shape.dims[0] || out.shape.dims[3] != depth) {
     return FLOE_MSG("output must be [N, OH, OW, size_h * size_w * C]");
   }
-  // Taps outside the input are written as zeros, never read.
+  // Taps outside the input are written as real zero, never read: 0 bytes, or
+  // an int8 input's zero point (the converter's im2col of a narrow int8
+  // convolution, converter/lower/backend_xnnpack.cc).
   ref::ExtractPatchesParams& p = ctx.params<ref::ExtractPatchesParams>();
+  p.pad_byte = 0;
+  if (in.dtype == DType::kInt8) {
+    const Quantization q = ctx.model->quantization(static_cast<size_t>(ctx.op->inputs()->Get(0)));
+    if (q.quantized()) {
+      if (q.channels != 1) return FLOE_MSG("an int8 input needs one zero point");
+      p.pad_byte = static_cast<int32_t>(static_cast<uint8_t>(static_cast<int8_t>(q.zero_point)));
+    }
+  }
   p.size_h = o->size_h();
   p.size_w = o->size_w();
   p.stride_h = o->stride_h();

@@ -11,10 +11,12 @@ namespace floe::ref {
 struct ExtractPatchesParams {
   int32_t size_h = 1, size_w = 1, stride_h = 1, stride_w = 1, rate_h = 1, rate_w = 1;
   int32_t pad_top = 0, pad_left = 0;
+  int32_t pad_byte = 0;  // what taps in the padding hold: real zero (an int8 input's zero point)
 };
 
 // NHWC input -> [N, OH, OW, size_h * size_w * C], taps in (ky, kx, c) order;
-// taps in the padding are zero. Any element size.
+// taps in the padding are real zero (bytes 0; an int8 input's zero point).
+// Any element size.
 void extract_patches(const ExtractPatchesParams& p, size_t element_size, In<void> input, Out<void> output);
 
 }  // namespace floe::ref

@@ -81,6 +81,8 @@ Status eval_fully_connected_s8(const PreparedOp& ctx) {
 
 // int8 (TFLite's FULLY_CONNECTED): a [M, K], weights [N, K] (transpose_b).
 const char* prepare_fully_connected_s8(const OpContext& ctx) {
+  // The converter folded the bias for the Cortex-M kernel: only it can run the op.
+  if (ctx.op->cortexm_kernel() != schema::CortexMKernel::NONE) return prepare_fully_connected_s8_cortexm(ctx);
   if (const char* err = weighted_s8_operands(ctx)) return err;
   const auto* options = ctx.op->options_as_MatMulOptions();
   const Shape a = ctx.input(0).shape, b = ctx.input(1).shape, o = ctx.output(0).shape;

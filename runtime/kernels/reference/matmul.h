@@ -8,6 +8,7 @@
 #include "runtime/core/tensor.h"
 #include "runtime/kernels/reference/activation.h"
 #include "runtime/core/op_adapter.h"
+#include "runtime/kernels/cortexm/s8_plans.h"
 
 namespace floe::ref {
 
@@ -67,7 +68,10 @@ inline ref::MatMulOperands matmul_operands(const PreparedOp& ctx) {
 union MatMulPrepared {
   ref::MatMulParams f32;
   ref::FullyConnectedS8Params s8;
+  cortexm::FullyConnectedS8Plan cortexm_s8;  // int8 on the CORTEX_M backend
 };
+static_assert(sizeof(cortexm::FullyConnectedS8Plan) <= sizeof(ref::FullyConnectedS8Params),
+              "the int8 Cortex-M plan must not grow the params block");
 
 const char* prepare_matmul(const OpContext& ctx);
 Status eval_matmul(const PreparedOp& ctx);

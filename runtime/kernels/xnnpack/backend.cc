@@ -6,6 +6,9 @@
 // only. The region's limit is the converter's budget (Model.xnnpack_arena_size),
 // not the caller's spare bytes, so an under-budget is caught on every arena.
 #include <xnnpack.h>
+#if defined(__aarch64__)
+#include <sys/auxv.h>
+#endif
 
 #include "runtime/core/backend.h"
 #include "runtime/core/model.h"
@@ -44,15 +47,37 @@ bool equal(const char* a, const char* b) {
   return *a == *b;
 }
 
+// Whether an int8 op of `model` runs on XNNPACK (its QC8 / QS8 operators).
+bool has_int8_xnnpack_op(const Model& model) {
+  const auto* tensors = model.schema()->tensors();
+  for (const schema::Operator* op : *model.schema()->operators()) {
+    if (op->backend() != schema::Backend::XNNPACK || op->outputs()->size() == 0) continue;
+    if (tensors->Get(static_cast<uint32_t>(op->outputs()->Get(0)))->dtype() == schema::DType::INT8) return true;
+  }
+  return false;
+}
+
 bool target_matches(const Model& model) {
   const auto* target = model.schema()->target();
   if (kTarget[0] == '\0' || target == nullptr) return false;
   if (equal(target->c_str(), kTarget)) return true;
 #if defined(__x86_64__)
-  // XNNPACK picks its AVX-512 kernels exactly when the CPU (and the OS) has
-  // AVX-512F, the class such a model's budget was computed for.
-  return equal(target->c_str(), xnnpack_budget::kTargetX86_64Avx512) &&
-         __builtin_cpu_supports("avx512f");
+  // XNNPACK picks its AVX-512 f32 kernels exactly when the CPU (and the OS)
+  // has AVX-512F, the class such a model's budget was computed for; its int8
+  // AVX-512 kernels need CD, BW, DQ and VL too (Skylake-X and later), so an
+  // int8 model's class is those CPUs.
+  if (!equal(target->c_str(), xnnpack_budget::kTargetX86_64Avx512) || !__builtin_cpu_supports("avx512f")) {
+    return false;
+  }
+  return !has_int8_xnnpack_op(model) ||
+         (__builtin_cpu_supports("avx512cd") && __builtin_cpu_supports("avx512bw") &&
+          __builtin_cpu_supports("avx512dq") && __builtin_cpu_supports("avx512vl"));
+#elif defined(__aarch64__)
+  // XNNPACK (cpuinfo) picks its dot-product int8 kernels exactly when Linux
+  // reports the extension (HWCAP_ASIMDDP, bit 20).
+  constexpr unsigned long kHwcapAsimdDotProduct = 1ul << 20;
+  return equal(target->c_str(), xnnpack_budget::kTargetAarch64NoDotprod) &&
+         (getauxval(AT_HWCAP) & kHwcapAsimdDotProduct) == 0;
 #else
   return false;
 #endif

@@ -86,7 +86,7 @@ Status matmul(const CreateArgs& a, xnn_operator_t* op, const char** why) {
 // limit is lowered until the operator exists (the converter budgets the region
 // in use by then plus the scratch: xnnpack_budget::Replay::convolution).
 struct Scratch {
-  float* data = nullptr;
+  void* data = nullptr;
   size_t region_bytes = 0;  // taken from the region (0: from the activations)
   size_t saved_limit = 0;
 };
@@ -94,7 +94,7 @@ struct Scratch {
 Scratch take_scratch(const CreateArgs& a, size_t bytes) {
   Scratch s;
   if (bytes <= a.activation_bytes) {
-    s.data = reinterpret_cast<float*>(a.activations);
+    s.data = a.activations;
     return s;
   }
   const size_t need = static_cast<size_t>(
@@ -103,7 +103,7 @@ Scratch take_scratch(const CreateArgs& a, size_t bytes) {
   s.saved_limit = a.region->limit;
   s.region_bytes = need;
   a.region->limit -= need;
-  s.data = reinterpret_cast<float*>(a.region->base + a.region->limit);
+  s.data = a.region->base + a.region->limit;
   return s;
 }
 
@@ -116,8 +116,247 @@ void release_scratch(const CreateArgs& a, const Scratch& s) {
   if (needed > a.region->peak) a.region->peak = needed;
 }
 
+// ---- int8: XNNPACK's QC8 convolution and QS8 add / global average pooling ----
+// The converter gives XNNPACK only the int8 ops these accept
+// (converter/lower/backend_xnnpack.cc, take_int8). XNNPACK requantizes in
+// fp32: its results are within one step of the reference kernels'.
+
+bool is_int8(const OpContext& ctx) { return ctx.output(0).dtype == DType::kInt8; }
+const int8_t* s8(const TensorView& v) { return static_cast<const int8_t*>(v.data); }
+int8_t* s8_out(const TensorView& v) { return static_cast<int8_t*>(v.data); }
+
+int32_t offset_entry(const schema::Requantization* r, uint32_t i) {
+  return r->input_offsets() != nullptr && i < r->input_offsets()->size() ? r->input_offsets()->Get(i) : 0;
+}
+
+// The clamp and output zero point the converter wrote.
+struct Int8Output {
+  int8_t zero_point, min, max;
+};
+bool int8_output(const OpContext& ctx, Int8Output* out, const char** why) {
+  const schema::Requantization* r = ctx.op->requantization();
+  if (r == nullptr || r->output_offset() < -128 || r->output_offset() > 127 ||
+      r->activation_min() < -128 || r->activation_max() > 127 ||
+      r->activation_min() >= r->activation_max()) {
+    *why = FLOE_MSG("XNNPACK int8 op needs its requantization (zero point, clamp range)");
+    return false;
+  }
+  *out = {static_cast<int8_t>(r->output_offset()), static_cast<int8_t>(r->activation_min()),
+          static_cast<int8_t>(r->activation_max())};
+  return true;
+}
+
+// A QC8 convolution of an int8 CONV2D, DEPTHWISE_CONV2D or MATMUL.
+struct Qc8Convolution {
+  uint32_t pad_top, pad_right, pad_bottom, pad_left, kernel_h, kernel_w, stride_h, stride_w,
+      dilation_h, dilation_w, groups;
+  size_t group_input_channels, group_output_channels;
+  uint32_t flags;
+  const int8_t* filter;  // OHWI, or [1, kh, kw, groups * M] for depthwise
+  size_t batch, input_h, input_w;
+  const int8_t* input;
+  int8_t* output;
+};
+
+// Init scratch of a QC8 op: its channel scales, then room for a filter
+// rewrite (the converter budgets the same bytes: qc8_scratch_bytes).
+struct Qc8Scratch {
+  Scratch scratch;
+  float* scales = nullptr;
+  int8_t* filter = nullptr;
+};
+
+Status qc8_scratch(const CreateArgs& a, size_t channels, size_t filter_bytes, Qc8Scratch* out,
+                   const char** why) {
+  out->scratch = take_scratch(a, channels * sizeof(float) + filter_bytes);
+  if (out->scratch.data == nullptr) {
+    *why = FLOE_MSG("arena too small for the int8 scale and filter scratch (XNNPACK persistent region)");
+    return Status::kArenaTooSmall;
+  }
+  out->scales = static_cast<float*>(out->scratch.data);
+  out->filter = reinterpret_cast<int8_t*>(out->scales + channels);
+  // The reference kernels' multiplier m and shift s per output channel (or
+  // one pair) give XNNPACK's requantization scale m * 2^(s - 31), as the
+  // converter checked it (input and output scale 1 below).
+  const TensorView mult = a.ctx->input(3), shift = a.ctx->input(4);
+  const size_t pairs = static_cast<size_t>(mult.shape.num_elements());
+  const int32_t* m = static_cast<const int32_t*>(mult.data);
+  const int32_t* e = static_cast<const int32_t*>(shift.data);
+  for (size_t c = 0; c < channels; ++c) {
+    const size_t k = pairs == channels ? c : 0;
+    if (!xnnpack_budget::qc8_scale_supported(m[k], e[k])) {
+      release_scratch(a, out->scratch);
+      *why = FLOE_MSG("int8 multiplier outside what XNNPACK's QC8 convolution accepts");
+      return Status::kInvalidModel;
+    }
+    out->scales[c] = xnnpack_budget::qc8_channel_scale(m[k], e[k]);
+  }
+  return Status::kOk;
+}
+
+Status qc8_convolution(const CreateArgs& a, const Qc8Convolution& c, const Qc8Scratch& scratch,
+                       xnn_operator_t* op, const char** why) {
+  const OpContext& ctx = *a.ctx;
+  Int8Output out;
+  if (!int8_output(ctx, &out, why)) {
+    release_scratch(a, scratch.scratch);
+    return Status::kInvalidModel;
+  }
+  const schema::Requantization* r = ctx.op->requantization();
+  const int32_t input_offset = offset_entry(r, 0);
+  if (input_offset < -127 || input_offset > 128 || offset_entry(r, 1) != 0) {
+    release_scratch(a, scratch.scratch);
+    *why = FLOE_MSG("XNNPACK int8 op needs an int8 input zero point and symmetric weights");
+    return Status::kInvalidModel;
+  }
+  const int32_t* bias = ctx.has_input(2) ? static_cast<const int32_t*>(ctx.input(2).data) : nullptr;
+  const size_t in_stride = c.groups * c.group_input_channels;
+  const size_t out_stride = c.groups * c.group_output_channels;
+  const Status s = from_xnn(
+      xnn_create_convolution2d_nhwc_qc8(
+          c.pad_top, c.pad_right, c.pad_bottom, c.pad_left, c.kernel_h, c.kernel_w, c.stride_h,
+          c.stride_w, c.dilation_h, c.dilation_w, c.groups, c.group_input_channels,
+          c.group_output_channels, in_stride, out_stride, static_cast<int8_t>(-input_offset), 1.0f,
+          scratch.scales, c.filter, bias, out.zero_point, 1.0f, out.min, out.max, c.flags, op),
+      FLOE_MSG("xnn_create_convolution2d_nhwc_qc8 failed"), why);
+  release_scratch(a, scratch.scratch);  // XNNPACK packed its own copy of both
+  FLOE_RETURN_IF_ERROR(s);
+  return from_xnn(xnn_setup_convolution2d_nhwc_qc8(*op, c.batch, c.input_h, c.input_w, c.input,
+                                                   c.output, a.thread_pool),
+                  FLOE_MSG("xnn_setup_convolution2d_nhwc_qc8 failed"), why);
+}
+
+Status conv2d_s8(const CreateArgs& a, xnn_operator_t* op, const char** why) {
+  const OpContext& ctx = *a.ctx;
+  const auto* o = ctx.op->options_as_Conv2DOptions();
+  const TensorView x = ctx.input(0), w = ctx.input(1), y = ctx.output(0);
+  const Shape& ws = w.shape;
+  const size_t kh = static_cast<size_t>(ws.dims[0]), kw = static_cast<size_t>(ws.dims[1]);
+  const size_t ci = static_cast<size_t>(ws.dims[2]), co = static_cast<size_t>(ws.dims[3]);
+  const size_t taps = kh * kw * ci;
+  Qc8Scratch scratch;
+  FLOE_RETURN_IF_ERROR(qc8_scratch(a, co, taps * co, &scratch, why));
+  const int8_t* hwio = s8(w);  // XNNPACK wants OHWI
+  for (size_t t = 0; t < taps; ++t) {
+    for (size_t c = 0; c < co; ++c) scratch.filter[c * taps + t] = hwio[t * co + c];
+  }
+  const Qc8Convolution c{static_cast<uint32_t>(o->pad_top()), static_cast<uint32_t>(o->pad_right()),
+                         static_cast<uint32_t>(o->pad_bottom()), static_cast<uint32_t>(o->pad_left()),
+                         static_cast<uint32_t>(kh), static_cast<uint32_t>(kw),
+                         static_cast<uint32_t>(o->stride_h()), static_cast<uint32_t>(o->stride_w()),
+                         static_cast<uint32_t>(o->dilation_h()), static_cast<uint32_t>(o->dilation_w()),
+                         1, ci, co, 0, scratch.filter,
+                         static_cast<size_t>(x.shape.dims[0]), static_cast<size_t>(x.shape.dims[1]),
+                         static_cast<size_t>(x.shape.dims[2]), s8(x), s8_out(y)};
+  return qc8_convolution(a, c, scratch, op, why);
+}
+
+// floe's [kh, kw, C, M] filter is XNNPACK's depthwise [1, kh, kw, C * M].
+Status depthwise_s8(const CreateArgs& a, xnn_operator_t* op, const char** why) {
+  const OpContext& ctx = *a.ctx;
+  const auto* o = ctx.op->options_as_DepthwiseConv2DOptions();
+  const TensorView x = ctx.input(0), w = ctx.input(1), y = ctx.output(0);
+  const Shape& ws = w.shape;
+  const size_t channels = static_cast<size_t>(ws.dims[2]);
+  const size_t multiplier = static_cast<size_t>(ws.dims[3]);
+  Qc8Scratch scratch;
+  FLOE_RETURN_IF_ERROR(qc8_scratch(a, channels * multiplier, 0, &scratch, why));
+  const Qc8Convolution c{static_cast<uint32_t>(o->pad_top()), static_cast<uint32_t>(o->pad_right()),
+                         static_cast<uint32_t>(o->pad_bottom()), static_cast<uint32_t>(o->pad_left()),
+                         static_cast<uint32_t>(ws.dims[0]), static_cast<uint32_t>(ws.dims[1]),
+                         static_cast<uint32_t>(o->stride_h()), static_cast<uint32_t>(o->stride_w()),
+                         static_cast<uint32_t>(o->dilation_h()), static_cast<uint32_t>(o->dilation_w()),
+                         static_cast<uint32_t>(channels), 1, multiplier,
+                         XNN_FLAG_DEPTHWISE_CONVOLUTION, s8(w),
+                         static_cast<size_t>(x.shape.dims[0]), static_cast<size_t>(x.shape.dims[1]),
+                         static_cast<size_t>(x.shape.dims[2]), s8(x), s8_out(y)};
+  return qc8_convolution(a, c, scratch, op, why);
+}
+
+// [rows, K] x [N, K]^T: a 1x1 convolution over `rows` pixels whose OHWI filter
+// is the [N, K] weights as they are (per-channel weights included).
+Status matmul_s8(const CreateArgs& a, xnn_operator_t* op, const char** why) {
+  const OpContext& ctx = *a.ctx;
+  const auto* o = ctx.op->options_as_MatMulOptions();
+  if (o->transpose_a() || !o->transpose_b()) {
+    *why = FLOE_MSG("XNNPACK int8 matmul needs [N, K] weights (transpose_b) and no transpose_a");
+    return Status::kInvalidModel;
+  }
+  const TensorView x = ctx.input(0), w = ctx.input(1), y = ctx.output(0);
+  const size_t rows = static_cast<size_t>(x.shape.dims[0]), k = static_cast<size_t>(x.shape.dims[1]);
+  const size_t n = static_cast<size_t>(y.shape.dims[1]);
+  Qc8Scratch scratch;
+  FLOE_RETURN_IF_ERROR(qc8_scratch(a, n, 0, &scratch, why));
+  const Qc8Convolution c{0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1, k, n, 0, s8(w),
+                         rows, 1, 1, s8(x), s8_out(y)};
+  return qc8_convolution(a, c, scratch, op, why);
+}
+
+// The per-tensor scale and zero point of int8 operand `input` (-1: the output).
+bool activation_quantization(const OpContext& ctx, int input, float* scale, int8_t* zero_point) {
+  const int32_t index = input < 0 ? ctx.op->outputs()->Get(0) : ctx.op->inputs()->Get(input);
+  const Quantization q = ctx.model->quantization(static_cast<size_t>(index));
+  if (q.channels != 1 || q.zero_point < -128 || q.zero_point > 127 || !(q.scale > 0.0f)) return false;
+  *scale = q.scale;
+  *zero_point = static_cast<int8_t>(q.zero_point);
+  return true;
+}
+
+Status add_s8(const CreateArgs& a, xnn_operator_t* op, const char** why) {
+  const OpContext& ctx = *a.ctx;
+  Int8Output out;
+  float s1 = 0, s2 = 0, so = 0;
+  int8_t z1 = 0, z2 = 0, zo = 0;
+  if (!int8_output(ctx, &out, why)) return Status::kInvalidModel;
+  if (!activation_quantization(ctx, 0, &s1, &z1) || !activation_quantization(ctx, 1, &s2, &z2) ||
+      !activation_quantization(ctx, -1, &so, &zo)) {
+    *why = FLOE_MSG("XNNPACK int8 add needs per-tensor quantized operands");
+    return Status::kInvalidModel;
+  }
+  FLOE_RETURN_IF_ERROR(from_xnn(
+      xnn_create_add_nd_qs8(z1, s1, z2, s2, out.zero_point, so, out.min, out.max, 0, op),
+      FLOE_MSG("xnn_create_add_nd_qs8 failed"), why));
+  const TensorView x1 = ctx.input(0), x2 = ctx.input(1), y = ctx.output(0);
+  size_t shape1[XNN_MAX_TENSOR_DIMS], shape2[XNN_MAX_TENSOR_DIMS];
+  if (x1.shape.rank > XNN_MAX_TENSOR_DIMS || x2.shape.rank > XNN_MAX_TENSOR_DIMS) {
+    *why = FLOE_MSG("XNNPACK int8 add takes at most XNN_MAX_TENSOR_DIMS dimensions");
+    return Status::kInvalidModel;
+  }
+  for (int i = 0; i < x1.shape.rank; ++i) shape1[i] = static_cast<size_t>(x1.shape.dims[i]);
+  for (int i = 0; i < x2.shape.rank; ++i) shape2[i] = static_cast<size_t>(x2.shape.dims[i]);
+  return from_xnn(xnn_setup_add_nd_qs8(*op, static_cast<size_t>(x1.shape.rank), shape1,
+                                       static_cast<size_t>(x2.shape.rank), shape2, s8(x1), s8(x2),
+                                       s8_out(y), a.thread_pool),
+                  FLOE_MSG("xnn_setup_add_nd_qs8 failed"), why);
+}
+
+// An AVG_POOL2D whose window is the whole image, or a MEAN over H and W.
+Status global_average_s8(const CreateArgs& a, xnn_operator_t* op, const char** why) {
+  const OpContext& ctx = *a.ctx;
+  const TensorView x = ctx.input(0), y = ctx.output(0);
+  Int8Output out;
+  float si = 0, so = 0;
+  int8_t zi = 0, zo = 0;
+  if (!int8_output(ctx, &out, why)) return Status::kInvalidModel;
+  if (x.shape.rank != 4 || !activation_quantization(ctx, 0, &si, &zi) ||
+      !activation_quantization(ctx, -1, &so, &zo)) {
+    *why = FLOE_MSG("XNNPACK int8 average needs NHWC per-tensor quantized operands");
+    return Status::kInvalidModel;
+  }
+  const size_t c = static_cast<size_t>(x.shape.dims[3]);
+  FLOE_RETURN_IF_ERROR(from_xnn(xnn_create_global_average_pooling_nwc_qs8(
+                                    c, c, c, zi, si, out.zero_point, so, out.min, out.max, 0, op),
+                                FLOE_MSG("xnn_create_global_average_pooling_nwc_qs8 failed"), why));
+  return from_xnn(xnn_setup_global_average_pooling_nwc_qs8(
+                      *op, static_cast<size_t>(x.shape.dims[0]),
+                      static_cast<size_t>(x.shape.dims[1]) * x.shape.dims[2], s8(x), s8_out(y),
+                      a.thread_pool),
+                  FLOE_MSG("xnn_setup_global_average_pooling_nwc_qs8 failed"), why);
+}
+
 Status conv2d(const CreateArgs& a, xnn_operator_t* op, const char** why) {
   const OpContext& ctx = *a.ctx;
+  if (is_int8(ctx)) return conv2d_s8(a, op, why);
   const auto* o = ctx.op->options_as_Conv2DOptions();
   if (!is_constant_input(ctx, 1) || (ctx.has_input(2) && !is_constant_input(ctx, 2))) {
     *why = FLOE_MSG("XNNPACK conv2d needs a constant filter and bias");
@@ -146,7 +385,7 @@ Status conv2d(const CreateArgs& a, xnn_operator_t* op, const char** why) {
   }
   const size_t taps = kh * kw * ci;
   const Scratch scratch = take_scratch(a, taps * co * sizeof(float));
-  float* ohwi = scratch.data;
+  float* ohwi = static_cast<float*>(scratch.data);
   if (ohwi == nullptr) {
     *why = FLOE_MSG("arena too small for the conv2d filter rewrite (XNNPACK persistent region)");
     return Status::kArenaTooSmall;
@@ -175,6 +414,7 @@ Status conv2d(const CreateArgs& a, xnn_operator_t* op, const char** why) {
 
 Status depthwise(const CreateArgs& a, xnn_operator_t* op, const char** why) {
   const OpContext& ctx = *a.ctx;
+  if (is_int8(ctx)) return depthwise_s8(a, op, why);
   const auto* o = ctx.op->options_as_DepthwiseConv2DOptions();
   if (!is_constant_input(ctx, 1) || (ctx.has_input(2) && !is_constant_input(ctx, 2))) {
     *why = FLOE_MSG("XNNPACK depthwise needs a constant filter and bias");
@@ -318,6 +558,7 @@ Status softmax(const CreateArgs& a, xnn_operator_t* op, const char** why) {
 
 // Mean over axes {1, 2} of an NHWC tensor: global average pooling.
 Status mean(const CreateArgs& a, xnn_operator_t* op, const char** why) {
+  if (is_int8(*a.ctx)) return global_average_s8(a, op, why);
   const auto* axes = a.ctx->op->options_as_ReduceOptions()->axes();
   const TensorView x = a.ctx->input(0), y = a.ctx->output(0);
   if (x.shape.rank != 4 || axes == nullptr || axes->size() != 2 || axes->Get(0) != 1 ||
@@ -342,7 +583,16 @@ using CreateFn = Status (*)(const CreateArgs&, xnn_operator_t*, const char**);
 
 template <bool kMax>
 Status pool2d_of(const CreateArgs& a, xnn_operator_t* op, const char** why) {
+  if (!kMax && is_int8(*a.ctx)) return global_average_s8(a, op, why);
   return pool2d(a, kMax, op, why);
+}
+// MatMul is defined before the int8 helpers; its int8 form is a QC8 convolution.
+Status matmul_any(const CreateArgs& a, xnn_operator_t* op, const char** why) {
+  return is_int8(*a.ctx) ? matmul_s8(a, op, why) : matmul(a, op, why);
+}
+Status add(const CreateArgs& a, xnn_operator_t* op, const char** why) {
+  return is_int8(*a.ctx) ? add_s8(a, op, why)
+                         : binary(a, xnn_create_add_nd_f32, xnn_setup_add_nd_f32, op, why);
 }
 template <CreateBinary kCreate, SetupBinary kSetup>
 Status binary_of(const CreateArgs& a, xnn_operator_t* op, const char** why) {
@@ -363,12 +613,12 @@ struct Mapping {
 };
 
 constexpr Mapping kMappings[] = {
-    {schema::OpCode::MATMUL, matmul},
+    {schema::OpCode::MATMUL, matmul_any},
     {schema::OpCode::CONV2D, conv2d},
     {schema::OpCode::DEPTHWISE_CONV2D, depthwise},
     {schema::OpCode::MAX_POOL2D, pool2d_of<true>},
     {schema::OpCode::AVG_POOL2D, pool2d_of<false>},
-    {schema::OpCode::ADD, binary_of<xnn_create_add_nd_f32, xnn_setup_add_nd_f32>},
+    {schema::OpCode::ADD, add},
     {schema::OpCode::SUB, binary_of<xnn_create_subtract_nd_f32, xnn_setup_subtract_nd_f32>},
     {schema::OpCode::MUL, binary_of<xnn_create_multiply_nd_f32, xnn_setup_multiply_nd_f32>},
     {schema::OpCode::DIV, binary_of<xnn_create_divide_nd_f32, xnn_setup_divide_nd_f32>},

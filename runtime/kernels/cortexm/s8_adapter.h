@@ -1,0 +1,63 @@
+// SPDX-License-Identifier: Apache-2.0
+// What the int8 Cortex-M prepares (conv2d.cc, matmul.cc, depthwise_conv2d.cc)
+// check in common: the layout the converter promises for an op with
+// Operator.cortexm_kernel != NONE (converter/lower/backend_cortexm.cc), and the
+// S8Requant the eval hands to the microkernels (s8_microkernels.h).
+#pragma once
+
+#include "runtime/core/op_adapter.h"
+#include "runtime/kernels/cortexm/s8_microkernels.h"
+
+namespace floe::cortexm {
+
+struct S8Quantization {
+  int32_t input_offset;  // minus the input zero point
+  int32_t output_offset, act_min, act_max;
+};
+
+// int8 input, weights and output 0; `outputs` outputs; the int32 bias
+// [channels] present (folded or raw, by kernel); per-channel int32 multiplier
+// and shift arrays [channels]; symmetric weights.
+inline const char* prepare_s8_operands(const OpContext& ctx, int32_t channels, int outputs,
+                                       S8Quantization* q) {
+  if (ctx.op->backend() != schema::Backend::CORTEX_M) {
+    return FLOE_MSG("int8 Cortex-M kernel chosen for an op not on the CORTEX_M backend");
+  }
+  if (ctx.input_count() != 5 || ctx.output_count() != outputs) {
+    return FLOE_MSG("int8 Cortex-M op: wrong number of inputs or outputs");
+  }
+  for (int i = 0; i < 5; ++i) {
+    if (!ctx.has_input(i)) return FLOE_MSG("int8 Cortex-M op: bias, multipliers and shifts must be present");
+  }
+  if (!ops::is_s8(ctx.input(0)) || !ops::is_s8(ctx.input(1)) || !ops::is_s8(ctx.output(0))) {
+    return FLOE_MSG("int8 Cortex-M op: input, weights and output must be int8");
+  }
+  const TensorView bias = ctx.input(2), mult = ctx.input(3), shift = ctx.input(4);
+  for (const TensorView* v : {&bias, &mult, &shift}) {
+    if (v->dtype != DType::kInt32 || v->shape.rank != 1 || v->shape.dims[0] != channels) {
+      return FLOE_MSG("int8 Cortex-M op: bias, multipliers and shifts must be int32 [output channels]");
+    }
+  }
+  const int32_t* m = static_cast<const int32_t*>(mult.data);
+  const int32_t* sh = static_cast<const int32_t*>(shift.data);
+  for (int32_t c = 0; c < channels; ++c) {
+    if (!ops::valid_multiplier(m[c], sh[c])) return FLOE_MSG("int8 op: multiplier or shift out of range");
+  }
+  const char* why = nullptr;
+  const schema::Requantization* r = ops::requantization_of(ctx, &why);
+  if (r == nullptr) return why;
+  const int32_t input_offset = ops::entry(r->input_offsets(), 0);
+  if (input_offset < -127 || input_offset > 128 || ops::entry(r->input_offsets(), 1) != 0) {
+    return FLOE_MSG("int8 Cortex-M op: input offset out of range or weights not symmetric");
+  }
+  *q = {input_offset, r->output_offset(), r->activation_min(), r->activation_max()};
+  return nullptr;
+}
+
+// The microkernels' requantization from the bound operands 2, 3, 4.
+inline S8Requant s8_requant(const PreparedOp& op, int32_t output_offset, int32_t act_min, int32_t act_max) {
+  return {static_cast<const int32_t*>(op.operands[2].data), static_cast<const int32_t*>(op.operands[3].data),
+          static_cast<const int32_t*>(op.operands[4].data), output_offset, act_min, act_max};
+}
+
+}  // namespace floe::cortexm

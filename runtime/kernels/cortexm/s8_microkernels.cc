@@ -1,0 +1,634 @@
+// SPDX-License-Identifier: Apache-2.0
+// The DSP-extension (M4, M33; M55 until its Helium file is built) and portable
+// implementations of s8_microkernels.h. Both share one blocking so the host
+// tests exercise the board's loop structure:
+//   s8_gemm: 2 rows x 2 channels per block (4 accumulators). Each int8 word
+//     is split by SXTB16 / SXTB16 ROR 8 into its even and odd halfword pairs
+//     and SMLAD multiplies a row's and a channel's halves: per 4 columns 4 word
+//     loads, 8 SXTB16, 8 SMLAD for 16 MACs. DSP: 8 columns per iteration in
+//     inline assembly (14 registers: the second row and channel are read at a
+//     fixed distance from the first, post-indexed), ~1.34 instructions/MAC.
+//     Odd rows/channels and k % 8 run narrower blocks of the same arithmetic.
+//   s8_depthwise: 4 channels per word; the input offset is added while
+//     widening (SXTAB16 adds it to both halves); one halfword MAC per product
+//     (SMLABB/SMLATT: no reduction across channels to pair). Padded taps are
+//     skipped by clipping each window once per output pixel; a window three
+//     taps wide whose columns are all inside the input runs unrolled (DSP:
+//     inline assembly, 10 instructions per tap and 4 channels).
+// Requantization is fused into the block's output stores (DSP: ~18
+// instructions per output, then the clamp on four packed bytes).
+#if !defined(FLOE_CORTEXM_S8_MVE)
+
+#include "runtime/kernels/cortexm/s8_microkernels.h"
+
+#include <stddef.h>
+#include <string.h>
+
+#include "runtime/kernels/window.h"
+
+#if defined(__ARM_FEATURE_DSP) && defined(__ARM_ARCH_PROFILE) && __ARM_ARCH_PROFILE == 'M'
+#define FLOE_S8_DSP 1
+// The two inner loops in assembly take 13 and 14 registers: only an optimizing
+// build leaves that many (at -O0, r7 is the frame pointer); other builds run
+// the same arithmetic through the intrinsic-style C loops.
+#if defined(__OPTIMIZE__)
+#define FLOE_S8_DSP_LOOPS 1
+#endif
+#endif
+
+namespace floe::cortexm {
+namespace {
+
+// ---- the arithmetic -------------------------------------------------------
+
+// ref::multiply_by_quantized_multiplier for a multiplier >= 0 (the converter
+// guarantees it): the doubling high multiply's nudge makes both signs round
+// half up, i.e. (x * m + 2^30) >> 31; then the rounding right shift rounds half
+// away from zero, here as (high + 2^(right-1) - [high < 0]) >> right, whose sum
+// can pass INT32_MAX only for a large positive high: then it is shifted as
+// the unsigned value it is.
+inline int32_t requantize(int32_t acc, int32_t multiplier, int32_t shift) {
+#if defined(FLOE_S8_DSP)
+  // The same steps without branches: USAT gives the left shift, SMLAL the
+  // nudged 64-bit product, and the overflow flag of the rounding add picks
+  // the unsigned shift.
+  int32_t x = acc, lo, hi, t, right;
+  __asm__(
+      "usat   %[t], #5, %[sh]\n\t"
+      "sub    %[r], %[t], %[sh]\n\t"
+      "lsl    %[x], %[x], %[t]\n\t"
+      "mov    %[lo], #0x40000000\n\t"
+      "mov    %[hi], #0\n\t"
+      "smlal  %[lo], %[hi], %[x], %[m]\n\t"
+      "lsr    %[lo], %[lo], #31\n\t"
+      "orr    %[x], %[lo], %[hi], lsl #1\n\t"
+      "mov    %[t], #1\n\t"
+      "lsl    %[t], %[t], %[r]\n\t"
+      "sub    %[t], %[t], %[x], lsr #31\n\t"
+      "adds   %[x], %[x], %[t], lsr #1\n\t"
+      "ite    vs\n\t"
+      "lsrvs  %[x], %[x], %[r]\n\t"
+      "asrvc  %[x], %[x], %[r]"
+      : [x] "+&r"(x), [lo] "=&r"(lo), [hi] "=&r"(hi), [t] "=&r"(t), [r] "=&r"(right)
+      : [m] "r"(multiplier), [sh] "r"(shift)
+      : "cc");
+  return x;
+#else
+  const int32_t left = shift > 0 ? shift : 0;
+  const int32_t right = left - shift;
+  const int32_t x = static_cast<int32_t>(static_cast<uint32_t>(acc) << left);
+  const int64_t product = static_cast<int64_t>(x) * multiplier + (int64_t{1} << 30);
+  const int32_t high = static_cast<int32_t>(product >> 31);
+  const uint32_t nudge = ((uint32_t{1} << right) - (static_cast<uint32_t>(high) >> 31)) >> 1;
+  const uint32_t sum = static_cast<uint32_t>(high) + nudge;
+  if (high >= 0 && static_cast<int32_t>(sum) < 0) return static_cast<int32_t>(sum >> right);
+  return static_cast<int32_t>(sum) >> right;
+#endif
+}
+
+inline int8_t finish(const S8Requant& rq, int32_t acc, int32_t c) {
+  // The bias wraps as in the reference (wrapping_add).
+  acc = static_cast<int32_t>(static_cast<uint32_t>(acc) + static_cast<uint32_t>(rq.bias[c]));
+  int32_t v = requantize(acc, rq.multiplier[c], rq.shift[c]) + rq.output_offset;
+  v = v < rq.act_min ? rq.act_min : v;
+  v = v > rq.act_max ? rq.act_max : v;
+  return static_cast<int8_t>(v);
+}
+
+#if defined(FLOE_S8_DSP)
+
+// requantize(acc + bias) + output_offset saturated to int8, in one block: the
+// clamp to [act_min, act_max] (inside int8) then runs on four packed bytes.
+inline int32_t requantize_to_s8(int32_t acc, int32_t bias, int32_t multiplier, int32_t shift, int32_t offset) {
+  int32_t x = acc, lo, hi, t, left, right;
+  __asm__(
+      "add    %[x], %[x], %[b]\n\t"
+      "usat   %[left], #5, %[sh]\n\t"
+      "sub    %[right], %[left], %[sh]\n\t"
+      "lsl    %[x], %[x], %[left]\n\t"
+      "mov    %[lo], #0x40000000\n\t"
+      "mov    %[hi], #0\n\t"
+      "smlal  %[lo], %[hi], %[x], %[m]\n\t"
+      "lsr    %[lo], %[lo], #31\n\t"
+      "orr    %[x], %[lo], %[hi], lsl #1\n\t"
+      "mov    %[t], #1\n\t"
+      "lsl    %[t], %[t], %[right]\n\t"
+      "sub    %[t], %[t], %[x], lsr #31\n\t"
+      "adds   %[x], %[x], %[t], lsr #1\n\t"
+      "ite    vs\n\t"
+      "lsrvs  %[x], %[x], %[right]\n\t"
+      "asrvc  %[x], %[x], %[right]\n\t"
+      "add    %[x], %[x], %[zp]\n\t"
+      "ssat   %[x], #8, %[x]"
+      : [x] "+&r"(x), [lo] "=&r"(lo), [hi] "=&r"(hi), [t] "=&r"(t), [left] "=&r"(left), [right] "=&r"(right)
+      : [b] "r"(bias), [m] "r"(multiplier), [sh] "r"(shift), [zp] "r"(offset)
+      : "cc");
+  return x;
+}
+
+// Four int8 values (low bytes of a, b, c, d) as one word, clamped bytewise to
+// [min, max] (each replicated in the four bytes of min4 / max4).
+inline uint32_t pack_clamp4(int32_t a, int32_t b, int32_t c, int32_t d, uint32_t min4, uint32_t max4) {
+  uint32_t w = static_cast<uint32_t>(a), t;
+  __asm__(
+      "bfi    %[w], %[b], #8, #8\n\t"
+      "bfi    %[w], %[c], #16, #8\n\t"
+      "bfi    %[w], %[d], #24, #8\n\t"
+      "ssub8  %[t], %[w], %[lo]\n\t"
+      "sel    %[w], %[w], %[lo]\n\t"
+      "ssub8  %[t], %[hi], %[w]\n\t"
+      "sel    %[w], %[w], %[hi]"
+      : [w] "+&r"(w), [t] "=&r"(t)
+      : [b] "r"(b), [c] "r"(c), [d] "r"(d), [lo] "r"(min4), [hi] "r"(max4)
+      : "cc");
+  return w;
+}
+
+inline uint32_t replicate(int32_t v) { return (static_cast<uint32_t>(v) & 0xFFu) * 0x01010101u; }
+
+inline void store_word(int8_t* p, uint32_t w) { memcpy(p, &w, sizeof w); }
+inline void store_half(int8_t* p, uint32_t w) {
+  const uint16_t h = static_cast<uint16_t>(w);
+  memcpy(p, &h, sizeof h);
+}
+
+#endif
+
+// Outputs (r0, c), (r0, c+1), (r1, c), (r1, c+1) of a 2x2 GEMM block.
+inline void finish_2x2(const S8Requant& rq, const int32_t s[4], int32_t c, int8_t* o0, int8_t* o1) {
+#if defined(FLOE_S8_DSP)
+  const int32_t b0 = rq.bias[c], m0 = rq.multiplier[c], sh0 = rq.shift[c];
+  const int32_t b1 = rq.bias[c + 1], m1 = rq.multiplier[c + 1], sh1 = rq.shift[c + 1];
+  const int32_t v00 = requantize_to_s8(s[0], b0, m0, sh0, rq.output_offset);
+  const int32_t v01 = requantize_to_s8(s[1], b1, m1, sh1, rq.output_offset);
+  const int32_t v10 = requantize_to_s8(s[2], b0, m0, sh0, rq.output_offset);
+  const int32_t v11 = requantize_to_s8(s[3], b1, m1, sh1, rq.output_offset);
+  const uint32_t w = pack_clamp4(v00, v01, v10, v11, replicate(rq.act_min), replicate(rq.act_max));
+  store_half(o0 + c, w);
+  store_half(o1 + c, w >> 16);
+#else
+  o0[c] = finish(rq, s[0], c);
+  o0[c + 1] = finish(rq, s[1], c + 1);
+  o1[c] = finish(rq, s[2], c);
+  o1[c + 1] = finish(rq, s[3], c + 1);
+#endif
+}
+
+// Channels c..c+3 of one depthwise output pixel.
+inline void finish_4(const S8Requant& rq, const int32_t s[4], int32_t c, int8_t* o) {
+#if defined(FLOE_S8_DSP)
+  const int32_t v0 = requantize_to_s8(s[0], rq.bias[c], rq.multiplier[c], rq.shift[c], rq.output_offset);
+  const int32_t v1 = requantize_to_s8(s[1], rq.bias[c + 1], rq.multiplier[c + 1], rq.shift[c + 1], rq.output_offset);
+  const int32_t v2 = requantize_to_s8(s[2], rq.bias[c + 2], rq.multiplier[c + 2], rq.shift[c + 2], rq.output_offset);
+  const int32_t v3 = requantize_to_s8(s[3], rq.bias[c + 3], rq.multiplier[c + 3], rq.shift[c + 3], rq.output_offset);
+  store_word(o + c, pack_clamp4(v0, v1, v2, v3, replicate(rq.act_min), replicate(rq.act_max)));
+#else
+  for (int i = 0; i < 4; ++i) o[c + i] = finish(rq, s[i], c + i);
+#endif
+}
+
+inline uint32_t load_word(const int8_t* p) {
+  uint32_t w;
+  memcpy(&w, p, sizeof w);  // one LDR: M4/M33 allow unaligned word loads
+  return w;
+}
+
+#if defined(FLOE_S8_DSP)
+
+// The even (bytes 0, 2) and odd (bytes 1, 3) int8 lanes as halfword pairs.
+inline uint32_t even_lanes(uint32_t w) {
+  uint32_t r;
+  __asm__("sxtb16 %0, %1" : "=r"(r) : "r"(w));
+  return r;
+}
+inline uint32_t odd_lanes(uint32_t w) {
+  uint32_t r;
+  __asm__("sxtb16 %0, %1, ror #8" : "=r"(r) : "r"(w));
+  return r;
+}
+// offset + even / odd lanes, per halfword (the offsets' halves are equal).
+inline uint32_t even_lanes_plus(uint32_t offsets, uint32_t w) {
+  uint32_t r;
+  __asm__("sxtab16 %0, %1, %2" : "=r"(r) : "r"(offsets), "r"(w));
+  return r;
+}
+inline uint32_t odd_lanes_plus(uint32_t offsets, uint32_t w) {
+  uint32_t r;
+  __asm__("sxtab16 %0, %1, %2, ror #8" : "=r"(r) : "r"(offsets), "r"(w));
+  return r;
+}
+// acc + a.lo * b.lo + a.hi * b.hi.
+inline int32_t smlad(uint32_t a, uint32_t b, int32_t acc) {
+  int32_t r;
+  __asm__("smlad %0, %1, %2, %3" : "=r"(r) : "r"(a), "r"(b), "r"(acc));
+  return r;
+}
+// acc + a.lo * b.lo, and acc + a.hi * b.hi.
+inline int32_t smlabb(uint32_t a, uint32_t b, int32_t acc) {
+  int32_t r;
+  __asm__("smlabb %0, %1, %2, %3" : "=r"(r) : "r"(a), "r"(b), "r"(acc));
+  return r;
+}
+inline int32_t smlatt(uint32_t a, uint32_t b, int32_t acc) {
+  int32_t r;
+  __asm__("smlatt %0, %1, %2, %3" : "=r"(r) : "r"(a), "r"(b), "r"(acc));
+  return r;
+}
+
+#else  // portable: the same operations on plain integers
+
+inline uint32_t halves(int32_t lo, int32_t hi) {
+  return (static_cast<uint32_t>(lo) & 0xFFFFu) | (static_cast<uint32_t>(hi) << 16);
+}
+inline int32_t lo16(uint32_t w) { return static_cast<int16_t>(w & 0xFFFFu); }
+inline int32_t hi16(uint32_t w) { return static_cast<int16_t>(w >> 16); }
+inline int32_t byte_at(uint32_t w, int i) { return static_cast<int8_t>((w >> (8 * i)) & 0xFFu); }
+inline uint32_t even_lanes(uint32_t w) { return halves(byte_at(w, 0), byte_at(w, 2)); }
+inline uint32_t odd_lanes(uint32_t w) { return halves(byte_at(w, 1), byte_at(w, 3)); }
+inline uint32_t even_lanes_plus(uint32_t offsets, uint32_t w) {
+  return halves(lo16(offsets) + byte_at(w, 0), hi16(offsets) + byte_at(w, 2));
+}
+inline uint32_t odd_lanes_plus(uint32_t offsets, uint32_t w) {
+  return halves(lo16(offsets) + byte_at(w, 1), hi16(offsets) + byte_at(w, 3));
+}
+inline int32_t smlad(uint32_t a, uint32_t b, int32_t acc) {
+  const uint32_t sum = static_cast<uint32_t>(lo16(a) * lo16(b)) + static_cast<uint32_t>(hi16(a) * hi16(b));
+  return static_cast<int32_t>(static_cast<uint32_t>(acc) + sum);
+}
+inline int32_t smlabb(uint32_t a, uint32_t b, int32_t acc) {
+  return static_cast<int32_t>(static_cast<uint32_t>(acc) + static_cast<uint32_t>(lo16(a) * lo16(b)));
+}
+inline int32_t smlatt(uint32_t a, uint32_t b, int32_t acc) {
+  return static_cast<int32_t>(static_cast<uint32_t>(acc) + static_cast<uint32_t>(hi16(a) * hi16(b)));
+}
+
+#endif
+
+// ---- s8_gemm blocks ---------------------------------------------------------
+
+// Two rows by two channels.
+inline void block_2x2(const int8_t* a0, const int8_t* a1, const int8_t* w0, const int8_t* w1, int32_t k,
+                      int32_t sums[4]) {
+  int32_t s00 = 0, s01 = 0, s10 = 0, s11 = 0;
+#if defined(FLOE_S8_DSP_LOOPS)
+  // 8 columns per iteration in 14 registers: row 1 and channel 1 are read at
+  // a fixed distance from row 0 and channel 0 (post-incremented loads), the
+  // loop end stays in memory.
+  if (k >= 8) {
+    const int8_t* const end8 = a0 + (k & ~7);
+    const int32_t row_gap = static_cast<int32_t>(a1 - a0) - 4, channel_gap = static_cast<int32_t>(w1 - w0) - 4;
+    uint32_t x0e, x0, x1e, x1, ve, v;
+    __asm__(
+        "1:\n\t"
+        "ldr    %[x0], [%[a]], #4\n\t"
+        "ldr    %[x1], [%[a], %[ag]]\n\t"
+        "ldr    %[v], [%[w]], #4\n\t"
+        "sxtb16 %[x0e], %[x0]\n\t"
+        "sxtb16 %[x0], %[x0], ror #8\n\t"
+        "sxtb16 %[x1e], %[x1]\n\t"
+        "sxtb16 %[x1], %[x1], ror #8\n\t"
+        "sxtb16 %[ve], %[v]\n\t"
+        "sxtb16 %[v], %[v], ror #8\n\t"
+        "smlad  %[s00], %[x0e], %[ve], %[s00]\n\t"
+        "smlad  %[s00], %[x0], %[v], %[s00]\n\t"
+        "smlad  %[s10], %[x1e], %[ve], %[s10]\n\t"
+        "smlad  %[s10], %[x1], %[v], %[s10]\n\t"
+        "ldr    %[v], [%[w], %[wg]]\n\t"
+        "sxtb16 %[ve], %[v]\n\t"
+        "sxtb16 %[v], %[v], ror #8\n\t"
+        "smlad  %[s01], %[x0e], %[ve], %[s01]\n\t"
+        "smlad  %[s01], %[x0], %[v], %[s01]\n\t"
+        "smlad  %[s11], %[x1e], %[ve], %[s11]\n\t"
+        "smlad  %[s11], %[x1], %[v], %[s11]\n\t"
+        "ldr    %[x0], [%[a]], #4\n\t"
+        "ldr    %[x1], [%[a], %[ag]]\n\t"
+        "ldr    %[v], [%[w]], #4\n\t"
+        "sxtb16 %[x0e], %[x0]\n\t"
+        "sxtb16 %[x0], %[x0], ror #8\n\t"
+        "sxtb16 %[x1e], %[x1]\n\t"
+        "sxtb16 %[x1], %[x1], ror #8\n\t"
+        "sxtb16 %[ve], %[v]\n\t"
+        "sxtb16 %[v], %[v], ror #8\n\t"
+        "smlad  %[s00], %[x0e], %[ve], %[s00]\n\t"
+        "smlad  %[s00], %[x0], %[v], %[s00]\n\t"
+        "smlad  %[s10], %[x1e], %[ve], %[s10]\n\t"
+        "smlad  %[s10], %[x1], %[v], %[s10]\n\t"
+        "ldr    %[v], [%[w], %[wg]]\n\t"
+        "sxtb16 %[ve], %[v]\n\t"
+        "sxtb16 %[v], %[v], ror #8\n\t"
+        "smlad  %[s01], %[x0e], %[ve], %[s01]\n\t"
+        "smlad  %[s01], %[x0], %[v], %[s01]\n\t"
+        "smlad  %[s11], %[x1e], %[ve], %[s11]\n\t"
+        "smlad  %[s11], %[x1], %[v], %[s11]\n\t"
+        "ldr    %[v], %[end]\n\t"
+        "cmp    %[a], %[v]\n\t"
+        "bne    1b"
+        : [a] "+&r"(a0), [w] "+&r"(w0), [s00] "+&r"(s00), [s01] "+&r"(s01), [s10] "+&r"(s10),
+          [s11] "+&r"(s11), [x0e] "=&r"(x0e), [x0] "=&r"(x0), [x1e] "=&r"(x1e), [x1] "=&r"(x1),
+          [ve] "=&r"(ve), [v] "=&r"(v)
+        : [ag] "r"(row_gap), [wg] "r"(channel_gap), [end] "m"(end8)
+        : "cc", "memory");
+    a1 = a0 + row_gap + 4;
+    w1 = w0 + channel_gap + 4;
+    k &= 7;
+  }
+#endif
+  const int8_t* const end4 = a0 + (k & ~3);
+  while (a0 != end4) {
+    const uint32_t x0 = load_word(a0), x1 = load_word(a1);
+    const uint32_t x0e = even_lanes(x0), x0o = odd_lanes(x0);
+    const uint32_t x1e = even_lanes(x1), x1o = odd_lanes(x1);
+    const uint32_t v0 = load_word(w0);
+    const uint32_t v0e = even_lanes(v0), v0o = odd_lanes(v0);
+    s00 = smlad(x0e, v0e, s00);
+    s00 = smlad(x0o, v0o, s00);
+    s10 = smlad(x1e, v0e, s10);
+    s10 = smlad(x1o, v0o, s10);
+    const uint32_t v1 = load_word(w1);
+    const uint32_t v1e = even_lanes(v1), v1o = odd_lanes(v1);
+    s01 = smlad(x0e, v1e, s01);
+    s01 = smlad(x0o, v1o, s01);
+    s11 = smlad(x1e, v1e, s11);
+    s11 = smlad(x1o, v1o, s11);
+    a0 += 4;
+    a1 += 4;
+    w0 += 4;
+    w1 += 4;
+  }
+  for (int32_t t = 0; t < (k & 3); ++t) {
+    s00 += a0[t] * w0[t];
+    s01 += a0[t] * w1[t];
+    s10 += a1[t] * w0[t];
+    s11 += a1[t] * w1[t];
+  }
+  sums[0] = s00;
+  sums[1] = s01;
+  sums[2] = s10;
+  sums[3] = s11;
+}
+
+// One row by two channels.
+inline void block_1x2(const int8_t* a0, const int8_t* w0, const int8_t* w1, int32_t k, int32_t sums[2]) {
+  int32_t s0 = 0, s1 = 0;
+  const int8_t* const end4 = a0 + (k & ~3);
+  while (a0 != end4) {
+    const uint32_t x = load_word(a0);
+    const uint32_t xe = even_lanes(x), xo = odd_lanes(x);
+    const uint32_t v0 = load_word(w0), v1 = load_word(w1);
+    s0 = smlad(xe, even_lanes(v0), s0);
+    s0 = smlad(xo, odd_lanes(v0), s0);
+    s1 = smlad(xe, even_lanes(v1), s1);
+    s1 = smlad(xo, odd_lanes(v1), s1);
+    a0 += 4;
+    w0 += 4;
+    w1 += 4;
+  }
+  for (int32_t t = 0; t < (k & 3); ++t) {
+    s0 += a0[t] * w0[t];
+    s1 += a0[t] * w1[t];
+  }
+  sums[0] = s0;
+  sums[1] = s1;
+}
+
+// One row by one channel (rows x 1 uses it per row, too).
+inline int32_t dot(const int8_t* a0, const int8_t* w0, int32_t k) {
+  int32_t s = 0;
+  const int8_t* const end4 = a0 + (k & ~3);
+  while (a0 != end4) {
+    const uint32_t x = load_word(a0), v = load_word(w0);
+    s = smlad(even_lanes(x), even_lanes(v), s);
+    s = smlad(odd_lanes(x), odd_lanes(v), s);
+    a0 += 4;
+    w0 += 4;
+  }
+  for (int32_t t = 0; t < (k & 3); ++t) s += a0[t] * w0[t];
+  return s;
+}
+
+}  // namespace
+
+void s8_gemm(const int8_t* a, int32_t a_stride, int32_t rows, const int8_t* w, int32_t channels,
+             int32_t k_size, const S8Requant& rq_in, int8_t* out, int32_t out_stride) {
+  const S8Requant rq = rq_in;  // a local copy: the output stores cannot alias it
+  const ptrdiff_t k = k_size;
+  int32_t r = 0;
+  for (; r + 2 <= rows; r += 2) {
+    const int8_t* a0 = a + r * static_cast<ptrdiff_t>(a_stride);
+    const int8_t* a1 = a0 + a_stride;
+    int8_t* o0 = out + r * static_cast<ptrdiff_t>(out_stride);
+    int8_t* o1 = o0 + out_stride;
+    int32_t c = 0;
+    for (; c + 2 <= channels; c += 2) {
+      int32_t s[4];
+      const int8_t* w0 = w + c * k;
+      block_2x2(a0, a1, w0, w0 + k, k_size, s);
+      finish_2x2(rq, s, c, o0, o1);
+    }
+    if (c < channels) {
+      int32_t s[2];
+      const int8_t* w0 = w + c * k;
+      // Two rows against one channel: the 1x2 block with the rows' roles swapped.
+      block_1x2(w0, a0, a1, k_size, s);
+      o0[c] = finish(rq, s[0], c);
+      o1[c] = finish(rq, s[1], c);
+    }
+  }
+  if (r < rows) {
+    const int8_t* a0 = a + r * static_cast<ptrdiff_t>(a_stride);
+    int8_t* o0 = out + r * static_cast<ptrdiff_t>(out_stride);
+    int32_t c = 0;
+    for (; c + 2 <= channels; c += 2) {
+      int32_t s[2];
+      const int8_t* w0 = w + c * k;
+      block_1x2(a0, w0, w0 + k, k_size, s);
+      o0[c] = finish(rq, s[0], c);
+      o0[c + 1] = finish(rq, s[1], c + 1);
+    }
+    if (c < channels) o0[c] = finish(rq, dot(a0, w + c * k, k_size), c);
+  }
+}
+
+// ---- s8_depthwise -----------------------------------------------------------
+
+namespace {
+
+struct DepthwiseGeometry {
+  const int8_t* filter;
+  ptrdiff_t channels, in_row, f_row;  // bytes per input row and per filter row
+  ptrdiff_t dil_h;
+  ptrdiff_t x_step;   // bytes between horizontal taps: dil_w * channels
+  uint32_t offsets;   // the input offset in both halfwords
+  int32_t input_offset;
+};
+
+// Four channels c..c+3 of one output pixel over the in-image taps: per tap
+// 2 word loads, 4 widenings (the input offset added by SXTAB16) and 4
+// halfword MACs (SMLABB / SMLATT: depthwise has no reduction to pair up).
+inline void four_channels(const DepthwiseGeometry& g, const int8_t* image, ptrdiff_t origin,
+                          kernels::TapRange ty, kernels::TapRange tx, ptrdiff_t c, int32_t sums[4]) {
+  int32_t s0 = 0, s1 = 0, s2 = 0, s3 = 0;
+  for (ptrdiff_t ky = ty.begin; ky < ty.end; ++ky) {
+    const int8_t* x = image + origin + ky * g.dil_h * g.in_row + tx.begin * g.x_step + c;
+    const int8_t* f = g.filter + ky * g.f_row + tx.begin * g.channels + c;
+    for (ptrdiff_t kx = tx.begin; kx < tx.end; ++kx, x += g.x_step, f += g.channels) {
+      const uint32_t xv = load_word(x), wv = load_word(f);
+      // (c, c+2) and (c+1, c+3) as halfword pairs.
+      const uint32_t xe = even_lanes_plus(g.offsets, xv), xo = odd_lanes_plus(g.offsets, xv);
+      const uint32_t we = even_lanes(wv), wo = odd_lanes(wv);
+      s0 = smlabb(xe, we, s0);
+      s2 = smlatt(xe, we, s2);
+      s1 = smlabb(xo, wo, s1);
+      s3 = smlatt(xo, wo, s3);
+    }
+  }
+  sums[0] = s0;
+  sums[1] = s1;
+  sums[2] = s2;
+  sums[3] = s3;
+}
+
+// four_channels for windows three taps wide with dilation_w 1 whose columns
+// are all inside the input (rows: those ty keeps, dil_h apart): the taps
+// unrolled. DSP: 10 instructions per tap in 14 registers.
+inline void four_channels_3wide(const DepthwiseGeometry& g, const int8_t* x, const int8_t* f, ptrdiff_t rows,
+                                int32_t sums[4]) {
+  int32_t s0 = 0, s1 = 0, s2 = 0, s3 = 0;
+#if defined(FLOE_S8_DSP_LOOPS)
+  if (rows > 0) {
+    // After a row's taps x and f have advanced by two taps.
+    const int32_t x_row_step = static_cast<int32_t>(g.dil_h * g.in_row - 2 * g.channels);
+    const int32_t channels = static_cast<int32_t>(g.channels);
+    int32_t left = static_cast<int32_t>(rows);
+    uint32_t xv, xe, wv, we;
+    __asm__(
+        "1:\n\t"
+        "ldr     %[xv], [%[x]]\n\t"
+        "ldr     %[wv], [%[f]]\n\t"
+        "sxtab16 %[xe], %[off], %[xv]\n\t"
+        "sxtab16 %[xv], %[off], %[xv], ror #8\n\t"
+        "sxtb16  %[we], %[wv]\n\t"
+        "sxtb16  %[wv], %[wv], ror #8\n\t"
+        "smlabb  %[s0], %[xe], %[we], %[s0]\n\t"
+        "smlatt  %[s2], %[xe], %[we], %[s2]\n\t"
+        "smlabb  %[s1], %[xv], %[wv], %[s1]\n\t"
+        "smlatt  %[s3], %[xv], %[wv], %[s3]\n\t"
+        "ldr     %[xv], [%[x], %[c]]\n\t"
+        "ldr     %[wv], [%[f], %[c]]\n\t"
+        "sxtab16 %[xe], %[off], %[xv]\n\t"
+        "sxtab16 %[xv], %[off], %[xv], ror #8\n\t"
+        "sxtb16  %[we], %[wv]\n\t"
+        "sxtb16  %[wv], %[wv], ror #8\n\t"
+        "smlabb  %[s0], %[xe], %[we], %[s0]\n\t"
+        "smlatt  %[s2], %[xe], %[we], %[s2]\n\t"
+        "smlabb  %[s1], %[xv], %[wv], %[s1]\n\t"
+        "smlatt  %[s3], %[xv], %[wv], %[s3]\n\t"
+        "add     %[x], %[x], %[c], lsl #1\n\t"
+        "add     %[f], %[f], %[c], lsl #1\n\t"
+        "ldr     %[xv], [%[x]]\n\t"
+        "ldr     %[wv], [%[f]]\n\t"
+        "sxtab16 %[xe], %[off], %[xv]\n\t"
+        "sxtab16 %[xv], %[off], %[xv], ror #8\n\t"
+        "sxtb16  %[we], %[wv]\n\t"
+        "sxtb16  %[wv], %[wv], ror #8\n\t"
+        "smlabb  %[s0], %[xe], %[we], %[s0]\n\t"
+        "smlatt  %[s2], %[xe], %[we], %[s2]\n\t"
+        "smlabb  %[s1], %[xv], %[wv], %[s1]\n\t"
+        "smlatt  %[s3], %[xv], %[wv], %[s3]\n\t"
+        "ldr     %[xv], %[xrs]\n\t"
+        "add     %[x], %[x], %[xv]\n\t"
+        "add     %[f], %[f], %[c]\n\t"
+        "subs    %[n], %[n], #1\n\t"
+        "bne     1b"
+        : [x] "+&r"(x), [f] "+&r"(f), [n] "+&r"(left), [s0] "+&r"(s0), [s1] "+&r"(s1), [s2] "+&r"(s2),
+          [s3] "+&r"(s3), [xv] "=&r"(xv), [xe] "=&r"(xe), [wv] "=&r"(wv), [we] "=&r"(we)
+        : [c] "r"(channels), [off] "r"(g.offsets), [xrs] "m"(x_row_step)
+        : "cc", "memory");
+  }
+#else
+  const ptrdiff_t step = g.x_step;
+  for (ptrdiff_t ky = 0; ky < rows; ++ky, x += g.dil_h * g.in_row, f += g.f_row) {
+    for (int kx = 0; kx < 3; ++kx) {
+      const uint32_t xv = load_word(x + kx * step), wv = load_word(f + kx * g.channels);
+      const uint32_t xe = even_lanes_plus(g.offsets, xv), xo = odd_lanes_plus(g.offsets, xv);
+      const uint32_t we = even_lanes(wv), wo = odd_lanes(wv);
+      s0 = smlabb(xe, we, s0);
+      s2 = smlatt(xe, we, s2);
+      s1 = smlabb(xo, wo, s1);
+      s3 = smlatt(xo, wo, s3);
+    }
+  }
+#endif
+  sums[0] = s0;
+  sums[1] = s1;
+  sums[2] = s2;
+  sums[3] = s3;
+}
+
+inline int32_t one_channel(const DepthwiseGeometry& g, const int8_t* image, ptrdiff_t origin,
+                           kernels::TapRange ty, kernels::TapRange tx, ptrdiff_t c) {
+  int32_t s = 0;
+  for (ptrdiff_t ky = ty.begin; ky < ty.end; ++ky) {
+    const int8_t* x = image + origin + ky * g.dil_h * g.in_row + tx.begin * g.x_step + c;
+    const int8_t* f = g.filter + ky * g.f_row + tx.begin * g.channels + c;
+    for (ptrdiff_t kx = tx.begin; kx < tx.end; ++kx, x += g.x_step, f += g.channels) {
+      s += (*x + g.input_offset) * *f;
+    }
+  }
+  return s;
+}
+
+}  // namespace
+
+void s8_depthwise(const DepthwiseS8Shape& shape, const int8_t* input, const int8_t* filter,
+                  const S8Requant& rq_in, int8_t* output) {
+  const DepthwiseS8Shape p = shape;
+  const S8Requant rq = rq_in;
+  DepthwiseGeometry g;
+  g.filter = filter;
+  g.channels = p.channels;
+  g.in_row = static_cast<ptrdiff_t>(p.in_w) * p.channels;
+  g.f_row = static_cast<ptrdiff_t>(p.k_w) * p.channels;
+  g.dil_h = p.dil_h;
+  g.x_step = static_cast<ptrdiff_t>(p.dil_w) * p.channels;
+  g.input_offset = p.input_offset;
+  g.offsets = (static_cast<uint32_t>(p.input_offset) & 0xFFFFu) * 0x10001u;
+  const ptrdiff_t c4 = p.channels & ~static_cast<ptrdiff_t>(3);
+  // KWS's and MobileNet's depthwise layers: pixels whose three columns are
+  // inside the input run unrolled (any rows).
+  const bool three_by_three = p.k_w == 3 && p.dil_w == 1;
+  int8_t* o = output;
+  for (ptrdiff_t n = 0; n < p.batches; ++n) {
+    const int8_t* image = input + n * p.in_h * g.in_row;
+    for (ptrdiff_t oy = 0; oy < p.out_h; ++oy) {
+      const ptrdiff_t y0 = oy * p.stride_h - p.pad_top;
+      const kernels::TapRange ty = p.dil_h == 1 ? kernels::unit_tap_range(y0, p.in_h, p.k_h)
+                                                : kernels::tap_range(y0, p.in_h, p.k_h, p.dil_h);
+      for (ptrdiff_t ox = 0; ox < p.out_w; ++ox, o += p.channels) {
+        const ptrdiff_t x0 = ox * p.stride_w - p.pad_left;
+        const kernels::TapRange tx = p.dil_w == 1 ? kernels::unit_tap_range(x0, p.in_w, p.k_w)
+                                                  : kernels::tap_range(x0, p.in_w, p.k_w, p.dil_w);
+        const ptrdiff_t origin = y0 * g.in_row + x0 * g.channels;  // may lie in the padding
+        const bool three_wide = three_by_three && tx.begin == 0 && tx.end == 3;
+        ptrdiff_t c = 0;
+        for (; c < c4; c += 4) {
+          int32_t s[4];
+          if (three_wide) {
+            four_channels_3wide(g, image + origin + ty.begin * g.dil_h * g.in_row + c, filter + ty.begin * g.f_row + c,
+                                ty.end - ty.begin, s);
+          } else {
+            four_channels(g, image, origin, ty, tx, c, s);
+          }
+          finish_4(rq, s, static_cast<int32_t>(c), o);
+        }
+        for (; c < p.channels; ++c) {
+          o[c] = finish(rq, one_channel(g, image, origin, ty, tx, c), static_cast<int32_t>(c));
+        }
+      }
+    }
+  }
+}
+
+}  // namespace floe::cortexm
+
+#endif  // !FLOE_CORTEXM_S8_MVE

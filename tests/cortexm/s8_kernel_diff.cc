@@ -1,0 +1,258 @@
+// SPDX-License-Identifier: Apache-2.0
+// run_s8_kernel_diff(): see s8_kernel_diff.h. Each case builds the operands the
+// converter would write for the Cortex-M kernel from the reference operands
+// (OHWI filter, bias minus zero_point * sum(weights)) and compares outputs.
+#include "tests/cortexm/s8_kernel_diff.h"
+
+#include <stddef.h>
+
+#include "runtime/kernels/cortexm/conv2d.h"
+#include "runtime/kernels/cortexm/s8_microkernels.h"
+#include "runtime/kernels/reference/conv2d.h"
+#include "runtime/kernels/reference/depthwise_conv2d.h"
+#include "runtime/kernels/reference/matmul.h"
+
+namespace floe::testing {
+namespace {
+
+constexpr size_t kMaxIn = 4096, kMaxFilter = 8192, kMaxOut = 4096, kMaxChannels = 64, kMaxScratch = 4096;
+int8_t g_in[kMaxIn], g_filter[kMaxFilter], g_relaid[kMaxFilter], g_scratch[kMaxScratch];
+int8_t g_ref[kMaxOut], g_opt[kMaxOut];
+int32_t g_bias[kMaxChannels], g_folded[kMaxChannels], g_mult[kMaxChannels], g_shift[kMaxChannels];
+
+struct Random {
+  uint32_t state;
+  uint32_t next() { return state = state * 1664525u + 1013904223u; }
+  int32_t range(int32_t lo, int32_t hi) {
+    return lo + static_cast<int32_t>((next() >> 4) % static_cast<uint32_t>(hi - lo + 1));
+  }
+};
+
+struct Text {
+  char buffer[160];
+  size_t length = 0;
+  Text() { buffer[0] = '\0'; }
+  Text& s(const char* t) {
+    while (*t != '\0' && length + 1 < sizeof buffer) buffer[length++] = *t++;
+    buffer[length] = '\0';
+    return *this;
+  }
+  Text& i(int64_t v) {
+    if (v < 0) {
+      s("-");
+      v = -v;
+    }
+    char d[24];
+    int n = 0;
+    do {
+      d[n++] = static_cast<char>('0' + v % 10);
+      v /= 10;
+    } while (v != 0);
+    char out[24];
+    for (int k = 0; k < n; ++k) out[k] = d[n - 1 - k];
+    out[n] = '\0';
+    return s(out);
+  }
+};
+
+// Quantization of one case: zero points at and between the int8 extremes,
+// Q31 multipliers in [2^30, 2^31) with shifts from -20 to +4, clamp ranges
+// of no activation, RELU and RELU6 kinds.
+struct Quant {
+  int32_t input_offset, output_offset, act_min, act_max;
+};
+
+Quant random_quant(Random& rng, int32_t channels) {
+  Quant q;
+  const int32_t zp_kind = rng.range(0, 3);
+  const int32_t zp = zp_kind == 0 ? -128 : zp_kind == 1 ? 127 : rng.range(-128, 127);
+  q.input_offset = -zp;
+  q.output_offset = rng.range(-128, 127);
+  const int32_t clamp_kind = rng.range(0, 2);
+  q.act_min = clamp_kind == 0 ? -128 : rng.range(-128, 0);
+  q.act_max = clamp_kind == 2 ? rng.range(q.act_min, 127) : 127;
+  for (int32_t c = 0; c < channels; ++c) {
+    g_mult[c] = static_cast<int32_t>((uint32_t{1} << 30) + (rng.next() >> 2));
+    g_shift[c] = rng.range(-20, 4);
+    g_bias[c] = rng.range(-40000, 40000);
+  }
+  return q;
+}
+
+void fill(Random& rng, int8_t* data, size_t n) {
+  for (size_t k = 0; k < n; ++k) data[k] = static_cast<int8_t>(rng.range(-128, 127));
+}
+
+// The converter's fold for [channels][k] weights (converter/lower/backend_cortexm.cc).
+void fold(const int8_t* weights, int32_t channels, int32_t k, int32_t input_offset) {
+  for (int32_t c = 0; c < channels; ++c) {
+    uint32_t sum = 0;
+    for (int32_t i = 0; i < k; ++i) sum += static_cast<uint32_t>(static_cast<int32_t>(weights[c * k + i]));
+    g_folded[c] = static_cast<int32_t>(static_cast<uint32_t>(g_bias[c]) + static_cast<uint32_t>(input_offset) * sum);
+  }
+}
+
+struct Checker {
+  S8DiffReport* report;
+  S8DiffLog log;
+  uint32_t seed;
+  void compare(const char* kernel, int case_index, size_t n) {
+    for (size_t k = 0; k < n; ++k) {
+      if (g_ref[k] != g_opt[k]) {
+        ++report->failures;
+        Text t;
+        t.s("MISMATCH seed ").i(seed).s(" ").s(kernel).s(" case ").i(case_index).s(" out[").i(static_cast<int64_t>(k))
+            .s("] ref ").i(g_ref[k]).s(" opt ").i(g_opt[k]);
+        log(t.buffer);
+        return;
+      }
+    }
+  }
+};
+
+void gemm_case(Random& rng, Checker& check, int index) {
+  const int32_t rows = rng.range(1, 9), channels = rng.range(1, 19), k = rng.range(1, 70);
+  const Quant q = random_quant(rng, channels);
+  fill(rng, g_in, static_cast<size_t>(rows * k));
+  fill(rng, g_filter, static_cast<size_t>(channels * k));
+  const int32_t a_dims[2] = {rows, k}, w_dims[2] = {channels, k}, o_dims[2] = {rows, channels}, b_dims[1] = {channels};
+  const ref::FullyConnectedS8Params params = {q.input_offset, 0, q.output_offset, 0, 0, q.act_min, q.act_max};
+  ref::fully_connected_s8(params, {{g_in, {a_dims, 2}}, {g_filter, {w_dims, 2}}, {g_bias, {b_dims, 1}}, g_mult,
+                                   g_shift, {g_ref, {o_dims, 2}}});
+  fold(g_filter, channels, k, q.input_offset);
+  const cortexm::S8Requant rq = {g_folded, g_mult, g_shift, q.output_offset, q.act_min, q.act_max};
+  cortexm::s8_gemm(g_in, k, rows, g_filter, channels, k, rq, g_opt, channels);
+  check.compare("s8_gemm", index, static_cast<size_t>(rows * channels));
+}
+
+void conv_case(Random& rng, Checker& check, int index) {
+  cortexm::Conv2DS8Plan p{};
+  const bool pointwise = rng.range(0, 3) == 0;
+  p.batches = rng.range(1, 2);
+  p.in_h = rng.range(1, 9);
+  p.in_w = rng.range(1, 9);
+  p.in_c = rng.range(1, 9);
+  p.out_c = rng.range(1, 13);
+  p.k_h = static_cast<int16_t>(pointwise ? 1 : rng.range(1, 4));
+  p.k_w = static_cast<int16_t>(pointwise ? 1 : rng.range(1, 4));
+  p.stride_h = static_cast<int16_t>(pointwise ? 1 : rng.range(1, 3));
+  p.stride_w = static_cast<int16_t>(pointwise ? 1 : rng.range(1, 3));
+  p.dil_h = static_cast<int16_t>(pointwise ? 1 : rng.range(1, 2));
+  p.dil_w = static_cast<int16_t>(pointwise ? 1 : rng.range(1, 2));
+  p.pad_top = static_cast<int16_t>(pointwise ? 0 : rng.range(0, p.k_h - 1));
+  p.pad_left = static_cast<int16_t>(pointwise ? 0 : rng.range(0, p.k_w - 1));
+  // SAME-like or VALID-like extents; at least one output pixel.
+  const int32_t span_h = (p.k_h - 1) * p.dil_h + 1, span_w = (p.k_w - 1) * p.dil_w + 1;
+  const int32_t pad_h = p.pad_top + rng.range(0, p.k_h - 1), pad_w = p.pad_left + rng.range(0, p.k_w - 1);
+  if (p.in_h + pad_h < span_h || p.in_w + pad_w < span_w) return conv_case(rng, check, index);
+  p.out_h = (p.in_h + pad_h - span_h) / p.stride_h + 1;
+  p.out_w = (p.in_w + pad_w - span_w) / p.stride_w + 1;
+  p.k_size = p.k_h * p.k_w * p.in_c;
+  p.kernel = static_cast<uint8_t>(pointwise ? schema::CortexMKernel::S8_GEMM : schema::CortexMKernel::S8_IM2COL_GEMM);
+  const int32_t rows_total = p.out_h * p.out_w;
+  p.chunk_rows = rng.range(1, rows_total < 7 ? rows_total : 7);
+  const Quant q = random_quant(rng, p.out_c);
+  p.input_zero_point = static_cast<int8_t>(-q.input_offset);
+  p.output_offset = static_cast<int8_t>(q.output_offset);
+  p.act_min = static_cast<int8_t>(q.act_min);
+  p.act_max = static_cast<int8_t>(q.act_max);
+  const size_t in_n = static_cast<size_t>(p.batches * p.in_h * p.in_w * p.in_c);
+  const size_t f_n = static_cast<size_t>(p.k_size * p.out_c);
+  fill(rng, g_in, in_n);
+  fill(rng, g_filter, f_n);
+  const int32_t in_dims[4] = {p.batches, p.in_h, p.in_w, p.in_c};
+  const int32_t f_dims[4] = {p.k_h, p.k_w, p.in_c, p.out_c};
+  const int32_t o_dims[4] = {p.batches, p.out_h, p.out_w, p.out_c}, b_dims[1] = {p.out_c};
+  const ref::Conv2DS8Params params = {p.stride_h, p.stride_w, p.dil_h,         p.dil_w, p.pad_top, p.pad_left,
+                                      q.input_offset, q.output_offset, 0, 0, q.act_min, q.act_max};
+  ref::conv2d_s8(params, {{g_in, {in_dims, 4}}, {g_filter, {f_dims, 4}}, {g_bias, {b_dims, 1}}, g_mult, g_shift,
+                          {g_ref, {o_dims, 4}}});
+  // HWIO -> OHWI, as the converter writes it.
+  for (int32_t t = 0; t < p.k_size; ++t) {
+    for (int32_t c = 0; c < p.out_c; ++c) g_relaid[c * p.k_size + t] = g_filter[t * p.out_c + c];
+  }
+  fold(g_relaid, p.out_c, p.k_size, q.input_offset);
+  const cortexm::S8Requant rq = {g_folded, g_mult, g_shift, q.output_offset, q.act_min, q.act_max};
+  cortexm::conv2d_s8(p, g_in, g_relaid, rq, g_scratch, g_opt);
+  check.compare(pointwise ? "conv2d 1x1 (s8_gemm)" : "conv2d im2col", index,
+                static_cast<size_t>(p.batches * rows_total * p.out_c));
+}
+
+void depthwise_case(Random& rng, Checker& check, int index) {
+  cortexm::DepthwiseS8Shape s{};
+  const bool three = rng.range(0, 1) == 0;  // the 3x3 layers of KWS and person_detect
+  s.batches = rng.range(1, 2);
+  s.in_h = rng.range(1, 9);
+  s.in_w = rng.range(1, 9);
+  s.channels = rng.range(1, 21);
+  s.k_h = three ? 3 : rng.range(1, 5);
+  s.k_w = three ? 3 : rng.range(1, 5);
+  s.stride_h = rng.range(1, 2);
+  s.stride_w = three ? s.stride_h : rng.range(1, 3);
+  s.dil_h = three ? 1 : rng.range(1, 2);
+  s.dil_w = three ? 1 : rng.range(1, 2);
+  s.pad_top = rng.range(0, s.k_h - 1);
+  s.pad_left = rng.range(0, s.k_w - 1);
+  const int32_t span_h = (s.k_h - 1) * s.dil_h + 1, span_w = (s.k_w - 1) * s.dil_w + 1;
+  const int32_t pad_h = s.pad_top + rng.range(0, s.k_h - 1), pad_w = s.pad_left + rng.range(0, s.k_w - 1);
+  if (s.in_h + pad_h < span_h || s.in_w + pad_w < span_w) return depthwise_case(rng, check, index);
+  s.out_h = (s.in_h + pad_h - span_h) / s.stride_h + 1;
+  s.out_w = (s.in_w + pad_w - span_w) / s.stride_w + 1;
+  const Quant q = random_quant(rng, s.channels);
+  s.input_offset = q.input_offset;
+  fill(rng, g_in, static_cast<size_t>(s.batches * s.in_h * s.in_w * s.channels));
+  fill(rng, g_filter, static_cast<size_t>(s.k_h * s.k_w * s.channels));
+  const int32_t in_dims[4] = {s.batches, s.in_h, s.in_w, s.channels};
+  const int32_t f_dims[4] = {s.k_h, s.k_w, s.channels, 1};
+  const int32_t o_dims[4] = {s.batches, s.out_h, s.out_w, s.channels}, b_dims[1] = {s.channels};
+  const ref::DepthwiseConv2DS8Params params = {s.stride_h, s.stride_w, s.dil_h, s.dil_w, s.pad_top, s.pad_left, 1,
+                                               q.input_offset, q.output_offset, 0, 0, q.act_min, q.act_max};
+  ref::depthwise_conv2d_s8(params, {{g_in, {in_dims, 4}}, {g_filter, {f_dims, 4}}, {g_bias, {b_dims, 1}}, g_mult,
+                                    g_shift, {g_ref, {o_dims, 4}}});
+  const cortexm::S8Requant rq = {g_bias, g_mult, g_shift, q.output_offset, q.act_min, q.act_max};
+  cortexm::s8_depthwise(s, g_in, g_filter, rq, g_opt);
+  check.compare("s8_depthwise", index, static_cast<size_t>(s.batches * s.out_h * s.out_w * s.channels));
+}
+
+// The requantization at the int32 extremes and every shift the kernels accept
+// ([-31, 30]): one-element GEMMs whose bias sets the accumulator.
+void requantization_edges(Random& rng, Checker& check) {
+  const int32_t accs[] = {INT32_MIN, INT32_MIN + 1, -(1 << 30) - 1, -(1 << 30), -12345, -1, 0, 1, 2, 3,
+                          (1 << 30) - 1, 1 << 30, INT32_MAX - 1, INT32_MAX};
+  const int32_t mults[] = {0, 1 << 30, INT32_MAX, 1518500250};
+  int index = 0;
+  for (int32_t shift = -31; shift <= 30; ++shift) {
+    for (int32_t acc : accs) {
+      for (int32_t mult : mults) {
+        const int8_t one = 1, zero = 0;
+        const int32_t bias = acc, m = mult, sh = shift;
+        const int32_t offset = rng.range(-128, 127);
+        const cortexm::S8Requant rq = {&bias, &m, &sh, offset, -128, 127};
+        cortexm::s8_gemm(&zero, 1, 1, &one, 1, 1, rq, g_opt, 1);
+        const int32_t v = ref::multiply_by_quantized_multiplier(acc, mult, shift) + offset;
+        g_ref[0] = static_cast<int8_t>(v < -128 ? -128 : (v > 127 ? 127 : v));
+        check.compare("requantization edge", index++, 1);
+      }
+    }
+  }
+}
+
+}  // namespace
+
+S8DiffReport run_s8_kernel_diff(uint32_t seed, int cases, S8DiffLog log) {
+  S8DiffReport report;
+  Random rng{seed};
+  Checker check{&report, log, seed};
+  requantization_edges(rng, check);
+  for (int i = 0; i < cases; ++i, ++report.gemm_cases) gemm_case(rng, check, i);
+  for (int i = 0; i < cases; ++i, ++report.conv_cases) conv_case(rng, check, i);
+  for (int i = 0; i < cases; ++i, ++report.depthwise_cases) depthwise_case(rng, check, i);
+  Text t;
+  t.s("int8 cortexm kernels vs reference, seed ").i(seed).s(": ").i(report.gemm_cases).s(" gemm, ")
+      .i(report.conv_cases).s(" conv, ").i(report.depthwise_cases).s(" depthwise cases, ").i(report.failures)
+      .s(" not bit-exact");
+  log(t.buffer);
+  return report;
+}
+
+}  // namespace floe::testing

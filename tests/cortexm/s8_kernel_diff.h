@@ -1,0 +1,26 @@
+// SPDX-License-Identifier: Apache-2.0
+// Differential test of the int8 Cortex-M kernels (s8_gemm, the CONV2D driver
+// over it with and without im2col, s8_depthwise) against the int8 reference
+// kernels, which they must match bit for bit on every ISA. Freestanding
+// (static buffers, a log callback) so the same seeded cases run as a host gtest
+// (portable variant) and as firmware on each QEMU board (DSP variant on M4/M33,
+// the M55's own variant there).
+#pragma once
+
+#include <stdint.h>
+
+namespace floe::testing {
+
+struct S8DiffReport {
+  int gemm_cases = 0, conv_cases = 0, depthwise_cases = 0;
+  int failures = 0;
+};
+
+using S8DiffLog = void (*)(const char* line);
+
+// `cases` random shapes per kernel: odd row/channel counts, k % 4 != 0,
+// strides, padding, dilation, batches, input zero points including -128 and
+// 127, per-channel multipliers with left and right shifts, every clamp kind.
+S8DiffReport run_s8_kernel_diff(uint32_t seed, int cases, S8DiffLog log);
+
+}  // namespace floe::testing

@@ -1,0 +1,24 @@
+// SPDX-License-Identifier: Apache-2.0
+// Host: the portable variant of the int8 Cortex-M kernels (the same blocking
+// as the DSP one) is bit-exact with the int8 reference kernels.
+#include <gtest/gtest.h>
+
+#include <cstdio>
+
+#include "tests/cortexm/s8_kernel_diff.h"
+
+namespace {
+
+void print(const char* line) { std::printf("%s\n", line); }
+
+TEST(CortexmS8Kernels, MatchReferenceBitExact) {
+  for (uint32_t seed : {1u, 7u, 20261126u}) {
+    const floe::testing::S8DiffReport report = floe::testing::run_s8_kernel_diff(seed, 1000, print);
+    EXPECT_EQ(report.gemm_cases, 1000);
+    EXPECT_EQ(report.conv_cases, 1000);
+    EXPECT_EQ(report.depthwise_cases, 1000);
+    EXPECT_EQ(report.failures, 0) << "seed " << seed;
+  }
+}
+
+}  // namespace
