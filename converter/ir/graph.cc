@@ -37,6 +37,14 @@ Graph::Graph(const tfproto::GraphDef& graph, std::string source) : source_(std::
   }
 }
 
+int Graph::add_node(Node node) {
+  if (index_.count(node.name())) throw ConvertError(source_ + ": node '" + node.name() + "' is defined twice");
+  const int index = static_cast<int>(nodes_.size());
+  index_[node.name()] = index;
+  nodes_.push_back(std::move(node));
+  return index;
+}
+
 int Graph::find(const std::string& name) const {
   const auto it = index_.find(name);
   return it == index_.end() ? -1 : it->second;

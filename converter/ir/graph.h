@@ -64,6 +64,9 @@ class Graph {
   TensorRef resolve_tensor(const std::string& tensor_name) const;
   // Canonical TF name: "node:k".
   std::string tensor_name(TensorRef ref) const;
+  // Appends a node (its resolved edges set by the caller); returns its index.
+  // Throws when the name is taken. References to nodes may move.
+  int add_node(Node node);
 
  private:
   std::vector<Node> nodes_;

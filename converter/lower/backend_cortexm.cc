@@ -22,6 +22,8 @@ bool all_f32(const LoweredModel& model, const std::vector<int>& values) {
 
 bool takes(const LoweredModel& model, const LoweredOp& op) {
   if (!runs_on(op.opcode, schema::Backend::CORTEX_M)) return false;
+  // AUDIO_SPECTROGRAM's int32 input is the FFT's constant bit-reversal table.
+  if (op.opcode == schema::OpCode::AUDIO_SPECTROGRAM) return all_f32(model, {op.inputs[0]}) && all_f32(model, op.outputs);
   if (!all_f32(model, op.inputs) || !all_f32(model, op.outputs)) return false;
   if (op.opcode == schema::OpCode::DEPTHWISE_CONV2D) {
     // Other multipliers would run the reference loop inside the Cortex-M

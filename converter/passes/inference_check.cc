@@ -56,7 +56,7 @@ OpClass classify_op(const std::string& op) {
       op.find("Reader") != std::string::npos || op.rfind("Decode", 0) == 0 || op.rfind("Encode", 0) == 0 ||
       op.rfind("String", 0) == 0 || op.rfind("Parse", 0) == 0 || op.rfind("Regex", 0) == 0 ||
       op.rfind("StaticRegex", 0) == 0 ||
-      in_set(op, {"ReadFile", "WriteFile", "AsString", "Substr", "AudioSpectrogram", "Mfcc", "MatchingFiles",
+      in_set(op, {"ReadFile", "WriteFile", "AsString", "Substr", "MatchingFiles",
                   "Iterator", "IteratorV2", "IteratorGetNext", "OneShotIterator", "MakeIterator",
                   "TensorSliceDataset", "LookupTableFindV2", "HashTableV2"})) {
     return OpClass::kIo;
@@ -111,8 +111,33 @@ const char* op_class_key(OpClass c) {
   return "";
 }
 
+namespace {
+
+// For a string/io node: which of its outputs (not fed) computable ops read, so the user
+// knows the tensors to feed (--inputs) or fix (--freeze-input), e.g. DecodeWav's
+// samples and sample rate. "" when none does.
+std::string computable_readers(const Graph& graph, const std::vector<bool>& keep, const std::set<TensorRef>& feeds,
+                               int producer) {
+  std::map<int, std::string> read;  // port -> first reader
+  for (size_t u = 0; u < graph.size(); ++u) {
+    const Node& user = graph.node(static_cast<int>(u));
+    if (!keep[u] || user.removed || classify_op(user.op()) != OpClass::kSupported) continue;
+    for (const TensorRef& in : user.inputs) {
+      if (in.node == producer && !feeds.count(in) && !read.count(in.port)) read[in.port] = user.name();
+    }
+  }
+  if (read.empty()) return "";
+  std::string text = " (";
+  for (const auto& [port, user] : read) {
+    text += (text.size() > 2 ? ", " : "") + graph.tensor_name(TensorRef{producer, port}) + " read by '" + user + "'";
+  }
+  return text + ": feed with --inputs or fix with --freeze-input)";
+}
+
+}  // namespace
+
 void check_inference_graph(const Graph& graph, const std::vector<bool>& keep,
-                           const ControlFlowReport& control_flow) {
+                           const ControlFlowReport& control_flow, const std::set<TensorRef>& feeds) {
   // category -> op -> nodes
   struct Category {
     const char* title = "";
@@ -192,6 +217,7 @@ void check_inference_graph(const Graph& graph, const std::vector<bool>& keep,
     }
     if (category < 0) continue;
     std::string label = node.name();
+    if (category == static_cast<int>(OpClass::kIo)) label += computable_readers(graph, keep, feeds, static_cast<int>(n));
     if (is_switch_op(op) && category == static_cast<int>(OpClass::kControlFlow)) {
       const auto it = control_flow.unresolved.find(static_cast<int>(n));
       if (it != control_flow.unresolved.end()) label += " (" + it->second + ")";

@@ -288,35 +288,60 @@ int rewrite(Graph& graph, Deadness& deadness, const std::vector<int>& switches,
 
 }  // namespace
 
-void freeze_placeholders(Graph& graph, const std::map<std::string, std::string>& values) {
+namespace {
+
+// "name" or "name:k" -> (name, k); "name:0" and "name" are the same tensor.
+std::pair<std::string, int> split_tensor_name(const std::string& spec) {
+  const size_t colon = spec.rfind(':');
+  if (colon == std::string::npos || colon + 1 == spec.size()) return {spec, 0};
+  for (size_t i = colon + 1; i < spec.size(); ++i) {
+    if (spec[i] < '0' || spec[i] > '9') return {spec, 0};
+  }
+  return {spec.substr(0, colon), std::atoi(spec.c_str() + colon + 1)};
+}
+
+std::string values_text(const std::vector<std::string>& items) {
+  std::string text;
+  for (size_t i = 0; i < items.size() && i < 8; ++i) text += (i ? "," : "") + items[i];
+  if (items.size() > 8) text += ",... (" + std::to_string(items.size()) + " values)";
+  return text;
+}
+
+}  // namespace
+
+std::vector<std::string> freeze_placeholders(Graph& graph, const std::map<std::string, std::string>& values) {
+  std::vector<std::string> fixed;
   for (const auto& [spec_name, text] : values) {
-    const std::string name = spec_name.size() > 2 && spec_name.compare(spec_name.size() - 2, 2, ":0") == 0
-                                 ? spec_name.substr(0, spec_name.size() - 2)
-                                 : spec_name;
+    const auto [name, port] = split_tensor_name(spec_name);
     const std::string where = "--freeze-input " + spec_name;
     const int n = graph.find(name);
     if (n < 0) throw ConvertError(where + ": the graph has no node named '" + name + "'");
-    Node& node = graph.node(n);
-    if (!is_placeholder(node.op()) && node.op() != "PlaceholderWithDefault") {
-      throw ConvertError(where + ": node '" + name + "' is a " + node.op() + ", not a placeholder");
+    const bool placeholder = port == 0 && (is_placeholder(graph.node(n).op()) || graph.node(n).op() == "PlaceholderWithDefault");
+    const std::string tensor = name + ":" + std::to_string(port);
+    int tf_type = 0;
+    bool unknown_rank = true;
+    std::vector<int64_t> shape;
+    if (placeholder) {
+      const Node& node = graph.node(n);
+      tf_type = attr_type(node.def, "dtype", 0);
+      if (find_attr(node.def, "shape") != nullptr) shape = attr_shape(node.def, "shape", &unknown_rank);
+    } else if (!output_signature(graph.node(n).def, port, &tf_type, &shape, &unknown_rank)) {
+      throw ConvertError(where + ": cannot tell the dtype of '" + tensor + "' (output " + std::to_string(port) +
+                         " of a " + graph.node(n).op() + "); feed it with --inputs instead");
     }
-    const int tf_type = attr_type(node.def, "dtype", 0);
     HostTensor value;
     value.dtype = tf_dtype_to_floe(tf_type);
     if (value.dtype == DType::kInvalid || value.dtype == DType::kFloat16 || value.dtype == DType::kBFloat16) {
-      throw ConvertError(where + ": placeholder '" + name + "' has dtype " + tf_dtype_name(tf_type) +
+      throw ConvertError(where + ": '" + tensor + "' has dtype " + tf_dtype_name(tf_type) +
                          ", which cannot be fixed from the command line");
     }
     const std::vector<std::string> items = split_values(text);
-    bool unknown_rank = true;
-    std::vector<int64_t> shape;
-    if (find_attr(node.def, "shape") != nullptr) shape = attr_shape(node.def, "shape", &unknown_rank);
     bool known = !unknown_rank;
     for (int64_t d : shape) known = known && d >= 0;
     if (!known) {
       // Unknown dims: a single value is a scalar, several a vector (rank <= 1 only).
       if (!unknown_rank && shape.size() > 1) {
-        throw ConvertError(where + ": placeholder '" + name + "' has shape " + shape_to_string(shape) +
+        throw ConvertError(where + ": '" + tensor + "' has shape " + shape_to_string(shape) +
                            " with unknown dims; cannot place " + std::to_string(items.size()) + " value(s)");
       }
       shape = (items.size() == 1 && (unknown_rank || shape.empty())) ? std::vector<int64_t>{}
@@ -325,18 +350,46 @@ void freeze_placeholders(Graph& graph, const std::map<std::string, std::string>&
     value.shape = shape;
     const int64_t count = value.num_elements();
     if (items.size() != 1 && static_cast<int64_t>(items.size()) != count) {
-      throw ConvertError(where + ": placeholder '" + name + "' of shape " + shape_to_string(shape) + " needs " +
+      throw ConvertError(where + ": '" + tensor + "' of shape " + shape_to_string(shape) + " needs " +
                          std::to_string(count) + " value(s), got " + std::to_string(items.size()));
     }
     value.data.assign(static_cast<size_t>(count) * dtype_size(value.dtype), 0);
     for (int64_t i = 0; i < count; ++i) {
       store_value(value, i, items[items.size() == 1 ? 0 : static_cast<size_t>(i)], where);
     }
-    node.frozen_value = std::make_shared<const HostTensor>(std::move(value));
-    node.def.set_op("Const");
-    node.inputs.clear();
-    sync_def_inputs(graph, node);
+    fixed.push_back(tensor + " = " + values_text(items) + " (" + dtype_name(value.dtype) + " " +
+                    shape_to_string(value.shape) + (placeholder ? ", placeholder" : ", output of " + graph.node(n).op()) +
+                    ")");
+    auto frozen = std::make_shared<const HostTensor>(std::move(value));
+    if (placeholder) {
+      Node& node = graph.node(n);
+      node.frozen_value = std::move(frozen);
+      node.def.set_op("Const");
+      node.inputs.clear();
+      sync_def_inputs(graph, node);
+      continue;
+    }
+    // Any other tensor: its readers read a new Const instead, as Session.run
+    // substitutes a fed value for exactly that tensor.
+    Node constant;
+    constant.def.set_name(name + "/fixed_output_" + std::to_string(port));
+    constant.def.set_op("Const");
+    constant.frozen_value = std::move(frozen);
+    const int c = graph.add_node(std::move(constant));
+    const TensorRef from{n, port};
+    for (size_t u = 0; u < graph.size(); ++u) {
+      Node& user = graph.node(static_cast<int>(u));
+      bool changed = false;
+      for (TensorRef& in : user.inputs) {
+        if (in == from) {
+          in = TensorRef{c, 0};
+          changed = true;
+        }
+      }
+      if (changed) sync_def_inputs(graph, user);
+    }
   }
+  return fixed;
 }
 
 ControlFlowReport resolve_static_control_flow(Graph& graph, std::vector<TensorRef>& fetches,

@@ -16,11 +16,15 @@
 
 namespace floe::conv {
 
-// Placeholders the user fixes to constant values ("--freeze-input is_training=false"):
-// name -> comma-separated values (true/false/1/0 for bool, numbers otherwise). One
-// value fills the whole shape; otherwise the count must match the placeholder's
-// static shape. The node then acts as a Const. Throws naming the node on bad input.
-void freeze_placeholders(Graph& graph, const std::map<std::string, std::string>& values);
+// Tensors the user fixes to constant values ("--freeze-input is_training=false",
+// "--freeze-input decoded_sample_data:1=16000"), as a feed_dict key may be any
+// tensor: name -> comma-separated values (true/false/1/0 for bool, numbers
+// otherwise). One value fills the whole shape; otherwise the count must match
+// the tensor's static shape. A placeholder then acts as a Const; any other
+// tensor's readers are rewired to a new Const node "<node>/fixed_output_<k>".
+// Throws naming the node on bad input. Returns one line per tensor for the
+// summary ("name:k = values (dtype shape)").
+std::vector<std::string> freeze_placeholders(Graph& graph, const std::map<std::string, std::string>& values);
 
 struct ControlFlowReport {
   int switches_resolved = 0;
@@ -69,8 +73,11 @@ const char* op_class_description(OpClass c);
 //   training-mode FusedBatchNorm* (is_training true, also when the attr is absent:
 //   TF's default is true; or empty mean/variance inputs), random ops, string /
 //   queue / reader / py_func ops, variable updates, unresolved control flow, TF1
-//   while loops, TF2 function calls, and ops floe has no handler for.
+//   while loops, TF2 function calls, and ops floe has no handler for. A string /
+//   io node whose outputs (other than those in `feeds`) computable ops read
+//   names those tensors, to feed or fix.
 void check_inference_graph(const Graph& graph, const std::vector<bool>& keep,
-                           const ControlFlowReport& control_flow);
+                           const ControlFlowReport& control_flow,
+                           const std::set<TensorRef>& feeds = {});
 
 }  // namespace floe::conv

@@ -67,6 +67,15 @@ Feed describe_feed(const Graph& graph, TensorRef ref, int producer, bool* unknow
   Feed feed;
   feed.ref = ref;
   *unknown_rank = false;
+  if (node.op() == "DecodeWav") {  // its outputs have no dtype attr; the samples' shape is in its attrs
+    int tf_type = 0;
+    output_signature(node.def, ref.port, &tf_type, &feed.shape, unknown_rank);
+    feed.dtype = compute_dtype(tf_dtype_to_floe(tf_type));
+    if (feed.dtype == DType::kInvalid) {
+      throw ConvertError(graph.source() + ": input '" + graph.tensor_name(ref) + "' is not an output of DecodeWav");
+    }
+    return feed;
+  }
   if (node.op() == "Const" && ref.port == 0) {
     const tfproto::AttrValue* value = find_attr(node.def, "value");
     if (value && value->has_tensor()) {
@@ -124,7 +133,7 @@ void load_stage(const ConvertOptions& options, Conversion& c) {
   load_options.tags = options.tags;
   c.loaded = load_graph(options.graph_path, load_options);
   c.graph = std::make_unique<Graph>(c.loaded.graph, c.loaded.path);
-  freeze_placeholders(*c.graph, options.frozen_inputs);
+  c.fixed_inputs = freeze_placeholders(*c.graph, options.frozen_inputs);
   refuse_tf2_saved_model(c.loaded);
 }
 
@@ -163,7 +172,7 @@ void training_structure_stage(Conversion& c) {
   c.pruned = prune_for_fetches(graph, c.fetches, c.feed_set);
   // TF1 while loops and TensorArrays are unrolled after freezing (below); their
   // insides are checked once they are plain nodes.
-  check_inference_graph(graph, outside_loops(graph, c.pruned.keep), c.control_flow);
+  check_inference_graph(graph, outside_loops(graph, c.pruned.keep), c.control_flow, c.feed_set);
   c.graph_nodes = graph.size();  // as loaded: unrolling appends nodes
   for (bool k : c.pruned.keep) c.kept_nodes += k;
 }
@@ -249,7 +258,7 @@ void unroll_stage(Conversion& c) {
   c.unrolled = unroll_control_flow(*c.graph, c.pruned.keep, c.feeds);
   if (c.unrolled.changed()) {
     c.pruned = prune_for_fetches(*c.graph, c.fetches, c.feed_set);
-    check_inference_graph(*c.graph, c.pruned.keep, c.control_flow);
+    check_inference_graph(*c.graph, c.pruned.keep, c.control_flow, c.feed_set);
   }
   check_supported_ops(*c.graph, c.pruned.keep);
 }

@@ -25,6 +25,14 @@ std::string conversion_summary(const Conversion& c) {
     s << "  input   " << value.name << "  " << dtype_name(value.dtype) << " " << shape_to_string(value.shape)
       << quantization(value) << "\n";
   }
+  // A fed tensor that is not a placeholder: what it replaces.
+  for (const TensorRef& ref : c.graph ? c.explicit_feeds : std::vector<TensorRef>{}) {
+    const Node& node = c.graph->node(ref.node);
+    if (node.op() == "Placeholder" || node.op() == "PlaceholderV2" || node.op() == "PlaceholderWithDefault") continue;
+    s << "  fed     " << c.graph->tensor_name(ref) << " (output " << ref.port << " of " << node.op()
+      << " '" << node.name() << "': what computes it is not converted)\n";
+  }
+  for (const std::string& fixed : c.fixed_inputs) s << "  fixed   " << fixed << "\n";
   for (int v : c.lowered.outputs) {
     const Value& value = c.lowered.values[static_cast<size_t>(v)];
     s << "  output  " << value.name << "  " << dtype_name(value.dtype) << " " << shape_to_string(value.shape)

@@ -36,6 +36,7 @@ struct Conversion {
   std::optional<Signature> signature;
   std::vector<TensorRef> fetches, explicit_feeds;
   std::set<TensorRef> feed_set;
+  std::vector<std::string> fixed_inputs;  // --freeze-input, one line each
   // training structure, pruning
   ControlFlowReport control_flow;
   PruneResult pruned;

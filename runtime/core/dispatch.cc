@@ -6,6 +6,7 @@
 
 #include "runtime/core/model.h"
 #include "runtime/core/op_adapter.h"
+#include "runtime/kernels/reference/audio_spectrogram.h"
 #include "runtime/kernels/reference/batch_matmul.h"
 #include "runtime/kernels/reference/binary.h"
 #include "runtime/kernels/reference/concat.h"
@@ -18,6 +19,7 @@
 #include "runtime/kernels/reference/gather.h"
 #include "runtime/kernels/reference/lrn.h"
 #include "runtime/kernels/reference/matmul.h"
+#include "runtime/kernels/reference/mfcc.h"
 #include "runtime/kernels/reference/pad.h"
 #include "runtime/kernels/reference/pool2d.h"
 #include "runtime/kernels/reference/quantize.h"

@@ -74,16 +74,21 @@ constexpr uint8_t kSlots[] = {
     kU32, kU32, kU32, kU32,
     // 24 ExtractPatchesOptions: 8 ints
     kU32, kU32, kU32, kU32, kU32, kU32, kU32, kU32,
-    // 25 TensorQuantization: scale, zero_point, quantized_dimension
+    // 25 AudioSpectrogramOptions: window_size, stride, fft_length, magnitude_squared
+    kU32, kU32, kU32, kU8,
+    // 26 MfccOptions: first_bin, sample_rate
+    kU32, kU32,
+    // 27 TensorQuantization: scale, zero_point, quantized_dimension
     kVec32, kVector | 8, kU32,
-    // 26 Requantization: input_offsets, output_offset, output_multiplier,
+    // 28 Requantization: input_offsets, output_offset, output_multiplier,
     // output_shift, input_multipliers, input_shifts, left_shift,
     // activation_min, activation_max, diff_min, input_range_radius
     kVec32, kU32, kU32, kU32, kVec32, kVec32, kU32, kU32, kU32, kU32, kU32,
 };
 
 constexpr uint8_t kStart[kTableCount + 1] = {0,  13, 22, 32, 35, 44, 54, 63, 64, 66, 67, 68, 71, 72,
-                                              73, 75, 77, 78, 80, 89, 91, 92, 95, 97, 101, 109, 112, 123};
+                                              73, 75, 77, 78, 80, 89, 91, 92, 95, 97, 101, 109, 113, 115,
+                                              118, 129};
 static_assert(sizeof(kSlots) == kStart[kTableCount], "kStart must cover kSlots");
 
 // The last slot of each table sits where the generated code says.
@@ -119,10 +124,12 @@ static_assert(slot_voffset(21, 1) == CumulativeOptions::VT_REVERSE, "CumulativeO
 static_assert(slot_voffset(22, 1) == FakeQuantOptions::VT_NARROW_RANGE, "FakeQuantOptions");
 static_assert(slot_voffset(23, 1) == LrnOptions::VT_BETA, "LrnOptions");
 static_assert(slot_voffset(24, 1) == ExtractPatchesOptions::VT_PAD_LEFT, "ExtractPatches");
-static_assert(slot_voffset(25, 1) == TensorQuantization::VT_QUANTIZED_DIMENSION, "TensorQuantization");
-static_assert(slot_voffset(26, 1) == Requantization::VT_INPUT_RANGE_RADIUS, "Requantization");
+static_assert(slot_voffset(25, 1) == AudioSpectrogramOptions::VT_MAGNITUDE_SQUARED, "AudioSpectrogramOptions");
+static_assert(slot_voffset(26, 1) == MfccOptions::VT_SAMPLE_RATE, "MfccOptions");
+static_assert(slot_voffset(27, 1) == TensorQuantization::VT_QUANTIZED_DIMENSION, "TensorQuantization");
+static_assert(slot_voffset(28, 1) == Requantization::VT_INPUT_RANGE_RADIUS, "Requantization");
 static_assert(static_cast<uint32_t>(OpOptions::MAX) == kUnionMembers, "OpOptions members");
-static_assert(static_cast<uint32_t>(OpOptions::ExtractPatchesOptions) + 2 == kFirstFieldTable - 1,
+static_assert(static_cast<uint32_t>(OpOptions::MfccOptions) + 2 == kFirstFieldTable - 1,
               "union member k is table 2 + k");
 
 }  // namespace

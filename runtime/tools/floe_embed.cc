@@ -18,6 +18,7 @@
 #include <cstdio>
 #include <cstring>
 #include <fstream>
+#include <iostream>
 #include <map>
 #include <set>
 #include <sstream>
@@ -30,6 +31,7 @@
 #include "schemas/floe_generated.h"
 #include "runtime/tools/model_file.h"
 #include "runtime/tools/npy.h"
+#include "runtime/tools/wav.h"
 
 namespace {
 
@@ -319,6 +321,18 @@ void emit_reference(const std::string& model_path, const std::string& name,
     const int index = interpreter.input_index(input_name.c_str());
     if (index < 0) fail("--input '" + spec + "': the model has no input " + input_name);
     const floe::TensorView t = interpreter.input(static_cast<size_t>(index));
+    if (path.size() > 4 && path.compare(path.size() - 4, 4, ".wav") == 0) {
+      // 16-bit PCM audio for a [samples, channels] input, as floe-run reads it.
+      std::string note;
+      const std::vector<float> samples = floe::tools::wav_as_input(
+          floe::tools::read_wav(path), path, t, floe::tools::model_sample_rate(m.model), &note);
+      if (!note.empty()) std::cerr << "floe-embed: note: " << note << "\n";
+      std::memcpy(t.data, samples.data(), t.bytes);
+      fed[static_cast<size_t>(index)] = true;
+      fed_bytes[static_cast<size_t>(index)].assign(static_cast<const uint8_t*>(t.data),
+                                                   static_cast<const uint8_t*>(t.data) + t.bytes);
+      continue;
+    }
     const floe::tools::NpyArray array = floe::tools::read_npy(path);
     int64_t elements = 1;
     for (int64_t d : array.shape) elements *= d;
@@ -400,7 +414,7 @@ int main(int argc, char** argv) {
   CLI::App* reference_cmd =
       app.add_subcommand("reference", "run on the host, embed its inputs and outputs");
   common(reference_cmd);
-  reference_cmd->add_option("--input", inputs, "NAME=file.npy (repeatable; one per model input)");
+  reference_cmd->add_option("--input", inputs, "NAME=file.npy or NAME=file.wav (repeatable; one per model input)");
   std::vector<std::string> op_models;
   CLI::App* ops_cmd = app.add_subcommand("ops", "the op selection header for a firmware's models");
   ops_cmd->add_option("--model", op_models, "a .floe file (repeatable)")->required();

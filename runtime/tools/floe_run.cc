@@ -1,10 +1,16 @@
 // SPDX-License-Identifier: Apache-2.0
 // Host-only tool code (never built for a device): it may use the heap, the
 // standard library and exceptions; the arena-only rule binds runtime/core and kernels.
-// floe-run: runs a .floe model on the host with inputs from .npy files.
-//   floe-run model.floe --input NAME=file.npy ... [--output-dir DIR] [--print]
-//            [--dump-intermediates DIR] [--dequantize]
+// floe-run: runs a .floe model on the host with inputs from .npy or .wav files.
+//   floe-run model.floe --input NAME=file.npy|file.wav ... [--output-dir DIR] [--print]
+//            [--dump-intermediates DIR] [--dequantize] [--labels FILE]
 //   floe-run model.floe --selftest   (the self-test floe-convert --selftest-input embedded)
+// A 16-bit PCM WAV file (recognised by its RIFF/WAVE header) is decoded as
+// DecodeWav does, into float samples in [-1, 1) shaped [samples, channels],
+// zero-padded or truncated to the input's length with a note; its channel count
+// must match the input's and its sample rate the one the model's MFCC front end
+// was built for. --labels FILE (one label a line) prints the top label and its
+// score for each float output of that many classes.
 // Each output is written to DIR/<name>.npy ('/' and ':' replaced by '_', a
 // trailing ":0" dropped). --dump-intermediates writes every op's outputs, as
 // the op finishes (before the arena slot is reused), to
@@ -19,6 +25,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <iterator>
 #include <map>
 
 #include "runtime/core/interpreter.h"
@@ -26,6 +33,7 @@
 #include "runtime/kernels/reference/quantize.h"
 #include "runtime/tools/model_file.h"
 #include "runtime/tools/npy.h"
+#include "runtime/tools/wav.h"
 #include "schemas/floe_generated.h"
 
 namespace {
@@ -177,9 +185,53 @@ int run_selftest(const std::string& model_path, bool skip_checksum) {
   return 2;
 }
 
+std::vector<uint8_t> read_bytes(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw std::runtime_error(path + ": cannot open for reading");
+  return std::vector<uint8_t>((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+}
+
+// A WAV file into a [samples, channels] float32 input, as DecodeWav would give it.
+void feed_wav(const floe::Model& model, const std::string& path, const std::vector<uint8_t>& bytes,
+              const floe::TensorView& input) {
+  floe::tools::WavAudio wav;
+  try {
+    wav = floe::tools::parse_wav(bytes.data(), bytes.size());
+  } catch (const std::runtime_error& e) {
+    throw std::runtime_error(path + ": " + e.what());
+  }
+  std::string note;
+  const std::vector<float> samples =
+      floe::tools::wav_as_input(wav, path, input, floe::tools::model_sample_rate(model), &note);
+  if (!note.empty()) std::cerr << "floe-run: note: " << note << "\n";
+  std::memcpy(input.data, samples.data(), input.bytes);
+}
+
+std::vector<std::string> read_labels(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw std::runtime_error(path + ": cannot open for reading");
+  std::vector<std::string> labels;
+  for (std::string line; std::getline(in, line);) {
+    if (!line.empty() && line.back() == '\r') line.pop_back();
+    if (!line.empty()) labels.push_back(line);
+  }
+  if (labels.empty()) throw std::runtime_error(path + ": no labels");
+  return labels;
+}
+
+// "label: yes 0.9998 (output labels_softmax:0)" for a float output of labels.size() classes.
+void print_top_label(const floe::TensorView& out, const std::vector<std::string>& labels) {
+  if (out.dtype != floe::DType::kFloat32 || out.shape.num_elements() != static_cast<int64_t>(labels.size())) return;
+  const float* p = out.as<float>();
+  size_t best = 0;
+  for (size_t i = 1; i < labels.size(); ++i) best = p[i] > p[best] ? i : best;
+  std::printf("label: %s %.4f (output %s)\n", labels[best].c_str(), static_cast<double>(p[best]), out.name);
+}
+
 int run(const std::string& model_path, const std::vector<std::string>& input_specs,
         const std::string& output_dir, bool print, bool skip_checksum, const std::string& dump_dir,
-        bool dequantize) {
+        bool dequantize, const std::string& labels_path) {
+  const std::vector<std::string> labels = labels_path.empty() ? std::vector<std::string>{} : read_labels(labels_path);
   const floe::tools::ModelFile file = floe::tools::read_model_file(model_path);
   floe::Model model;
   floe::LoadOptions load_options;
@@ -204,6 +256,14 @@ int run(const std::string& model_path, const std::vector<std::string>& input_spe
     const int index = interpreter.input_index(name.c_str());
     if (index < 0) throw std::runtime_error("the model has no input named '" + name + "'");
     const floe::TensorView input = interpreter.input(static_cast<size_t>(index));
+    {
+      const std::vector<uint8_t> head = read_bytes(path);
+      if (floe::tools::looks_like_wav(head.data(), head.size())) {
+        feed_wav(model, path, head, input);
+        fed[static_cast<size_t>(index)] = true;
+        continue;
+      }
+    }
     const floe::tools::NpyArray array = floe::tools::read_npy(path);
     if (quantize_float_input(interpreter, static_cast<size_t>(index), array, input)) {
       fed[static_cast<size_t>(index)] = true;
@@ -247,6 +307,7 @@ int run(const std::string& model_path, const std::vector<std::string>& input_spe
     std::vector<float> real;
     const floe::TensorView out = dequantize ? dequantized(interpreter, i, &real) : interpreter.output(i);
     if (print) print_tensor(out);
+    if (!labels.empty()) print_top_label(out, labels);
     if (!output_dir.empty()) {
       std::vector<int64_t> shape(out.shape.dims, out.shape.dims + out.shape.rank);
       floe::tools::write_npy(output_dir + "/" + file_stem(out.name) + ".npy", out.dtype, shape,
@@ -265,13 +326,15 @@ int main(int argc, char** argv) {
   bool print = false;
   app.add_option("model", model_path, "the .floe model")->required();
   app.add_option("--input,-i", inputs,
-                 "NAME=file.npy (repeatable); a float32 file for an int8 input is quantized with its scale");
+                 "NAME=file.npy or NAME=file.wav (repeatable); a float32 file for an int8 input is quantized with its scale");
   bool dequantize = false;
   app.add_flag("--dequantize", dequantize, "write and print int8 outputs as real (float32) values");
   app.add_option("--output-dir,-o", output_dir, "write each output to DIR/<name>.npy");
   app.add_flag("--print,-p", print, "print every output's name, shape and values");
   app.add_option("--dump-intermediates", dump_dir,
                  "write every op's outputs to DIR/<op>_<tensor>.npy (+ DIR/index.tsv) as the ops run");
+  std::string labels_path;
+  app.add_option("--labels", labels_path, "FILE with one label a line: print each classifier output's top label and score");
   bool skip_checksum = false;
   app.add_flag("--no-verify-checksum", skip_checksum,
                "load without checking the model's payload_crc32c (validation still runs)");
@@ -287,7 +350,7 @@ int main(int argc, char** argv) {
   }
   try {
     if (selftest) return run_selftest(model_path, skip_checksum);
-    return run(model_path, inputs, output_dir, print, skip_checksum, dump_dir, dequantize);
+    return run(model_path, inputs, output_dir, print, skip_checksum, dump_dir, dequantize, labels_path);
   } catch (const std::exception& e) {
     std::cerr << "floe-run: error: " << e.what() << "\n";
     return 2;

@@ -21,3 +21,7 @@ floe_add_test(reduction_ops_test
   SOURCES ${CMAKE_CURRENT_LIST_DIR}/reduction_ops_test.cc ${PROJECT_SOURCE_DIR}/tests/support/model_runner.cc
   LIBS floe_converter floe_model_file
   LABELS converter)
+floe_add_test(audio_ops_test
+  SOURCES ${CMAKE_CURRENT_LIST_DIR}/audio_ops_test.cc ${PROJECT_SOURCE_DIR}/tests/support/model_runner.cc
+  LIBS floe_converter floe_model_file floe_npy
+  LABELS converter)

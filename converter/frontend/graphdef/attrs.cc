@@ -179,6 +179,42 @@ std::vector<int> attr_types(const NodeDef& node, const std::string& name) {
 }
 
 // ------------------------------------------------------- shape and tensor
+bool output_signature(const NodeDef& node, int port, int* tf_type, std::vector<int64_t>* shape, bool* unknown_rank) {
+  constexpr int kTfFloat = 1, kTfInt32 = 3;
+  *tf_type = 0;
+  *unknown_rank = true;
+  shape->clear();
+  if (const AttrValue* shapes = find_attr(node, "_output_shapes"); shapes && shapes->list().shape_size() > port) {
+    const auto& s = shapes->list().shape(port);
+    *unknown_rank = s.unknown_rank();
+    for (const auto& d : s.dim()) shape->push_back(d.size());
+  }
+  if (node.op() == "DecodeWav" && (port == 0 || port == 1)) {
+    if (port == 1) {
+      *tf_type = kTfInt32;
+      shape->clear();
+      *unknown_rank = false;
+      return true;
+    }
+    *tf_type = kTfFloat;
+    const int64_t samples = attr_int(node, "desired_samples", -1);
+    const int64_t channels = attr_int(node, "desired_channels", -1);
+    if (*unknown_rank || shape->size() != 2) {
+      *shape = {samples, channels};
+      *unknown_rank = false;
+    }
+    return true;
+  }
+  if (port != 0) return false;
+  for (const char* name : {"T", "dtype", "out_type"}) {
+    if (const AttrValue* v = find_attr(node, name); v && v->value_case() == AttrValue::kType) {
+      *tf_type = v->type();
+      return true;
+    }
+  }
+  return false;
+}
+
 std::vector<int64_t> attr_shape(const NodeDef& node, const std::string& name, bool* unknown_rank) {
   const AttrValue* v = lookup(node, name, AttrValue::kShape, "shape");
   if (v == nullptr) fail_missing(node, name, "shape");

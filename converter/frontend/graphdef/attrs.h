@@ -67,6 +67,14 @@ std::vector<int64_t> attr_shape(const NodeDef& node, const std::string& name,
 // empty (scalar-looking) shape meant "unknown shape" (tf-formats §2).
 std::vector<int64_t> placeholder_shape(const NodeDef& node, int producer, bool* unknown_rank);
 
+// The dtype (a TF DataType number) and shape of output `port` of a node that is
+// fed or fixed instead of computed, as far as the NodeDef tells: DecodeWav's
+// samples [desired_samples, desired_channels] float and sample rate int32
+// scalar; otherwise the "T" / "dtype" / "out_type" attr (port 0 only) and the
+// "_output_shapes" attr. False when the dtype is unknown; *unknown_rank is set
+// when the shape is.
+bool output_signature(const NodeDef& node, int port, int* tf_type, std::vector<int64_t>* shape, bool* unknown_rank);
+
 // A `tensor` attr decoded with tensor_from_proto (e.g. Const's "value").
 HostTensor attr_tensor(const NodeDef& node, const std::string& name);
 

@@ -187,6 +187,12 @@ int run_example(const Example& ex) {
         .integer(argmax(expected, ex.output_elements)).text("), max |device - host| = ").number(worst)
         .text(" at ").integer(worst_index).text(", tolerance 1e-4 x max(1, |host|)");
     line.print();
+    if (ex.labels != nullptr) {
+      const size_t top = argmax(y, ex.output_elements), host_top = argmax(expected, ex.output_elements);
+      line.text("  label: ").text(ex.labels[top]).text(" ").number(y[top]).text(" (host: ")
+          .text(ex.labels[host_top]).text(" ").number(expected[host_top]).text(")");
+      line.print();
+    }
   }
   if (platform::ticks_per_second() != 0) {
     line.text("  inference: ").integer(ticks).text(" ticks at ").integer(platform::ticks_per_second())

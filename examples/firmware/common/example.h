@@ -23,6 +23,9 @@ struct Example {
   size_t output_index;         // interpreter.output(i)
   const void* expected;        // what the host computed for `input`, the output's dtype
   size_t output_elements;
+  // Optional: one name per class of a float classifier output (output_elements
+  // of them): the top label and its score are printed, device and host.
+  const char* const* labels = nullptr;
 };
 
 // Float: device and host may differ by fused multiply-add and summation order
