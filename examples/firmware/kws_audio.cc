@@ -6,16 +6,14 @@
 // embedded 16 kHz speech ("yes"), prints the top label over semihosting and
 // checks every score against the host's.
 #include "examples/firmware/common/example.h"
+#include "examples/firmware/common/kws_labels.h"
 #include "floe_kws_audio_model.h"
 #include "floe_kws_audio_reference.h"
 #include "runtime/platform.h"
 
 alignas(16) static uint8_t arena[FLOE_KWS_AUDIO_ARENA_SIZE];
 
-// ML-KWS-for-MCU's Pretrained_models/labels.txt, in the model's class order.
-static const char* const kLabels[] = {"_silence_", "_unknown_", "yes", "no", "up", "down",
-                                      "left", "right", "on", "off", "stop", "go"};
-static_assert(sizeof kLabels / sizeof kLabels[0] == FLOE_KWS_AUDIO_REFERENCE_OUTPUT_0_ELEMENTS, "one label a class");
+static_assert(floe::examples::kKwsLabelCount == FLOE_KWS_AUDIO_REFERENCE_OUTPUT_0_ELEMENTS, "one label a class");
 
 int main() {
   floe::platform::init();
@@ -28,6 +26,6 @@ int main() {
       FLOE_KWS_AUDIO_OUTPUT_LABELS_SOFTMAX, floe_kws_audio_reference_output_0,
       FLOE_KWS_AUDIO_REFERENCE_OUTPUT_0_ELEMENTS,
   };
-  example.labels = kLabels;
+  example.labels = floe::examples::kKwsLabels;
   return floe::examples::run_example(example);
 }
