@@ -3,6 +3,7 @@
 // kernel runs twice: on the data, and on |data| without activation, which gives
 // the sum of |products| each output's rounding error is bounded by.
 #include "tests/cortexm/kernel_diff.h"
+#include "tests/cortexm/diff_text.h"
 
 #include <stddef.h>
 #include <string.h>
@@ -28,41 +29,6 @@ struct Random {
   float uniform() { return static_cast<float>(next() >> 8) * (2.0f / 16777216.0f) - 1.0f; }
   template <typename T, size_t N>
   T pick(const T (&options)[N]) { return options[(next() >> 8) % N]; }
-};
-
-struct Text {
-  char buffer[200];
-  size_t length = 0;
-  Text() { buffer[0] = '\0'; }
-  Text& s(const char* t) {
-    while (*t != '\0' && length + 1 < sizeof buffer) buffer[length++] = *t++;
-    buffer[length] = '\0';
-    return *this;
-  }
-  Text& i(int64_t v) {
-    if (v < 0) {
-      s("-");
-      v = -v;
-    }
-    char d[24];
-    int n = 0;
-    do {
-      d[n++] = static_cast<char>('0' + v % 10);
-      v /= 10;
-    } while (v != 0);
-    char out[24];
-    for (int k = 0; k < n; ++k) out[k] = d[n - 1 - k];
-    out[n] = '\0';
-    return s(out);
-  }
-  Text& bits(float f) {
-    uint32_t u;
-    memcpy(&u, &f, 4);
-    char out[11] = "0x";
-    for (int k = 0; k < 8; ++k) out[2 + k] = "0123456789abcdef"[(u >> (28 - 4 * k)) & 15];
-    out[10] = '\0';
-    return s(out);
-  }
 };
 
 void fill(Random& rng, size_t n, float* data, float* abs_data) {

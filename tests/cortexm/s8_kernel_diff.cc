@@ -3,6 +3,7 @@
 // converter would write for the Cortex-M kernel from the reference operands
 // (OHWI filter, bias minus zero_point * sum(weights)) and compares outputs.
 #include "tests/cortexm/s8_kernel_diff.h"
+#include "tests/cortexm/diff_text.h"
 
 #include <stddef.h>
 
@@ -25,33 +26,6 @@ struct Random {
   uint32_t next() { return state = state * 1664525u + 1013904223u; }
   int32_t range(int32_t lo, int32_t hi) {
     return lo + static_cast<int32_t>((next() >> 4) % static_cast<uint32_t>(hi - lo + 1));
-  }
-};
-
-struct Text {
-  char buffer[160];
-  size_t length = 0;
-  Text() { buffer[0] = '\0'; }
-  Text& s(const char* t) {
-    while (*t != '\0' && length + 1 < sizeof buffer) buffer[length++] = *t++;
-    buffer[length] = '\0';
-    return *this;
-  }
-  Text& i(int64_t v) {
-    if (v < 0) {
-      s("-");
-      v = -v;
-    }
-    char d[24];
-    int n = 0;
-    do {
-      d[n++] = static_cast<char>('0' + v % 10);
-      v /= 10;
-    } while (v != 0);
-    char out[24];
-    for (int k = 0; k < n; ++k) out[k] = d[n - 1 - k];
-    out[n] = '\0';
-    return s(out);
   }
 };
 

@@ -258,15 +258,8 @@ const char* prepare_fully_connected_s8_cortexm(const OpContext& ctx) {
   if (ctx.input_count() < 2 || ctx.output_count() < 1 || !ctx.has_input(0) || !ctx.has_input(1)) {
     return FLOE_MSG("int8 matmul: missing operands");
   }
-  const auto* options = ctx.op->options_as_MatMulOptions();
-  const Shape a = ctx.input(0).shape, b = ctx.input(1).shape, o = ctx.output(0).shape;
-  if (a.rank != 2 || b.rank != 2 || o.rank != 2) return FLOE_MSG("int8 matmul operands must be 2-D");
-  if (options->transpose_a() || !options->transpose_b()) {
-    return FLOE_MSG("int8 matmul takes weights [N, K] (transpose_b) and an untransposed input");
-  }
-  if (a.dims[1] != b.dims[1] || o.dims[0] != a.dims[0] || o.dims[1] != b.dims[0]) {
-    return FLOE_MSG("int8 matmul shapes disagree");
-  }
+  if (const char* err = check_fully_connected_s8_shapes(ctx)) return err;
+  const Shape a = ctx.input(0).shape, b = ctx.input(1).shape;
   cortexm::S8Quantization q;
   if (const char* err = cortexm::prepare_s8_operands(ctx, b.dims[0], 1, &q)) return err;
   ctx.params<MatMulPrepared>().cortexm_s8 = {a.dims[0], a.dims[1], b.dims[0], q.output_offset, q.act_min, q.act_max,

@@ -84,15 +84,8 @@ const char* prepare_fully_connected_s8(const OpContext& ctx) {
   // The converter folded the bias for the Cortex-M kernel: only it can run the op.
   if (ctx.op->cortexm_kernel() != schema::CortexMKernel::NONE) return prepare_fully_connected_s8_cortexm(ctx);
   if (const char* err = weighted_s8_operands(ctx)) return err;
-  const auto* options = ctx.op->options_as_MatMulOptions();
-  const Shape a = ctx.input(0).shape, b = ctx.input(1).shape, o = ctx.output(0).shape;
-  if (a.rank != 2 || b.rank != 2 || o.rank != 2) return FLOE_MSG("int8 matmul operands must be 2-D");
-  if (options->transpose_a() || !options->transpose_b()) {
-    return FLOE_MSG("int8 matmul takes weights [N, K] (transpose_b) and an untransposed input");
-  }
-  if (a.dims[1] != b.dims[1] || o.dims[0] != a.dims[0] || o.dims[1] != b.dims[0]) {
-    return FLOE_MSG("int8 matmul shapes disagree");
-  }
+  if (const char* err = check_fully_connected_s8_shapes(ctx)) return err;
+  const Shape b = ctx.input(1).shape;
   WeightedS8 w;
   if (const char* err = prepare_weighted_s8(ctx, b.dims[0], &w)) return err;
   ctx.params<MatMulPrepared>().s8 = {w.input_offset,      w.weight_offset, w.output_offset, w.output_multiplier,
@@ -102,6 +95,19 @@ const char* prepare_fully_connected_s8(const OpContext& ctx) {
 }
 
 }  // namespace
+
+const char* check_fully_connected_s8_shapes(const OpContext& ctx) {
+  const auto* options = ctx.op->options_as_MatMulOptions();
+  const Shape a = ctx.input(0).shape, b = ctx.input(1).shape, o = ctx.output(0).shape;
+  if (a.rank != 2 || b.rank != 2 || o.rank != 2) return FLOE_MSG("int8 matmul operands must be 2-D");
+  if (options->transpose_a() || !options->transpose_b()) {
+    return FLOE_MSG("int8 matmul takes weights [N, K] (transpose_b) and an untransposed input");
+  }
+  if (a.dims[1] != b.dims[1] || o.dims[0] != a.dims[0] || o.dims[1] != b.dims[0]) {
+    return FLOE_MSG("int8 matmul shapes disagree");
+  }
+  return nullptr;
+}
 
 const char* prepare_matmul(const OpContext& ctx) {
   if (ctx.has_input(0) && is_s8(ctx.input(0))) return prepare_fully_connected_s8(ctx);

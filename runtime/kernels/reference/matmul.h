@@ -76,4 +76,8 @@ static_assert(sizeof(cortexm::FullyConnectedS8Plan) <= sizeof(ref::FullyConnecte
 const char* prepare_matmul(const OpContext& ctx);
 Status eval_matmul(const PreparedOp& ctx);
 
+// int8 FULLY_CONNECTED's layout, the same for every backend: a [M, K], weights
+// [N, K] (transpose_b), output [M, N]. nullptr = fine.
+const char* check_fully_connected_s8_shapes(const OpContext& ctx);
+
 }  // namespace floe::ops
