@@ -12,6 +12,7 @@
 #include "runtime/kernels/reference/conv2d.h"
 #include "runtime/kernels/reference/depthwise_conv2d.h"
 #include "runtime/kernels/reference/matmul.h"
+#include "runtime/kernels/reference/wrapping.h"
 
 namespace floe::testing {
 namespace {
@@ -216,7 +217,7 @@ void requantization_edges(Random& rng, Checker& check) {
         const int32_t offset = rng.range(-128, 127);
         const cortexm::S8Requant rq = {&bias, &m, &sh, offset, -128, 127};
         cortexm::s8_gemm(&zero, 1, 1, &one, 1, 1, rq, g_opt, 1);
-        const int32_t v = ref::multiply_by_quantized_multiplier(acc, mult, shift) + offset;
+        const int32_t v = ref::wrapping_add(ref::multiply_by_quantized_multiplier(acc, mult, shift), offset);
         g_ref[0] = static_cast<int8_t>(v < -128 ? -128 : (v > 127 ? 127 : v));
         check.compare("requantization edge", index++, 1);
       }

@@ -131,7 +131,9 @@ inline int8_t finish(const S8Requant& rq, int32_t acc, int32_t c) {
   } else {
     // The bias wraps as in the reference (wrapping_add).
     acc = static_cast<int32_t>(static_cast<uint32_t>(acc) + static_cast<uint32_t>(rq.bias[c]));
-    v = requantize(acc, rq.multiplier[c], rq.shift[c]) + rq.output_offset;
+    // Wrapping, as the reference (a left-shifted extreme can reach INT32_MIN).
+    v = static_cast<int32_t>(static_cast<uint32_t>(requantize(acc, rq.multiplier[c], rq.shift[c])) +
+                             static_cast<uint32_t>(rq.output_offset));
   }
   v = v < rq.act_min ? rq.act_min : v;
   v = v > rq.act_max ? rq.act_max : v;

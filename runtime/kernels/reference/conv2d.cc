@@ -202,7 +202,7 @@ void conv2d_s8(const Conv2DS8Params& params, const Conv2DS8Operands& ops) {
           if (ops.bias.data != nullptr) acc = wrapping_add(acc, ops.bias.data[oc]);
           const int32_t multiplier = ops.multiplier ? ops.multiplier[oc] : params.output_multiplier;
           const int shift = ops.multiplier ? ops.shift[oc] : params.output_shift;
-          acc = multiply_by_quantized_multiplier(acc, multiplier, shift) + params.output_offset;
+          acc = wrapping_add(multiply_by_quantized_multiplier(acc, multiplier, shift), params.output_offset);
           *o = static_cast<int8_t>(clamp_to(acc, params.act_min, params.act_max));
         }
       }

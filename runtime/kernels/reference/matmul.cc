@@ -161,7 +161,7 @@ void fully_connected_s8(const FullyConnectedS8Params& params,
       if (ops.bias.data != nullptr) acc = wrapping_add(acc, ops.bias.data[n]);
       const int32_t multiplier = ops.multiplier ? ops.multiplier[n] : params.output_multiplier;
       const int shift = ops.multiplier ? ops.shift[n] : params.output_shift;
-      acc = multiply_by_quantized_multiplier(acc, multiplier, shift) + params.output_offset;
+      acc = wrapping_add(multiply_by_quantized_multiplier(acc, multiplier, shift), params.output_offset);
       out[n] = static_cast<int8_t>(clamp_to(acc, params.act_min, params.act_max));
     }
   }
