@@ -60,7 +60,7 @@ constexpr bool reshape_is_the_only_same_bytes_op() {
   return true;
 }
 static_assert(reshape_is_the_only_same_bytes_op(),
-              "a new SAME_BYTES op in runtime/ops.def: let is_alias() accept it too");
+              "another op has the SAME_BYTES trait in runtime/ops.def: let is_alias() accept it too");
 
 }  // namespace
 

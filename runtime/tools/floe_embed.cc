@@ -1,4 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
+// Host-only tool code (never built for a device): it may use the heap, the
+// standard library and exceptions; the arena-only rule binds runtime/core and kernels.
 // floe-embed: turns a .floe model into C++ sources a firmware compiles in
 // (floe_add_model() runs it at build time, see converter/cmake/floe_add_model.cmake).
 //   floe-embed model     --model M.floe --name N --header H --source S
