@@ -3,7 +3,7 @@
 # bench.cmake's per-op tables (PROFILE_ONLY) with the variables it is given
 # and checks each table: one row per op, in order, every op counted, the
 # shares sum to 100 % (up to their rounding), the rows sum to the table's
-# total, and the total is one inference plus at most 80 instructions per op
+# total, and the total is one inference plus at most 150 instructions per op
 # (the observer's check that ends the run at op K is the only addition).
 cmake_minimum_required(VERSION 3.25)
 set(args)
