@@ -310,12 +310,6 @@ std::string plan_svg(const std::string& title, const Inspection& in) {
     << " B)</text>\n";
   s << "<rect x=\"" << left << "\" y=\"" << top << "\" width=\"" << plot_w << "\" height=\"" << plot_h
     << "\" fill=\"#f7f7f7\" stroke=\"#333\"/>\n";
-  // The peak: the step with the most live bytes.
-  const double peak_x = left + step_w * static_cast<double>(in.peak_step);
-  s << "<rect x=\"" << peak_x << "\" y=\"" << top << "\" width=\"" << step_w << "\" height=\"" << plot_h
-    << "\" fill=\"#ffd6d6\" stroke=\"#d00\" stroke-dasharray=\"4,2\"/>\n";
-  s << "<text x=\"" << peak_x + step_w / 2 << "\" y=\"" << top - 6 << "\" text-anchor=\"middle\" fill=\"#d00\">peak: op "
-    << in.peak_step << ", " << in.live_bytes[in.peak_step] << " B live</text>\n";
   for (size_t t = 0; t < m->tensors()->size(); ++t) {
     if (!in.in_arena[t]) continue;
     const fs::Tensor* ten = m->tensors()->Get(static_cast<uint32_t>(t));
@@ -336,6 +330,12 @@ std::string plan_svg(const std::string& title, const Inspection& in) {
         << " " << ten->size() << " B</text>\n";
     }
   }
+  // The peak, over the boxes: the step with the most live bytes.
+  const double peak_x = left + step_w * static_cast<double>(in.peak_step);
+  s << "<rect x=\"" << peak_x << "\" y=\"" << top << "\" width=\"" << step_w << "\" height=\"" << plot_h
+    << "\" fill=\"#ff0000\" fill-opacity=\"0.12\" stroke=\"#d00\" stroke-width=\"1.5\" stroke-dasharray=\"4,2\"/>\n";
+  s << "<text x=\"" << peak_x + step_w / 2 << "\" y=\"" << top - 6 << "\" text-anchor=\"middle\" fill=\"#d00\">peak: op "
+    << in.peak_step << ", " << in.live_bytes[in.peak_step] << " B live</text>\n";
   // Axes: op steps along x, arena offsets along y.
   const size_t x_tick = std::max<size_t>(1, steps / 20);
   for (size_t k = 0; k < steps; k += x_tick) {
@@ -397,10 +397,10 @@ std::string graph_svg(const std::string& title, const Inspection& in) {
   for (int l : layer) layers = std::max(layers, l + 1);
   std::vector<std::vector<size_t>> rows(static_cast<size_t>(layers));
   for (size_t n = 0; n < nodes; ++n) rows[static_cast<size_t>(layer[n])].push_back(n);
-  const double node_w = 190, node_h = 34, gap_x = 20, gap_y = 26, margin = 20, title_h = 30;
+  const double node_w = 240, node_h = 34, gap_x = 20, gap_y = 26, margin = 20, title_h = 30;
   size_t widest = 1;
   for (const auto& row : rows) widest = std::max(widest, row.size());
-  const double width = margin * 2 + static_cast<double>(widest) * (node_w + gap_x);
+  const double width = std::max(480.0, margin * 2 + static_cast<double>(widest) * (node_w + gap_x));
   const double height = title_h + margin * 2 + static_cast<double>(layers) * (node_h + gap_y);
   std::vector<double> cx(nodes), cy(nodes);
   for (size_t l = 0; l < rows.size(); ++l) {
@@ -434,7 +434,7 @@ std::string graph_svg(const std::string& title, const Inspection& in) {
       s << "<text x=\"" << cx[n] << "\" y=\"" << y + 14 << "\" text-anchor=\"middle\" font-weight=\"bold\">#" << n << " "
         << fs::EnumNameOpCode(op->opcode()) << " (" << backend_name(op->backend()) << ")</text>\n";
       s << "<text x=\"" << cx[n] << "\" y=\"" << y + 27 << "\" text-anchor=\"middle\" font-size=\"9\">"
-        << xml_escape(shorten(name_of(op), 28)) << (constants ? " +" + std::to_string(constants) + " const" : "")
+        << xml_escape(shorten(name_of(op), 36)) << (constants ? " +" + std::to_string(constants) + " const" : "")
         << "</text>\n";
     } else {
       const size_t t = node_tensor[n - in.ops];
