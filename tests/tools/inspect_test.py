@@ -123,6 +123,13 @@ def main():
     listed = re.findall(r"^  #(\d+) ([A-Z0-9_]+)  backend ", text, re.M)
     if [int(i) for i, _ in listed] != list(range(ops)):
         fail("the op list does not hold ops 0..%d in order" % (ops - 1))
+    # Every int8 weight shows its quantization (an int8 scratch tensor, such as
+    # an im2col buffer, has none).
+    for row in re.findall(r"^ +\d+ int8 +\S+ +constant .*$", text, re.M):
+        if " scale " not in row and "channels (axis" not in row:
+            fail("int8 tensor without its quantization: " + row)
+    if re.search(r"^ +\d+ int8 ", text, re.M) and "channels (axis" not in text:
+        fail("an int8 model whose per-channel weights are not listed as such")
     arena_tensors = len(re.findall(r"^ +\d+ \S+ +\S+ +arena ", text, re.M))
     if arena_tensors == 0:
         fail("no arena tensor listed")
