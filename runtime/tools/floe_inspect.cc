@@ -25,7 +25,6 @@
 #include "runtime/core/model.h"
 #include "runtime/tools/model_file.h"
 #include "schemas/contract/dtype.h"
-#include "schemas/contract/persistent_layout.h"
 #include "schemas/contract/selftest.h"
 #include "schemas/floe_generated.h"
 #include "schemas/floe_reflect_generated.h"
