@@ -41,6 +41,10 @@
 namespace floe::cortexm {
 namespace {
 
+// The blocks' helpers are inlined into their loops: a call would move the
+// four sums through memory and spill the loop's pointers around it.
+#define FLOE_S8_INLINE inline __attribute__((always_inline))
+
 // ---- the arithmetic -------------------------------------------------------
 
 // ref::multiply_by_quantized_multiplier for a multiplier >= 0 (the converter
@@ -189,6 +193,20 @@ inline uint32_t pack_clamp4(int32_t a, int32_t b, int32_t c, int32_t d, uint32_t
   return w;
 }
 
+// Four packed int8 values clamped bytewise to [min, max] (as pack_clamp4).
+inline uint32_t clamp4(uint32_t w, uint32_t min4, uint32_t max4) {
+  uint32_t t;
+  __asm__(
+      "ssub8  %[t], %[w], %[lo]\n\t"
+      "sel    %[w], %[w], %[lo]\n\t"
+      "ssub8  %[t], %[hi], %[w]\n\t"
+      "sel    %[w], %[w], %[hi]"
+      : [w] "+&r"(w), [t] "=&r"(t)
+      : [lo] "r"(min4), [hi] "r"(max4)
+      : "cc");
+  return w;
+}
+
 // Four int8 values (low bytes of a, b, c, d) as one word.
 inline uint32_t pack4(int32_t a, int32_t b, int32_t c, int32_t d) {
   uint32_t w = static_cast<uint32_t>(a);
@@ -213,7 +231,7 @@ inline void store_half(int8_t* p, uint32_t w) {
 
 // Outputs (r0, c), (r0, c+1), (r1, c), (r1, c+1) of a 2x2 GEMM block.
 // int8_range: [act_min, act_max] is [-128, 127] (no clamp after saturating).
-inline void finish_2x2(const S8Requant& rq, bool int8_range, const int32_t s[4], int32_t c, int8_t* o0,
+FLOE_S8_INLINE void finish_2x2(const S8Requant& rq, bool int8_range, const int32_t s[4], int32_t c, int8_t* o0,
                        int8_t* o1) {
 #if defined(FLOE_S8_DSP)
   if (rq.short_path) {
@@ -247,7 +265,7 @@ inline void finish_2x2(const S8Requant& rq, bool int8_range, const int32_t s[4],
 }
 
 // Channels c..c+3 of one depthwise output pixel.
-inline void finish_4(const S8Requant& rq, bool int8_range, const int32_t s[4], int32_t c, int8_t* o) {
+FLOE_S8_INLINE void finish_4(const S8Requant& rq, bool int8_range, const int32_t s[4], int32_t c, int8_t* o) {
 #if defined(FLOE_S8_DSP)
   if (rq.short_path) {
 #if defined(FLOE_S8_DSP_LOOPS)
@@ -601,7 +619,7 @@ inline void four_channels(const DepthwiseGeometry& g, const int8_t* image, ptrdi
 // four_channels for windows three taps wide with dilation_w 1 whose columns
 // are all inside the input (rows: those ty keeps, dil_h apart): the taps
 // unrolled. DSP: 10 instructions per tap in 14 registers.
-inline void four_channels_3wide(const DepthwiseGeometry& g, const int8_t* x, const int8_t* f, ptrdiff_t rows,
+FLOE_S8_INLINE void four_channels_3wide(const DepthwiseGeometry& g, const int8_t* x, const int8_t* f, ptrdiff_t rows,
                                 int32_t sums[4]) {
   int32_t s0 = 0, s1 = 0, s2 = 0, s3 = 0;
 #if defined(FLOE_S8_DSP_LOOPS)
@@ -708,6 +726,71 @@ inline void four_channels_3wide(const DepthwiseGeometry& g, const int8_t* x, con
   sums[3] = s3;
 }
 
+// four_channels for windows one or two taps wide (the edge columns of a
+// three-wide kernel) with dilation_w 1: rows taps high (dil_h apart), x and f
+// at the window's first tap. DSP: 10 instructions per tap, the row steps read
+// from memory (14 registers).
+FLOE_S8_INLINE void four_channels_narrow(const DepthwiseGeometry& g, const int8_t* x, const int8_t* f, ptrdiff_t rows,
+                                 ptrdiff_t cols, int32_t sums[4]) {
+  int32_t s0 = 0, s1 = 0, s2 = 0, s3 = 0;
+#if defined(FLOE_S8_DSP_LOOPS)
+  if (rows > 0) {
+    const int32_t x_row = static_cast<int32_t>(g.dil_h * g.in_row), f_row = static_cast<int32_t>(g.f_row);
+    const int32_t channels = static_cast<int32_t>(g.channels);
+    int32_t left = static_cast<int32_t>(rows);
+    uint32_t xv, xe, wv, we;
+#define FLOE_S8_DW_TAP(x_at, f_at)                    \
+  "ldr     %[xv], " x_at "\n\t"                        \
+  "ldr     %[wv], " f_at "\n\t"                        \
+  "sxtab16 %[xe], %[off], %[xv]\n\t"                   \
+  "sxtab16 %[xv], %[off], %[xv], ror #8\n\t"           \
+  "sxtb16  %[we], %[wv]\n\t"                           \
+  "sxtb16  %[wv], %[wv], ror #8\n\t"                   \
+  "smlabb  %[s0], %[xe], %[we], %[s0]\n\t"             \
+  "smlatt  %[s2], %[xe], %[we], %[s2]\n\t"             \
+  "smlabb  %[s1], %[xv], %[wv], %[s1]\n\t"             \
+  "smlatt  %[s3], %[xv], %[wv], %[s3]\n\t"
+#define FLOE_S8_DW_ROW_END           \
+  "ldr     %[xv], %[xr]\n\t"          \
+  "add     %[x], %[x], %[xv]\n\t"      \
+  "ldr     %[xv], %[fr]\n\t"          \
+  "add     %[f], %[f], %[xv]\n\t"      \
+  "subs    %[n], %[n], #1\n\t"        \
+  "bne     1b"
+#define FLOE_S8_DW_NARROW_OPERANDS                                                                        \
+  : [x] "+&r"(x), [f] "+&r"(f), [n] "+&r"(left), [s0] "+&r"(s0), [s1] "+&r"(s1), [s2] "+&r"(s2),          \
+    [s3] "+&r"(s3), [xv] "=&r"(xv), [xe] "=&r"(xe), [wv] "=&r"(wv), [we] "=&r"(we)                      \
+  : [c] "r"(channels), [off] "r"(g.offsets), [xr] "m"(x_row), [fr] "m"(f_row)                            \
+  : "cc", "memory"
+    if (cols == 2) {
+      __asm__("1:\n\t" FLOE_S8_DW_TAP("[%[x]]", "[%[f]]") FLOE_S8_DW_TAP("[%[x], %[c]]", "[%[f], %[c]]")
+                  FLOE_S8_DW_ROW_END FLOE_S8_DW_NARROW_OPERANDS);
+    } else if (cols == 1) {
+      __asm__("1:\n\t" FLOE_S8_DW_TAP("[%[x]]", "[%[f]]") FLOE_S8_DW_ROW_END FLOE_S8_DW_NARROW_OPERANDS);
+    }
+#undef FLOE_S8_DW_NARROW_OPERANDS
+#undef FLOE_S8_DW_ROW_END
+#undef FLOE_S8_DW_TAP
+  }
+#else
+  for (ptrdiff_t ky = 0; ky < rows; ++ky, x += g.dil_h * g.in_row, f += g.f_row) {
+    for (ptrdiff_t kx = 0; kx < cols; ++kx) {
+      const uint32_t xv = load_word(x + kx * g.channels), wv = load_word(f + kx * g.channels);
+      const uint32_t xe = even_lanes_plus(g.offsets, xv), xo = odd_lanes_plus(g.offsets, xv);
+      const uint32_t we = even_lanes(wv), wo = odd_lanes(wv);
+      s0 = smlabb(xe, we, s0);
+      s2 = smlatt(xe, we, s2);
+      s1 = smlabb(xo, wo, s1);
+      s3 = smlatt(xo, wo, s3);
+    }
+  }
+#endif
+  sums[0] = s0;
+  sums[1] = s1;
+  sums[2] = s2;
+  sums[3] = s3;
+}
+
 inline int32_t one_channel(const DepthwiseGeometry& g, const int8_t* image, ptrdiff_t origin,
                            kernels::TapRange ty, kernels::TapRange tx, ptrdiff_t c) {
   int32_t s = 0;
@@ -722,6 +805,235 @@ inline int32_t one_channel(const DepthwiseGeometry& g, const int8_t* image, ptrd
 }
 
 }  // namespace
+
+#if defined(FLOE_S8_DSP_LOOPS)
+namespace {
+
+// The channel-group-major depthwise for kernels three taps wide (dilation_w 1,
+// at most three rows) on the short requantization: everything a group of four
+// channels reuses at every output pixel is prepared once per group, so a
+// pixel's taps and requantization read it with LDRD instead of widening the
+// weights and deriving the requantization constants again.
+struct DepthwiseGroup {
+  uint32_t taps[9][2];     // per tap (ky * 3 + kx): weights of (c, c+2) and (c+1, c+3) as halfword pairs
+  int32_t channel[4][4];   // per channel c..c+3: doubled bias, multiplier, K, e (s8_microkernels.h)
+};
+static_assert(offsetof(DepthwiseGroup, channel) == 72, "group_pixel_3x3 reads the constants 72 bytes on");
+
+FLOE_S8_INLINE void prepare_group(const int8_t* filter, ptrdiff_t channels, int32_t k_h, const S8Requant& rq,
+                                  int32_t c, DepthwiseGroup* group) {
+  for (int32_t t = 0; t < k_h * 3; ++t) {
+    const uint32_t w = load_word(filter + t * channels + c);
+    group->taps[t][0] = even_lanes(w);
+    group->taps[t][1] = odd_lanes(w);
+  }
+  for (int32_t i = 0; i < 4; ++i) {
+    const ShortChannel ch = short_channel(rq, c + i);
+    group->channel[i][0] = ch.bias2;
+    group->channel[i][1] = ch.multiplier;
+    group->channel[i][2] = ch.round_and_offset;
+    group->channel[i][3] = ch.right;
+  }
+}
+
+// One tap of four channels: the input word at x_at, the tap's widened
+// weights at w_at (8 instructions).
+#define FLOE_S8_DWG_TAP(x_at, w_at)                  \
+  "ldr     %[xv], " x_at "\n\t"                      \
+  "ldrd    %[we], %[wo], " w_at "\n\t"               \
+  "sxtab16 %[xe], %[off], %[xv]\n\t"                 \
+  "sxtab16 %[xv], %[off], %[xv], ror #8\n\t"         \
+  "smlabb  %[s0], %[xe], %[we], %[s0]\n\t"           \
+  "smlatt  %[s2], %[xe], %[we], %[s2]\n\t"           \
+  "smlabb  %[s1], %[xv], %[wo], %[s1]\n\t"           \
+  "smlatt  %[s3], %[xv], %[wo], %[s3]\n\t"
+
+// Sums of channels c..c+3 over the in-image taps of one window: x at its
+// first tap (channel c), w at that tap's widened weights; rows taps high
+// (x_row apart), cols (1..3) wide.
+FLOE_S8_INLINE void group_window(const int8_t* x, const uint32_t* w, int32_t rows, int32_t cols, int32_t channels,
+                                 int32_t x_row, uint32_t offsets, int32_t sums[4]) {
+  int32_t s0 = 0, s1 = 0, s2 = 0, s3 = 0;
+  uint32_t xv, xe, we, wo;
+  if (rows == 3 && cols == 3) {
+    __asm__(FLOE_S8_DWG_TAP("[%[x]]", "[%[w]]") FLOE_S8_DWG_TAP("[%[x], %[c]]", "[%[w], #8]")
+                FLOE_S8_DWG_TAP("[%[x], %[c], lsl #1]", "[%[w], #16]")
+            "add     %[x], %[x], %[xr]\n\t"
+            FLOE_S8_DWG_TAP("[%[x]]", "[%[w], #24]") FLOE_S8_DWG_TAP("[%[x], %[c]]", "[%[w], #32]")
+                FLOE_S8_DWG_TAP("[%[x], %[c], lsl #1]", "[%[w], #40]")
+            "add     %[x], %[x], %[xr]\n\t"
+            FLOE_S8_DWG_TAP("[%[x]]", "[%[w], #48]") FLOE_S8_DWG_TAP("[%[x], %[c]]", "[%[w], #56]")
+                FLOE_S8_DWG_TAP("[%[x], %[c], lsl #1]", "[%[w], #64]")
+            : [x] "+&r"(x), [s0] "+&r"(s0), [s1] "+&r"(s1), [s2] "+&r"(s2), [s3] "+&r"(s3), [xv] "=&r"(xv),
+              [xe] "=&r"(xe), [we] "=&r"(we), [wo] "=&r"(wo)
+            : [w] "r"(w), [c] "r"(channels), [off] "r"(offsets), [xr] "r"(x_row)
+            : "memory");
+  } else if (rows > 0) {
+    // Row by row: x steps x_row, w one kernel row (24 bytes).
+    int32_t left = rows;
+#define FLOE_S8_DWG_ROW_END                 \
+  "ldr     %[xv], %[xr]\n\t"                \
+  "add     %[x], %[x], %[xv]\n\t"           \
+  "add     %[w], %[w], #24\n\t"             \
+  "subs    %[n], %[n], #1\n\t"              \
+  "bne     1b"
+#define FLOE_S8_DWG_OPERANDS                                                                               \
+  : [x] "+&r"(x), [w] "+&r"(w), [n] "+&r"(left), [s0] "+&r"(s0), [s1] "+&r"(s1), [s2] "+&r"(s2),           \
+    [s3] "+&r"(s3), [xv] "=&r"(xv), [xe] "=&r"(xe), [we] "=&r"(we), [wo] "=&r"(wo)                        \
+  : [c] "r"(channels), [off] "r"(offsets), [xr] "m"(x_row)                                                 \
+  : "cc", "memory"
+    if (cols == 3) {
+      __asm__("1:\n\t" FLOE_S8_DWG_TAP("[%[x]]", "[%[w]]") FLOE_S8_DWG_TAP("[%[x], %[c]]", "[%[w], #8]")
+                  FLOE_S8_DWG_TAP("[%[x], %[c], lsl #1]", "[%[w], #16]") FLOE_S8_DWG_ROW_END FLOE_S8_DWG_OPERANDS);
+    } else if (cols == 2) {
+      __asm__("1:\n\t" FLOE_S8_DWG_TAP("[%[x]]", "[%[w]]") FLOE_S8_DWG_TAP("[%[x], %[c]]", "[%[w], #8]")
+                  FLOE_S8_DWG_ROW_END FLOE_S8_DWG_OPERANDS);
+    } else if (cols == 1) {
+      __asm__("1:\n\t" FLOE_S8_DWG_TAP("[%[x]]", "[%[w]]") FLOE_S8_DWG_ROW_END FLOE_S8_DWG_OPERANDS);
+    }
+#undef FLOE_S8_DWG_OPERANDS
+#undef FLOE_S8_DWG_ROW_END
+  }
+  sums[0] = s0;
+  sums[1] = s1;
+  sums[2] = s2;
+  sums[3] = s3;
+}
+
+// A whole 3x3 window (x at its top-left tap, channel c) of channels c..c+3,
+// requantized and packed in one block (the group's constants follow its
+// taps, 72 bytes on): 105 instructions for 36 MACs, nothing spilled.
+FLOE_S8_INLINE uint32_t group_pixel_3x3(const int8_t* x, const DepthwiseGroup& group, int32_t channels,
+                                        int32_t x_row, uint32_t offsets) {
+  int32_t s0, s1, s2, s3;
+  uint32_t xv, xe, we, wo;
+  const uint32_t* w = group.taps[0];
+#define FLOE_S8_DWG_CHANNEL(v, at_bm, at_te)        \
+  "ldrd   %[xe], %[we], [%[w], #" at_bm "]\n\t"     \
+  "ldrd   %[xv], %[wo], [%[w], #" at_te "]\n\t"     \
+  "add    %[" v "], %[xe], %[" v "], lsl #1\n\t"    \
+  "add    %[xv], %[xv], %[" v "], asr #31\n\t"      \
+  "smmlar %[" v "], %[" v "], %[we], %[xv]\n\t"     \
+  "asr    %[" v "], %[" v "], %[wo]\n\t"            \
+  "ssat   %[" v "], #8, %[" v "]\n\t"
+  __asm__(
+      // The first tap starts the sums.
+      "ldr     %[xv], [%[x]]\n\t"
+      "ldrd    %[we], %[wo], [%[w]]\n\t"
+      "sxtab16 %[xe], %[off], %[xv]\n\t"
+      "sxtab16 %[xv], %[off], %[xv], ror #8\n\t"
+      "smulbb  %[s0], %[xe], %[we]\n\t"
+      "smultt  %[s2], %[xe], %[we]\n\t"
+      "smulbb  %[s1], %[xv], %[wo]\n\t"
+      "smultt  %[s3], %[xv], %[wo]\n\t"
+      FLOE_S8_DWG_TAP("[%[x], %[c]]", "[%[w], #8]")
+      FLOE_S8_DWG_TAP("[%[x], %[c], lsl #1]", "[%[w], #16]")
+      "add     %[x], %[x], %[xr]\n\t"
+      FLOE_S8_DWG_TAP("[%[x]]", "[%[w], #24]") FLOE_S8_DWG_TAP("[%[x], %[c]]", "[%[w], #32]")
+      FLOE_S8_DWG_TAP("[%[x], %[c], lsl #1]", "[%[w], #40]")
+      "add     %[x], %[x], %[xr]\n\t"
+      FLOE_S8_DWG_TAP("[%[x]]", "[%[w], #48]") FLOE_S8_DWG_TAP("[%[x], %[c]]", "[%[w], #56]")
+      FLOE_S8_DWG_TAP("[%[x], %[c], lsl #1]", "[%[w], #64]")
+      FLOE_S8_DWG_CHANNEL("s0", "72", "80") FLOE_S8_DWG_CHANNEL("s1", "88", "96")
+      FLOE_S8_DWG_CHANNEL("s2", "104", "112") FLOE_S8_DWG_CHANNEL("s3", "120", "128")
+      "bfi    %[s0], %[s1], #8, #8\n\t"
+      "bfi    %[s0], %[s2], #16, #8\n\t"
+      "bfi    %[s0], %[s3], #24, #8"
+      : [x] "+&r"(x), [s0] "=&r"(s0), [s1] "=&r"(s1), [s2] "=&r"(s2), [s3] "=&r"(s3), [xv] "=&r"(xv),
+        [xe] "=&r"(xe), [we] "=&r"(we), [wo] "=&r"(wo)
+      : [w] "r"(w), [c] "r"(channels), [off] "r"(offsets), [xr] "r"(x_row)
+      : "memory");
+#undef FLOE_S8_DWG_CHANNEL
+  return static_cast<uint32_t>(s0);
+}
+#undef FLOE_S8_DWG_TAP
+
+// The short requantization of channels c..c+3 from the group's constants,
+// packed into one word (7 instructions per output, then 3 to pack).
+FLOE_S8_INLINE uint32_t group_requantize(const int32_t sums[4], const int32_t* k) {
+  int32_t v0 = sums[0], v1 = sums[1], v2 = sums[2], v3 = sums[3];
+  int32_t b, m, t, e;
+#define FLOE_S8_DWG_CHANNEL(v, at_bm, at_te)        \
+  "ldrd   %[b], %[m], [%[k], #" at_bm "]\n\t"       \
+  "ldrd   %[t], %[e], [%[k], #" at_te "]\n\t"       \
+  "add    %[" v "], %[b], %[" v "], lsl #1\n\t"     \
+  "add    %[t], %[t], %[" v "], asr #31\n\t"        \
+  "smmlar %[" v "], %[" v "], %[m], %[t]\n\t"       \
+  "asr    %[" v "], %[" v "], %[e]\n\t"             \
+  "ssat   %[" v "], #8, %[" v "]\n\t"
+  __asm__(FLOE_S8_DWG_CHANNEL("v0", "0", "8") FLOE_S8_DWG_CHANNEL("v1", "16", "24")
+              FLOE_S8_DWG_CHANNEL("v2", "32", "40") FLOE_S8_DWG_CHANNEL("v3", "48", "56")
+          "bfi    %[v0], %[v1], #8, #8\n\t"
+          "bfi    %[v0], %[v2], #16, #8\n\t"
+          "bfi    %[v0], %[v3], #24, #8"
+          : [v0] "+&r"(v0), [v1] "+&r"(v1), [v2] "+&r"(v2), [v3] "+&r"(v3), [b] "=&r"(b), [m] "=&r"(m),
+            [t] "=&r"(t), [e] "=&r"(e)
+          : [k] "r"(k)
+          : "memory");
+#undef FLOE_S8_DWG_CHANNEL
+  return static_cast<uint32_t>(v0);
+}
+
+// Every output of channels c..c+3 (c < c4) for a kernel three taps wide,
+// k_h <= 3, on the short requantization.
+void depthwise_groups_3wide(const DepthwiseS8Shape& p, const DepthwiseGeometry& g, const int8_t* input,
+                            const S8Requant& rq, bool int8_range, ptrdiff_t c4, int8_t* output) {
+  const uint32_t min4 = replicate(rq.act_min), max4 = replicate(rq.act_max);
+  const int32_t channels = static_cast<int32_t>(g.channels);
+  const int32_t x_row = static_cast<int32_t>(g.dil_h * g.in_row);
+  DepthwiseGroup group;
+  for (ptrdiff_t c = 0; c < c4; c += 4) {
+    prepare_group(g.filter, g.channels, p.k_h, rq, static_cast<int32_t>(c), &group);
+    int8_t* o = output + c;
+    for (ptrdiff_t n = 0; n < p.batches; ++n) {
+      const int8_t* image = input + n * p.in_h * g.in_row + c;
+      for (ptrdiff_t oy = 0; oy < p.out_h; ++oy) {
+        const ptrdiff_t y0 = oy * p.stride_h - p.pad_top;
+        const kernels::TapRange ty = p.dil_h == 1 ? kernels::unit_tap_range(y0, p.in_h, p.k_h)
+                                                  : kernels::tap_range(y0, p.in_h, p.k_h, p.dil_h);
+        const int32_t rows = static_cast<int32_t>(ty.end - ty.begin);
+        const int8_t* row = image + (y0 + ty.begin * p.dil_h) * g.in_row;
+        // Any window: its in-image taps.
+        auto edge_pixel = [&](ptrdiff_t ox) {
+          const ptrdiff_t x0 = ox * p.stride_w - p.pad_left;
+          const kernels::TapRange tx = kernels::unit_tap_range(x0, p.in_w, 3);
+          const int32_t cols = static_cast<int32_t>(tx.end - tx.begin);
+          // An empty window (all padding) reads nothing.
+          const ptrdiff_t first_tap = rows > 0 && cols > 0 ? ty.begin * 3 + tx.begin : 0;
+          int32_t s[4];
+          group_window(row + (x0 + tx.begin) * g.channels, group.taps[first_tap], rows, cols, channels, x_row,
+                       g.offsets, s);
+          const uint32_t packed = group_requantize(s, group.channel[0]);
+          store_word(o + ox * g.channels, int8_range ? packed : clamp4(packed, min4, max4));
+        };
+        // The pixels whose window lies inside the input: [inner_begin, inner_end).
+        ptrdiff_t inner_begin = p.out_w, inner_end = p.out_w;
+        if (rows == 3 && p.in_w >= 3) {
+          inner_begin = (p.pad_left + p.stride_w - 1) / p.stride_w;
+          inner_end = (p.in_w - 3 + p.pad_left) / p.stride_w + 1;
+          if (inner_end > p.out_w) inner_end = p.out_w;
+          if (inner_begin > inner_end) inner_begin = inner_end;
+        }
+        ptrdiff_t ox = 0;
+        for (; ox < inner_begin; ++ox) edge_pixel(ox);
+        if (ox < inner_end) {
+          const int8_t* x = row + (ox * p.stride_w - p.pad_left) * g.channels;
+          const ptrdiff_t x_step = p.stride_w * g.channels;
+          int8_t* oo = o + ox * g.channels;
+          for (; ox < inner_end; ++ox, x += x_step, oo += g.channels) {
+            const uint32_t packed = group_pixel_3x3(x, group, channels, x_row, g.offsets);
+            store_word(oo, int8_range ? packed : clamp4(packed, min4, max4));
+          }
+        }
+        for (; ox < p.out_w; ++ox) edge_pixel(ox);
+        o += p.out_w * g.channels;
+      }
+    }
+  }
+}
+
+}  // namespace
+#endif
 
 void s8_depthwise(const DepthwiseS8Shape& shape, const int8_t* input, const int8_t* filter,
                   const S8Requant& rq_in, int8_t* output) {
@@ -738,9 +1050,20 @@ void s8_depthwise(const DepthwiseS8Shape& shape, const int8_t* input, const int8
   g.input_offset = p.input_offset;
   g.offsets = (static_cast<uint32_t>(p.input_offset) & 0xFFFFu) * 0x10001u;
   const ptrdiff_t c4 = p.channels & ~static_cast<ptrdiff_t>(3);
-  // KWS's and MobileNet's depthwise layers: pixels whose three columns are
-  // inside the input run unrolled (any rows).
+  // KWS's and MobileNet's depthwise layers: a three-wide kernel runs every
+  // window unrolled, the edge columns' narrower ones included (any rows).
   const bool three_by_three = p.k_w == 3 && p.dil_w == 1;
+#if defined(FLOE_S8_DSP_LOOPS)
+  // The models' layers (KWS, MobileNet): channel groups outermost.
+  ptrdiff_t c_done = 0;
+  if (three_by_three && p.k_h <= 3 && rq.short_path) {
+    depthwise_groups_3wide(p, g, input, rq, int8_range, c4, output);
+    c_done = c4;
+  }
+#else
+  const ptrdiff_t c_done = 0;
+#endif
+  if (c_done == p.channels) return;
   int8_t* o = output;
   for (ptrdiff_t n = 0; n < p.batches; ++n) {
     const int8_t* image = input + n * p.in_h * g.in_row;
@@ -753,17 +1076,27 @@ void s8_depthwise(const DepthwiseS8Shape& shape, const int8_t* input, const int8
         const kernels::TapRange tx = p.dil_w == 1 ? kernels::unit_tap_range(x0, p.in_w, p.k_w)
                                                   : kernels::tap_range(x0, p.in_w, p.k_w, p.dil_w);
         const ptrdiff_t origin = y0 * g.in_row + x0 * g.channels;  // may lie in the padding
-        const bool three_wide = three_by_three && tx.begin == 0 && tx.end == 3;
-        ptrdiff_t c = 0;
-        for (; c < c4; c += 4) {
-          int32_t s[4];
-          if (three_wide) {
-            four_channels_3wide(g, image + origin + ty.begin * g.dil_h * g.in_row + c, filter + ty.begin * g.f_row + c,
-                                ty.end - ty.begin, s);
-          } else {
-            four_channels(g, image, origin, ty, tx, c, s);
+        ptrdiff_t c = c_done;
+        if (three_by_three) {
+          // The window's first in-image tap, and its extent.
+          const int8_t* x = image + origin + ty.begin * g.dil_h * g.in_row + tx.begin * g.channels;
+          const int8_t* f = filter + ty.begin * g.f_row + tx.begin * g.channels;
+          const ptrdiff_t rows = ty.end - ty.begin, cols = tx.end - tx.begin;
+          for (; c < c4; c += 4) {
+            int32_t s[4];
+            if (cols == 3) {
+              four_channels_3wide(g, x + c, f + c, rows, s);
+            } else {
+              four_channels_narrow(g, x + c, f + c, rows, cols, s);
+            }
+            finish_4(rq, int8_range, s, static_cast<int32_t>(c), o);
           }
-          finish_4(rq, int8_range, s, static_cast<int32_t>(c), o);
+        } else {
+          for (; c < c4; c += 4) {
+            int32_t s[4];
+            four_channels(g, image, origin, ty, tx, c, s);
+            finish_4(rq, int8_range, s, static_cast<int32_t>(c), o);
+          }
         }
         for (; c < p.channels; ++c) {
           o[c] = finish(rq, one_channel(g, image, origin, ty, tx, c), static_cast<int32_t>(c));
