@@ -533,12 +533,156 @@ inline int32_t dot(const int8_t* a0, const int8_t* w0, int32_t k) {
   return s;
 }
 
+#if defined(FLOE_S8_DSP_LOOPS)
+
+// The short requantization constants of two channels, prepared once per
+// channel pair: doubled bias, multiplier, K, e of c, then of c + 1.
+struct ChannelPair {
+  int32_t k[8];
+};
+
+// A 2x2 block (rows a0, a0 + row_gap + 4; channels w0, w0 + channel_gap + 4)
+// over k (a multiple of 8) columns, requantized on the short path and packed:
+// bytes (r0, c), (r0, c+1), (r1, c), (r1, c+1). One assembly block, the sums
+// never leave their registers (the constants' address is read from memory
+// once the loop has freed a register).
+FLOE_S8_INLINE uint32_t block_2x2_short(const int8_t* a0, const int8_t* w0, int32_t k, int32_t row_gap,
+                                        int32_t channel_gap, const ChannelPair* pair) {
+  int32_t s00 = 0, s01 = 0, s10 = 0, s11 = 0;
+  uint32_t x0e, x0, x1e, x1, ve, v;
+  const int8_t* const end = a0 + k;
+#define FLOE_S8_GEMM_4COLS                        \
+  "ldr    %[x0], [%[a]], #4\n\t"                  \
+  "ldr    %[x1], [%[a], %[ag]]\n\t"               \
+  "ldr    %[v], [%[w]], #4\n\t"                   \
+  "sxtb16 %[x0e], %[x0]\n\t"                      \
+  "sxtb16 %[x0], %[x0], ror #8\n\t"               \
+  "sxtb16 %[x1e], %[x1]\n\t"                      \
+  "sxtb16 %[x1], %[x1], ror #8\n\t"               \
+  "sxtb16 %[ve], %[v]\n\t"                        \
+  "sxtb16 %[v], %[v], ror #8\n\t"                 \
+  "smlad  %[s00], %[x0e], %[ve], %[s00]\n\t"      \
+  "smlad  %[s00], %[x0], %[v], %[s00]\n\t"        \
+  "smlad  %[s10], %[x1e], %[ve], %[s10]\n\t"      \
+  "smlad  %[s10], %[x1], %[v], %[s10]\n\t"        \
+  "ldr    %[v], [%[w], %[wg]]\n\t"                \
+  "sxtb16 %[ve], %[v]\n\t"                        \
+  "sxtb16 %[v], %[v], ror #8\n\t"                 \
+  "smlad  %[s01], %[x0e], %[ve], %[s01]\n\t"      \
+  "smlad  %[s01], %[x0], %[v], %[s01]\n\t"        \
+  "smlad  %[s11], %[x1e], %[ve], %[s11]\n\t"      \
+  "smlad  %[s11], %[x1], %[v], %[s11]\n\t"
+  // One channel's constants (b, m, K, e in x0e, x0, x1e, x1) on both rows.
+#define FLOE_S8_GEMM_REQUANT(at, r0, r1)             \
+  "ldrd   %[x0e], %[x0], [%[v], #" at "]\n\t"       \
+  "ldrd   %[x1e], %[x1], [%[v], #" at " + 8]\n\t"   \
+  "add    %[" r0 "], %[x0e], %[" r0 "], lsl #1\n\t" \
+  "add    %[ve], %[x1e], %[" r0 "], asr #31\n\t"    \
+  "smmlar %[" r0 "], %[" r0 "], %[x0], %[ve]\n\t"   \
+  "asr    %[" r0 "], %[" r0 "], %[x1]\n\t"          \
+  "ssat   %[" r0 "], #8, %[" r0 "]\n\t"             \
+  "add    %[" r1 "], %[x0e], %[" r1 "], lsl #1\n\t" \
+  "add    %[ve], %[x1e], %[" r1 "], asr #31\n\t"    \
+  "smmlar %[" r1 "], %[" r1 "], %[x0], %[ve]\n\t"   \
+  "asr    %[" r1 "], %[" r1 "], %[x1]\n\t"          \
+  "ssat   %[" r1 "], #8, %[" r1 "]\n\t"
+#define FLOE_S8_GEMM_TAIL                          \
+  "ldr    %[v], %[end]\n\t"                        \
+  "cmp    %[a], %[v]\n\t"                          \
+  "bne    1b\n\t"                                  \
+  "ldr    %[v], %[pair]\n\t"                       \
+  FLOE_S8_GEMM_REQUANT("0", "s00", "s10")          \
+  FLOE_S8_GEMM_REQUANT("16", "s01", "s11")         \
+  "bfi    %[s00], %[s01], #8, #8\n\t"              \
+  "bfi    %[s00], %[s10], #16, #8\n\t"             \
+  "bfi    %[s00], %[s11], #24, #8"
+#define FLOE_S8_GEMM_OPERANDS                                                                           \
+  : [a] "+&r"(a0), [w] "+&r"(w0), [s00] "+&r"(s00), [s01] "+&r"(s01), [s10] "+&r"(s10), [s11] "+&r"(s11), \
+    [x0e] "=&r"(x0e), [x0] "=&r"(x0), [x1e] "=&r"(x1e), [x1] "=&r"(x1), [ve] "=&r"(ve), [v] "=&r"(v)     \
+  : [ag] "r"(row_gap), [wg] "r"(channel_gap), [end] "m"(end), [pair] "m"(pair)                          \
+  : "cc", "memory"
+  if ((k & 15) == 0) {
+    __asm__("1:\n\t" FLOE_S8_GEMM_4COLS FLOE_S8_GEMM_4COLS FLOE_S8_GEMM_4COLS FLOE_S8_GEMM_4COLS
+                FLOE_S8_GEMM_TAIL FLOE_S8_GEMM_OPERANDS);
+  } else {
+    __asm__("1:\n\t" FLOE_S8_GEMM_4COLS FLOE_S8_GEMM_4COLS FLOE_S8_GEMM_TAIL FLOE_S8_GEMM_OPERANDS);
+  }
+#undef FLOE_S8_GEMM_OPERANDS
+#undef FLOE_S8_GEMM_TAIL
+#undef FLOE_S8_GEMM_REQUANT
+#undef FLOE_S8_GEMM_4COLS
+  return static_cast<uint32_t>(s00);
+}
+
+// s8_gemm on the short requantization with k a multiple of 8: channel pairs
+// outermost, so that a pair's constants are prepared once and every row pair
+// runs block_2x2_short.
+void s8_gemm_short_pairs(const int8_t* a, int32_t a_stride, int32_t rows, const int8_t* w, int32_t channels,
+                         int32_t k_size, const S8Requant& rq, bool int8_range, int8_t* out, int32_t out_stride) {
+  const ptrdiff_t k = k_size;
+  const uint32_t min4 = replicate(rq.act_min), max4 = replicate(rq.act_max);
+  const int32_t row_gap = a_stride - 4, channel_gap = k_size - 4;
+  const int32_t row_pairs = rows / 2;
+  ChannelPair pair;
+  int32_t c = 0;
+  for (; c + 2 <= channels; c += 2) {
+    for (int32_t i = 0; i < 2; ++i) {
+      const ShortChannel ch = short_channel(rq, c + i);
+      pair.k[4 * i] = ch.bias2;
+      pair.k[4 * i + 1] = ch.multiplier;
+      pair.k[4 * i + 2] = ch.round_and_offset;
+      pair.k[4 * i + 3] = ch.right;
+    }
+    const int8_t* w0 = w + c * k;
+    const int8_t* a0 = a;
+    int8_t* o0 = out + c;
+    const ptrdiff_t a_step = 2 * static_cast<ptrdiff_t>(a_stride), o_step = 2 * static_cast<ptrdiff_t>(out_stride);
+    for (int32_t r = 0; r < row_pairs; ++r, a0 += a_step, o0 += o_step) {
+      uint32_t packed = block_2x2_short(a0, w0, k_size, row_gap, channel_gap, &pair);
+      if (!int8_range) packed = clamp4(packed, min4, max4);
+      store_half(o0, packed);
+      store_half(o0 + out_stride, packed >> 16);
+    }
+    if (rows & 1) {
+      int32_t s[2];
+      block_1x2(a0, w0, w0 + k, k_size, s);
+      o0[0] = finish(rq, s[0], c);
+      o0[1] = finish(rq, s[1], c + 1);
+    }
+  }
+  if (c < channels) {
+    const int8_t* w0 = w + c * k;
+    int32_t r = 0;
+    for (; r + 2 <= rows; r += 2) {
+      const int8_t* a0 = a + r * static_cast<ptrdiff_t>(a_stride);
+      int32_t s[2];
+      // Two rows against one channel: the 1x2 block with the rows' roles swapped.
+      block_1x2(w0, a0, a0 + a_stride, k_size, s);
+      out[r * static_cast<ptrdiff_t>(out_stride) + c] = finish(rq, s[0], c);
+      out[(r + 1) * static_cast<ptrdiff_t>(out_stride) + c] = finish(rq, s[1], c);
+    }
+    if (r < rows) {
+      out[r * static_cast<ptrdiff_t>(out_stride) + c] =
+          finish(rq, dot(a + r * static_cast<ptrdiff_t>(a_stride), w0, k_size), c);
+    }
+  }
+}
+
+#endif
+
 }  // namespace
 
 void s8_gemm(const int8_t* a, int32_t a_stride, int32_t rows, const int8_t* w, int32_t channels,
              int32_t k_size, const S8Requant& rq_in, int8_t* out, int32_t out_stride) {
   const S8Requant rq = rq_in;  // a local copy: the output stores cannot alias it
   const bool int8_range = rq.act_min == -128 && rq.act_max == 127;
+#if defined(FLOE_S8_DSP_LOOPS)
+  // The models' layers (1x1 convolutions, im2col rows of a multiple of 8).
+  if (rq.short_path && k_size >= 8 && (k_size & 7) == 0) {
+    s8_gemm_short_pairs(a, a_stride, rows, w, channels, k_size, rq, int8_range, out, out_stride);
+    return;
+  }
+#endif
   const ptrdiff_t k = k_size;
   int32_t r = 0;
   for (; r + 2 <= rows; r += 2) {
