@@ -616,8 +616,8 @@ FLOE_S8_INLINE uint32_t block_2x2_short(const int8_t* a0, const int8_t* w0, int3
 
 // s8_gemm on the short requantization with k a multiple of 8: channel pairs
 // outermost, so that a pair's constants are prepared once and every row pair
-// runs block_2x2_short.
-void s8_gemm_short_pairs(const int8_t* a, int32_t a_stride, int32_t rows, const int8_t* w, int32_t channels,
+// runs block_2x2_short. Not inlined, like depthwise_groups_3wide.
+__attribute__((noinline)) void s8_gemm_short_pairs(const int8_t* a, int32_t a_stride, int32_t rows, const int8_t* w, int32_t channels,
                          int32_t k_size, const S8Requant& rq, bool int8_range, int8_t* out, int32_t out_stride) {
   const ptrdiff_t k = k_size;
   const uint32_t min4 = replicate(rq.act_min), max4 = replicate(rq.act_max);
@@ -672,17 +672,13 @@ void s8_gemm_short_pairs(const int8_t* a, int32_t a_stride, int32_t rows, const 
 
 }  // namespace
 
-void s8_gemm(const int8_t* a, int32_t a_stride, int32_t rows, const int8_t* w, int32_t channels,
-             int32_t k_size, const S8Requant& rq_in, int8_t* out, int32_t out_stride) {
-  const S8Requant rq = rq_in;  // a local copy: the output stores cannot alias it
-  const bool int8_range = rq.act_min == -128 && rq.act_max == 127;
-#if defined(FLOE_S8_DSP_LOOPS)
-  // The models' layers (1x1 convolutions, im2col rows of a multiple of 8).
-  if (rq.short_path && k_size >= 8 && (k_size & 7) == 0) {
-    s8_gemm_short_pairs(a, a_stride, rows, w, channels, k_size, rq, int8_range, out, out_stride);
-    return;
-  }
-#endif
+namespace {
+
+// s8_gemm's row-pair-major blocking (any k, either requantization). Not
+// inlined, like s8_gemm_short_pairs: s8_gemm's frame stays the larger of the two.
+__attribute__((noinline)) void s8_gemm_row_pairs(const int8_t* a, int32_t a_stride, int32_t rows, const int8_t* w,
+                                                 int32_t channels, int32_t k_size, const S8Requant& rq,
+                                                 bool int8_range, int8_t* out, int32_t out_stride) {
   const ptrdiff_t k = k_size;
   int32_t r = 0;
   for (; r + 2 <= rows; r += 2) {
@@ -721,6 +717,22 @@ void s8_gemm(const int8_t* a, int32_t a_stride, int32_t rows, const int8_t* w, i
   }
 }
 
+}  // namespace
+
+void s8_gemm(const int8_t* a, int32_t a_stride, int32_t rows, const int8_t* w, int32_t channels,
+             int32_t k_size, const S8Requant& rq_in, int8_t* out, int32_t out_stride) {
+  const S8Requant rq = rq_in;  // a local copy: the output stores cannot alias it
+  const bool int8_range = rq.act_min == -128 && rq.act_max == 127;
+#if defined(FLOE_S8_DSP_LOOPS)
+  // The models' layers (1x1 convolutions, im2col rows of a multiple of 8).
+  if (rq.short_path && k_size >= 8 && (k_size & 7) == 0) {
+    s8_gemm_short_pairs(a, a_stride, rows, w, channels, k_size, rq, int8_range, out, out_stride);
+    return;
+  }
+#endif
+  s8_gemm_row_pairs(a, a_stride, rows, w, channels, k_size, rq, int8_range, out, out_stride);
+}
+
 // ---- s8_depthwise -----------------------------------------------------------
 
 namespace {
@@ -733,6 +745,19 @@ struct DepthwiseGeometry {
   uint32_t offsets;   // the input offset in both halfwords
   int32_t input_offset;
 };
+
+inline DepthwiseGeometry depthwise_geometry(const DepthwiseS8Shape& p, const int8_t* filter) {
+  DepthwiseGeometry g;
+  g.filter = filter;
+  g.channels = p.channels;
+  g.in_row = static_cast<ptrdiff_t>(p.in_w) * p.channels;
+  g.f_row = static_cast<ptrdiff_t>(p.k_w) * p.channels;
+  g.dil_h = p.dil_h;
+  g.x_step = static_cast<ptrdiff_t>(p.dil_w) * p.channels;
+  g.input_offset = p.input_offset;
+  g.offsets = (static_cast<uint32_t>(p.input_offset) & 0xFFFFu) * 0x10001u;
+  return g;
+}
 
 // Four channels c..c+3 of one output pixel over the in-image taps: per tap
 // 2 word loads, 4 widenings (the input offset added by SXTAB16) and 4
@@ -1120,8 +1145,15 @@ FLOE_S8_INLINE uint32_t group_requantize(const int32_t sums[4], const int32_t* k
 
 // Every output of channels c..c+3 (c < c4) for a kernel three taps wide,
 // k_h <= 3, on the short requantization.
-void depthwise_groups_3wide(const DepthwiseS8Shape& p, const DepthwiseGeometry& g, const int8_t* input,
-                            const S8Requant& rq, bool int8_range, ptrdiff_t c4, int8_t* output) {
+// Not inlined: its group constants would otherwise add to s8_depthwise's frame
+// (the worst-case stack depth is checked on every board).
+__attribute__((noinline)) void depthwise_groups_3wide(const DepthwiseS8Shape& shape, const int8_t* input,
+                                                      const int8_t* filter, const S8Requant& rq_in, int8_t* output) {
+  const DepthwiseS8Shape p = shape;
+  const S8Requant rq = rq_in;  // local copies: the output stores cannot alias them
+  const bool int8_range = rq.act_min == -128 && rq.act_max == 127;
+  const DepthwiseGeometry g = depthwise_geometry(p, filter);
+  const ptrdiff_t c4 = p.channels & ~static_cast<ptrdiff_t>(3);
   const uint32_t min4 = replicate(rq.act_min), max4 = replicate(rq.act_max);
   const int32_t channels = static_cast<int32_t>(g.channels);
   const int32_t x_row = static_cast<int32_t>(g.dil_h * g.in_row);
@@ -1179,35 +1211,22 @@ void depthwise_groups_3wide(const DepthwiseS8Shape& p, const DepthwiseGeometry& 
 }  // namespace
 #endif
 
-void s8_depthwise(const DepthwiseS8Shape& shape, const int8_t* input, const int8_t* filter,
-                  const S8Requant& rq_in, int8_t* output) {
+namespace {
+
+// The pixel-major depthwise for channels [c_begin, channels): every window
+// shape, either requantization. Not inlined, like depthwise_groups_3wide.
+__attribute__((noinline)) void depthwise_pixels(const DepthwiseS8Shape& shape, const int8_t* input,
+                                                const int8_t* filter, const S8Requant& rq_in, ptrdiff_t c_begin,
+                                                int8_t* output) {
   const DepthwiseS8Shape p = shape;
   const S8Requant rq = rq_in;
   const bool int8_range = rq.act_min == -128 && rq.act_max == 127;
-  DepthwiseGeometry g;
-  g.filter = filter;
-  g.channels = p.channels;
-  g.in_row = static_cast<ptrdiff_t>(p.in_w) * p.channels;
-  g.f_row = static_cast<ptrdiff_t>(p.k_w) * p.channels;
-  g.dil_h = p.dil_h;
-  g.x_step = static_cast<ptrdiff_t>(p.dil_w) * p.channels;
-  g.input_offset = p.input_offset;
-  g.offsets = (static_cast<uint32_t>(p.input_offset) & 0xFFFFu) * 0x10001u;
+  const DepthwiseGeometry g = depthwise_geometry(p, filter);
   const ptrdiff_t c4 = p.channels & ~static_cast<ptrdiff_t>(3);
-  // KWS's and MobileNet's depthwise layers: a three-wide kernel runs every
-  // window unrolled, the edge columns' narrower ones included (any rows).
+  const ptrdiff_t c_done = c_begin;
+  // A three-wide kernel runs every window unrolled, the edge columns'
+  // narrower ones included (any rows).
   const bool three_by_three = p.k_w == 3 && p.dil_w == 1;
-#if defined(FLOE_S8_DSP_LOOPS)
-  // The models' layers (KWS, MobileNet): channel groups outermost.
-  ptrdiff_t c_done = 0;
-  if (three_by_three && p.k_h <= 3 && rq.short_path) {
-    depthwise_groups_3wide(p, g, input, rq, int8_range, c4, output);
-    c_done = c4;
-  }
-#else
-  const ptrdiff_t c_done = 0;
-#endif
-  if (c_done == p.channels) return;
   int8_t* o = output;
   for (ptrdiff_t n = 0; n < p.batches; ++n) {
     const int8_t* image = input + n * p.in_h * g.in_row;
@@ -1248,6 +1267,21 @@ void s8_depthwise(const DepthwiseS8Shape& shape, const int8_t* input, const int8
       }
     }
   }
+}
+
+}  // namespace
+
+void s8_depthwise(const DepthwiseS8Shape& shape, const int8_t* input, const int8_t* filter,
+                  const S8Requant& rq, int8_t* output) {
+  ptrdiff_t c_done = 0;
+#if defined(FLOE_S8_DSP_LOOPS)
+  // KWS's and MobileNet's depthwise layers: channel groups outermost.
+  if (shape.k_w == 3 && shape.dil_w == 1 && shape.k_h <= 3 && rq.short_path) {
+    depthwise_groups_3wide(shape, input, filter, rq, output);
+    c_done = shape.channels & ~static_cast<ptrdiff_t>(3);
+  }
+#endif
+  if (c_done < shape.channels) depthwise_pixels(shape, input, filter, rq, c_done, output);
 }
 
 }  // namespace floe::cortexm
