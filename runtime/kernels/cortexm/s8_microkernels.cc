@@ -535,11 +535,9 @@ inline int32_t dot(const int8_t* a0, const int8_t* w0, int32_t k) {
 
 #if defined(FLOE_S8_DSP_LOOPS)
 
-// The short requantization constants of two channels, prepared once per
-// channel pair: doubled bias, multiplier, K, e of c, then of c + 1.
-struct ChannelPair {
-  int32_t k[8];
-};
+// The short requantization constants of a channel pair, prepared once per
+// pair: doubled bias, multiplier, K, e of c, then of c + 1 (8 words).
+constexpr int32_t kPairConstants = 8;
 
 // A 2x2 block (rows a0, a0 + row_gap + 4; channels w0, w0 + channel_gap + 4)
 // over k (a multiple of 8) columns, requantized on the short path and packed:
@@ -547,7 +545,7 @@ struct ChannelPair {
 // never leave their registers (the constants' address is read from memory
 // once the loop has freed a register).
 FLOE_S8_INLINE uint32_t block_2x2_short(const int8_t* a0, const int8_t* w0, int32_t k, int32_t row_gap,
-                                        int32_t channel_gap, const ChannelPair* pair) {
+                                        int32_t channel_gap, const int32_t* pair) {
   int32_t s00 = 0, s01 = 0, s10 = 0, s11 = 0;
   uint32_t x0e, x0, x1e, x1, ve, v;
   const int8_t* const end = a0 + k;
@@ -614,6 +612,66 @@ FLOE_S8_INLINE uint32_t block_2x2_short(const int8_t* a0, const int8_t* w0, int3
   return static_cast<uint32_t>(s00);
 }
 
+// The weights of a channel pair widened once for block_2x2_short_widened
+// (k <= kWidenedColumns): per 4 columns the halfword pairs of c's even and
+// odd lanes, then c+1's; the pair's constants follow the last column.
+constexpr int32_t kWidenedColumns = 64;
+
+// block_2x2_short on a widened pair: per 4 columns 2 input loads, 4 SXTB16,
+// 2 LDRD of the prepared weights and 8 SMLAD (1 instruction per MAC); the
+// loop ends where the pair's constants start, read next.
+FLOE_S8_INLINE uint32_t block_2x2_short_widened(const int8_t* a0, int32_t row_gap, const uint32_t* wide,
+                                                const uint32_t* wide_end) {
+  int32_t s00 = 0, s01 = 0, s10 = 0, s11 = 0;
+  uint32_t x0e, x0, x1e, x1, ve, v;
+#define FLOE_S8_GEMM_4COLS_WIDE                   \
+  "ldr    %[x0], [%[a]], #4\n\t"                  \
+  "ldr    %[x1], [%[a], %[ag]]\n\t"               \
+  "ldrd   %[ve], %[v], [%[w]], #8\n\t"            \
+  "sxtb16 %[x0e], %[x0]\n\t"                      \
+  "sxtb16 %[x0], %[x0], ror #8\n\t"               \
+  "sxtb16 %[x1e], %[x1]\n\t"                      \
+  "sxtb16 %[x1], %[x1], ror #8\n\t"               \
+  "smlad  %[s00], %[x0e], %[ve], %[s00]\n\t"      \
+  "smlad  %[s00], %[x0], %[v], %[s00]\n\t"        \
+  "smlad  %[s10], %[x1e], %[ve], %[s10]\n\t"      \
+  "smlad  %[s10], %[x1], %[v], %[s10]\n\t"        \
+  "ldrd   %[ve], %[v], [%[w]], #8\n\t"            \
+  "smlad  %[s01], %[x0e], %[ve], %[s01]\n\t"      \
+  "smlad  %[s01], %[x0], %[v], %[s01]\n\t"        \
+  "smlad  %[s11], %[x1e], %[ve], %[s11]\n\t"      \
+  "smlad  %[s11], %[x1], %[v], %[s11]\n\t"
+#define FLOE_S8_GEMM_REQUANT(at, r0, r1)             \
+  "ldrd   %[x0e], %[x0], [%[w], #" at "]\n\t"       \
+  "ldrd   %[x1e], %[x1], [%[w], #" at " + 8]\n\t"   \
+  "add    %[" r0 "], %[x0e], %[" r0 "], lsl #1\n\t" \
+  "add    %[ve], %[x1e], %[" r0 "], asr #31\n\t"    \
+  "smmlar %[" r0 "], %[" r0 "], %[x0], %[ve]\n\t"   \
+  "asr    %[" r0 "], %[" r0 "], %[x1]\n\t"          \
+  "ssat   %[" r0 "], #8, %[" r0 "]\n\t"             \
+  "add    %[" r1 "], %[x0e], %[" r1 "], lsl #1\n\t" \
+  "add    %[ve], %[x1e], %[" r1 "], asr #31\n\t"    \
+  "smmlar %[" r1 "], %[" r1 "], %[x0], %[ve]\n\t"   \
+  "asr    %[" r1 "], %[" r1 "], %[x1]\n\t"          \
+  "ssat   %[" r1 "], #8, %[" r1 "]\n\t"
+  __asm__("1:\n\t" FLOE_S8_GEMM_4COLS_WIDE FLOE_S8_GEMM_4COLS_WIDE
+          "cmp    %[w], %[wend]\n\t"
+          "bne    1b\n\t"
+          FLOE_S8_GEMM_REQUANT("0", "s00", "s10")
+          FLOE_S8_GEMM_REQUANT("16", "s01", "s11")
+          "bfi    %[s00], %[s01], #8, #8\n\t"
+          "bfi    %[s00], %[s10], #16, #8\n\t"
+          "bfi    %[s00], %[s11], #24, #8"
+          : [a] "+&r"(a0), [w] "+&r"(wide), [s00] "+&r"(s00), [s01] "+&r"(s01), [s10] "+&r"(s10),
+            [s11] "+&r"(s11), [x0e] "=&r"(x0e), [x0] "=&r"(x0), [x1e] "=&r"(x1e), [x1] "=&r"(x1), [ve] "=&r"(ve),
+            [v] "=&r"(v)
+          : [ag] "r"(row_gap), [wend] "r"(wide_end)
+          : "cc", "memory");
+#undef FLOE_S8_GEMM_REQUANT
+#undef FLOE_S8_GEMM_4COLS_WIDE
+  return static_cast<uint32_t>(s00);
+}
+
 // s8_gemm on the short requantization with k a multiple of 8: channel pairs
 // outermost, so that a pair's constants are prepared once and every row pair
 // runs block_2x2_short. Not inlined, like depthwise_groups_3wide.
@@ -623,25 +681,45 @@ __attribute__((noinline)) void s8_gemm_short_pairs(const int8_t* a, int32_t a_st
   const uint32_t min4 = replicate(rq.act_min), max4 = replicate(rq.act_max);
   const int32_t row_gap = a_stride - 4, channel_gap = k_size - 4;
   const int32_t row_pairs = rows / 2;
-  ChannelPair pair;
+  // Up to 64 columns the pair's weights are widened once (on the stack,
+  // within the worst-case depth budget); wider rows widen as they go.
+  const bool widened = k_size <= kWidenedColumns;
+  uint32_t wide[kWidenedColumns + kPairConstants];
+  int32_t* const pair = reinterpret_cast<int32_t*>(wide + (widened ? k_size : 0));
   int32_t c = 0;
   for (; c + 2 <= channels; c += 2) {
     for (int32_t i = 0; i < 2; ++i) {
       const ShortChannel ch = short_channel(rq, c + i);
-      pair.k[4 * i] = ch.bias2;
-      pair.k[4 * i + 1] = ch.multiplier;
-      pair.k[4 * i + 2] = ch.round_and_offset;
-      pair.k[4 * i + 3] = ch.right;
+      pair[4 * i] = ch.bias2;
+      pair[4 * i + 1] = ch.multiplier;
+      pair[4 * i + 2] = ch.round_and_offset;
+      pair[4 * i + 3] = ch.right;
     }
     const int8_t* w0 = w + c * k;
     const int8_t* a0 = a;
     int8_t* o0 = out + c;
     const ptrdiff_t a_step = 2 * static_cast<ptrdiff_t>(a_stride), o_step = 2 * static_cast<ptrdiff_t>(out_stride);
-    for (int32_t r = 0; r < row_pairs; ++r, a0 += a_step, o0 += o_step) {
-      uint32_t packed = block_2x2_short(a0, w0, k_size, row_gap, channel_gap, &pair);
-      if (!int8_range) packed = clamp4(packed, min4, max4);
-      store_half(o0, packed);
-      store_half(o0 + out_stride, packed >> 16);
+    if (widened) {
+      for (int32_t j = 0; j < k_size; j += 4) {
+        const uint32_t v0 = load_word(w0 + j), v1 = load_word(w0 + k + j);
+        wide[j] = even_lanes(v0);
+        wide[j + 1] = odd_lanes(v0);
+        wide[j + 2] = even_lanes(v1);
+        wide[j + 3] = odd_lanes(v1);
+      }
+      for (int32_t r = 0; r < row_pairs; ++r, a0 += a_step, o0 += o_step) {
+        uint32_t packed = block_2x2_short_widened(a0, row_gap, wide, wide + k_size);
+        if (!int8_range) packed = clamp4(packed, min4, max4);
+        store_half(o0, packed);
+        store_half(o0 + out_stride, packed >> 16);
+      }
+    } else {
+      for (int32_t r = 0; r < row_pairs; ++r, a0 += a_step, o0 += o_step) {
+        uint32_t packed = block_2x2_short(a0, w0, k_size, row_gap, channel_gap, pair);
+        if (!int8_range) packed = clamp4(packed, min4, max4);
+        store_half(o0, packed);
+        store_half(o0 + out_stride, packed >> 16);
+      }
     }
     if (rows & 1) {
       int32_t s[2];
