@@ -1246,6 +1246,65 @@ FLOE_S8_INLINE void depthwise_inner_row(const int8_t* x, const DepthwiseGroup& g
 
 #undef FLOE_S8_DWG_TAP
 
+// One window at the input's edge (rows >= 1 taps high, kCols taps wide, x and
+// w at its first tap; x_row apart, w one kernel row = 24 bytes apart) of
+// channels c..c+3: taps with the input offset (SXTAB16), then the
+// requantization from the group's plain constants k, packed, in one block.
+template <int kCols>
+FLOE_S8_INLINE uint32_t depthwise_edge_window(const int8_t* x, const uint32_t* w, const int32_t* k, int32_t rows,
+                                              int32_t channels, int32_t x_row, uint32_t offsets) {
+  int32_t s0 = 0, s1 = 0, s2 = 0, s3 = 0;
+  uint32_t xv, xe, we, wo;
+#define FLOE_S8_DWE_TAP(x_at, w_at)                  \
+  "ldr     %[xv], " x_at "\n\t"                      \
+  "ldrd    %[we], %[wo], " w_at "\n\t"               \
+  "sxtab16 %[xe], %[off], %[xv]\n\t"                 \
+  "sxtab16 %[xv], %[off], %[xv], ror #8\n\t"         \
+  "smlabb  %[s0], %[xe], %[we], %[s0]\n\t"           \
+  "smlatt  %[s2], %[xe], %[we], %[s2]\n\t"           \
+  "smlabb  %[s1], %[xv], %[wo], %[s1]\n\t"           \
+  "smlatt  %[s3], %[xv], %[wo], %[s3]\n\t"
+#define FLOE_S8_DWE_CHANNEL(v, at_bm, at_te)        \
+  "ldrd   %[xe], %[we], [%[w], #" at_bm "]\n\t"     \
+  "ldrd   %[xv], %[wo], [%[w], #" at_te "]\n\t"     \
+  "add    %[" v "], %[xe], %[" v "], lsl #1\n\t"    \
+  "add    %[xv], %[xv], %[" v "], asr #31\n\t"      \
+  "smmlar %[" v "], %[" v "], %[we], %[xv]\n\t"     \
+  "asr    %[" v "], %[" v "], %[wo]\n\t"            \
+  "ssat   %[" v "], #8, %[" v "]\n\t"
+#define FLOE_S8_DWE_TAIL                                                                  \
+  "ldr     %[xv], %[xr]\n\t"                                                              \
+  "add     %[x], %[x], %[xv]\n\t"                                                         \
+  "add     %[w], %[w], #24\n\t"                                                           \
+  "subs    %[n], %[n], #1\n\t"                                                            \
+  "bne     1b\n\t"                                                                        \
+  "ldr     %[w], %[k]\n\t"                                                                \
+  FLOE_S8_DWE_CHANNEL("s0", "0", "8") FLOE_S8_DWE_CHANNEL("s1", "16", "24")               \
+  FLOE_S8_DWE_CHANNEL("s2", "32", "40") FLOE_S8_DWE_CHANNEL("s3", "48", "56")             \
+  "bfi    %[s0], %[s1], #8, #8\n\t"                                                       \
+  "bfi    %[s0], %[s2], #16, #8\n\t"                                                      \
+  "bfi    %[s0], %[s3], #24, #8"
+#define FLOE_S8_DWE_OPERANDS                                                                              \
+  : [x] "+&r"(x), [w] "+&r"(w), [n] "+&r"(rows), [s0] "+&r"(s0), [s1] "+&r"(s1), [s2] "+&r"(s2),           \
+    [s3] "+&r"(s3), [xv] "=&r"(xv), [xe] "=&r"(xe), [we] "=&r"(we), [wo] "=&r"(wo)                        \
+  : [c] "r"(channels), [off] "r"(offsets), [xr] "m"(x_row), [k] "m"(k)                                     \
+  : "cc", "memory"
+  if (kCols == 3) {
+    __asm__("1:\n\t" FLOE_S8_DWE_TAP("[%[x]]", "[%[w]]") FLOE_S8_DWE_TAP("[%[x], %[c]]", "[%[w], #8]")
+                FLOE_S8_DWE_TAP("[%[x], %[c], lsl #1]", "[%[w], #16]") FLOE_S8_DWE_TAIL FLOE_S8_DWE_OPERANDS);
+  } else if (kCols == 2) {
+    __asm__("1:\n\t" FLOE_S8_DWE_TAP("[%[x]]", "[%[w]]") FLOE_S8_DWE_TAP("[%[x], %[c]]", "[%[w], #8]")
+                FLOE_S8_DWE_TAIL FLOE_S8_DWE_OPERANDS);
+  } else {
+    __asm__("1:\n\t" FLOE_S8_DWE_TAP("[%[x]]", "[%[w]]") FLOE_S8_DWE_TAIL FLOE_S8_DWE_OPERANDS);
+  }
+#undef FLOE_S8_DWE_OPERANDS
+#undef FLOE_S8_DWE_TAIL
+#undef FLOE_S8_DWE_CHANNEL
+#undef FLOE_S8_DWE_TAP
+  return static_cast<uint32_t>(s0);
+}
+
 // The short requantization of channels c..c+3 from the group's constants,
 // packed into one word (7 instructions per output, then 3 to pack).
 FLOE_S8_INLINE uint32_t group_requantize(const int32_t sums[4], const int32_t* k) {
@@ -1299,16 +1358,26 @@ __attribute__((noinline)) void depthwise_groups_3wide(const DepthwiseS8Shape& sh
         const int32_t rows = static_cast<int32_t>(ty.end - ty.begin);
         const int8_t* row = image + (y0 + ty.begin * p.dil_h) * g.in_row;
         // Any window: its in-image taps.
-        auto edge_pixel = [&](ptrdiff_t ox) {
+        auto edge_pixel = [&](ptrdiff_t ox) __attribute__((always_inline)) {
           const ptrdiff_t x0 = ox * p.stride_w - p.pad_left;
           const kernels::TapRange tx = kernels::unit_tap_range(x0, p.in_w, 3);
           const int32_t cols = static_cast<int32_t>(tx.end - tx.begin);
-          // An empty window (all padding) reads nothing.
-          const ptrdiff_t first_tap = rows > 0 && cols > 0 ? ty.begin * 3 + tx.begin : 0;
-          int32_t s[4];
-          group_window(row + (x0 + tx.begin) * g.channels, group.taps[first_tap], rows, cols, channels, x_row,
-                       g.offsets, s);
-          const uint32_t packed = group_requantize(s, group.channel[0]);
+          const int8_t* x = row + (x0 + tx.begin) * g.channels;
+          uint32_t packed;
+          if (rows > 0 && cols == 3) {
+            packed = depthwise_edge_window<3>(x, group.taps[ty.begin * 3], group.channel[0], rows, channels, x_row,
+                                              g.offsets);
+          } else if (rows > 0 && cols == 2) {
+            packed = depthwise_edge_window<2>(x, group.taps[ty.begin * 3 + tx.begin], group.channel[0], rows,
+                                              channels, x_row, g.offsets);
+          } else if (rows > 0 && cols == 1) {
+            packed = depthwise_edge_window<1>(x, group.taps[ty.begin * 3 + tx.begin], group.channel[0], rows,
+                                              channels, x_row, g.offsets);
+          } else {
+            // An empty window (all padding) reads nothing: the bias alone.
+            const int32_t zeros[4] = {0, 0, 0, 0};
+            packed = group_requantize(zeros, group.channel[0]);
+          }
           store_word(o + ox * g.channels, int8_range ? packed : clamp4(packed, min4, max4));
         };
         // The pixels whose window lies inside the input: [inner_begin, inner_end).
