@@ -379,7 +379,9 @@ FLOE_IM2COL_ROW_LINKAGE void im2col_row(const Conv2DS8Plan& p, const int8_t* ima
 
 void conv2d_s8(const Conv2DS8Plan& plan, const int8_t* input, const int8_t* filter, const S8Requant& rq,
                int8_t* scratch, int8_t* output) {
-  const Conv2DS8Plan p = plan;
+  // Read in place (a copy would add its size to the deepest stack path:
+  // this frame lies under s8_gemm's).
+  const Conv2DS8Plan& p = plan;
   if (p.kernel == static_cast<uint8_t>(schema::CortexMKernel::S8_GEMM)) {
     s8_gemm(input, p.in_c, p.batches * p.in_h * p.in_w, filter, p.out_c, p.k_size, rq, output, p.out_c);
     return;

@@ -617,13 +617,25 @@ FLOE_S8_INLINE uint32_t block_2x2_short(const int8_t* a0, const int8_t* w0, int3
 // odd lanes, then c+1's; the pair's constants follow the last column.
 constexpr int32_t kWidenedColumns = 64;
 
-// block_2x2_short on a widened pair: per 4 columns 2 input loads, 4 SXTB16,
-// 2 LDRD of the prepared weights and 8 SMLAD (1 instruction per MAC); the
-// loop ends where the pair's constants start, read next.
-FLOE_S8_INLINE uint32_t block_2x2_short_widened(const int8_t* a0, int32_t row_gap, const uint32_t* wide,
-                                                const uint32_t* wide_end) {
-  int32_t s00 = 0, s01 = 0, s10 = 0, s11 = 0;
+// Every row pair of a widened channel pair (rows a0 + 2j * a_stride and the
+// next, j < row_pairs; outputs o0 + 2j * out_stride and the next) in one
+// assembly loop: per 4 columns 2 input loads, 4 SXTB16, 2 LDRD of the
+// prepared weights and 8 SMLAD (1 instruction per MAC); the column loop ends
+// where the pair's constants start, read next; the row-pair state lives in
+// memory (all 14 registers are taken).
+// Not inlined: its own frame keeps every memory operand at [sp, #n].
+template <bool kClamp>
+__attribute__((noinline)) void gemm_widened_rows(const int8_t* a0, int32_t a_stride, int32_t row_pairs, int32_t k_size,
+                                      const uint32_t* wide, int8_t* o0, int32_t out_stride, uint32_t min4,
+                                      uint32_t max4) {
+  int32_t s00, s01, s10, s11;
   uint32_t x0e, x0, x1e, x1, ve, v;
+  const uint32_t* const wide_end = wide + k_size;
+  const int32_t row_gap = a_stride - 4;
+  const int32_t a_next = 2 * a_stride - k_size;  // after a row pair's columns
+  const int32_t wide_bytes = 4 * k_size;
+  int32_t left = row_pairs;
+  int8_t* o = o0;
 #define FLOE_S8_GEMM_4COLS_WIDE                   \
   "ldr    %[x0], [%[a]], #4\n\t"                  \
   "ldr    %[x1], [%[a], %[ag]]\n\t"               \
@@ -654,22 +666,61 @@ FLOE_S8_INLINE uint32_t block_2x2_short_widened(const int8_t* a0, int32_t row_ga
   "smmlar %[" r1 "], %[" r1 "], %[x0], %[ve]\n\t"   \
   "asr    %[" r1 "], %[" r1 "], %[x1]\n\t"          \
   "ssat   %[" r1 "], #8, %[" r1 "]\n\t"
-  __asm__("1:\n\t" FLOE_S8_GEMM_4COLS_WIDE FLOE_S8_GEMM_4COLS_WIDE
-          "cmp    %[w], %[wend]\n\t"
-          "bne    1b\n\t"
-          FLOE_S8_GEMM_REQUANT("0", "s00", "s10")
-          FLOE_S8_GEMM_REQUANT("16", "s01", "s11")
-          "bfi    %[s00], %[s01], #8, #8\n\t"
-          "bfi    %[s00], %[s10], #16, #8\n\t"
-          "bfi    %[s00], %[s11], #24, #8"
-          : [a] "+&r"(a0), [w] "+&r"(wide), [s00] "+&r"(s00), [s01] "+&r"(s01), [s10] "+&r"(s10),
-            [s11] "+&r"(s11), [x0e] "=&r"(x0e), [x0] "=&r"(x0), [x1e] "=&r"(x1e), [x1] "=&r"(x1), [ve] "=&r"(ve),
-            [v] "=&r"(v)
-          : [ag] "r"(row_gap), [wend] "r"(wide_end)
-          : "cc", "memory");
+#define FLOE_S8_GEMM_ROWS_HEAD                    \
+  "2:\n\t"                                        \
+  "mov    %[s00], #0\n\t"                         \
+  "mov    %[s01], #0\n\t"                         \
+  "mov    %[s10], #0\n\t"                         \
+  "mov    %[s11], #0\n\t"                         \
+  "1:\n\t" FLOE_S8_GEMM_4COLS_WIDE FLOE_S8_GEMM_4COLS_WIDE \
+  "cmp    %[w], %[wend]\n\t"                      \
+  "bne    1b\n\t"                                 \
+  FLOE_S8_GEMM_REQUANT("0", "s00", "s10")         \
+  FLOE_S8_GEMM_REQUANT("16", "s01", "s11")        \
+  "bfi    %[s00], %[s01], #8, #8\n\t"             \
+  "bfi    %[s00], %[s10], #16, #8\n\t"            \
+  "bfi    %[s00], %[s11], #24, #8\n\t"
+#define FLOE_S8_GEMM_ROWS_TAIL                    \
+  "ldr    %[v], %[o]\n\t"                         \
+  "ldr    %[x0], %[os]\n\t"                       \
+  "strh   %[s00], [%[v]]\n\t"                     \
+  "lsr    %[s00], %[s00], #16\n\t"                \
+  "strh   %[s00], [%[v], %[x0]]\n\t"              \
+  "add    %[v], %[v], %[x0], lsl #1\n\t"          \
+  "str    %[v], %[o]\n\t"                         \
+  "ldr    %[v], %[an]\n\t"                        \
+  "add    %[a], %[a], %[v]\n\t"                   \
+  "ldr    %[v], %[wb]\n\t"                        \
+  "sub    %[w], %[wend], %[v]\n\t"                \
+  "ldr    %[v], %[n]\n\t"                         \
+  "subs   %[v], %[v], #1\n\t"                     \
+  "str    %[v], %[n]\n\t"                         \
+  "bne    2b"
+#define FLOE_S8_GEMM_ROWS_OPERANDS                                                                          \
+  : [a] "+&r"(a0), [w] "+&r"(wide), [s00] "=&r"(s00), [s01] "=&r"(s01), [s10] "=&r"(s10), [s11] "=&r"(s11), \
+    [x0e] "=&r"(x0e), [x0] "=&r"(x0), [x1e] "=&r"(x1e), [x1] "=&r"(x1), [ve] "=&r"(ve), [v] "=&r"(v),       \
+    [o] "+m"(o), [n] "+m"(left)                                                                           \
+  : [ag] "r"(row_gap), [wend] "r"(wide_end), [os] "m"(out_stride), [an] "m"(a_next), [wb] "m"(wide_bytes), \
+    [mn] "m"(min4), [mx] "m"(max4)                                                                        \
+  : "cc", "memory"
+  // volatile: the loop's only effect is its stores.
+  if (kClamp) {
+    __asm__ volatile(FLOE_S8_GEMM_ROWS_HEAD
+                     "ldr    %[x0e], %[mn]\n\t"
+                     "ldr    %[x0], %[mx]\n\t"
+                     "ssub8  %[ve], %[s00], %[x0e]\n\t"
+                     "sel    %[s00], %[s00], %[x0e]\n\t"
+                     "ssub8  %[ve], %[x0], %[s00]\n\t"
+                     "sel    %[s00], %[s00], %[x0]\n\t"
+                     FLOE_S8_GEMM_ROWS_TAIL FLOE_S8_GEMM_ROWS_OPERANDS);
+  } else {
+    __asm__ volatile(FLOE_S8_GEMM_ROWS_HEAD FLOE_S8_GEMM_ROWS_TAIL FLOE_S8_GEMM_ROWS_OPERANDS);
+  }
+#undef FLOE_S8_GEMM_ROWS_OPERANDS
+#undef FLOE_S8_GEMM_ROWS_TAIL
+#undef FLOE_S8_GEMM_ROWS_HEAD
 #undef FLOE_S8_GEMM_REQUANT
 #undef FLOE_S8_GEMM_4COLS_WIDE
-  return static_cast<uint32_t>(s00);
 }
 
 // s8_gemm on the short requantization with k a multiple of 8: channel pairs
@@ -707,11 +758,14 @@ __attribute__((noinline)) void s8_gemm_short_pairs(const int8_t* a, int32_t a_st
         wide[j + 2] = even_lanes(v1);
         wide[j + 3] = odd_lanes(v1);
       }
-      for (int32_t r = 0; r < row_pairs; ++r, a0 += a_step, o0 += o_step) {
-        uint32_t packed = block_2x2_short_widened(a0, row_gap, wide, wide + k_size);
-        if (!int8_range) packed = clamp4(packed, min4, max4);
-        store_half(o0, packed);
-        store_half(o0 + out_stride, packed >> 16);
+      if (row_pairs > 0) {
+        if (int8_range) {
+          gemm_widened_rows<false>(a0, a_stride, row_pairs, k_size, wide, o0, out_stride, min4, max4);
+        } else {
+          gemm_widened_rows<true>(a0, a_stride, row_pairs, k_size, wide, o0, out_stride, min4, max4);
+        }
+        a0 += row_pairs * a_step;
+        o0 += row_pairs * o_step;
       }
     } else {
       for (int32_t r = 0; r < row_pairs; ++r, a0 += a_step, o0 += o_step) {
@@ -755,8 +809,9 @@ namespace {
 // s8_gemm's row-pair-major blocking (any k, either requantization). Not
 // inlined, like s8_gemm_short_pairs: s8_gemm's frame stays the larger of the two.
 __attribute__((noinline)) void s8_gemm_row_pairs(const int8_t* a, int32_t a_stride, int32_t rows, const int8_t* w,
-                                                 int32_t channels, int32_t k_size, const S8Requant& rq,
+                                                 int32_t channels, int32_t k_size, const S8Requant& rq_in,
                                                  bool int8_range, int8_t* out, int32_t out_stride) {
+  const S8Requant rq = rq_in;  // a local copy: the output stores cannot alias it
   const ptrdiff_t k = k_size;
   int32_t r = 0;
   for (; r + 2 <= rows; r += 2) {
@@ -798,8 +853,7 @@ __attribute__((noinline)) void s8_gemm_row_pairs(const int8_t* a, int32_t a_stri
 }  // namespace
 
 void s8_gemm(const int8_t* a, int32_t a_stride, int32_t rows, const int8_t* w, int32_t channels,
-             int32_t k_size, const S8Requant& rq_in, int8_t* out, int32_t out_stride) {
-  const S8Requant rq = rq_in;  // a local copy: the output stores cannot alias it
+             int32_t k_size, const S8Requant& rq, int8_t* out, int32_t out_stride) {
   const bool int8_range = rq.act_min == -128 && rq.act_max == 127;
 #if defined(FLOE_S8_DSP_LOOPS)
   // The models' layers (1x1 convolutions, im2col rows of a multiple of 8).
