@@ -375,6 +375,25 @@ FLOE_IM2COL_ROW_LINKAGE void im2col_row(const Conv2DS8Plan& p, const int8_t* ima
   }
 }
 
+// `rows` im2col rows from output pixel (*oy, *ox) on, which it advances. Not
+// inlined: its copy of the plan (kept in registers and its own frame, out of
+// reach of the row stores) does not lie under s8_gemm's frame.
+__attribute__((noinline)) void im2col_rows(const Conv2DS8Plan& plan, const int8_t* image, ptrdiff_t rows,
+                                           ptrdiff_t* oy, ptrdiff_t* ox, int8_t* scratch) {
+  const Conv2DS8Plan p = plan;
+  ptrdiff_t y = *oy, x = *ox;
+  int8_t* row = scratch;
+  for (ptrdiff_t r = 0; r < rows; ++r, row += p.k_size) {
+    im2col_row(p, image, y, x, row);
+    if (++x == p.out_w) {
+      x = 0;
+      ++y;
+    }
+  }
+  *oy = y;
+  *ox = x;
+}
+
 }  // namespace
 
 void conv2d_s8(const Conv2DS8Plan& plan, const int8_t* input, const int8_t* filter, const S8Requant& rq,
@@ -393,14 +412,7 @@ void conv2d_s8(const Conv2DS8Plan& plan, const int8_t* input, const int8_t* filt
     ptrdiff_t oy = 0, ox = 0;
     for (ptrdiff_t done = 0; done < pixels;) {
       const ptrdiff_t rows = pixels - done < p.chunk_rows ? pixels - done : p.chunk_rows;
-      int8_t* row = scratch;
-      for (ptrdiff_t r = 0; r < rows; ++r, row += p.k_size) {
-        im2col_row(p, image, oy, ox, row);
-        if (++ox == p.out_w) {
-          ox = 0;
-          ++oy;
-        }
-      }
+      im2col_rows(p, image, rows, &oy, &ox, scratch);
       s8_gemm(scratch, p.k_size, static_cast<int32_t>(rows), filter, p.out_c, p.k_size, rq,
               output + (n * pixels + done) * p.out_c, p.out_c);
       done += rows;
