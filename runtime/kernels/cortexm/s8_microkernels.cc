@@ -733,10 +733,13 @@ __attribute__((noinline)) void s8_gemm_short_pairs(const int8_t* a, int32_t a_st
   const int32_t row_gap = a_stride - 4, channel_gap = k_size - 4;
   const int32_t row_pairs = rows / 2;
   // Up to 64 columns the pair's weights are widened once (on the stack,
-  // within the worst-case depth budget); wider rows widen as they go.
-  const bool widened = k_size <= kWidenedColumns;
+  // within the worst-case depth budget), zero past k_size up to a multiple of
+  // 8 (the rows' stride leaves those input bytes readable: s8_gemm's
+  // condition); wider rows (k a multiple of 8) widen as they go.
+  const int32_t k8 = (k_size + 7) & ~7;
+  const bool widened = k8 <= kWidenedColumns && a_stride >= k8;
   uint32_t wide[kWidenedColumns + kPairConstants];
-  int32_t* const pair = reinterpret_cast<int32_t*>(wide + (widened ? k_size : 0));
+  int32_t* const pair = reinterpret_cast<int32_t*>(wide + (widened ? k8 : 0));
   int32_t c = 0;
   for (; c + 2 <= channels; c += 2) {
     for (int32_t i = 0; i < 2; ++i) {
@@ -751,8 +754,17 @@ __attribute__((noinline)) void s8_gemm_short_pairs(const int8_t* a, int32_t a_st
     int8_t* o0 = out + c;
     const ptrdiff_t a_step = 2 * static_cast<ptrdiff_t>(a_stride), o_step = 2 * static_cast<ptrdiff_t>(out_stride);
     if (widened) {
-      for (int32_t j = 0; j < k_size; j += 4) {
-        const uint32_t v0 = load_word(w0 + j), v1 = load_word(w0 + k + j);
+      for (int32_t j = 0; j < k8; j += 4) {
+        uint32_t v0 = 0, v1 = 0;
+        if (j + 4 <= k_size) {
+          v0 = load_word(w0 + j);
+          v1 = load_word(w0 + k + j);
+        } else {
+          for (int32_t b = 0; b < 4 && j + b < k_size; ++b) {
+            v0 |= static_cast<uint32_t>(static_cast<uint8_t>(w0[j + b])) << (8 * b);
+            v1 |= static_cast<uint32_t>(static_cast<uint8_t>(w0[k + j + b])) << (8 * b);
+          }
+        }
         wide[j] = even_lanes(v0);
         wide[j + 1] = odd_lanes(v0);
         wide[j + 2] = even_lanes(v1);
@@ -760,9 +772,9 @@ __attribute__((noinline)) void s8_gemm_short_pairs(const int8_t* a, int32_t a_st
       }
       if (row_pairs > 0) {
         if (int8_range) {
-          gemm_widened_rows<false>(a0, a_stride, row_pairs, k_size, wide, o0, out_stride, min4, max4);
+          gemm_widened_rows<false>(a0, a_stride, row_pairs, k8, wide, o0, out_stride, min4, max4);
         } else {
-          gemm_widened_rows<true>(a0, a_stride, row_pairs, k_size, wide, o0, out_stride, min4, max4);
+          gemm_widened_rows<true>(a0, a_stride, row_pairs, k8, wide, o0, out_stride, min4, max4);
         }
         a0 += row_pairs * a_step;
         o0 += row_pairs * o_step;
@@ -856,8 +868,10 @@ void s8_gemm(const int8_t* a, int32_t a_stride, int32_t rows, const int8_t* w, i
              int32_t k_size, const S8Requant& rq, int8_t* out, int32_t out_stride) {
   const bool int8_range = rq.act_min == -128 && rq.act_max == 127;
 #if defined(FLOE_S8_DSP_LOOPS)
-  // The models' layers (1x1 convolutions, im2col rows of a multiple of 8).
-  if (rq.short_path && k_size >= 8 && (k_size & 7) == 0) {
+  // The models' layers: 1x1 convolutions and im2col rows of a multiple of 8
+  // columns, or rows whose stride leaves room to read them as one.
+  const int32_t k8 = (k_size + 7) & ~7;
+  if (rq.short_path && k_size >= 1 && ((k_size & 7) == 0 || (k8 <= kWidenedColumns && a_stride >= k8))) {
     s8_gemm_short_pairs(a, a_stride, rows, w, channels, k_size, rq, int8_range, out, out_stride);
     return;
   }
