@@ -1413,6 +1413,14 @@ __attribute__((noinline)) void depthwise_groups_3wide(const DepthwiseS8Shape& sh
   const uint32_t min4 = replicate(rq.act_min), max4 = replicate(rq.act_max);
   const int32_t channels = static_cast<int32_t>(g.channels);
   const int32_t x_row = static_cast<int32_t>(g.dil_h * g.in_row);
+  // The output columns whose windows' three columns lie inside the input.
+  ptrdiff_t inner_columns_begin = p.out_w, inner_columns_end = p.out_w;
+  if (p.in_w >= 3) {
+    inner_columns_begin = (p.pad_left + p.stride_w - 1) / p.stride_w;
+    inner_columns_end = (p.in_w - 3 + p.pad_left) / p.stride_w + 1;
+    if (inner_columns_end > p.out_w) inner_columns_end = p.out_w;
+    if (inner_columns_begin > inner_columns_end) inner_columns_begin = inner_columns_end;
+  }
   DepthwiseGroup group;
   for (ptrdiff_t c = 0; c < c4; c += 4) {
     prepare_group(g.filter, g.channels, p.k_h, p.input_offset, rq, static_cast<int32_t>(c), &group);
@@ -1449,13 +1457,8 @@ __attribute__((noinline)) void depthwise_groups_3wide(const DepthwiseS8Shape& sh
           store_word(o + ox * g.channels, int8_range ? packed : clamp4(packed, min4, max4));
         };
         // The pixels whose window lies inside the input: [inner_begin, inner_end).
-        ptrdiff_t inner_begin = p.out_w, inner_end = p.out_w;
-        if (rows == 3 && p.in_w >= 3) {
-          inner_begin = (p.pad_left + p.stride_w - 1) / p.stride_w;
-          inner_end = (p.in_w - 3 + p.pad_left) / p.stride_w + 1;
-          if (inner_end > p.out_w) inner_end = p.out_w;
-          if (inner_begin > inner_end) inner_begin = inner_end;
-        }
+        const ptrdiff_t inner_begin = rows == 3 ? inner_columns_begin : p.out_w;
+        const ptrdiff_t inner_end = rows == 3 ? inner_columns_end : p.out_w;
         ptrdiff_t ox = 0;
         for (; ox < inner_begin; ++ox) edge_pixel(ox);
         if (ox < inner_end) {
