@@ -1136,6 +1136,9 @@ struct DepthwiseGroup {
   // doubled bias (+ 2 * input_offset * the channel's 9 weights): a window
   // inside the input then sums raw products. Exact: the same int32 sum.
   int32_t inner[4][4];
+  // The same for the two-column windows of full height at the left (kernel
+  // columns 1, 2) and right (0, 1) edges: KWS's 5-wide maps have many.
+  int32_t left[4][4], right[4][4];
 };
 static_assert(offsetof(DepthwiseGroup, channel) == 72 && offsetof(DepthwiseGroup, inner) == 136,
               "depthwise_inner_row reads the constants at these offsets");
@@ -1153,11 +1156,19 @@ FLOE_S8_INLINE void prepare_group(const int8_t* filter, ptrdiff_t channels, int3
     group->channel[i][1] = ch.multiplier;
     group->channel[i][2] = ch.round_and_offset;
     group->channel[i][3] = ch.right;
-    uint32_t weights = 0;
-    for (int32_t t = 0; t < k_h * 3; ++t) weights += static_cast<uint32_t>(filter[t * channels + c + i]);
-    for (int32_t j = 0; j < 4; ++j) group->inner[i][j] = group->channel[i][j];
-    group->inner[i][0] = static_cast<int32_t>(static_cast<uint32_t>(ch.bias2) +
-                                              2u * static_cast<uint32_t>(input_offset) * weights);
+    // The weights of kernel column kx over all rows.
+    uint32_t column[3] = {0, 0, 0};
+    for (int32_t t = 0; t < k_h * 3; ++t) column[t % 3] += static_cast<uint32_t>(filter[t * channels + c + i]);
+    const uint32_t offset2 = 2u * static_cast<uint32_t>(input_offset);
+    for (int32_t j = 0; j < 4; ++j) {
+      group->inner[i][j] = group->channel[i][j];
+      group->left[i][j] = group->channel[i][j];
+      group->right[i][j] = group->channel[i][j];
+    }
+    const uint32_t bias2 = static_cast<uint32_t>(ch.bias2);
+    group->inner[i][0] = static_cast<int32_t>(bias2 + offset2 * (column[0] + column[1] + column[2]));
+    group->left[i][0] = static_cast<int32_t>(bias2 + offset2 * (column[1] + column[2]));
+    group->right[i][0] = static_cast<int32_t>(bias2 + offset2 * (column[0] + column[1]));
   }
 }
 
@@ -1373,6 +1384,58 @@ FLOE_S8_INLINE uint32_t depthwise_edge_window(const int8_t* x, const uint32_t* w
   return static_cast<uint32_t>(s0);
 }
 
+// A two-column window of full height (3 rows; x at its first tap, channel c;
+// w at that tap's widened weights) on raw inputs, requantized with the
+// offset-folded constants k and packed, in one block: 81 instructions.
+FLOE_S8_INLINE uint32_t depthwise_edge_3x2(const int8_t* x, const uint32_t* w, const int32_t* k, int32_t channels,
+                                           int32_t x_row) {
+  int32_t s0, s1, s2, s3;
+  uint32_t xv, xe, we, wo;
+#define FLOE_S8_DW2_TAP(x_at, w_at)                  \
+  "ldr     %[xv], " x_at "\n\t"                      \
+  "ldrd    %[we], %[wo], " w_at "\n\t"               \
+  "sxtb16  %[xe], %[xv]\n\t"                         \
+  "sxtb16  %[xv], %[xv], ror #8\n\t"                 \
+  "smlabb  %[s0], %[xe], %[we], %[s0]\n\t"           \
+  "smlatt  %[s2], %[xe], %[we], %[s2]\n\t"           \
+  "smlabb  %[s1], %[xv], %[wo], %[s1]\n\t"           \
+  "smlatt  %[s3], %[xv], %[wo], %[s3]\n\t"
+#define FLOE_S8_DW2_CHANNEL(v, at_bm, at_te)        \
+  "ldrd   %[xe], %[we], [%[k], #" at_bm "]\n\t"     \
+  "ldrd   %[xv], %[wo], [%[k], #" at_te "]\n\t"     \
+  "add    %[" v "], %[xe], %[" v "], lsl #1\n\t"    \
+  "add    %[xv], %[xv], %[" v "], asr #31\n\t"      \
+  "smmlar %[" v "], %[" v "], %[we], %[xv]\n\t"     \
+  "asr    %[" v "], %[" v "], %[wo]\n\t"            \
+  "ssat   %[" v "], #8, %[" v "]\n\t"
+  __asm__(
+      "ldr     %[xv], [%[x]]\n\t"
+      "ldrd    %[we], %[wo], [%[w]]\n\t"
+      "sxtb16  %[xe], %[xv]\n\t"
+      "sxtb16  %[xv], %[xv], ror #8\n\t"
+      "smulbb  %[s0], %[xe], %[we]\n\t"
+      "smultt  %[s2], %[xe], %[we]\n\t"
+      "smulbb  %[s1], %[xv], %[wo]\n\t"
+      "smultt  %[s3], %[xv], %[wo]\n\t"
+      FLOE_S8_DW2_TAP("[%[x], %[c]]", "[%[w], #8]")
+      "add     %[x], %[x], %[xr]\n\t"
+      FLOE_S8_DW2_TAP("[%[x]]", "[%[w], #24]") FLOE_S8_DW2_TAP("[%[x], %[c]]", "[%[w], #32]")
+      "add     %[x], %[x], %[xr]\n\t"
+      FLOE_S8_DW2_TAP("[%[x]]", "[%[w], #48]") FLOE_S8_DW2_TAP("[%[x], %[c]]", "[%[w], #56]")
+      FLOE_S8_DW2_CHANNEL("s0", "0", "8") FLOE_S8_DW2_CHANNEL("s1", "16", "24")
+      FLOE_S8_DW2_CHANNEL("s2", "32", "40") FLOE_S8_DW2_CHANNEL("s3", "48", "56")
+      "bfi    %[s0], %[s1], #8, #8\n\t"
+      "bfi    %[s0], %[s2], #16, #8\n\t"
+      "bfi    %[s0], %[s3], #24, #8"
+      : [x] "+&r"(x), [s0] "=&r"(s0), [s1] "=&r"(s1), [s2] "=&r"(s2), [s3] "=&r"(s3), [xv] "=&r"(xv),
+        [xe] "=&r"(xe), [we] "=&r"(we), [wo] "=&r"(wo)
+      : [w] "r"(w), [k] "r"(k), [c] "r"(channels), [xr] "r"(x_row)
+      : "memory");
+#undef FLOE_S8_DW2_CHANNEL
+#undef FLOE_S8_DW2_TAP
+  return static_cast<uint32_t>(s0);
+}
+
 // The short requantization of channels c..c+3 from the group's constants,
 // packed into one word (7 instructions per output, then 3 to pack).
 FLOE_S8_INLINE uint32_t group_requantize(const int32_t sums[4], const int32_t* k) {
@@ -1443,6 +1506,9 @@ __attribute__((noinline)) void depthwise_groups_3wide(const DepthwiseS8Shape& sh
           if (rows > 0 && cols == 3) {
             packed = depthwise_edge_window<3>(x, group.taps[ty.begin * 3], group.channel[0], rows, channels, x_row,
                                               g.offsets);
+          } else if (rows == 3 && cols == 2) {
+            packed = depthwise_edge_3x2(x, group.taps[tx.begin], tx.begin == 0 ? group.right[0] : group.left[0],
+                                        channels, x_row);
           } else if (rows > 0 && cols == 2) {
             packed = depthwise_edge_window<2>(x, group.taps[ty.begin * 3 + tx.begin], group.channel[0], rows,
                                               channels, x_row, g.offsets);
