@@ -19,6 +19,20 @@
 // Requantization is fused into the block's output stores (DSP: ~18
 // instructions per output on the general path, 5 on the short one plus the
 // channel's constants, then the clamp on four packed bytes).
+//
+// The models' layers take channel-major paths on the DSP build with the short
+// requantization (the portable build keeps the pixel/row-major ones above):
+//   s8_gemm, k a multiple of 8 (or rows whose stride leaves room to read k
+//     rounded up to 8, s8_gemm_row_stride): channel pairs outermost; a pair's
+//     requantization constants are prepared once and, up to 64 columns, its
+//     weights widened once to halfword pairs on the stack, so a 2x2 block
+//     takes 16 instructions per 16 MACs and every row pair of the pair runs
+//     in one assembly loop with the requantization (~1.25 per MAC at k = 64).
+//   s8_depthwise, kernels three taps wide: groups of 4 channels outermost,
+//     their widened weights and constants prepared once (with the input
+//     offset's term folded into the bias for windows inside the input, and
+//     for full-height two-column edge windows); a row's inner windows run in
+//     one assembly loop, 102 instructions per pixel and 4 channels (36 MACs).
 #if !defined(FLOE_CORTEXM_S8_MVE)
 
 #include "runtime/kernels/cortexm/s8_microkernels.h"
