@@ -883,9 +883,11 @@ void s8_gemm(const int8_t* a, int32_t a_stride, int32_t rows, const int8_t* w, i
   const bool int8_range = rq.act_min == -128 && rq.act_max == 127;
 #if defined(FLOE_S8_DSP_LOOPS)
   // The models' layers: 1x1 convolutions and im2col rows of a multiple of 8
-  // columns, or rows whose stride leaves room to read them as one.
+  // columns, or rows whose stride leaves room to read them as one (a single
+  // row, as a FULLY_CONNECTED's, has no row pairs to prepare a pair for).
   const int32_t k8 = (k_size + 7) & ~7;
-  if (rq.short_path && k_size >= 1 && ((k_size & 7) == 0 || (k8 <= kWidenedColumns && a_stride >= k8))) {
+  if (rq.short_path && rows >= 2 && k_size >= 1 &&
+      ((k_size & 7) == 0 || (k8 <= kWidenedColumns && a_stride >= k8))) {
     s8_gemm_short_pairs(a, a_stride, rows, w, channels, k_size, rq, int8_range, out, out_stride);
     return;
   }
