@@ -1628,8 +1628,11 @@ void s8_depthwise(const DepthwiseS8Shape& shape, const int8_t* input, const int8
                   const S8Requant& rq, int8_t* output) {
   ptrdiff_t c_done = 0;
 #if defined(FLOE_S8_DSP_LOOPS)
-  // KWS's and MobileNet's depthwise layers: channel groups outermost.
-  if (shape.k_w == 3 && shape.dil_w == 1 && shape.k_h <= 3 && rq.short_path) {
+  // KWS's and MobileNet's depthwise layers: channel groups outermost, when
+  // there are enough output pixels to repay a group's preparation (a 3x3 map
+  // of 256 channels is faster pixel-major).
+  const int32_t pixels = shape.batches * shape.out_h * shape.out_w;
+  if (shape.k_w == 3 && shape.dil_w == 1 && shape.k_h <= 3 && rq.short_path && pixels >= 32) {
     depthwise_groups_3wide(shape, input, filter, rq, output);
     c_done = shape.channels & ~static_cast<ptrdiff_t>(3);
   }
