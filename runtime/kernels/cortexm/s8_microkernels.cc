@@ -634,9 +634,11 @@ constexpr int32_t kWidenedColumns = 64;
 // Every row pair of a widened channel pair (rows a0 + 2j * a_stride and the
 // next, j < row_pairs; outputs o0 + 2j * out_stride and the next) in one
 // assembly loop: per 4 columns 2 input loads, 4 SXTB16, 2 LDRD of the
-// prepared weights and 8 SMLAD (1 instruction per MAC); the column loop ends
-// where the pair's constants start, read next; the row-pair state lives in
-// memory (all 14 registers are taken).
+// prepared weights and 8 SMLAD (1 instruction per MAC), 16 columns per
+// iteration when k is a multiple of 16 (else 8), the first iteration peeled
+// (SMUAD starts the sums); the column loop ends where the pair's constants
+// start, read next; the row-pair state lives in memory (all 14 registers are
+// taken).
 // Not inlined: its own frame keeps every memory operand at [sp, #n].
 template <bool kClamp>
 __attribute__((noinline)) void gemm_widened_rows(const int8_t* a0, int32_t a_stride, int32_t row_pairs, int32_t k_size,
@@ -680,15 +682,35 @@ __attribute__((noinline)) void gemm_widened_rows(const int8_t* a0, int32_t a_str
   "smmlar %[" r1 "], %[" r1 "], %[x0], %[ve]\n\t"   \
   "asr    %[" r1 "], %[" r1 "], %[x1]\n\t"          \
   "ssat   %[" r1 "], #8, %[" r1 "]\n\t"
-#define FLOE_S8_GEMM_ROWS_HEAD                    \
-  "2:\n\t"                                        \
-  "mov    %[s00], #0\n\t"                         \
-  "mov    %[s01], #0\n\t"                         \
-  "mov    %[s10], #0\n\t"                         \
-  "mov    %[s11], #0\n\t"                         \
-  "1:\n\t" FLOE_S8_GEMM_4COLS_WIDE FLOE_S8_GEMM_4COLS_WIDE \
+  // The first 4 columns start the sums (SMUAD: no zeroing).
+#define FLOE_S8_GEMM_4COLS_FIRST                  \
+  "ldr    %[x0], [%[a]], #4\n\t"                  \
+  "ldr    %[x1], [%[a], %[ag]]\n\t"               \
+  "ldrd   %[ve], %[v], [%[w]], #8\n\t"            \
+  "sxtb16 %[x0e], %[x0]\n\t"                      \
+  "sxtb16 %[x0], %[x0], ror #8\n\t"               \
+  "sxtb16 %[x1e], %[x1]\n\t"                      \
+  "sxtb16 %[x1], %[x1], ror #8\n\t"               \
+  "smuad  %[s00], %[x0e], %[ve]\n\t"              \
+  "smlad  %[s00], %[x0], %[v], %[s00]\n\t"        \
+  "smuad  %[s10], %[x1e], %[ve]\n\t"              \
+  "smlad  %[s10], %[x1], %[v], %[s10]\n\t"        \
+  "ldrd   %[ve], %[v], [%[w]], #8\n\t"            \
+  "smuad  %[s01], %[x0e], %[ve]\n\t"              \
+  "smlad  %[s01], %[x0], %[v], %[s01]\n\t"        \
+  "smuad  %[s11], %[x1e], %[ve]\n\t"              \
+  "smlad  %[s11], %[x1], %[v], %[s11]\n\t"
+  // A row pair's columns: the first iteration peeled, then `cols` (8 or 16
+  // columns) per iteration.
+#define FLOE_S8_GEMM_8COLS FLOE_S8_GEMM_4COLS_WIDE FLOE_S8_GEMM_4COLS_WIDE
+#define FLOE_S8_GEMM_ROWS_HEAD(first_rest, cols)  \
+  "2:\n\t" FLOE_S8_GEMM_4COLS_FIRST first_rest    \
+  "cmp    %[w], %[wend]\n\t"                      \
+  "beq    3f\n\t"                                 \
+  "1:\n\t" cols                                   \
   "cmp    %[w], %[wend]\n\t"                      \
   "bne    1b\n\t"                                 \
+  "3:\n\t"                                        \
   FLOE_S8_GEMM_REQUANT("0", "s00", "s10")         \
   FLOE_S8_GEMM_REQUANT("16", "s01", "s11")        \
   "bfi    %[s00], %[s01], #8, #8\n\t"             \
@@ -718,21 +740,37 @@ __attribute__((noinline)) void gemm_widened_rows(const int8_t* a0, int32_t a_str
     [mn] "m"(min4), [mx] "m"(max4)                                                                        \
   : "cc", "memory"
   // volatile: the loop's only effect is its stores.
-  if (kClamp) {
-    __asm__ volatile(FLOE_S8_GEMM_ROWS_HEAD
-                     "ldr    %[x0e], %[mn]\n\t"
-                     "ldr    %[x0], %[mx]\n\t"
-                     "ssub8  %[ve], %[s00], %[x0e]\n\t"
-                     "sel    %[s00], %[s00], %[x0e]\n\t"
-                     "ssub8  %[ve], %[x0], %[s00]\n\t"
-                     "sel    %[s00], %[s00], %[x0]\n\t"
-                     FLOE_S8_GEMM_ROWS_TAIL FLOE_S8_GEMM_ROWS_OPERANDS);
+#define FLOE_S8_GEMM_CLAMP                        \
+  "ldr    %[x0e], %[mn]\n\t"                      \
+  "ldr    %[x0], %[mx]\n\t"                       \
+  "ssub8  %[ve], %[s00], %[x0e]\n\t"              \
+  "sel    %[s00], %[s00], %[x0e]\n\t"             \
+  "ssub8  %[ve], %[x0], %[s00]\n\t"               \
+  "sel    %[s00], %[s00], %[x0]\n\t"
+#define FLOE_S8_GEMM_16COLS_HEAD \
+  FLOE_S8_GEMM_ROWS_HEAD(FLOE_S8_GEMM_4COLS_WIDE FLOE_S8_GEMM_8COLS, FLOE_S8_GEMM_8COLS FLOE_S8_GEMM_8COLS)
+#define FLOE_S8_GEMM_8COLS_HEAD FLOE_S8_GEMM_ROWS_HEAD(FLOE_S8_GEMM_4COLS_WIDE, FLOE_S8_GEMM_8COLS)
+  if ((k_size & 15) == 0) {
+    if (kClamp) {
+      __asm__ volatile(FLOE_S8_GEMM_16COLS_HEAD FLOE_S8_GEMM_CLAMP FLOE_S8_GEMM_ROWS_TAIL FLOE_S8_GEMM_ROWS_OPERANDS);
+    } else {
+      __asm__ volatile(FLOE_S8_GEMM_16COLS_HEAD FLOE_S8_GEMM_ROWS_TAIL FLOE_S8_GEMM_ROWS_OPERANDS);
+    }
   } else {
-    __asm__ volatile(FLOE_S8_GEMM_ROWS_HEAD FLOE_S8_GEMM_ROWS_TAIL FLOE_S8_GEMM_ROWS_OPERANDS);
+    if (kClamp) {
+      __asm__ volatile(FLOE_S8_GEMM_8COLS_HEAD FLOE_S8_GEMM_CLAMP FLOE_S8_GEMM_ROWS_TAIL FLOE_S8_GEMM_ROWS_OPERANDS);
+    } else {
+      __asm__ volatile(FLOE_S8_GEMM_8COLS_HEAD FLOE_S8_GEMM_ROWS_TAIL FLOE_S8_GEMM_ROWS_OPERANDS);
+    }
   }
+#undef FLOE_S8_GEMM_8COLS_HEAD
+#undef FLOE_S8_GEMM_16COLS_HEAD
+#undef FLOE_S8_GEMM_CLAMP
 #undef FLOE_S8_GEMM_ROWS_OPERANDS
 #undef FLOE_S8_GEMM_ROWS_TAIL
 #undef FLOE_S8_GEMM_ROWS_HEAD
+#undef FLOE_S8_GEMM_8COLS
+#undef FLOE_S8_GEMM_4COLS_FIRST
 #undef FLOE_S8_GEMM_REQUANT
 #undef FLOE_S8_GEMM_4COLS_WIDE
 }
