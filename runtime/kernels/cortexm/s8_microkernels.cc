@@ -1178,8 +1178,8 @@ inline int32_t one_channel(const DepthwiseGeometry& g, const int8_t* image, ptrd
 #if defined(FLOE_S8_DSP_LOOPS)
 namespace {
 
-// The channel-group-major depthwise for kernels three taps wide (dilation_w 1,
-// at most three rows) on the short requantization: everything a group of four
+// The channel-group-major depthwise for undilated kernels three taps wide (at
+// most three rows) on the short requantization: everything a group of four
 // channels reuses at every output pixel is prepared once per group, so a
 // pixel's taps and requantization read it with LDRD instead of widening the
 // weights and deriving the requantization constants again.
@@ -1516,8 +1516,8 @@ FLOE_S8_INLINE uint32_t group_requantize(const int32_t sums[4], const int32_t* k
   return static_cast<uint32_t>(v0);
 }
 
-// Every output of channels c..c+3 (c < c4) for a kernel three taps wide,
-// k_h <= 3, on the short requantization.
+// Every output of channels c..c+3 (c < c4) for an undilated kernel three taps
+// wide, k_h <= 3, on the short requantization.
 // Not inlined: its group constants would otherwise add to s8_depthwise's frame
 // (the worst-case stack depth is checked on every board).
 __attribute__((noinline)) void depthwise_groups_3wide(const DepthwiseS8Shape& shape, const int8_t* input,
@@ -1546,10 +1546,9 @@ __attribute__((noinline)) void depthwise_groups_3wide(const DepthwiseS8Shape& sh
       const int8_t* image = input + n * p.in_h * g.in_row + c;
       for (ptrdiff_t oy = 0; oy < p.out_h; ++oy) {
         const ptrdiff_t y0 = oy * p.stride_h - p.pad_top;
-        const kernels::TapRange ty = p.dil_h == 1 ? kernels::unit_tap_range(y0, p.in_h, p.k_h)
-                                                  : kernels::tap_range(y0, p.in_h, p.k_h, p.dil_h);
+        const kernels::TapRange ty = kernels::unit_tap_range(y0, p.in_h, p.k_h);  // dil_h 1
         const int32_t rows = static_cast<int32_t>(ty.end - ty.begin);
-        const int8_t* row = image + (y0 + ty.begin * p.dil_h) * g.in_row;
+        const int8_t* row = image + (y0 + ty.begin) * g.in_row;
         // Any window: its in-image taps.
         auto edge_pixel = [&](ptrdiff_t ox) __attribute__((always_inline)) {
           const ptrdiff_t x0 = ox * p.stride_w - p.pad_left;
@@ -1670,7 +1669,7 @@ void s8_depthwise(const DepthwiseS8Shape& shape, const int8_t* input, const int8
   // there are enough output pixels to repay a group's preparation (a 3x3 map
   // of 256 channels is faster pixel-major).
   const int32_t pixels = shape.batches * shape.out_h * shape.out_w;
-  if (shape.k_w == 3 && shape.dil_w == 1 && shape.k_h <= 3 && rq.short_path && pixels >= 32) {
+  if (shape.k_w == 3 && shape.dil_w == 1 && shape.dil_h == 1 && shape.k_h <= 3 && rq.short_path && pixels >= 32) {
     depthwise_groups_3wide(shape, input, filter, rq, output);
     c_done = shape.channels & ~static_cast<ptrdiff_t>(3);
   }
