@@ -18,6 +18,7 @@
 #include "runtime/core/interpreter.h"
 #include "runtime/tools/model_file.h"
 #include "tests/converter/optimize_test_util.h"
+#include "tests/support/corpus.h"
 
 namespace floe::testing {
 namespace {
@@ -303,6 +304,33 @@ TEST(MemoryRegions, MnistExampleSplitRunsBitExact) {
     ASSERT_EQ(expected.size(), 40u);
     EXPECT_EQ(run_regions(two->model, x, false), expected) << target;
   }
+}
+
+// int8 plans the same way: MLPerf Tiny's KWS (TFLM's model) split 8 KiB /
+// 64 KiB loses no byte against its one arena and computes the same bytes.
+TEST(MemoryRegions, KwsInt8SplitRunsBitExact) {
+  const std::string graph = "int8/mlperf_tiny/kws/kws_ref_model.tflite";
+  FLOE_REQUIRE_CORPUS(graph);
+  conv::ConvertOptions options;
+  options.graph_path = corpus_path(graph);
+  options.target = "reference";
+  const conv::ConvertResult single = conv::convert(options);
+  options.memory_regions = regions(8 * 1024, 64 * 1024);
+  const conv::ConvertResult split = conv::convert(options);
+  std::unique_ptr<Loaded> one = load(single.model), two = load(split.model);
+  ASSERT_EQ(two->status, Status::kOk) << two->model.error().message;
+  ASSERT_EQ(split.stats.region_sizes.size(), 2u);
+  EXPECT_LE(split.stats.region_sizes[0], 8u * 1024);
+  EXPECT_EQ(split.stats.region_sizes[0] + split.stats.region_sizes[1], single.stats.arena_bytes) << split.summary;
+  HostTensor x;
+  x.dtype = DType::kInt8;
+  const TensorView input = one->model.tensor(static_cast<size_t>(one->model.schema()->inputs()->Get(0)));
+  x.shape.assign(input.shape.dims, input.shape.dims + input.shape.rank);
+  x.data.resize(input.bytes);
+  for (size_t i = 0; i < x.data.size(); ++i) x.data[i] = static_cast<uint8_t>((i * 37 + 11) % 256);
+  const std::vector<uint8_t> expected = run_regions(one->model, x, true);
+  ASSERT_FALSE(expected.empty());
+  EXPECT_EQ(run_regions(two->model, x, false), expected);
 }
 
 }  // namespace
