@@ -63,11 +63,8 @@ std::vector<uint8_t> emit_model(const LoweredModel& model, const std::string& pr
   // XNNPACK reads up to XNN_EXTRA_BYTES (16) past an operand: the last
   // region's arena goes on with XNNPACK's region, every other one gets 16
   // bytes of tail.
-  for (size_t r = 0; uses_xnnpack && r + 1 < regions.regions.size(); ++r) {
-    regions.regions[r].capacity -= std::min<uint64_t>(regions.regions[r].capacity, kAlignment);
-  }
-  ArenaPlan plan = plan_arena(model, kAlignment, regions);
-  for (size_t r = 0; uses_xnnpack && r + 1 < plan.region_sizes.size(); ++r) plan.region_sizes[r] += kAlignment;
+  if (uses_xnnpack) regions.tail = kAlignment;
+  const ArenaPlan plan = plan_arena(model, kAlignment, regions);
   // The XNNPACK and persistent regions follow the last region's activations.
   const bool several = plan.region_sizes.size() > 1;
   const uint32_t home = several ? static_cast<uint32_t>(plan.region_sizes.size() - 1) : 0;

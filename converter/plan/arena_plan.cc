@@ -150,7 +150,8 @@ std::vector<uint8_t> assign_regions(const LoweredModel& model, const std::vector
     for (size_t q : order) {
       if (assigned[q] || requests[q].size == 0) continue;
       const uint64_t offset = lowest_free_offset(requests[q], placed, offsets, alignment);
-      if (offset + align_to(requests[q].size, alignment) > regions.regions[r].capacity) continue;
+      const uint64_t capacity = regions.regions[r].capacity;
+      if (offset + align_to(requests[q].size, alignment) + regions.tail > capacity) continue;
       placed.push_back(requests[q]);
       offsets.push_back(offset);
       assigned[q] = true;
@@ -254,7 +255,7 @@ ArenaPlan plan_arena(const LoweredModel& model, uint64_t alignment, const Region
     const std::string problem = check_plan(subset, placed, alignment);
     if (!problem.empty()) throw ConvertError("internal error: invalid memory plan: " + problem);
     for (size_t k = 0; k < members.size(); ++k) request_offsets[members[k]] = placed.offsets[k];
-    plan.region_sizes[r] = placed.arena_size;
+    plan.region_sizes[r] = placed.arena_size + (r + 1 < region_count ? regions.tail : 0);
     plan.arena_size += placed.arena_size;
     optimal = optimal && search.exhaustive;
   }

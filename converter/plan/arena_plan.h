@@ -31,6 +31,9 @@ struct MemoryRegion {
 struct RegionRequest {
   std::vector<MemoryRegion> regions;  // empty: one arena, no capacity
   uint64_t reserve = 0;
+  // Bytes every region but the last keeps after its activations, counted in
+  // its size (XNNPACK reads up to 16 bytes past an operand).
+  uint64_t tail = 0;
 };
 
 struct ArenaPlan {
