@@ -11,10 +11,12 @@
 #   floe_add_model(<target> NAME <c_identifier> GRAPH <file|SavedModel dir>
 #                  [CHECKPOINT <prefix|dir>] OUTPUTS <tensor>... [INPUTS <tensor>...]
 #                  [INPUT_SHAPES <name=d0,d1,...>...] [TARGET <conversion target>]
-#                  [CONVERT_ARGS <extra floe-convert args>...])
+#                  [MEMORY_REGIONS <region=size>...] [CONVERT_ARGS <extra floe-convert args>...])
 #     Adds floe_<name>_model.{h,cc} to <target>: the model as a 16-byte-aligned
 #     const array (section .rodata.floe_model.<name> on Cortex-M: flash), and
 #     FLOE_<NAME>_ARENA_SIZE (exact bytes), _MODEL_SIZE, input/output indices.
+#     MEMORY_REGIONS (floe-convert --memory-regions, fastest first) adds
+#     FLOE_<NAME>_REGION_COUNT and FLOE_<NAME>_ARENA_SIZE_<REGION> per region.
 #     TARGET defaults to FLOE_MODEL_TARGET (the Cortex-M toolchain sets the core,
 #     e.g. cortex-m4), else floe-convert's default (host).
 #     Re-converts when the graph, the checkpoint files or the converter change.
@@ -116,7 +118,7 @@ endfunction()
 
 function(floe_add_model target)
   cmake_parse_arguments(M "" "NAME;GRAPH;CHECKPOINT;TARGET"
-                        "OUTPUTS;INPUTS;INPUT_SHAPES;CONVERT_ARGS" ${ARGN})
+                        "OUTPUTS;INPUTS;INPUT_SHAPES;MEMORY_REGIONS;CONVERT_ARGS" ${ARGN})
   if(M_UNPARSED_ARGUMENTS)
     message(FATAL_ERROR "floe_add_model: unexpected arguments: ${M_UNPARSED_ARGUMENTS}")
   endif()
@@ -162,6 +164,12 @@ function(floe_add_model target)
   endforeach()
   if(M_TARGET)
     list(APPEND args --target "${M_TARGET}")
+  endif()
+  if(M_MEMORY_REGIONS)
+    # NAME=SIZE entries, fastest first; the header then defines
+    # FLOE_<NAME>_ARENA_SIZE_<REGION> per region (floe-embed).
+    list(JOIN M_MEMORY_REGIONS "," regions)
+    list(APPEND args --memory-regions "${regions}")
   endif()
   list(APPEND args ${M_CONVERT_ARGS})
   add_custom_command(OUTPUT "${model}"

@@ -40,10 +40,35 @@ uint64_t xnnpack_arena_size(const LoweredModel& model, uint64_t activation_bytes
 
 }  // namespace
 
-std::vector<uint8_t> emit_model(const LoweredModel& model, const std::string& producer,
-                                EmitStats* stats) {
+// Bytes the arena of the persistent region holds after its activations, at
+// most: XNNPACK's region (its alignment gap included) and the prepared ops'
+// persistent region for the target's pointer width (Cortex-M: 32-bit).
+uint64_t region_reserve(const LoweredModel& model) {
+  uint64_t xnnpack = 0;
+  for (const LoweredOp& op : model.ops) {
+    if (op.backend == schema::Backend::XNNPACK) xnnpack = xnnpack_arena_size(model, 0);
+  }
+  const bool ptr32 = model.target.rfind("cortex-m", 0) == 0;
+  return xnnpack + kAlignment + persistent_region_bytes(model, ptr32 ? 4 : 8);
+}
+
+std::vector<uint8_t> emit_model(const LoweredModel& model, const std::string& producer, EmitStats* stats,
+                                const std::vector<MemoryRegion>& memory_regions) {
   const auto plan_start = std::chrono::steady_clock::now();
-  const ArenaPlan plan = plan_arena(model, kAlignment);
+  bool uses_xnnpack = false;
+  for (const LoweredOp& op : model.ops) uses_xnnpack |= op.backend == schema::Backend::XNNPACK;
+  RegionRequest regions;
+  regions.regions = memory_regions;
+  if (!memory_regions.empty()) regions.reserve = region_reserve(model);
+  // XNNPACK reads up to XNN_EXTRA_BYTES (16) past an operand: the last
+  // region's arena goes on with XNNPACK's region, every other one gets 16
+  // bytes of tail.
+  if (uses_xnnpack) regions.tail = kAlignment;
+  const ArenaPlan plan = plan_arena(model, kAlignment, regions);
+  // The XNNPACK and persistent regions follow the last region's activations.
+  const bool several = plan.region_sizes.size() > 1;
+  const uint32_t home = several ? static_cast<uint32_t>(plan.region_sizes.size() - 1) : 0;
+  const uint64_t home_activations = several ? plan.region_sizes[home] : plan.arena_size;
   const std::chrono::duration<double, std::milli> plan_time = std::chrono::steady_clock::now() - plan_start;
   std::vector<uint64_t> offsets = plan.offsets;
 
@@ -73,9 +98,8 @@ std::vector<uint8_t> emit_model(const LoweredModel& model, const std::string& pr
   constants.resize(align_up(constants.size()));
   // XNNPACK reads up to XNN_EXTRA_BYTES (16) past an operand; constants it reads
   // at run time (binary-op operands) may end the section, so pad it. Arena
-  // operands need no padding: the XNNPACK region always follows the activations.
-  bool uses_xnnpack = false;
-  for (const LoweredOp& op : model.ops) uses_xnnpack |= op.backend == schema::Backend::XNNPACK;
+  // operands of the last (or only) region need no padding: the XNNPACK region
+  // follows its activations.
   if (uses_xnnpack) constants.resize(constants.size() + kAlignment);
 
   flatbuffers::FlatBufferBuilder builder(1024 + constants.size());
@@ -108,7 +132,7 @@ std::vector<uint8_t> emit_model(const LoweredModel& model, const std::string& pr
     tensors.push_back(schema::CreateTensor(
         builder, builder.CreateString(value.name), static_cast<schema::DType>(value.dtype),
         builder.CreateVector(shape), value.is_constant(), offsets[v], value.byte_size(),
-        plan.live_first[v], plan.live_last[v], quantization));
+        plan.live_first[v], plan.live_last[v], quantization, value.is_constant() ? 0 : plan.region[v]));
   }
 
   std::vector<flatbuffers::Offset<schema::Operator>> ops;
@@ -122,13 +146,19 @@ std::vector<uint8_t> emit_model(const LoweredModel& model, const std::string& pr
                                          op.cortexm_kernel));
   }
 
+  std::string region_names;
+  for (const MemoryRegion& region : memory_regions) {
+    region_names += (region_names.empty() ? "" : ",") + region.name;
+  }
+  // Version 2 only when an older runtime would misread the file: several regions.
   const auto root = schema::CreateModel(
-      builder, /*version=*/1, builder.CreateVector(tensors), builder.CreateVector(ops),
-      builder.CreateVector(model.inputs), builder.CreateVector(model.outputs), plan.arena_size,
+      builder, /*version=*/several ? 2 : 1, builder.CreateVector(tensors), builder.CreateVector(ops),
+      builder.CreateVector(model.inputs), builder.CreateVector(model.outputs), home_activations,
       constants_fb, builder.CreateString(producer), kChecksumPlaceholder,
       model.target.empty() ? 0 : builder.CreateString(model.target),
-      xnnpack_arena_size(model, plan.arena_size), persistent_region_bytes(model, 4),
-      persistent_region_bytes(model, 8));
+      xnnpack_arena_size(model, home_activations), persistent_region_bytes(model, 4),
+      persistent_region_bytes(model, 8), several ? builder.CreateVector(plan.region_sizes) : 0,
+      several ? builder.CreateString(region_names) : 0, home);
   schema::FinishModelBuffer(builder, root);
 
   if (stats) {
@@ -140,7 +170,9 @@ std::vector<uint8_t> emit_model(const LoweredModel& model, const std::string& pr
     stats->plan_milliseconds = plan_time.count();
     stats->constant_bytes = constants.size();
     stats->parameter_count = parameter_count;
-    stats->xnnpack_arena_bytes = xnnpack_arena_size(model, plan.arena_size);
+    stats->xnnpack_arena_bytes = xnnpack_arena_size(model, home_activations);
+    stats->region_sizes = plan.region_sizes;
+    stats->regions = memory_regions;
     stats->persistent_bytes_ptr32 = persistent_region_bytes(model, 4);
     stats->persistent_bytes_ptr64 = persistent_region_bytes(model, 8);
   }

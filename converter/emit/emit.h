@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "converter/ir/lowered.h"
+#include "converter/plan/arena_plan.h"
 
 namespace floe::conv {
 
@@ -27,11 +28,18 @@ struct EmitStats {
   // The prepared ops' persistent region (Model.persistent_size_ptr32 / _ptr64).
   uint64_t persistent_bytes_ptr32 = 0;
   uint64_t persistent_bytes_ptr64 = 0;
+  // --memory-regions: the regions asked for and, with several, each one's
+  // planned activation bytes (arena_bytes is their sum).
+  std::vector<MemoryRegion> regions;
+  std::vector<uint64_t> region_sizes;
 };
 
 
+// `memory_regions` (fastest first): one region is a capacity to check; with
+// several the tensors are split among them (plan/arena_plan.h) and the model
+// carries one arena size per region (format version 2).
 std::vector<uint8_t> emit_model(const LoweredModel& model, const std::string& producer,
-                                EmitStats* stats = nullptr);
+                                EmitStats* stats = nullptr, const std::vector<MemoryRegion>& memory_regions = {});
 
 // Writes payload_crc32c into a finished model buffer (which must already hold
 // the field): CRC32C of the whole buffer with the field's 4 bytes read as zero.

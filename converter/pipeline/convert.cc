@@ -3,6 +3,7 @@
 #include "converter/pipeline/convert.h"
 #include "converter/pipeline/selftest.h"
 
+#include <cctype>
 #include <chrono>
 #include <cmath>
 #include <fstream>
@@ -504,7 +505,7 @@ ConvertResult convert_tflite(const ConvertOptions& options, const std::string& b
   schedule_stage(options, c);
   const std::string selftest = selftest_stage(options, c);
   ConvertResult result;
-  result.model = emit_model(c.lowered, kProducer, &result.stats);
+  result.model = emit_model(c.lowered, kProducer, &result.stats, options.memory_regions);
   c.stats = result.stats;
   c.model_bytes = result.model.size();
   result.summary = conversion_summary(c) + selftest;
@@ -513,6 +514,47 @@ ConvertResult convert_tflite(const ConvertOptions& options, const std::string& b
 }
 
 }  // namespace
+
+std::vector<MemoryRegion> parse_memory_regions(const std::string& text) {
+  std::vector<MemoryRegion> regions;
+  std::set<std::string> names;
+  size_t start = 0;
+  while (start <= text.size()) {
+    const size_t comma = std::min(text.find(',', start), text.size());
+    const std::string entry = text.substr(start, comma - start);
+    start = comma + 1;
+    auto bad = [&](const std::string& why) {
+      return ConvertError("--memory-regions: '" + entry + "': " + why +
+                          " (expected NAME=SIZE,..., e.g. fast=64K,slow=4M)");
+    };
+    const size_t eq = entry.find('=');
+    if (eq == std::string::npos) throw bad("no '='");
+    MemoryRegion region;
+    region.name = entry.substr(0, eq);
+    // Names become C identifiers in generated headers (floe-embed).
+    bool identifier = !region.name.empty() && !std::isdigit(static_cast<unsigned char>(region.name[0]));
+    for (char ch : region.name) identifier = identifier && (std::isalnum(static_cast<unsigned char>(ch)) || ch == '_');
+    if (!identifier) throw bad("the name must be letters, digits and '_', not starting with a digit");
+    if (!names.insert(region.name).second) throw bad("the name is given twice");
+    std::string size = entry.substr(eq + 1);
+    uint64_t unit = 1;
+    if (!size.empty() && (size.back() == 'K' || size.back() == 'k')) unit = 1024;
+    if (!size.empty() && (size.back() == 'M' || size.back() == 'm')) unit = 1024 * 1024;
+    if (unit != 1) size.pop_back();
+    if (size.empty() || size.size() > 12 || size.find_first_not_of("0123456789") != std::string::npos) {
+      throw bad("the size must be a number of bytes, or of K or M");
+    }
+    region.capacity = std::stoull(size) * unit;
+    if (region.capacity == 0) throw bad("the size is 0");
+    regions.push_back(region);
+    if (comma == text.size()) break;
+  }
+  if (regions.size() > kMaxMemoryRegions) {
+    throw ConvertError("--memory-regions: at most " + std::to_string(kMaxMemoryRegions) + " regions, got " +
+                       std::to_string(regions.size()));
+  }
+  return regions;
+}
 
 ConvertResult convert(const ConvertOptions& options) {
   if (const std::optional<std::string> tflite = read_if_tflite(options.graph_path)) {
@@ -537,7 +579,7 @@ ConvertResult convert(const ConvertOptions& options) {
   schedule_stage(options, c);
   const std::string selftest = selftest_stage(options, c);
   ConvertResult result;
-  result.model = emit_model(c.lowered, kProducer, &result.stats);  // plans the arena (plan/)
+  result.model = emit_model(c.lowered, kProducer, &result.stats, options.memory_regions);  // plans the arena (plan/)
   c.stats = result.stats;
   c.model_bytes = result.model.size();
   result.summary = conversion_summary(c) + selftest;

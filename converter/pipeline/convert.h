@@ -46,7 +46,15 @@ struct ConvertOptions {
   // they run in the order with the smallest peak of live activations
   // (converter/plan/op_schedule.h).
   bool keep_op_order = false;
+  // --memory-regions NAME=SIZE,... (fastest first): the most-accessed tensors
+  // go to the first regions, the rest to the last (plan/arena_plan.h); the
+  // conversion is refused when they cannot fit. Empty: one arena, no limit.
+  std::vector<MemoryRegion> memory_regions;
 };
+
+// Parses "fast=64K,slow=4M" (sizes in bytes, or with K / M: 1024 / 1024^2)
+// into regions; throws ConvertError naming the bad entry.
+std::vector<MemoryRegion> parse_memory_regions(const std::string& text);
 
 struct ConvertResult {
   std::vector<uint8_t> model;

@@ -167,6 +167,16 @@ std::string conversion_summary(const Conversion& c) {
   s << " + prepared ops " << c.stats.persistent_bytes_ptr32 << " (32-bit) / " << c.stats.persistent_bytes_ptr64
     << " (64-bit): total " << before + c.stats.persistent_bytes_ptr32 << " / "
     << before + c.stats.persistent_bytes_ptr64 << " bytes\n";
+  // --memory-regions: each region's planned bytes against its size; the
+  // prepared ops (and XNNPACK's region) follow the last region's activations.
+  for (size_t r = 0; r < c.stats.regions.size(); ++r) {
+    const MemoryRegion& region = c.stats.regions[r];
+    const bool last = r + 1 == c.stats.regions.size();
+    const uint64_t activations = c.stats.region_sizes.empty() ? c.stats.arena_bytes : c.stats.region_sizes[r];
+    s << (r == 0 ? "  memory regions: " : "; ") << region.name << " " << activations << " of "
+      << region.capacity << " bytes" << (last ? " (+ prepared ops)" : "");
+    if (last) s << "\n";
+  }
   if (c.cortexm) {
     s << "  target " << c.target << ": " << c.cortexm_ops << " of " << c.lowered.ops.size()
       << " ops on the Cortex-M kernels\n";

@@ -13,14 +13,31 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "converter/ir/lowered.h"
 
 namespace floe::conv {
 
+// Memory regions (floe-convert --memory-regions NAME=SIZE,...), fastest
+// first. The last region holds what the faster ones do not, plus `reserve`
+// bytes after its activations (XNNPACK's region and the prepared ops'
+// persistent region; they are read once per op, activations per element).
+struct MemoryRegion {
+  std::string name;
+  uint64_t capacity = 0;  // bytes
+};
+struct RegionRequest {
+  std::vector<MemoryRegion> regions;  // empty: one arena, no capacity
+  uint64_t reserve = 0;
+  // Bytes every region but the last keeps after its activations, counted in
+  // its size (XNNPACK reads up to 16 bytes past an operand).
+  uint64_t tail = 0;
+};
+
 struct ArenaPlan {
-  uint64_t arena_size = 0;           // planned activation bytes
+  uint64_t arena_size = 0;           // planned activation bytes (of every region together)
   uint64_t naive_bytes = 0;          // without reuse (each value its own aligned slot), for reports
   // Largest sum of the bytes of the values live at one op of the model's order
   // (each value counted, aliased or not, sizes unrounded): no plan without
@@ -31,10 +48,25 @@ struct ArenaPlan {
   std::vector<uint64_t> offsets;     // per value; 0 for constants
   std::vector<int32_t> live_first;   // per value: first/last op it must survive; -1 for constants
   std::vector<int32_t> live_last;
+  // With memory regions: each region's planned activation bytes, each value's
+  // region (its offset counts from that region's start; 0 for constants), and
+  // the bytes of the hottest values the faster regions hold.
+  std::vector<uint64_t> region_sizes;
+  std::vector<uint8_t> region;
 };
 
-// Throws ConvertError("internal error: ...") if the plan fails its check.
-ArenaPlan plan_arena(const LoweredModel& model, uint64_t alignment);
+// With regions, values are ranked by accesses per byte: every op that reads
+// or writes a value adds the bytes of all its operands (its work, weights
+// included) to that value's heat, divided by the value's own size. Each
+// region but the last takes, hottest first, every value that still fits at
+// its lowest free offset ("first fit"), then is re-planned by plan_memory()
+// if that is tighter; the last region takes the rest, planned by
+// plan_memory(). Each region's plan is proven by check_plan().
+// Throws ConvertError naming the region, its size, the bytes it needs and the
+// shortfall when the last region (or a single given one) cannot hold its part
+// plus the reserve, and ConvertError("internal error: ...") if a plan fails
+// its check.
+ArenaPlan plan_arena(const LoweredModel& model, uint64_t alignment, const RegionRequest& regions = {});
 
 
 }  // namespace floe::conv

@@ -37,7 +37,7 @@ floe::conv::ConvertOptions convert_options(
     const std::map<std::string, std::string>& freeze_inputs, bool optimize,
     const std::vector<std::string>& disable_passes, const std::string& quantize, const std::string& calibration,
     const std::string& io, bool strict_int8, const std::string& calibration_method,
-    const std::map<std::string, std::string>& selftest_inputs) {
+    const std::map<std::string, std::string>& selftest_inputs, const std::string& memory_regions) {
   using floe::conv::ConvertError;
   floe::conv::ConvertOptions options;
   if (graph.empty()) throw ConvertError("convert(): graph is required");
@@ -67,6 +67,7 @@ floe::conv::ConvertOptions convert_options(
   }
   options.calibration_path = calibration;
   options.selftest_inputs = selftest_inputs;
+  if (!memory_regions.empty()) options.memory_regions = floe::conv::parse_memory_regions(memory_regions);
   options.post_training.int8_io = io == "int8";
   options.post_training.strict = strict_int8;
   options.post_training.method = calibration_method == "percentile" ? floe::conv::CalibrationMethod::kPercentile
@@ -296,16 +297,17 @@ PYBIND11_MODULE(_floe, m) {
          const std::map<std::string, std::string>& freeze_inputs, bool optimize,
          const std::vector<std::string>& disable_passes, const std::string& quantize,
          const std::string& calibration, const std::string& io, bool strict_int8,
-         const std::string& calibration_method, const std::map<std::string, std::string>& selftest_inputs) {
+         const std::string& calibration_method, const std::map<std::string, std::string>& selftest_inputs,
+         const std::string& memory_regions) {
         return run_conversion(convert_options(graph, checkpoint, outputs, inputs, input_shapes, target, tags, signature,
                                        freeze_inputs, optimize, disable_passes, quantize, calibration, io,
-                                       strict_int8, calibration_method, selftest_inputs));
+                                       strict_int8, calibration_method, selftest_inputs, memory_regions));
       },
       py::arg("graph"), py::arg("checkpoint"), py::arg("outputs"), py::arg("inputs"), py::arg("input_shapes"),
       py::arg("target"), py::arg("tags"), py::arg("signature"), py::arg("freeze_inputs"), py::arg("optimize"),
       py::arg("disable_passes"), py::arg("quantize"), py::arg("calibration"), py::arg("io"),
       py::arg("strict_int8"), py::arg("calibration_method"), py::arg("selftest_inputs"),
-      "Converts a model; returns (model bytes, summary). Raises ConvertError.");
+      py::arg("memory_regions"), "Converts a model; returns (model bytes, summary). Raises ConvertError.");
 
   py::class_<PyInterpreter>(m, "Interpreter")
       .def(py::init<const py::bytes&, py::object>(), py::arg("model"), py::arg("arena_size") = py::none())

@@ -112,6 +112,11 @@ int main(int argc, char** argv) {
   app.add_option("--calibration-method", calibration_method,
                  "with --quantize: minmax (default: absolute min/max over all samples, as TFLite) or percentile "
                  "(ranges clipped to the 99.99th percentile of |value|)");
+  std::string memory_regions;
+  app.add_option("--memory-regions", memory_regions,
+                 "NAME=SIZE,... fastest first (e.g. fast=64K,slow=4M): the most-accessed tensors go to the first "
+                 "regions, the rest and the prepared ops to the last; refused when they do not fit. The model then "
+                 "takes one arena per region");
   std::vector<std::string> selftest_inputs;
   app.add_option("--selftest-input", selftest_inputs,
                  "NAME=x.npy (repeatable, one per model input): embed this input, the outputs the host's reference "
@@ -153,6 +158,7 @@ int main(int argc, char** argv) {
       for (const std::string& name : split(list, ',')) options.optimize.disabled.insert(name);
     }
     for (const std::string& spec : shapes) options.input_shapes.insert(parse_input_shape(spec));
+    if (!memory_regions.empty()) options.memory_regions = floe::conv::parse_memory_regions(memory_regions);
     for (const std::string& spec : selftest_inputs) {
       const size_t eq = spec.rfind('=');
       if (eq == std::string::npos || eq == 0) {

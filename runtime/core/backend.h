@@ -42,7 +42,8 @@ uint64_t backend_arena_bytes(const Model& model);
 // Plain aggregates without default initializers: the caller sets every field
 // of BackendInit, backend_prepare() every field of BackendResult.
 struct BackendInit {
-  uint8_t* arena;           // the caller's arena (16-byte aligned)
+  uint8_t* arena;           // the persistent region's arena (16-byte aligned)
+  uint8_t* const* region_arenas;  // every memory region's arena, for binding operands
   size_t arena_bytes;       // the backend's region ends here
   size_t activation_bytes;  // the planned activations: [0, activation_bytes)
   void* thread_pool;        // pthreadpool_t or null (caller's thread only)

@@ -49,11 +49,12 @@ static_assert(static_cast<int>(Activation::kRelu6) == static_cast<int>(schema::A
 // Concat inputs are gathered on the stack: at most kMaxConcatInputs
 // (schemas/contract/limits.h); the converter refuses larger concats.
 
-TensorView bind_tensor(const Model& model, uint8_t* arena, int32_t index) {
+TensorView bind_tensor(const Model& model, uint8_t* const* arenas, int32_t index) {
   if (index < 0) return TensorView();
   TensorView view = model.tensor(static_cast<size_t>(index));
   if (!model.is_constant(static_cast<size_t>(index))) {
-    view.data = arena + model.tensor_offset(static_cast<size_t>(index));
+    const size_t i = static_cast<size_t>(index);
+    view.data = arenas[model.tensor_region(i)] + model.tensor_offset(i);
   }
   return view;
 }
@@ -61,10 +62,10 @@ TensorView bind_tensor(const Model& model, uint8_t* arena, int32_t index) {
 const TensorView PreparedOp::kAbsent = TensorView();
 
 TensorView OpContext::input(int i) const {
-  return has_input(i) ? bind_tensor(*model, arena, op->inputs()->Get(i)) : TensorView();
+  return has_input(i) ? bind_tensor(*model, arenas, op->inputs()->Get(i)) : TensorView();
 }
 TensorView OpContext::output(int i) const {
-  return bind_tensor(*model, arena, op->outputs()->Get(i));
+  return bind_tensor(*model, arenas, op->outputs()->Get(i));
 }
 
 namespace {

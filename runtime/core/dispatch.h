@@ -61,7 +61,7 @@ struct PreparedOp {
 struct OpContext {
   const schema::Operator* op;
   const Model* model;
-  uint8_t* arena;
+  uint8_t* const* arenas;          // one base per memory region (Model::region_count())
   PreparedOp* prepared = nullptr;  // null when only validating (XNNPACK set-up)
 
   int input_count() const { return static_cast<int>(op->inputs()->size()); }
@@ -103,7 +103,7 @@ size_t op_params_bytes(schema::OpCode code);
 static_assert(sizeof(PreparedOp) == prepared_record_bytes(sizeof(void*)), "PreparedOp layout");
 static_assert(sizeof(TensorView) == operand_bytes(sizeof(void*)), "TensorView layout");
 
-// Binds a tensor of the model to memory (arena or constants).
-TensorView bind_tensor(const Model& model, uint8_t* arena, int32_t index);
+// Binds a tensor of the model to memory (its region's arena, or constants).
+TensorView bind_tensor(const Model& model, uint8_t* const* arenas, int32_t index);
 
 }  // namespace floe

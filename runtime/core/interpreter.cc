@@ -21,7 +21,71 @@ bool tensor_name_matches(const char* tensor_name, const char* query) {
 }  // namespace
 
 Interpreter::Interpreter(const Model& model, void* arena, size_t arena_bytes)
-    : model_(model), arena_(static_cast<uint8_t*>(arena)), arena_bytes_(arena_bytes) {}
+    : model_(model), arena_(static_cast<uint8_t*>(arena)) {
+  given_[0] = arena_;
+  given_bytes_[0] = arena_bytes;
+  bind_arenas();
+}
+
+Interpreter::Interpreter(const Model& model, void* const* arenas, const size_t* arena_bytes, size_t arena_count)
+    : model_(model), arena_(nullptr), arena_count_(arena_count) {
+  for (size_t r = 0; r < arena_count && r < kMaxMemoryRegions; ++r) {
+    given_[r] = static_cast<uint8_t*>(arenas[r]);
+    given_bytes_[r] = arena_bytes[r];
+  }
+  bind_arenas();
+}
+
+// Each region's base: the caller's arenas, or, given one arena, the regions
+// back to back at 16-byte boundaries (Model::arena_size()).
+void Interpreter::bind_arenas() {
+  if (!model_.loaded()) return;
+  const uint32_t regions = model_.region_count();
+  uint64_t at = 0;
+  for (uint32_t r = 0; r < regions; ++r) {
+    if (arena_count_ == 0) {
+      arenas_[r] = given_[0] == nullptr ? nullptr : given_[0] + at;
+      at += (model_.region_arena_size(r) + kTensorAlignment - 1) / kTensorAlignment * kTensorAlignment;
+    } else {
+      arenas_[r] = r < arena_count_ && r < kMaxMemoryRegions ? given_[r] : nullptr;
+    }
+  }
+  arena_ = arenas_[model_.persistent_region()];
+}
+
+// Null, alignment and size of every arena against the model's regions.
+Status Interpreter::check_arenas() {
+  const uint32_t regions = model_.region_count();
+  if (arena_count_ == 0) {
+    if (given_[0] == nullptr && model_.arena_size() > 0) {
+      return fail(Status::kInvalidArgument, FLOE_MSG("arena is null"));
+    }
+    if (reinterpret_cast<uintptr_t>(given_[0]) % kTensorAlignment != 0) {
+      return fail(Status::kMisalignedArena, FLOE_MSG("arena must be 16-byte aligned"));
+    }
+    if (given_bytes_[0] < model_.arena_size()) {
+      return fail(Status::kArenaTooSmall, FLOE_MSG("arena is smaller than the model's arena_size"));
+    }
+    return Status::kOk;
+  }
+  if (arena_count_ != regions) {
+    return fail(Status::kInvalidArgument,
+                FLOE_MSG("arena count differs from the model's memory regions (Model::region_count())"));
+  }
+  for (uint32_t r = 0; r < regions; ++r) {
+    if (given_[r] == nullptr && model_.region_arena_size(r) > 0) {
+      return fail(Status::kInvalidArgument, FLOE_MSG("a memory region's arena is null"));
+    }
+    if (reinterpret_cast<uintptr_t>(given_[r]) % kTensorAlignment != 0) {
+      return fail(Status::kMisalignedArena, FLOE_MSG("a memory region's arena must be 16-byte aligned"));
+    }
+    if (given_bytes_[r] < model_.region_arena_size(r)) {
+      return fail(Status::kArenaTooSmall,
+                  FLOE_MSG("a memory region's arena is smaller than its size (Model::region_arena_size())"));
+    }
+  }
+  return Status::kOk;
+}
 
 // Out of line: one call per error path instead of three stores each (core size).
 __attribute__((noinline)) Status Interpreter::fail(Status status, const char* message, int32_t op) {
@@ -37,7 +101,11 @@ bool Interpreter::runs_on_backend(size_t op_index) const {
 
 size_t Interpreter::arena_used() const {
   if (!initialized_) return 0;
-  return static_cast<size_t>(model_.activation_arena_size()) + backend_bytes_used_ + persistent_used_;
+  uint64_t other_regions = 0;
+  for (uint32_t r = 0; r < model_.region_count(); ++r) {
+    if (r != model_.persistent_region()) other_regions += model_.region_arena_size(r);
+  }
+  return static_cast<size_t>(model_.activation_arena_size() + other_regions) + backend_bytes_used_ + persistent_used_;
 }
 
 Status Interpreter::Init() {
@@ -50,15 +118,8 @@ Status Interpreter::Init() {
   persistent_used_ = 0;
   error_ = Error();
   if (!model_.loaded()) return fail(Status::kNotInitialized, FLOE_MSG("model is not loaded"));
-  if (arena_ == nullptr && model_.arena_size() > 0) {
-    return fail(Status::kInvalidArgument, FLOE_MSG("arena is null"));
-  }
-  if (reinterpret_cast<uintptr_t>(arena_) % kTensorAlignment != 0) {
-    return fail(Status::kMisalignedArena, FLOE_MSG("arena must be 16-byte aligned"));
-  }
-  if (arena_bytes_ < model_.arena_size()) {
-    return fail(Status::kArenaTooSmall, FLOE_MSG("arena is smaller than the model's arena_size"));
-  }
+  FLOE_RETURN_IF_ERROR(check_arenas());
+  bind_arenas();
   // The persistent region, laid out as PersistentLayout (dispatch.h) describes;
   // the ops must fill the size the model states for this pointer width exactly.
   persistent_offset_ = static_cast<size_t>(model_.persistent_offset());
@@ -82,7 +143,7 @@ Status Interpreter::Init() {
     // Nothing is written unless the record, operands and params lie inside.
     if (next > region + region_bytes) return fail(Status::kInvalidModel, mismatch);
     for (uint32_t k = 0; k < operand_count; ++k) {
-      operands[k] = bind_tensor(model_, arena_, k < input_count ? inputs->Get(k) : outputs->Get(k - input_count));
+      operands[k] = bind_tensor(model_, arenas_, k < input_count ? inputs->Get(k) : outputs->Get(k - input_count));
     }
     PreparedOp& record = records[i];
     record.eval = kernel->eval;
@@ -91,7 +152,7 @@ Status Interpreter::Init() {
     record.inputs = static_cast<uint16_t>(input_count);
     record.outputs = static_cast<uint16_t>(operand_count - input_count);
     record.opcode = static_cast<uint16_t>(op->opcode());
-    const OpContext ctx{op, &model_, arena_, &record};
+    const OpContext ctx{op, &model_, arenas_, &record};
     if (const char* reason = kernel->prepare(ctx)) {
       return fail(Status::kInvalidModel, reason, static_cast<int32_t>(i));
     }
@@ -105,6 +166,7 @@ Status Interpreter::Init() {
   if constexpr (kHasBackend) {
     BackendInit backend_init;
     backend_init.arena = arena_;
+    backend_init.region_arenas = arenas_;
     backend_init.arena_bytes = persistent_offset_;
     backend_init.activation_bytes = static_cast<size_t>(model_.activation_arena_size());
     backend_init.thread_pool = thread_pool_;
@@ -157,11 +219,11 @@ size_t Interpreter::output_count() const {
 
 TensorView Interpreter::input(size_t i) const {
   if (i >= input_count()) return TensorView();
-  return bind_tensor(model_, arena_, model_.schema()->inputs()->Get(static_cast<uint32_t>(i)));
+  return bind_tensor(model_, arenas_, model_.schema()->inputs()->Get(static_cast<uint32_t>(i)));
 }
 TensorView Interpreter::output(size_t i) const {
   if (i >= output_count()) return TensorView();
-  return bind_tensor(model_, arena_, model_.schema()->outputs()->Get(static_cast<uint32_t>(i)));
+  return bind_tensor(model_, arenas_, model_.schema()->outputs()->Get(static_cast<uint32_t>(i)));
 }
 Quantization Interpreter::input_quantization(size_t i) const {
   if (i >= input_count()) return Quantization();
@@ -173,7 +235,7 @@ Quantization Interpreter::output_quantization(size_t i) const {
 }
 TensorView Interpreter::tensor(size_t index) const {
   if (!model_.loaded() || index >= model_.tensor_count()) return TensorView();
-  return bind_tensor(model_, arena_, static_cast<int32_t>(index));
+  return bind_tensor(model_, arenas_, static_cast<int32_t>(index));
 }
 
 int Interpreter::find_io(const void* list, const char* name) const {

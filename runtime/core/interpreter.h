@@ -12,6 +12,12 @@
 //   | bound operands and params (dispatch.h)         |  this build's pointer width
 //   +-----------------------------------------------+
 //
+// A model converted with several memory regions (floe-convert
+// --memory-regions) takes one arena per region: the activations the converter
+// placed in region r live in arena r, and the backend and persistent regions
+// follow the activations of Model::persistent_region(). Given one arena, such a
+// model lays its regions out in it back to back (Model::arena_size()).
+//
 // Every offset and size was fixed by the converter. Init() prepares each op
 // once; Invoke() calls each op's eval on its prepared record. The interpreter
 // allocates nothing and never touches memory outside the arena and the model
@@ -32,6 +38,10 @@ namespace floe {
 class Interpreter {
  public:
   Interpreter(const Model& model, void* arena, size_t arena_bytes);
+  // One arena per memory region, in the model's region order: arenas[r] holds
+  // arena_bytes[r] >= model.region_arena_size(r) bytes, 16-byte aligned. The
+  // pointer arrays are copied; the arenas must outlive the interpreter.
+  Interpreter(const Model& model, void* const* arenas, const size_t* arena_bytes, size_t arena_count);
 
   // Checks the arena (size, alignment), then prepares every op once: binds
   // its operands, validates its tensors and options, writes its params.
@@ -86,11 +96,17 @@ class Interpreter {
 
  private:
   Status fail(Status status, const char* message, int32_t op = -1);
+  Status check_arenas();
+  void bind_arenas();
   int find_io(const void* list, const char* name) const;
 
   const Model& model_;
-  uint8_t* arena_;
-  size_t arena_bytes_;
+  uint8_t* arena_;           // the persistent region's arena, once bound
+  // As given: one arena (arena_count_ == 0) or one per memory region.
+  uint8_t* given_[kMaxMemoryRegions] = {};
+  size_t given_bytes_[kMaxMemoryRegions] = {};
+  size_t arena_count_ = 0;
+  uint8_t* arenas_[kMaxMemoryRegions] = {};  // each region's base
   bool initialized_ = false;
   BackendState* backend_ = nullptr;  // inside the arena, after the activations
   PreparedOp* ops_ = nullptr;        // [op count], in the persistent region

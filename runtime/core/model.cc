@@ -108,6 +108,7 @@ Status Model::load(const void* data, size_t size, ChecksumStep checksum) {
   }
   model_ = model;
   arena_size_ = model->arena_size();
+  FLOE_RETURN_IF_ERROR(read_regions());
   tensor_count_ = model->tensors()->size();
   operator_count_ = model->operators()->size();
   FLOE_RETURN_IF_ERROR(validate_tensors());
@@ -125,11 +126,65 @@ Status Model::load(const void* data, size_t size, ChecksumStep checksum) {
   const uint64_t xnnpack = backend_arena_bytes(*this), limit = uint64_t{1} << 62;
   persistent_offset_ = (arena_size_ + xnnpack + kTensorAlignment - 1) / kTensorAlignment * kTensorAlignment;
   total_arena_size_ = persistent_offset_ + persistent_size_;
+  // One arena for every region: each starts 16-byte aligned. Each region is
+  // below 2^62 (read_regions), so the sum of at most four cannot wrap.
+  single_arena_size_ = 0;
+  for (uint32_t r = 0; r < region_count_; ++r) {
+    single_arena_size_ += (region_arena_size(r) + kTensorAlignment - 1) / kTensorAlignment * kTensorAlignment;
+  }
+  if (region_count_ == 1) single_arena_size_ = total_arena_size_;
   if (xnnpack >= limit || persistent_size_ >= limit || arena_size_ >= limit ||
-      static_cast<uint64_t>(static_cast<size_t>(total_arena_size_)) != total_arena_size_) {
+      static_cast<uint64_t>(static_cast<size_t>(single_arena_size_)) != single_arena_size_) {
     return fail(Status::kInvalidModel, FLOE_MSG("model's arena does not fit this target"));
   }
   return Status::kOk;
+}
+
+// Model.region_sizes: absent = one region; else 2..kMaxMemoryRegions regions,
+// the persistent one among them and its size equal to arena_size.
+Status Model::read_regions() {
+  region_count_ = 1;
+  persistent_region_ = 0;
+  region_activations_[0] = arena_size_;
+  const auto* sizes = model_->region_sizes();
+  if (sizes == nullptr) {
+    if (model_->persistent_region() != 0) {
+      return fail(Status::kInvalidModel, FLOE_MSG("model's memory regions are inconsistent"));
+    }
+    return Status::kOk;
+  }
+  const uint32_t count = sizes->size(), home = model_->persistent_region();
+  if (count < 2 || count > kMaxMemoryRegions || home >= count || sizes->Get(home) != arena_size_) {
+    return fail(Status::kInvalidModel, FLOE_MSG("model's memory regions are inconsistent"));
+  }
+  for (uint32_t r = 0; r < count; ++r) {
+    // FlatBuffers aligns a ulong vector to 4 bytes only: read it bytewise.
+    uint64_t bytes;
+    memcpy(&bytes, sizes->Data() + sizeof(uint64_t) * r, sizeof bytes);
+    if (bytes >= uint64_t{1} << 62) {
+      return fail(Status::kInvalidModel, FLOE_MSG("model's arena does not fit this target"));
+    }
+    region_activations_[r] = bytes;
+  }
+  region_count_ = count;
+  persistent_region_ = home;
+  return Status::kOk;
+}
+
+void Model::region_name(uint32_t region, char* out, size_t capacity) const {
+  if (capacity == 0) return;
+  out[0] = '\0';
+  if (model_ == nullptr || model_->region_names() == nullptr) return;
+  const char* names = model_->region_names()->c_str();
+  for (uint32_t r = 0; r < region && *names != '\0'; ++names) {
+    if (*names == ',') ++r;
+  }
+  size_t n = 0;
+  while (names[n] != '\0' && names[n] != ',' && n + 1 < capacity) {
+    out[n] = names[n];
+    ++n;
+  }
+  out[n] = '\0';
 }
 
 Status Model::verify_checksum(size_t size) {
@@ -187,7 +242,10 @@ Status Model::validate_tensors() {
       return fail(Status::kInvalidModel, FLOE_MSG("tensor offset is not 16-byte aligned"), -1,
                   index);
     }
-    const uint64_t limit = t->is_constant() ? constants_size_ : arena_size_;
+    if (!t->is_constant() && t->region() >= region_count_) {
+      return fail(Status::kInvalidModel, FLOE_MSG("tensor's memory region does not exist"), -1, index);
+    }
+    const uint64_t limit = t->is_constant() ? constants_size_ : region_activations_[t->region()];
     if (!range_fits(t->offset(), t->size(), limit)) {
       return fail(Status::kInvalidModel,
                   t->is_constant() ? FLOE_MSG("constant tensor lies outside the constant section")
@@ -266,6 +324,10 @@ Status Model::validate_io() {
 
 bool Model::is_constant(size_t index) const {
   return model_->tensors()->Get(static_cast<uint32_t>(index))->is_constant();
+}
+
+uint32_t Model::tensor_region(size_t index) const {
+  return model_->tensors()->Get(static_cast<uint32_t>(index))->region();
 }
 
 uint64_t Model::tensor_offset(size_t index) const {

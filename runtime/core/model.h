@@ -11,6 +11,7 @@
 
 #include "runtime/core/status.h"
 #include "runtime/core/tensor.h"
+#include "schemas/contract/limits.h"
 
 namespace floe {
 
@@ -30,7 +31,8 @@ struct Quantization {
 };
 
 // The newest format version this runtime understands (schemas/floe.fbs).
-constexpr uint32_t kSchemaVersion = 1;
+// Version 2: several memory regions (Model.region_sizes, Tensor.region).
+constexpr uint32_t kSchemaVersion = 2;
 
 // What Model::Load checks beyond the structural and semantic validation that
 // always runs (and that alone keeps every read and write inside the model
@@ -62,13 +64,29 @@ class Model {
   // Bytes of arena Interpreter::Init() needs on this runtime build: the planned
   // activations, plus, when this build runs the model's XNNPACK operators
   // (runtime/core/backend.h), the converter's budget for their state, plus the
-  // persistent region of the prepared ops (runtime/core/dispatch.h).
-  uint64_t arena_size() const { return total_arena_size_; }
+  // persistent region of the prepared ops (runtime/core/dispatch.h). For a
+  // model with several memory regions: the bytes of one arena holding every
+  // region back to back, each at a 16-byte boundary (the one-arena form of
+  // Interpreter).
+  uint64_t arena_size() const { return single_arena_size_; }
+  // Memory regions (floe-convert --memory-regions): 1 for a one-arena model.
+  // Region r's arena must hold region_arena_size(r) bytes: its activations,
+  // plus, for persistent_region(), the XNNPACK and persistent regions above.
+  uint32_t region_count() const { return region_count_; }
+  uint32_t persistent_region() const { return persistent_region_; }
+  uint64_t region_arena_size(uint32_t region) const {
+    return region == persistent_region_ ? total_arena_size_
+                                        : region < region_count_ ? region_activations_[region] : 0;
+  }
+  // Region r's name from the model ("" when unnamed or out of range); writes
+  // at most `capacity` bytes, NUL included.
+  void region_name(uint32_t region, char* out, size_t capacity) const;
   // Where the persistent region starts (16-byte aligned) and its bytes for
   // this build's pointer width.
   uint64_t persistent_offset() const { return persistent_offset_; }
   uint64_t persistent_size() const { return persistent_size_; }
-  // The planned activations alone; every arena tensor lies below this.
+  // The planned activations alone of the persistent region's arena; every
+  // arena tensor of that region lies below this.
   uint64_t activation_arena_size() const { return arena_size_; }
   size_t tensor_count() const { return tensor_count_; }
   size_t operator_count() const { return operator_count_; }
@@ -81,6 +99,8 @@ class Model {
   Quantization quantization(size_t index) const;
   bool is_constant(size_t index) const;
   uint64_t tensor_offset(size_t index) const;
+  // The memory region an arena tensor lives in (0 in a one-arena model).
+  uint32_t tensor_region(size_t index) const;
 
   const Error& error() const { return error_; }
 
@@ -88,6 +108,7 @@ class Model {
   using ChecksumStep = Status (*)(Model& model, size_t size);
   Status load(const void* data, size_t size, ChecksumStep checksum);
   Status fail(Status status, const char* message, int32_t op = -1, int32_t tensor = -1);
+  Status read_regions();
   Status validate_tensors();
   Status validate_operators();
   Status validate_io();
@@ -100,7 +121,11 @@ class Model {
   const uint8_t* constants_ = nullptr;
   uint64_t constants_size_ = 0;
   uint64_t arena_size_ = 0;
-  uint64_t total_arena_size_ = 0;
+  uint64_t total_arena_size_ = 0;   // the persistent region's arena
+  uint64_t single_arena_size_ = 0;  // every region in one arena
+  uint32_t region_count_ = 1;
+  uint32_t persistent_region_ = 0;
+  uint64_t region_activations_[kMaxMemoryRegions] = {};
   uint64_t persistent_offset_ = 0;
   uint64_t persistent_size_ = 0;
   size_t tensor_count_ = 0;

@@ -21,12 +21,13 @@ constexpr uint8_t kVec8 = kVector | 1, kVec32 = kVector | 4;
 constexpr uint8_t kSlots[] = {
     // 0 Model: version, tensors, operators, inputs, outputs, arena_size,
     // constants, producer, payload_crc32c, target, xnnpack_arena_size,
-    // persistent_size_ptr32, persistent_size_ptr64
+    // persistent_size_ptr32, persistent_size_ptr64, region_sizes, region_names,
+    // persistent_region
     kU32, kTableVector | 1, kTableVector | 2, kVec32, kVec32, kU64, kVec8, kString, kU32, kString,
-    kU64, kU64, kU64,
+    kU64, kU64, kU64, kVector | 8, kString, kU32,
     // 1 Tensor: name, dtype, shape, is_constant, offset, size, live_first_op, live_last_op,
-    // quantization
-    kString, kU8, kVec32, kU8, kU64, kU64, kU32, kU32, kTable | 0,
+    // quantization, region
+    kString, kU8, kVec32, kU8, kU64, kU64, kU32, kU32, kTable | 0, kU8,
     // 2 Operator: opcode, inputs, outputs, options_type, options, name, backend,
     // single_threaded, requantization, cortexm_kernel
     kU16, kVec32, kVec32, kUnionType, kUnionValue, kString, kU8, kU8, kTable | 1, kU8,
@@ -86,9 +87,9 @@ constexpr uint8_t kSlots[] = {
     kVec32, kU32, kU32, kU32, kVec32, kVec32, kU32, kU32, kU32, kU32, kU32,
 };
 
-constexpr uint8_t kStart[kTableCount + 1] = {0,  13, 22, 32, 35, 44, 54, 63, 64, 66, 67, 68, 71, 72,
-                                              73, 75, 77, 78, 80, 89, 91, 92, 95, 97, 101, 109, 113, 115,
-                                              118, 129};
+constexpr uint8_t kStart[kTableCount + 1] = {0,  16, 26, 36, 39, 48, 58, 67, 68, 70, 71, 72, 75, 76,
+                                              77, 79, 81, 82, 84, 93, 95, 96, 99, 101, 105, 113, 117, 119,
+                                              122, 133};
 static_assert(sizeof(kSlots) == kStart[kTableCount], "kStart must cover kSlots");
 
 // The last slot of each table sits where the generated code says.
@@ -96,8 +97,8 @@ constexpr uint32_t slot_voffset(uint32_t id, uint32_t end) {
   return 4 + 2 * (kStart[id + 1] - kStart[id] - end);
 }
 using namespace schema;  // NOLINT: the VT_ constants below
-static_assert(slot_voffset(0, 1) == Model::VT_PERSISTENT_SIZE_PTR64, "Model slots");
-static_assert(slot_voffset(1, 1) == Tensor::VT_QUANTIZATION, "Tensor slots");
+static_assert(slot_voffset(0, 1) == Model::VT_PERSISTENT_REGION, "Model slots");
+static_assert(slot_voffset(1, 1) == Tensor::VT_REGION, "Tensor slots");
 static_assert(slot_voffset(2, 1) == Operator::VT_CORTEXM_KERNEL, "Operator slots");
 static_assert(slot_voffset(2, 2) == Operator::VT_REQUANTIZATION, "Operator slots");
 static_assert(slot_voffset(2, 3) == Operator::VT_SINGLE_THREADED, "Operator slots");

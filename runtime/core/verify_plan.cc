@@ -15,6 +15,7 @@ namespace {
 // (one out-of-line reader keeps the Cortex-M footprint small).
 struct Span {
   bool in_arena;
+  uint32_t region;      // memory region (each has its own arena and offsets)
   uint64_t begin, end;  // bytes [begin, end); in the arena (checked by Model::Load)
   int32_t first, last;  // closed lifetime; absent = the whole run [0, op count]
 };
@@ -23,6 +24,7 @@ Span span_of(const schema::Model& model, int32_t index, int32_t op_count) {
   const schema::Tensor& t = *model.tensors()->Get(static_cast<uint32_t>(index));
   Span s;
   s.in_arena = !t.is_constant();
+  s.region = t.region();
   s.begin = t.offset();
   const uint64_t size = t.size();
   // Inside the arena: cannot overflow. An empty tensor owns no bytes: its end
@@ -110,7 +112,7 @@ const char* verify_memory_plan(const schema::Model& model, int32_t* tensor) {
     for (int32_t b = a + 1; b < tensor_count; ++b) {
       const Span sb = span_of(model, b, op_count);
       *tensor = b;
-      if (sb.in_arena && sb.begin < sa.end && sa.begin < sb.end &&
+      if (sb.in_arena && sb.region == sa.region && sb.begin < sa.end && sa.begin < sb.end &&
           sa.first <= sb.last && sb.first <= sa.last && !is_alias(ops, sa, sb, op_count)) {
         return FLOE_MSG("two simultaneously live tensors share arena bytes");
       }

@@ -7,7 +7,8 @@
 //   1. each stored lifetime covers every op that reads or writes the tensor,
 //      starts at 0 for graph inputs and ends at the op count for graph outputs
 //      (absent lifetimes count as the whole run, which is always safe);
-//   2. no two arena tensors whose lifetimes intersect overlap in bytes, except
+//   2. no two arena tensors of one memory region (each region is an arena of
+//      its own) whose lifetimes intersect overlap in bytes, except
 //      a zero-copy alias: when one's lifetime ends at the op where the other's
 //      starts and that op is a RESHAPE (the SAME_BYTES op of runtime/ops.def),
 //      which writes exactly the bytes it reads; the converter puts a reshape's

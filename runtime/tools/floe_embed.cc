@@ -175,6 +175,19 @@ uint64_t device_arena_size(const floe::Model& model, bool pointers_32bit) {
                                   : model.schema()->persistent_size_ptr64());
 }
 
+// Every memory region back to back, each at a 16-byte boundary (the
+// one-arena form of floe::Interpreter; Model::arena_size()).
+uint64_t one_arena_size(const floe::Model& model, bool pointers_32bit) {
+  if (model.region_count() == 1) return device_arena_size(model, pointers_32bit);
+  uint64_t total = 0;
+  for (uint32_t r = 0; r < model.region_count(); ++r) {
+    const uint64_t bytes = r == model.persistent_region() ? device_arena_size(model, pointers_32bit)
+                                                           : model.schema()->region_sizes()->Get(r);
+    total += (bytes + floe::kTensorAlignment - 1) / floe::kTensorAlignment * floe::kTensorAlignment;
+  }
+  return total;
+}
+
 // MACs of the dense ops, from the tensors' shapes: MATMUL M*K*N, CONV2D
 // outputs * kh*kw*in_c, DEPTHWISE_CONV2D outputs * kh*kw (padding taps included).
 uint64_t count_macs(const floe::Model& model) {
@@ -226,10 +239,29 @@ void emit_model(const std::string& model_path, const std::string& name, const st
     << "//   alignas(16) static uint8_t arena[" << prefix << "_ARENA_SIZE];\n";
   h << "// (the prepared ops' region depends on the device's pointer width)\n";
   h << "#if UINTPTR_MAX == 0xFFFFFFFFu\n";
-  h << "#define " << prefix << "_ARENA_SIZE " << device_arena_size(m.model, true) << "u\n";
+  h << "#define " << prefix << "_ARENA_SIZE " << one_arena_size(m.model, true) << "u\n";
   h << "#else\n";
-  h << "#define " << prefix << "_ARENA_SIZE " << device_arena_size(m.model, false) << "u\n";
+  h << "#define " << prefix << "_ARENA_SIZE " << one_arena_size(m.model, false) << "u\n";
   h << "#endif\n";
+  const uint32_t regions = m.model.region_count();
+  if (regions > 1) {
+    // One arena per memory region (floe-convert --memory-regions), for
+    // floe::Interpreter(model, arenas, sizes, count); _ARENA_SIZE above is all
+    // of them back to back in one arena.
+    h << "// Memory regions: one arena per region, in this order, each 16-byte aligned:\n";
+    h << "#define " << prefix << "_REGION_COUNT " << regions << "u\n";
+    for (uint32_t r = 0; r < regions; ++r) {
+      char name[64];
+      m.model.region_name(r, name, sizeof name);
+      const std::string macro = prefix + "_ARENA_SIZE_" + upper(name);
+      if (r != m.model.persistent_region()) {
+        h << "#define " << macro << " " << m.model.schema()->region_sizes()->Get(r) << "u\n";
+      } else {
+        h << "#if UINTPTR_MAX == 0xFFFFFFFFu\n#define " << macro << " " << device_arena_size(m.model, true)
+          << "u\n#else\n#define " << macro << " " << device_arena_size(m.model, false) << "u\n#endif\n";
+      }
+    }
+  }
   h << "#define " << prefix << "_OPERATOR_COUNT " << m.model.operator_count() << "u\n";
   h << "// Multiply-accumulates per inference in MATMUL / CONV2D / DEPTHWISE_CONV2D (benches).\n";
   h << "#define " << prefix << "_MACS " << count_macs(m.model) << "u\n";

@@ -20,5 +20,8 @@ constexpr size_t kTensorAlignment = 16;
 // The XNNPACK region starts at the first multiple of this at or after the
 // planned activations; the converter's budget includes the worst-case gap.
 constexpr size_t kBackendRegionAlignment = 64;
+// Most memory regions (floe-convert --memory-regions) one model may use: the
+// interpreter keeps one arena pointer per region.
+constexpr size_t kMaxMemoryRegions = 4;
 
 }  // namespace floe

@@ -66,7 +66,8 @@ TEST(ZeroCopyReshape, OutputSharesItsInputsBytes) {
   tools::AlignedBytes arena = tools::aligned_bytes(static_cast<size_t>(l->model.arena_size()));
   Interpreter interpreter(l->model, arena.get(), static_cast<size_t>(l->model.arena_size()));
   ASSERT_EQ(interpreter.Init(), Status::kOk) << interpreter.error().message;
-  EXPECT_EQ(bind_tensor(l->model, arena.get(), m.activated).data, bind_tensor(l->model, arena.get(), m.reshaped).data);
+  uint8_t* const arenas[] = {arena.get()};
+  EXPECT_EQ(bind_tensor(l->model, arenas, m.activated).data, bind_tensor(l->model, arenas, m.reshaped).data);
   const HostTensor x = random_f32({1, 4, 4, 2}, 11);
   std::memcpy(interpreter.input(0).data, x.data.data(), x.data.size());
   ASSERT_EQ(interpreter.Invoke(), Status::kOk);

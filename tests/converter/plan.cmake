@@ -8,3 +8,7 @@ floe_add_test(arena_plan_test
   SOURCES ${CMAKE_CURRENT_LIST_DIR}/arena_plan_test.cc ${PROJECT_SOURCE_DIR}/tests/support/model_runner.cc
   LIBS floe_converter floe_model_file
   LABELS converter)
+floe_add_test(memory_regions_test
+  SOURCES ${CMAKE_CURRENT_LIST_DIR}/memory_regions_test.cc ${PROJECT_SOURCE_DIR}/tests/support/model_runner.cc
+  LIBS floe_converter floe_model_file
+  LABELS converter)

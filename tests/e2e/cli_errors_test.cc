@@ -103,6 +103,20 @@ TEST(CliErrors, UnknownOutputAndMissingArguments) {
   EXPECT_NE(f.message.find("/nonexistent/model.pb"), std::string::npos) << f.message;
 }
 
+// A model that does not fit its memory regions: exit 2, nothing written, every
+// region's size and the bytes the last one lacks; a malformed list too.
+TEST(CliErrors, MemoryRegionsThatCannotHoldTheModel) {
+  const std::string dir = std::string(FLOE_SOURCE_DIR) + "/examples/mnist_mlp/model";
+  const std::string model = "--graph " + dir + "/mnist_mlp.meta --checkpoint " + dir +
+                            " --outputs softmax_linear/add --input-shape images=1,784 --target cortex-m55";
+  Failure f = expect_refused(model + " --memory-regions fast=1K,slow=2K");
+  EXPECT_NE(f.message.find("region 'slow' is 2048 bytes but needs 3600 (3136 of activations"), std::string::npos)
+      << f.message;
+  EXPECT_NE(f.message.find("1552 bytes short; region 'fast' is 1024 bytes"), std::string::npos) << f.message;
+  f = expect_refused(model + " --memory-regions fast=1K,fast=2K");
+  EXPECT_NE(f.message.find("'fast=2K': the name is given twice"), std::string::npos) << f.message;
+}
+
 TEST(CliErrors, FloeRunRejectsCorruptModel) {
   const std::string dir = make_temp_dir();
   write_file(dir + "/bad.floe", std::string(64, '\x7f'));

@@ -83,6 +83,18 @@ def test_arena_size(float_model):
         floe.Interpreter(float_model, arena_size=interpreter.model_arena_size // 2)
 
 
+def test_memory_regions(float_model):
+    split = mnist(memory_regions={"fast": "1K", "slow": 1 << 20})
+    assert split != float_model
+    x = digit(7)
+    # The regions back to back in the Interpreter's one arena: the same logits, bit for bit.
+    np.testing.assert_array_equal(floe.Interpreter(split).run(images=x)[OUTPUT],
+                                  floe.Interpreter(float_model).run(images=x)[OUTPUT])
+    with pytest.raises(floe.ConvertError, match="region 'slow' is 2048 bytes but needs") as refused:
+        mnist(memory_regions={"fast": "1K", "slow": "2K"})
+    assert "region 'fast' is 1024 bytes" in str(refused.value)  # the size given, whatever XNNPACK keeps free
+
+
 def test_per_op_profile(float_model):
     interpreter = floe.Interpreter(float_model)
     interpreter.set_tensor(interpreter.get_input_details()[0]["index"], digit(9))

@@ -37,7 +37,7 @@ def _names(value):
 def convert(graph, checkpoint=None, outputs=(), inputs=(), input_shapes=None, target="host",
             tags=("serve",), signature="", freeze_inputs=None, optimize=True, disable_passes=(),
             quantize=None, calibration=None, io="float", strict_int8=False,
-            calibration_method="minmax", selftest_inputs=None, verbose=False):
+            calibration_method="minmax", selftest_inputs=None, memory_regions=None, verbose=False):
     """Converts a model and returns the .floe bytes; raises floe.ConvertError.
 
     graph, checkpoint, outputs, inputs, target, tags, signature, quantize, io,
@@ -50,6 +50,8 @@ def convert(graph, checkpoint=None, outputs=(), inputs=(), input_shapes=None, ta
     selftest_inputs: {input name: .npy path or array} (--selftest-input): the
     model then carries these inputs, the host's outputs and every op's digest
     for floe::SelfTest on the device (Interpreter.self_test() on the host).
+    memory_regions: {name: bytes or "64K"/"4M"}, fastest first (--memory-regions);
+    the Interpreter lays the regions out in its one arena.
     verbose: print floe-convert's summary.
     """
     frozen = {}
@@ -77,7 +79,8 @@ def convert(graph, checkpoint=None, outputs=(), inputs=(), input_shapes=None, ta
             outputs=_names(outputs), inputs=_names(inputs), input_shapes=shapes, target=target,
             tags=_names(tags), signature=signature, freeze_inputs=frozen, optimize=optimize,
             disable_passes=_names(disable_passes), quantize=quantize or "", calibration=calibration_path,
-            io=io, strict_int8=strict_int8, calibration_method=calibration_method, selftest_inputs=selftest)
+            io=io, strict_int8=strict_int8, calibration_method=calibration_method, selftest_inputs=selftest,
+            memory_regions=",".join("%s=%s" % (name, size) for name, size in (memory_regions or {}).items()))
     if verbose:
         print(summary, end="")
     return model
