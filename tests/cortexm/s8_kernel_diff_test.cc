@@ -17,6 +17,7 @@ TEST(CortexmS8Kernels, MatchReferenceBitExact) {
     EXPECT_EQ(report.gemm_cases, 1000);
     EXPECT_EQ(report.conv_cases, 1000);
     EXPECT_EQ(report.depthwise_cases, 1000);
+    EXPECT_EQ(report.avg_pool_cases, 1000);
     EXPECT_EQ(report.short_gemm_cases, 1000);
     EXPECT_EQ(report.short_conv_cases, 1000);
     EXPECT_EQ(report.short_depthwise_cases, 1000);
