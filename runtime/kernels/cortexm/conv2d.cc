@@ -424,6 +424,20 @@ inline void gather16(const int8_t* corner, const uint8_t* offset, int8_t* dst, u
       : "memory");
 }
 
+// gather16 with the offsets already in a register (a one-vector row: the
+// table's only vector is loaded once per chunk).
+inline void gather16_held(const int8_t* corner, uint8x16_t offset, int8_t* dst, uint32_t store) {
+  int8x16_t bytes;
+  __asm__ volatile(
+      "vldrb.u8 %q[bytes], [%[corner], %q[off]]\n\t"
+      "vmsr p0, %[store]\n\t"
+      "vpst\n\t"
+      "vstrbt.8 %q[bytes], [%[dst]]\n\t"
+      : [bytes] "=&w"(bytes)
+      : [off] "w"(offset), [corner] "r"(corner), [dst] "r"(dst), [store] "r"(store)
+      : "memory");
+}
+
 // 16 bytes of a row whose window leaves the input: the taps with
 // y_lo <= tap_y < y_end and x_lo <= tap_x < x_end are gathered, the others
 // take the zero point.
@@ -485,13 +499,18 @@ __attribute__((noinline)) void gather_im2col_rows(const Conv2DS8Plan& p, const i
   int32_t y0 = static_cast<int32_t>(oy) * p.stride_h - p.pad_top;
   int32_t x0 = static_cast<int32_t>(ox) * stride_w - p.pad_left;
   int32_t column = static_cast<int32_t>(ox);
+  const uint8x16_t first_offsets = vldrbq_u8(t.offset);
   for (ptrdiff_t r = 0; r < rows; ++r, row += k_size) {
     // May point outside the input: only in-bounds taps are read through it.
     const int8_t* corner = reinterpret_cast<const int8_t*>(reinterpret_cast<uintptr_t>(image) +
                                                            static_cast<uintptr_t>(y0 * in_row + x0 * in_c));
     if (y0 >= 0 && x0 >= 0 && y0 + last_y < in_h && x0 + last_x < in_w) {
-      for (int32_t v = 0; v < vectors; ++v) {
-        gather16(corner, t.offset + 16 * v, row + 16 * v, v < vectors - 1 ? 0xFFFFu : tail);
+      if (vectors == 1) {
+        gather16_held(corner, first_offsets, row, tail);
+      } else {
+        for (int32_t v = 0; v < vectors; ++v) {
+          gather16(corner, t.offset + 16 * v, row + 16 * v, v < vectors - 1 ? 0xFFFFu : tail);
+        }
       }
     } else {
       // Tap (y, x) is inside when -y0 <= y < in_h - y0 and -x0 <= x < in_w - x0.
