@@ -13,6 +13,7 @@ packages=(
   libsnappy-dev libcli11-dev googletest
   libxnnpack-dev libpthreadpool-dev libcpuinfo-dev
   python3 python3-numpy python3-sklearn pybind11-dev python3-pytest
+  librsvg2-bin
 )
 if [ "${1:-}" = "--all" ]; then
   packages+=(

@@ -110,6 +110,42 @@ void gemm_case(Random& rng, Checker& check, int index, bool short_path) {
   check.compare(short_path ? "s8_gemm short requantization" : "s8_gemm", index, static_cast<size_t>(rows * channels));
 }
 
+#if !defined(FLOE_CORTEXM_S8_MVE)
+// The short-requantization GEMM's channel-pair paths at their edges: k a
+// multiple of 8 beyond the 64 widened columns (72, 128, 136), and k not a
+// multiple of 8 in rows laid k rounded up to 8 apart (s8_gemm_row_stride),
+// whose extra bytes hold random values the kernel must not count; rows 2-9
+// (odd ones included), odd and even channel counts.
+int strided_gemm_cases(Random& rng, Checker& check) {
+  const int32_t ks[] = {72, 128, 136, 9, 13, 41, 63};
+  int index = 0;
+  for (int32_t k : ks) {
+    for (int32_t rows = 2; rows <= 9; rows += 3) {
+      for (int32_t channels = 2; channels <= 7; channels += 5) {
+        const int32_t stride = cortexm::s8_gemm_row_stride(k, true);
+        const Quant q = random_quant(rng, channels, true);
+        fill(rng, g_scratch, static_cast<size_t>(rows * stride));  // the padding bytes too
+        for (int32_t r = 0; r < rows; ++r) {
+          for (int32_t i = 0; i < k; ++i) g_in[r * k + i] = g_scratch[r * stride + i];
+        }
+        fill(rng, g_filter, static_cast<size_t>(channels * k));
+        const int32_t a_dims[2] = {rows, k}, w_dims[2] = {channels, k}, o_dims[2] = {rows, channels};
+        const int32_t b_dims[1] = {channels};
+        const ref::FullyConnectedS8Params params = {q.input_offset, 0, q.output_offset, 0, 0, q.act_min, q.act_max};
+        ref::fully_connected_s8(params, {{g_in, {a_dims, 2}}, {g_filter, {w_dims, 2}}, {g_bias, {b_dims, 1}}, g_mult,
+                                         g_shift, {g_ref, {o_dims, 2}}});
+        fold(g_filter, channels, k, q.input_offset);
+        double_bias(g_folded, channels);
+        const cortexm::S8Requant rq = {g_folded, g_mult, g_shift, q.output_offset, q.act_min, q.act_max, true};
+        cortexm::s8_gemm(g_scratch, stride, rows, g_filter, channels, k, rq, g_opt, channels);
+        check.compare("s8_gemm short requantization, strided rows", index++, static_cast<size_t>(rows * channels));
+      }
+    }
+  }
+  return index;
+}
+#endif
+
 void conv_case(Random& rng, Checker& check, int index, bool short_path) {
   cortexm::Conv2DS8Plan p{};
   const int kind = rng.range(0, 7);
@@ -327,6 +363,7 @@ S8DiffReport run_s8_kernel_diff(uint32_t seed, int cases, S8DiffLog log) {
 #if !defined(FLOE_CORTEXM_S8_MVE)
   report.short_edge_checks = short_requantization_edges(rng, check);
   for (int i = 0; i < cases; ++i, ++report.short_gemm_cases) gemm_case(rng, check, i, true);
+  report.short_strided_gemm_cases = strided_gemm_cases(rng, check);
   for (int i = 0; i < cases; ++i, ++report.short_conv_cases) conv_case(rng, check, i, true);
   for (int i = 0; i < cases; ++i, ++report.short_depthwise_cases) depthwise_case(rng, check, i, true);
 #endif
@@ -335,7 +372,8 @@ S8DiffReport run_s8_kernel_diff(uint32_t seed, int cases, S8DiffLog log) {
       .i(report.conv_cases).s(" conv, ").i(report.depthwise_cases).s(" depthwise, ").i(report.avg_pool_cases)
       .s(" avg pool cases; short requantization ")
       .i(report.short_edge_checks).s(" edges, ")
-      .i(report.short_gemm_cases + report.short_conv_cases + report.short_depthwise_cases)
+      .i(report.short_gemm_cases + report.short_conv_cases + report.short_depthwise_cases +
+         report.short_strided_gemm_cases)
       .s(" cases; ").i(report.gather_conv_cases).s(" conv on gather im2col; ").i(report.failures)
       .s(" not bit-exact");
   log(t.buffer);

@@ -16,6 +16,9 @@ struct S8DiffReport {
   // The same cases on the short requantization (S8Requant::short_path), and
   // its edge checks: DSP and portable builds (not the M55's Helium kernels).
   int short_gemm_cases = 0, short_conv_cases = 0, short_depthwise_cases = 0, short_edge_checks = 0;
+  // Fixed GEMM shapes at the edges of the channel-pair paths (k beyond 64,
+  // rows laid wider than k).
+  int short_strided_gemm_cases = 0;
   // Convolution cases whose im2col ran on Helium byte gathers
   // (Conv2DS8Plan::gather_im2col): 0 on the other builds.
   int gather_conv_cases = 0;

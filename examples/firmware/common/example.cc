@@ -6,6 +6,7 @@
 
 #include "runtime/core/interpreter.h"
 #include "runtime/core/model.h"
+#include "runtime/core/selftest.h"
 #include "runtime/kernels/cortexm/isa.h"
 #include "runtime/platform.h"
 #include "schemas/floe_generated.h"
@@ -51,6 +52,17 @@ class Line {
     for (uint64_t scale = 100000u; scale > 0; scale /= 10) integer(frac / scale % 10);
     return *this;
   }
+  // Pads with spaces to `column` characters (no-op when already past it).
+  Line& pad(size_t column) {
+    while (length_ < column && length_ + 1 < sizeof buffer_) buffer_[length_++] = ' ';
+    buffer_[length_] = '\0';
+    return *this;
+  }
+  Line& right(uint64_t v, size_t width) {  // v right-aligned in `width` characters
+    Line digits;
+    digits.integer(v);
+    return pad(length_ + (digits.length_ < width ? width - digits.length_ : 0)).text(digits.buffer_);
+  }
   void print() {
     text("\n");
     platform::log(buffer_);
@@ -63,17 +75,55 @@ class Line {
   size_t length_ = 0;
 };
 
-// "reps=N" anywhere in the command line; 0 when absent.
-uint32_t repeat_count() {
-  const char* s = platform::command_line();
-  for (; *s != '\0'; ++s) {
-    if (s[0] == 'r' && s[1] == 'e' && s[2] == 'p' && s[3] == 's' && s[4] == '=') {
-      uint32_t n = 0;
-      for (s += 5; *s >= '0' && *s <= '9'; ++s) n = n * 10 + static_cast<uint32_t>(*s - '0');
-      return n;
-    }
+// The value of "key=N" in the command line (N decimal, may be negative), or
+// `absent` when the key is not there.
+int64_t argument(const char* key, int64_t absent) {
+  const char* line = platform::command_line();
+  for (const char* s = line; *s != '\0'; ++s) {
+    if (s != line && s[-1] != ' ') continue;  // keys start a word
+    size_t k = 0;
+    while (key[k] != '\0' && s[k] == key[k]) ++k;
+    if (key[k] != '\0' || s[k] != '=') continue;
+    s += k + 1;
+    const bool negative = *s == '-';
+    s += negative ? 1 : 0;
+    int64_t n = 0;
+    for (; *s >= '0' && *s <= '9'; ++s) n = n * 10 + (*s - '0');
+    return negative ? -n : n;
   }
-  return 0;
+  return absent;
+}
+
+// Per-op profile of one inference (the "profile=1" command line): the ticks
+// between consecutive observer calls, i.e. each op's kernel and the
+// interpreter's step to it. Cores with DWT count cycles; see print_profile.
+constexpr size_t kMaxProfiledOps = 256;
+struct OpProfile {
+  uint64_t last = 0;
+  uint64_t ticks[kMaxProfiledOps] = {};
+};
+OpProfile g_profile;
+
+void record_op(void* user, size_t op_index, const char*) {
+  OpProfile* profile = static_cast<OpProfile*>(user);
+  const uint64_t now = platform::ticks();
+  if (op_index < kMaxProfiledOps) profile->ticks[op_index] = now - profile->last;
+  profile->last = now;
+}
+
+// "stop_after_op=K": the process ends as op K finishes, so that an external
+// instruction counter (QEMU's, which the guest cannot read) gives op K's
+// instructions as count(K) - count(K - 1) (ports/cortex-m/tools/bench.cmake).
+void stop_after_op(void* user, size_t op_index, const char*) {
+  if (static_cast<int64_t>(op_index) == *static_cast<const int64_t*>(user)) platform::exit(0);
+}
+
+const char* backend_name(schema::Backend backend) {
+  switch (backend) {
+    case schema::Backend::XNNPACK: return "xnnpack";
+    case schema::Backend::CORTEX_M: return "cortex-m";
+    default: return "reference";
+  }
 }
 
 template <typename T>
@@ -93,6 +143,45 @@ int fail(const char* what, const Error& error) {
   return 2;
 }
 
+// The per-op table, in floe-bench's layout: one row per op with its count and
+// share of the sum over ops. With `counts` null (no cycle counter: QEMU
+// emulates no DWT) the rows carry no count; floe_bench fills in instructions.
+void print_profile(const Model& model, const uint64_t* counts, const char* unit) {
+  const size_t ops = model.operator_count();
+  uint64_t total = 0;
+  for (size_t i = 0; counts != nullptr && i < ops && i < kMaxProfiledOps; ++i) total += counts[i];
+  Line line;
+  if (counts != nullptr) {
+    line.text("per-op profile (").text(unit).text(", one inference; share of the sum over ops):");
+  } else {
+    line.text("per-op profile: no cycle counter on this core (QEMU emulates no DWT); ops:");
+  }
+  line.print();
+  line.text("    #  op").pad(28).text("backend");
+  if (counts != nullptr) {
+    size_t unit_length = 0;
+    while (unit[unit_length] != '\0') ++unit_length;
+    line.pad(50 - unit_length).text(unit).text("  share");
+  }
+  line.pad(60).text("node");
+  line.print();
+  for (size_t i = 0; i < ops; ++i) {
+    const schema::Operator* op = model.schema()->operators()->Get(static_cast<uint32_t>(i));
+    line.text("  ").right(i, 3).text("  ").text(schema::EnumNameOpCode(op->opcode())).pad(28)
+        .text(backend_name(op->backend())).pad(38);
+    if (counts != nullptr && i < kMaxProfiledOps) {
+      const uint64_t permille = total == 0 ? 0 : (counts[i] * 1000 + total / 2) / total;
+      line.right(counts[i], 12).text(" ").right(permille / 10, 3).text(".").integer(permille % 10).text("%");
+    }
+    line.pad(60).text(op->name() != nullptr ? op->name()->c_str() : "");
+    line.print();
+  }
+  if (counts != nullptr) {
+    line.text("  sum over ops: ").integer(total).text(" ").text(unit);
+    line.print();
+  }
+}
+
 }  // namespace
 
 int run_example(const Example& ex) {
@@ -108,6 +197,25 @@ int run_example(const Example& ex) {
       .text(" B, ").integer(cortexm_ops).text(" of ").integer(model.operator_count())
       .text(" ops on the Cortex-M kernels (").text(cortexm::kIsaName).text(" variant)");
   line.print();
+
+  // At boot, before the model serves: its embedded self-test (the host's input
+  // and per-op digests) on this device's kernels, in the same arena.
+  const SelfTestResult self_test = SelfTest(model, ex.arena, ex.arena_size);
+  if (self_test.status == Status::kOk) {
+    line.text("self-test: PASS, ").integer(self_test.ops_checked).text(" ops match the host's");
+    line.print();
+  } else if (self_test.status == Status::kNotFound) {
+    line.text("self-test: none in this model");
+    line.print();
+  } else {
+    line.text("FAIL: self-test: ").text(status_name(self_test.status));
+    if (self_test.op >= 0) {
+      line.text(" at op ").integer(static_cast<uint64_t>(self_test.op)).text(" (").text(self_test.op_name).text(")");
+    }
+    line.text(": ").text(self_test.message);
+    line.print();
+    return 1;
+  }
 
   Interpreter interpreter(model, ex.arena, ex.arena_size);
   if (interpreter.Init() != Status::kOk) return fail("Interpreter::Init", interpreter.error());
@@ -200,7 +308,36 @@ int run_example(const Example& ex) {
     line.print();
   }
 
-  const uint32_t reps = repeat_count();
+  const int64_t stop_op = argument("stop_after_op", -2);
+  if (stop_op >= -1) {  // one more inference, cut short after op stop_op (-1: before its first op)
+    for (size_t i = 0; i < in.bytes; ++i) static_cast<uint8_t*>(in.data)[i] = source[i];
+    if (stop_op == -1) platform::exit(0);
+    static int64_t stop_at;
+    stop_at = stop_op;
+    interpreter.set_observer(stop_after_op, &stop_at);
+    if (interpreter.Invoke() != Status::kOk) return fail("Interpreter::Invoke", interpreter.error());
+    line.text("FAIL: stop_after_op=").integer(static_cast<uint64_t>(stop_op)).text(": the model has ")
+        .integer(model.operator_count()).text(" ops");
+    line.print();
+    return 2;
+  }
+  if (argument("profile", 0) != 0) {
+    const bool counted = platform::ticks_per_second() != 0;
+    for (size_t i = 0; i < in.bytes; ++i) static_cast<uint8_t*>(in.data)[i] = source[i];
+    if (counted) {
+      interpreter.set_observer(record_op, &g_profile);
+      g_profile.last = platform::ticks();
+    }
+    if (interpreter.Invoke() != Status::kOk) return fail("Interpreter::Invoke", interpreter.error());
+    interpreter.set_observer(nullptr, nullptr);
+#if defined(__ARM_ARCH_PROFILE) && __ARM_ARCH_PROFILE == 'M'
+    print_profile(model, counted ? g_profile.ticks : nullptr, "cycles");  // DWT CYCCNT
+#else
+    print_profile(model, counted ? g_profile.ticks : nullptr, "ns");  // the host port's clock
+#endif
+  }
+
+  const uint32_t reps = static_cast<uint32_t>(argument("reps", 0));
   for (uint32_t r = 0; r < reps; ++r) {
     if (interpreter.Invoke() != Status::kOk) return fail("Interpreter::Invoke", interpreter.error());
   }

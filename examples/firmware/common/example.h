@@ -34,8 +34,14 @@ struct Example {
 // must be equal.
 constexpr float kTolerance = 1e-4f;
 
-// Runs the example once and checks it; then, when the command line holds
-// "reps=N", N more inferences (for instruction-count benches). Returns the
+// Runs the model's embedded self-test (floe::SelfTest; a model converted
+// without --selftest-input has none and says so), then the example once, and
+// checks it; then, when the command line holds
+// "reps=N", N more inferences (for instruction-count benches). "profile=1"
+// adds one inference timed op by op and prints the per-op table (cycles from
+// DWT CYCCNT where the core has it; else the op list alone); "stop_after_op=K"
+// ends the program as op K of one more inference finishes (K = -1: before its
+// first op), for per-op instruction counts under QEMU. Returns the
 // process exit status: 0 on a match, 1 on a mismatch, 2 if the runtime failed.
 int run_example(const Example& example);
 

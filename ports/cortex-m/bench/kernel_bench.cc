@@ -116,6 +116,7 @@ uint32_t run_s8_layer(const S8Layer& l, uint32_t reps) {
   p.output_offset = -5;
   p.act_min = -128;
   p.act_max = 127;
+  p.short_requant = short_path;  // as the converter writes the plan
   const bool pointwise = l.k_h == 1 && l.k_w == 1 && l.stride == 1;
   p.kernel = static_cast<uint8_t>(pointwise ? floe::schema::CortexMKernel::S8_GEMM
                                             : floe::schema::CortexMKernel::S8_IM2COL_GEMM);

@@ -9,11 +9,14 @@
 #   WORK_DIR        where the counter files go
 #   KERNEL_BENCH    optional: the kernel bench firmware (bench/kernel_bench.cc),
 #                   run per kernel, reference and Cortex-M, on fixed layer shapes
+#   PROFILE         optional: |-separated firmware examples whose per-op table
+#                   is printed (instructions per op, share), floe-bench's layout
+#   PROFILE_ONLY    ON: only the PROFILE tables (the per-op profile test)
 # Per inference = (count(2N) - count(N)) / N: boot, Load, Init, the checked
 # first inference and the printing cancel out. QEMU's count is deterministic
 # (same binary, same board: same number), unlike its wall time.
 cmake_minimum_required(VERSION 3.25)
-foreach(var RUNS)
+foreach(var RUNS PROFILE)
   string(REPLACE "|" ";" ${var} "${${var}}")
 endforeach()
 math(EXPR REPS2 "2 * ${REPS}")
@@ -56,6 +59,7 @@ function(per_mac out per macs)
   set(${out} "${text}" PARENT_SCOPE)
 endfunction()
 
+if(NOT PROFILE_ONLY)
 message("floe bench: ${MACHINE}, guest instructions per inference ((C(reps=${REPS2}) - C(reps=${REPS})) / ${REPS})")
 foreach(run IN LISTS RUNS)
   if(NOT run MATCHES "^(.+)=(.+)$")
@@ -119,3 +123,82 @@ if(KERNEL_BENCH)
     message("  s8 ${layer}: ${per}${text}")
   endforeach()
 endif()
+endif()
+
+# Per-op instructions. QEMU's counter is read at exit only (the plugin writes
+# it when the guest ends), so the firmware ends itself at op boundaries:
+# "stop_after_op=K" runs the usual boot, self-test and checked inference, then
+# one more inference that exits as op K finishes; op K's instructions are
+# C(K) - C(K - 1), with C(-1) exiting just before that inference's first op.
+# Deterministic, like the per-inference figure. The observer that ends the run
+# is called after every op, so the sum over ops exceeds the plain inference by
+# that call per op; both are printed. "profile=1" lists the ops (and prints
+# cycles itself on a core with DWT CYCCNT; QEMU has none).
+function(pad out text width)  # text padded with spaces to `width`, on the right (or left: width < 0)
+  string(LENGTH "${text}" n)
+  set(w ${width})
+  if(w LESS 0)
+    math(EXPR w "-${w}")
+  endif()
+  set(spaces "")
+  if(n LESS w)
+    math(EXPR missing "${w} - ${n}")
+    string(REPEAT " " ${missing} spaces)
+  endif()
+  if(width LESS 0)
+    set(${out} "${spaces}${text}" PARENT_SCOPE)
+  else()
+    set(${out} "${text}${spaces}" PARENT_SCOPE)
+  endif()
+endfunction()
+
+foreach(elf IN LISTS PROFILE)
+  get_filename_component(name "${elf}" NAME_WE)
+  string(REGEX REPLACE "^floe_example_" "" model "${name}")
+  count_insns(listing "${elf}" "profile=1")
+  string(REPLACE ";" "," log "${listing_LOG}")
+  string(REPLACE "\n" ";" log_lines "${log}")
+  set(ops 0)
+  foreach(l IN LISTS log_lines)
+    if(l MATCHES "^  +([0-9]+)  ([A-Z0-9_]+) +([a-z-]+) *(.*)$")
+      if(NOT CMAKE_MATCH_1 EQUAL ops)
+        message(FATAL_ERROR "${name}: op list out of order at '${l}'")
+      endif()
+      set(op_${ops} "${CMAKE_MATCH_2}")
+      set(backend_${ops} "${CMAKE_MATCH_3}")
+      set(node_${ops} "${CMAKE_MATCH_4}")
+      math(EXPR ops "${ops} + 1")
+    endif()
+  endforeach()
+  if(ops EQUAL 0)
+    message(FATAL_ERROR "${name} profile=1 listed no ops:\n${listing_LOG}")
+  endif()
+  count_insns(previous "${elf}" "stop_after_op=-1")
+  set(total 0)
+  math(EXPR last "${ops} - 1")
+  foreach(k RANGE ${last})
+    count_insns(current "${elf}" "stop_after_op=${k}")
+    math(EXPR insns_${k} "${current} - ${previous}")
+    math(EXPR total "${total} + ${insns_${k}}")
+    set(previous ${current})
+  endforeach()
+  count_insns(c1 "${elf}" "reps=${REPS}")
+  count_insns(c2 "${elf}" "reps=${REPS2}")
+  math(EXPR per "(${c2} - ${c1}) / ${REPS}")
+  message("per-op profile: ${model} on ${CORE} (guest instructions under QEMU, C(stop after op k) - C(stop after op k-1); share of the sum over ops):")
+  message("    #  op                 backend          insns   share  node")
+  foreach(k RANGE ${last})
+    math(EXPR permille "(${insns_${k}} * 1000 + ${total} / 2) / ${total}")
+    math(EXPR whole "${permille} / 10")
+    math(EXPR tenth "${permille} % 10")
+    pad(index "${k}" -3)
+    pad(op "${op_${k}}" 18)
+    pad(backend "${backend_${k}}" 10)
+    pad(insns "${insns_${k}}" -12)
+    pad(share "${whole}.${tenth}%" -7)
+    message("  ${index}  ${op} ${backend} ${insns} ${share}  ${node_${k}}")
+  endforeach()
+  math(EXPR observer "${total} - ${per}")
+  message("  sum over ops: ${total} instructions; one inference without the observer: ${per} (the per-op exit check adds ${observer})")
+  message("profile ${model} ${CORE} ops=${ops} sum_over_ops=${total} insns_per_inference=${per}")
+endforeach()

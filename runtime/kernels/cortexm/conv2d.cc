@@ -341,6 +341,7 @@ namespace floe::cortexm {
 namespace {
 
 inline void fill(int8_t* dst, ptrdiff_t n, int8_t value) {
+  if (n <= 0) return;  // the compiler may make the loop a library call: skip it when empty (most taps)
   for (ptrdiff_t i = 0; i < n; ++i) dst[i] = value;
 }
 inline void copy(int8_t* dst, const int8_t* src, ptrdiff_t n) {
@@ -378,6 +379,37 @@ FLOE_IM2COL_ROW_LINKAGE void im2col_row(const Conv2DS8Plan& p, const int8_t* ima
     }
     fill(row + tx.end * in_c, (p.k_w - tx.end) * in_c, p.input_zero_point);
   }
+}
+
+// `rows` im2col rows from output pixel (*oy, *ox) on, which it advances. Not
+// inlined: its copy of the plan (kept in registers and its own frame, out of
+// reach of the row stores) does not lie under s8_gemm's frame.
+// Rows lie `stride` bytes apart (their bytes past k_size are left as they are).
+__attribute__((noinline)) void im2col_rows(const Conv2DS8Plan& plan, const int8_t* image, ptrdiff_t rows,
+                                           ptrdiff_t stride, ptrdiff_t* oy, ptrdiff_t* ox, int8_t* scratch) {
+  const Conv2DS8Plan p = plan;
+  const ptrdiff_t in_row = static_cast<ptrdiff_t>(p.in_w) * p.in_c, run = static_cast<ptrdiff_t>(p.k_w) * p.in_c;
+  const bool undilated = p.dil_h == 1 && p.dil_w == 1;
+  ptrdiff_t y = *oy, x = *ox;
+  int8_t* row = scratch;
+  for (ptrdiff_t r = 0; r < rows; ++r, row += stride) {
+    const ptrdiff_t y0 = y * p.stride_h - p.pad_top, x0 = x * p.stride_w - p.pad_left;
+    if (undilated && y0 >= 0 && y0 + p.k_h <= p.in_h && x0 >= 0 && x0 + p.k_w <= p.in_w) {
+      // A window inside the image: k_h runs of k_w * in_c bytes, no bounds
+      // (most rows; person_detect's first layer: 2304 of them, 9 bytes each).
+      const int8_t* src = image + y0 * in_row + x0 * p.in_c;
+      int8_t* dst = row;
+      for (ptrdiff_t ky = 0; ky < p.k_h; ++ky, src += in_row, dst += run) copy(dst, src, run);
+    } else {
+      im2col_row(p, image, y, x, row);
+    }
+    if (++x == p.out_w) {
+      x = 0;
+      ++y;
+    }
+  }
+  *oy = y;
+  *ox = x;
 }
 
 #if defined(FLOE_CORTEXM_S8_MVE)
@@ -540,44 +572,47 @@ void plan_im2col(Conv2DS8Plan& plan) {
   plan.gather_im2col = plan.kernel == static_cast<uint8_t>(schema::CortexMKernel::S8_IM2COL_GEMM) &&
                        plan.k_size <= kGatherMaxRow && last_y < 127 && last_x < 127 &&
                        last_offset <= kGatherMaxSpan;
-  // Whole 3-row blocks per chunk: a chunk's last partial block costs the
-  // Helium GEMM as much as a full one, per 4 output channels.
-  if (plan.chunk_rows > 3) plan.chunk_rows -= plan.chunk_rows % 3;
 #endif
 }
 
 void conv2d_s8(const Conv2DS8Plan& plan, const int8_t* input, const int8_t* filter, const S8Requant& rq,
                int8_t* scratch, int8_t* output) {
-  const Conv2DS8Plan p = plan;
+  // Read in place (a copy would add its size to the deepest stack path:
+  // this frame lies under s8_gemm's).
+  const Conv2DS8Plan& p = plan;
   if (p.kernel == static_cast<uint8_t>(schema::CortexMKernel::S8_GEMM)) {
     s8_gemm(input, p.in_c, p.batches * p.in_h * p.in_w, filter, p.out_c, p.k_size, rq, output, p.out_c);
     return;
   }
   const ptrdiff_t pixels = static_cast<ptrdiff_t>(p.out_h) * p.out_w;
   const ptrdiff_t image_bytes = static_cast<ptrdiff_t>(p.in_h) * p.in_w * p.in_c;
+  // The scratch holds chunk_rows rows of k_size bytes: as many rows of the
+  // GEMM's preferred stride as fit in it (at least one, or k_size apart).
+  ptrdiff_t stride = s8_gemm_row_stride(p.k_size, p.short_requant);
+  ptrdiff_t chunk = static_cast<ptrdiff_t>(p.chunk_rows) * p.k_size / stride;
+  if (chunk < 1) {
+    stride = p.k_size;
+    chunk = p.chunk_rows;
+  }
+  // The bytes past k_size in each row: zero once per call (the GEMM may read
+  // them; their weights are zero, and no im2col row writes them).
+  for (ptrdiff_t r = 0; r < chunk && stride > p.k_size; ++r) fill(scratch + r * stride + p.k_size, stride - p.k_size, 0);
   for (ptrdiff_t n = 0; n < p.batches; ++n) {
     const int8_t* image = input + n * image_bytes;
     ptrdiff_t oy = 0, ox = 0;
     for (ptrdiff_t done = 0; done < pixels;) {
-      const ptrdiff_t rows = pixels - done < p.chunk_rows ? pixels - done : p.chunk_rows;
+      const ptrdiff_t rows = pixels - done < chunk ? pixels - done : chunk;
 #if defined(FLOE_CORTEXM_S8_MVE)
-      if (p.gather_im2col) {
+      if (p.gather_im2col) {  // rows k_size apart: Helium's s8_gemm_row_stride
         gather_im2col_rows(p, image, oy, ox, rows, scratch);
         oy += (ox + rows) / p.out_w;
         ox = (ox + rows) % p.out_w;
       } else
 #endif
       {
-        int8_t* row = scratch;
-        for (ptrdiff_t r = 0; r < rows; ++r, row += p.k_size) {
-          im2col_row(p, image, oy, ox, row);
-          if (++ox == p.out_w) {
-            ox = 0;
-            ++oy;
-          }
-        }
+        im2col_rows(p, image, rows, stride, &oy, &ox, scratch);
       }
-      s8_gemm(scratch, p.k_size, static_cast<int32_t>(rows), filter, p.out_c, p.k_size, rq,
+      s8_gemm(scratch, static_cast<int32_t>(stride), static_cast<int32_t>(rows), filter, p.out_c, p.k_size, rq,
               output + (n * pixels + done) * p.out_c, p.out_c);
       done += rows;
     }

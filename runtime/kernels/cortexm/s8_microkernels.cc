@@ -19,6 +19,20 @@
 // Requantization is fused into the block's output stores (DSP: ~18
 // instructions per output on the general path, 5 on the short one plus the
 // channel's constants, then the clamp on four packed bytes).
+//
+// The models' layers take channel-major paths on the DSP build with the short
+// requantization (the portable build keeps the pixel/row-major ones above):
+//   s8_gemm, k a multiple of 8 (or rows whose stride leaves room to read k
+//     rounded up to 8, s8_gemm_row_stride): channel pairs outermost; a pair's
+//     requantization constants are prepared once and, up to 64 columns, its
+//     weights widened once to halfword pairs on the stack, so a 2x2 block
+//     takes 16 instructions per 16 MACs and every row pair of the pair runs
+//     in one assembly loop with the requantization (~1.25 per MAC at k = 64).
+//   s8_depthwise, kernels three taps wide: groups of 4 channels outermost,
+//     their widened weights and constants prepared once (with the input
+//     offset's term folded into the bias for windows inside the input, and
+//     for full-height two-column edge windows); a row's inner windows run in
+//     one assembly loop, 102 instructions per pixel and 4 channels (36 MACs).
 #if !defined(FLOE_CORTEXM_S8_MVE)
 
 #include "runtime/kernels/cortexm/s8_microkernels.h"
@@ -40,6 +54,10 @@
 
 namespace floe::cortexm {
 namespace {
+
+// The blocks' helpers are inlined into their loops: a call would move the
+// four sums through memory and spill the loop's pointers around it.
+#define FLOE_S8_INLINE inline __attribute__((always_inline))
 
 // ---- the arithmetic -------------------------------------------------------
 
@@ -189,6 +207,20 @@ inline uint32_t pack_clamp4(int32_t a, int32_t b, int32_t c, int32_t d, uint32_t
   return w;
 }
 
+// Four packed int8 values clamped bytewise to [min, max] (as pack_clamp4).
+inline uint32_t clamp4(uint32_t w, uint32_t min4, uint32_t max4) {
+  uint32_t t;
+  __asm__(
+      "ssub8  %[t], %[w], %[lo]\n\t"
+      "sel    %[w], %[w], %[lo]\n\t"
+      "ssub8  %[t], %[hi], %[w]\n\t"
+      "sel    %[w], %[w], %[hi]"
+      : [w] "+&r"(w), [t] "=&r"(t)
+      : [lo] "r"(min4), [hi] "r"(max4)
+      : "cc");
+  return w;
+}
+
 // Four int8 values (low bytes of a, b, c, d) as one word.
 inline uint32_t pack4(int32_t a, int32_t b, int32_t c, int32_t d) {
   uint32_t w = static_cast<uint32_t>(a);
@@ -213,7 +245,7 @@ inline void store_half(int8_t* p, uint32_t w) {
 
 // Outputs (r0, c), (r0, c+1), (r1, c), (r1, c+1) of a 2x2 GEMM block.
 // int8_range: [act_min, act_max] is [-128, 127] (no clamp after saturating).
-inline void finish_2x2(const S8Requant& rq, bool int8_range, const int32_t s[4], int32_t c, int8_t* o0,
+FLOE_S8_INLINE void finish_2x2(const S8Requant& rq, bool int8_range, const int32_t s[4], int32_t c, int8_t* o0,
                        int8_t* o1) {
 #if defined(FLOE_S8_DSP)
   if (rq.short_path) {
@@ -247,7 +279,7 @@ inline void finish_2x2(const S8Requant& rq, bool int8_range, const int32_t s[4],
 }
 
 // Channels c..c+3 of one depthwise output pixel.
-inline void finish_4(const S8Requant& rq, bool int8_range, const int32_t s[4], int32_t c, int8_t* o) {
+FLOE_S8_INLINE void finish_4(const S8Requant& rq, bool int8_range, const int32_t s[4], int32_t c, int8_t* o) {
 #if defined(FLOE_S8_DSP)
   if (rq.short_path) {
 #if defined(FLOE_S8_DSP_LOOPS)
@@ -515,12 +547,335 @@ inline int32_t dot(const int8_t* a0, const int8_t* w0, int32_t k) {
   return s;
 }
 
+#if defined(FLOE_S8_DSP_LOOPS)
+
+// The short requantization constants of a channel pair, prepared once per
+// pair: doubled bias, multiplier, K, e of c, then of c + 1 (8 words).
+constexpr int32_t kPairConstants = 8;
+
+// A 2x2 block (rows a0, a0 + row_gap + 4; channels w0, w0 + channel_gap + 4)
+// over k (a multiple of 8) columns, requantized on the short path and packed:
+// bytes (r0, c), (r0, c+1), (r1, c), (r1, c+1). One assembly block, the sums
+// never leave their registers (the constants' address is read from memory
+// once the loop has freed a register).
+FLOE_S8_INLINE uint32_t block_2x2_short(const int8_t* a0, const int8_t* w0, int32_t k, int32_t row_gap,
+                                        int32_t channel_gap, const int32_t* pair) {
+  int32_t s00 = 0, s01 = 0, s10 = 0, s11 = 0;
+  uint32_t x0e, x0, x1e, x1, ve, v;
+  const int8_t* const end = a0 + k;
+#define FLOE_S8_GEMM_4COLS                        \
+  "ldr    %[x0], [%[a]], #4\n\t"                  \
+  "ldr    %[x1], [%[a], %[ag]]\n\t"               \
+  "ldr    %[v], [%[w]], #4\n\t"                   \
+  "sxtb16 %[x0e], %[x0]\n\t"                      \
+  "sxtb16 %[x0], %[x0], ror #8\n\t"               \
+  "sxtb16 %[x1e], %[x1]\n\t"                      \
+  "sxtb16 %[x1], %[x1], ror #8\n\t"               \
+  "sxtb16 %[ve], %[v]\n\t"                        \
+  "sxtb16 %[v], %[v], ror #8\n\t"                 \
+  "smlad  %[s00], %[x0e], %[ve], %[s00]\n\t"      \
+  "smlad  %[s00], %[x0], %[v], %[s00]\n\t"        \
+  "smlad  %[s10], %[x1e], %[ve], %[s10]\n\t"      \
+  "smlad  %[s10], %[x1], %[v], %[s10]\n\t"        \
+  "ldr    %[v], [%[w], %[wg]]\n\t"                \
+  "sxtb16 %[ve], %[v]\n\t"                        \
+  "sxtb16 %[v], %[v], ror #8\n\t"                 \
+  "smlad  %[s01], %[x0e], %[ve], %[s01]\n\t"      \
+  "smlad  %[s01], %[x0], %[v], %[s01]\n\t"        \
+  "smlad  %[s11], %[x1e], %[ve], %[s11]\n\t"      \
+  "smlad  %[s11], %[x1], %[v], %[s11]\n\t"
+  // One channel's constants (b, m, K, e in x0e, x0, x1e, x1) on both rows.
+#define FLOE_S8_GEMM_REQUANT(at, r0, r1)             \
+  "ldrd   %[x0e], %[x0], [%[v], #" at "]\n\t"       \
+  "ldrd   %[x1e], %[x1], [%[v], #" at " + 8]\n\t"   \
+  "add    %[" r0 "], %[x0e], %[" r0 "], lsl #1\n\t" \
+  "add    %[ve], %[x1e], %[" r0 "], asr #31\n\t"    \
+  "smmlar %[" r0 "], %[" r0 "], %[x0], %[ve]\n\t"   \
+  "asr    %[" r0 "], %[" r0 "], %[x1]\n\t"          \
+  "ssat   %[" r0 "], #8, %[" r0 "]\n\t"             \
+  "add    %[" r1 "], %[x0e], %[" r1 "], lsl #1\n\t" \
+  "add    %[ve], %[x1e], %[" r1 "], asr #31\n\t"    \
+  "smmlar %[" r1 "], %[" r1 "], %[x0], %[ve]\n\t"   \
+  "asr    %[" r1 "], %[" r1 "], %[x1]\n\t"          \
+  "ssat   %[" r1 "], #8, %[" r1 "]\n\t"
+#define FLOE_S8_GEMM_TAIL                          \
+  "ldr    %[v], %[end]\n\t"                        \
+  "cmp    %[a], %[v]\n\t"                          \
+  "bne    1b\n\t"                                  \
+  "ldr    %[v], %[pair]\n\t"                       \
+  FLOE_S8_GEMM_REQUANT("0", "s00", "s10")          \
+  FLOE_S8_GEMM_REQUANT("16", "s01", "s11")         \
+  "bfi    %[s00], %[s01], #8, #8\n\t"              \
+  "bfi    %[s00], %[s10], #16, #8\n\t"             \
+  "bfi    %[s00], %[s11], #24, #8"
+#define FLOE_S8_GEMM_OPERANDS                                                                           \
+  : [a] "+&r"(a0), [w] "+&r"(w0), [s00] "+&r"(s00), [s01] "+&r"(s01), [s10] "+&r"(s10), [s11] "+&r"(s11), \
+    [x0e] "=&r"(x0e), [x0] "=&r"(x0), [x1e] "=&r"(x1e), [x1] "=&r"(x1), [ve] "=&r"(ve), [v] "=&r"(v)     \
+  : [ag] "r"(row_gap), [wg] "r"(channel_gap), [end] "m"(end), [pair] "m"(pair)                          \
+  : "cc", "memory"
+  if ((k & 15) == 0) {
+    __asm__("1:\n\t" FLOE_S8_GEMM_4COLS FLOE_S8_GEMM_4COLS FLOE_S8_GEMM_4COLS FLOE_S8_GEMM_4COLS
+                FLOE_S8_GEMM_TAIL FLOE_S8_GEMM_OPERANDS);
+  } else {
+    __asm__("1:\n\t" FLOE_S8_GEMM_4COLS FLOE_S8_GEMM_4COLS FLOE_S8_GEMM_TAIL FLOE_S8_GEMM_OPERANDS);
+  }
+#undef FLOE_S8_GEMM_OPERANDS
+#undef FLOE_S8_GEMM_TAIL
+#undef FLOE_S8_GEMM_REQUANT
+#undef FLOE_S8_GEMM_4COLS
+  return static_cast<uint32_t>(s00);
+}
+
+// The weights of a channel pair widened once for block_2x2_short_widened
+// (k <= kWidenedColumns): per 4 columns the halfword pairs of c's even and
+// odd lanes, then c+1's; the pair's constants follow the last column.
+constexpr int32_t kWidenedColumns = 64;
+
+// Every row pair of a widened channel pair (rows a0 + 2j * a_stride and the
+// next, j < row_pairs; outputs o0 + 2j * out_stride and the next) in one
+// assembly loop: per 4 columns 2 input loads, 4 SXTB16, 2 LDRD of the
+// prepared weights and 8 SMLAD (1 instruction per MAC), 16 columns per
+// iteration when k is a multiple of 16 (else 8), the first iteration peeled
+// (SMUAD starts the sums); the column loop ends where the pair's constants
+// start, read next; the row-pair state lives in memory (all 14 registers are
+// taken).
+// Not inlined: its own frame keeps every memory operand at [sp, #n].
+template <bool kClamp>
+__attribute__((noinline)) void gemm_widened_rows(const int8_t* a0, int32_t a_stride, int32_t row_pairs, int32_t k_size,
+                                      const uint32_t* wide, int8_t* o0, int32_t out_stride, uint32_t min4,
+                                      uint32_t max4) {
+  int32_t s00, s01, s10, s11;
+  uint32_t x0e, x0, x1e, x1, ve, v;
+  const uint32_t* const wide_end = wide + k_size;
+  const int32_t row_gap = a_stride - 4;
+  const int32_t a_next = 2 * a_stride - k_size;  // after a row pair's columns
+  const int32_t wide_bytes = 4 * k_size;
+  int32_t left = row_pairs;
+  int8_t* o = o0;
+#define FLOE_S8_GEMM_4COLS_WIDE                   \
+  "ldr    %[x0], [%[a]], #4\n\t"                  \
+  "ldr    %[x1], [%[a], %[ag]]\n\t"               \
+  "ldrd   %[ve], %[v], [%[w]], #8\n\t"            \
+  "sxtb16 %[x0e], %[x0]\n\t"                      \
+  "sxtb16 %[x0], %[x0], ror #8\n\t"               \
+  "sxtb16 %[x1e], %[x1]\n\t"                      \
+  "sxtb16 %[x1], %[x1], ror #8\n\t"               \
+  "smlad  %[s00], %[x0e], %[ve], %[s00]\n\t"      \
+  "smlad  %[s00], %[x0], %[v], %[s00]\n\t"        \
+  "smlad  %[s10], %[x1e], %[ve], %[s10]\n\t"      \
+  "smlad  %[s10], %[x1], %[v], %[s10]\n\t"        \
+  "ldrd   %[ve], %[v], [%[w]], #8\n\t"            \
+  "smlad  %[s01], %[x0e], %[ve], %[s01]\n\t"      \
+  "smlad  %[s01], %[x0], %[v], %[s01]\n\t"        \
+  "smlad  %[s11], %[x1e], %[ve], %[s11]\n\t"      \
+  "smlad  %[s11], %[x1], %[v], %[s11]\n\t"
+#define FLOE_S8_GEMM_REQUANT(at, r0, r1)             \
+  "ldrd   %[x0e], %[x0], [%[w], #" at "]\n\t"       \
+  "ldrd   %[x1e], %[x1], [%[w], #" at " + 8]\n\t"   \
+  "add    %[" r0 "], %[x0e], %[" r0 "], lsl #1\n\t" \
+  "add    %[ve], %[x1e], %[" r0 "], asr #31\n\t"    \
+  "smmlar %[" r0 "], %[" r0 "], %[x0], %[ve]\n\t"   \
+  "asr    %[" r0 "], %[" r0 "], %[x1]\n\t"          \
+  "ssat   %[" r0 "], #8, %[" r0 "]\n\t"             \
+  "add    %[" r1 "], %[x0e], %[" r1 "], lsl #1\n\t" \
+  "add    %[ve], %[x1e], %[" r1 "], asr #31\n\t"    \
+  "smmlar %[" r1 "], %[" r1 "], %[x0], %[ve]\n\t"   \
+  "asr    %[" r1 "], %[" r1 "], %[x1]\n\t"          \
+  "ssat   %[" r1 "], #8, %[" r1 "]\n\t"
+  // The first 4 columns start the sums (SMUAD: no zeroing).
+#define FLOE_S8_GEMM_4COLS_FIRST                  \
+  "ldr    %[x0], [%[a]], #4\n\t"                  \
+  "ldr    %[x1], [%[a], %[ag]]\n\t"               \
+  "ldrd   %[ve], %[v], [%[w]], #8\n\t"            \
+  "sxtb16 %[x0e], %[x0]\n\t"                      \
+  "sxtb16 %[x0], %[x0], ror #8\n\t"               \
+  "sxtb16 %[x1e], %[x1]\n\t"                      \
+  "sxtb16 %[x1], %[x1], ror #8\n\t"               \
+  "smuad  %[s00], %[x0e], %[ve]\n\t"              \
+  "smlad  %[s00], %[x0], %[v], %[s00]\n\t"        \
+  "smuad  %[s10], %[x1e], %[ve]\n\t"              \
+  "smlad  %[s10], %[x1], %[v], %[s10]\n\t"        \
+  "ldrd   %[ve], %[v], [%[w]], #8\n\t"            \
+  "smuad  %[s01], %[x0e], %[ve]\n\t"              \
+  "smlad  %[s01], %[x0], %[v], %[s01]\n\t"        \
+  "smuad  %[s11], %[x1e], %[ve]\n\t"              \
+  "smlad  %[s11], %[x1], %[v], %[s11]\n\t"
+  // A row pair's columns: the first iteration peeled, then `cols` (8 or 16
+  // columns) per iteration.
+#define FLOE_S8_GEMM_8COLS FLOE_S8_GEMM_4COLS_WIDE FLOE_S8_GEMM_4COLS_WIDE
+#define FLOE_S8_GEMM_ROWS_HEAD(first_rest, cols)  \
+  "2:\n\t" FLOE_S8_GEMM_4COLS_FIRST first_rest    \
+  "cmp    %[w], %[wend]\n\t"                      \
+  "beq    3f\n\t"                                 \
+  "1:\n\t" cols                                   \
+  "cmp    %[w], %[wend]\n\t"                      \
+  "bne    1b\n\t"                                 \
+  "3:\n\t"                                        \
+  FLOE_S8_GEMM_REQUANT("0", "s00", "s10")         \
+  FLOE_S8_GEMM_REQUANT("16", "s01", "s11")        \
+  "bfi    %[s00], %[s01], #8, #8\n\t"             \
+  "bfi    %[s00], %[s10], #16, #8\n\t"            \
+  "bfi    %[s00], %[s11], #24, #8\n\t"
+#define FLOE_S8_GEMM_ROWS_TAIL                    \
+  "ldr    %[v], %[o]\n\t"                         \
+  "ldr    %[x0], %[os]\n\t"                       \
+  "strh   %[s00], [%[v]]\n\t"                     \
+  "lsr    %[s00], %[s00], #16\n\t"                \
+  "strh   %[s00], [%[v], %[x0]]\n\t"              \
+  "add    %[v], %[v], %[x0], lsl #1\n\t"          \
+  "str    %[v], %[o]\n\t"                         \
+  "ldr    %[v], %[an]\n\t"                        \
+  "add    %[a], %[a], %[v]\n\t"                   \
+  "ldr    %[v], %[wb]\n\t"                        \
+  "sub    %[w], %[wend], %[v]\n\t"                \
+  "ldr    %[v], %[n]\n\t"                         \
+  "subs   %[v], %[v], #1\n\t"                     \
+  "str    %[v], %[n]\n\t"                         \
+  "bne    2b"
+#define FLOE_S8_GEMM_ROWS_OPERANDS                                                                          \
+  : [a] "+&r"(a0), [w] "+&r"(wide), [s00] "=&r"(s00), [s01] "=&r"(s01), [s10] "=&r"(s10), [s11] "=&r"(s11), \
+    [x0e] "=&r"(x0e), [x0] "=&r"(x0), [x1e] "=&r"(x1e), [x1] "=&r"(x1), [ve] "=&r"(ve), [v] "=&r"(v),       \
+    [o] "+m"(o), [n] "+m"(left)                                                                           \
+  : [ag] "r"(row_gap), [wend] "r"(wide_end), [os] "m"(out_stride), [an] "m"(a_next), [wb] "m"(wide_bytes), \
+    [mn] "m"(min4), [mx] "m"(max4)                                                                        \
+  : "cc", "memory"
+  // volatile: the loop's only effect is its stores.
+#define FLOE_S8_GEMM_CLAMP                        \
+  "ldr    %[x0e], %[mn]\n\t"                      \
+  "ldr    %[x0], %[mx]\n\t"                       \
+  "ssub8  %[ve], %[s00], %[x0e]\n\t"              \
+  "sel    %[s00], %[s00], %[x0e]\n\t"             \
+  "ssub8  %[ve], %[x0], %[s00]\n\t"               \
+  "sel    %[s00], %[s00], %[x0]\n\t"
+#define FLOE_S8_GEMM_16COLS_HEAD \
+  FLOE_S8_GEMM_ROWS_HEAD(FLOE_S8_GEMM_4COLS_WIDE FLOE_S8_GEMM_8COLS, FLOE_S8_GEMM_8COLS FLOE_S8_GEMM_8COLS)
+#define FLOE_S8_GEMM_8COLS_HEAD FLOE_S8_GEMM_ROWS_HEAD(FLOE_S8_GEMM_4COLS_WIDE, FLOE_S8_GEMM_8COLS)
+  if ((k_size & 15) == 0) {
+    if (kClamp) {
+      __asm__ volatile(FLOE_S8_GEMM_16COLS_HEAD FLOE_S8_GEMM_CLAMP FLOE_S8_GEMM_ROWS_TAIL FLOE_S8_GEMM_ROWS_OPERANDS);
+    } else {
+      __asm__ volatile(FLOE_S8_GEMM_16COLS_HEAD FLOE_S8_GEMM_ROWS_TAIL FLOE_S8_GEMM_ROWS_OPERANDS);
+    }
+  } else {
+    if (kClamp) {
+      __asm__ volatile(FLOE_S8_GEMM_8COLS_HEAD FLOE_S8_GEMM_CLAMP FLOE_S8_GEMM_ROWS_TAIL FLOE_S8_GEMM_ROWS_OPERANDS);
+    } else {
+      __asm__ volatile(FLOE_S8_GEMM_8COLS_HEAD FLOE_S8_GEMM_ROWS_TAIL FLOE_S8_GEMM_ROWS_OPERANDS);
+    }
+  }
+#undef FLOE_S8_GEMM_8COLS_HEAD
+#undef FLOE_S8_GEMM_16COLS_HEAD
+#undef FLOE_S8_GEMM_CLAMP
+#undef FLOE_S8_GEMM_ROWS_OPERANDS
+#undef FLOE_S8_GEMM_ROWS_TAIL
+#undef FLOE_S8_GEMM_ROWS_HEAD
+#undef FLOE_S8_GEMM_8COLS
+#undef FLOE_S8_GEMM_4COLS_FIRST
+#undef FLOE_S8_GEMM_REQUANT
+#undef FLOE_S8_GEMM_4COLS_WIDE
+}
+
+// s8_gemm on the short requantization with k a multiple of 8: channel pairs
+// outermost, so that a pair's constants are prepared once and every row pair
+// runs block_2x2_short. Not inlined, like depthwise_groups_3wide.
+__attribute__((noinline)) void s8_gemm_short_pairs(const int8_t* a, int32_t a_stride, int32_t rows, const int8_t* w, int32_t channels,
+                         int32_t k_size, const S8Requant& rq, bool int8_range, int8_t* out, int32_t out_stride) {
+  const ptrdiff_t k = k_size;
+  const uint32_t min4 = replicate(rq.act_min), max4 = replicate(rq.act_max);
+  const int32_t row_gap = a_stride - 4, channel_gap = k_size - 4;
+  const int32_t row_pairs = rows / 2;
+  // Up to 64 columns the pair's weights are widened once (on the stack,
+  // within the worst-case depth budget), zero past k_size up to a multiple of
+  // 8 (the rows' stride leaves those input bytes readable: s8_gemm's
+  // condition); wider rows (k a multiple of 8) widen as they go.
+  const int32_t k8 = (k_size + 7) & ~7;
+  const bool widened = k8 <= kWidenedColumns && a_stride >= k8;
+  uint32_t wide[kWidenedColumns + kPairConstants];
+  int32_t* const pair = reinterpret_cast<int32_t*>(wide + (widened ? k8 : 0));
+  int32_t c = 0;
+  for (; c + 2 <= channels; c += 2) {
+    for (int32_t i = 0; i < 2; ++i) {
+      const ShortChannel ch = short_channel(rq, c + i);
+      pair[4 * i] = ch.bias2;
+      pair[4 * i + 1] = ch.multiplier;
+      pair[4 * i + 2] = ch.round_and_offset;
+      pair[4 * i + 3] = ch.right;
+    }
+    const int8_t* w0 = w + c * k;
+    const int8_t* a0 = a;
+    int8_t* o0 = out + c;
+    const ptrdiff_t a_step = 2 * static_cast<ptrdiff_t>(a_stride), o_step = 2 * static_cast<ptrdiff_t>(out_stride);
+    if (widened) {
+      for (int32_t j = 0; j < k8; j += 4) {
+        uint32_t v0 = 0, v1 = 0;
+        if (j + 4 <= k_size) {
+          v0 = load_word(w0 + j);
+          v1 = load_word(w0 + k + j);
+        } else {
+          for (int32_t b = 0; b < 4 && j + b < k_size; ++b) {
+            v0 |= static_cast<uint32_t>(static_cast<uint8_t>(w0[j + b])) << (8 * b);
+            v1 |= static_cast<uint32_t>(static_cast<uint8_t>(w0[k + j + b])) << (8 * b);
+          }
+        }
+        wide[j] = even_lanes(v0);
+        wide[j + 1] = odd_lanes(v0);
+        wide[j + 2] = even_lanes(v1);
+        wide[j + 3] = odd_lanes(v1);
+      }
+      if (row_pairs > 0) {
+        if (int8_range) {
+          gemm_widened_rows<false>(a0, a_stride, row_pairs, k8, wide, o0, out_stride, min4, max4);
+        } else {
+          gemm_widened_rows<true>(a0, a_stride, row_pairs, k8, wide, o0, out_stride, min4, max4);
+        }
+        a0 += row_pairs * a_step;
+        o0 += row_pairs * o_step;
+      }
+    } else {
+      for (int32_t r = 0; r < row_pairs; ++r, a0 += a_step, o0 += o_step) {
+        uint32_t packed = block_2x2_short(a0, w0, k_size, row_gap, channel_gap, pair);
+        if (!int8_range) packed = clamp4(packed, min4, max4);
+        store_half(o0, packed);
+        store_half(o0 + out_stride, packed >> 16);
+      }
+    }
+    if (rows & 1) {
+      int32_t s[2];
+      block_1x2(a0, w0, w0 + k, k_size, s);
+      o0[0] = finish(rq, s[0], c);
+      o0[1] = finish(rq, s[1], c + 1);
+    }
+  }
+  if (c < channels) {
+    const int8_t* w0 = w + c * k;
+    int32_t r = 0;
+    for (; r + 2 <= rows; r += 2) {
+      const int8_t* a0 = a + r * static_cast<ptrdiff_t>(a_stride);
+      int32_t s[2];
+      // Two rows against one channel: the 1x2 block with the rows' roles swapped.
+      block_1x2(w0, a0, a0 + a_stride, k_size, s);
+      out[r * static_cast<ptrdiff_t>(out_stride) + c] = finish(rq, s[0], c);
+      out[(r + 1) * static_cast<ptrdiff_t>(out_stride) + c] = finish(rq, s[1], c);
+    }
+    if (r < rows) {
+      out[r * static_cast<ptrdiff_t>(out_stride) + c] =
+          finish(rq, dot(a + r * static_cast<ptrdiff_t>(a_stride), w0, k_size), c);
+    }
+  }
+}
+
+#endif
+
 }  // namespace
 
-void s8_gemm(const int8_t* a, int32_t a_stride, int32_t rows, const int8_t* w, int32_t channels,
-             int32_t k_size, const S8Requant& rq_in, int8_t* out, int32_t out_stride) {
+namespace {
+
+// s8_gemm's row-pair-major blocking (any k, either requantization). Not
+// inlined, like s8_gemm_short_pairs: s8_gemm's frame stays the larger of the two.
+__attribute__((noinline)) void s8_gemm_row_pairs(const int8_t* a, int32_t a_stride, int32_t rows, const int8_t* w,
+                                                 int32_t channels, int32_t k_size, const S8Requant& rq_in,
+                                                 bool int8_range, int8_t* out, int32_t out_stride) {
   const S8Requant rq = rq_in;  // a local copy: the output stores cannot alias it
-  const bool int8_range = rq.act_min == -128 && rq.act_max == 127;
   const ptrdiff_t k = k_size;
   int32_t r = 0;
   for (; r + 2 <= rows; r += 2) {
@@ -559,6 +914,25 @@ void s8_gemm(const int8_t* a, int32_t a_stride, int32_t rows, const int8_t* w, i
   }
 }
 
+}  // namespace
+
+void s8_gemm(const int8_t* a, int32_t a_stride, int32_t rows, const int8_t* w, int32_t channels,
+             int32_t k_size, const S8Requant& rq, int8_t* out, int32_t out_stride) {
+  const bool int8_range = rq.act_min == -128 && rq.act_max == 127;
+#if defined(FLOE_S8_DSP_LOOPS)
+  // The models' layers: 1x1 convolutions and im2col rows of a multiple of 8
+  // columns, or rows whose stride leaves room to read them as one (a single
+  // row, as a FULLY_CONNECTED's, has no row pairs to prepare a pair for).
+  const int32_t k8 = (k_size + 7) & ~7;
+  if (rq.short_path && rows >= 2 && k_size >= 1 &&
+      ((k_size & 7) == 0 || (k8 <= kWidenedColumns && a_stride >= k8))) {
+    s8_gemm_short_pairs(a, a_stride, rows, w, channels, k_size, rq, int8_range, out, out_stride);
+    return;
+  }
+#endif
+  s8_gemm_row_pairs(a, a_stride, rows, w, channels, k_size, rq, int8_range, out, out_stride);
+}
+
 // ---- s8_depthwise -----------------------------------------------------------
 
 namespace {
@@ -571,6 +945,19 @@ struct DepthwiseGeometry {
   uint32_t offsets;   // the input offset in both halfwords
   int32_t input_offset;
 };
+
+inline DepthwiseGeometry depthwise_geometry(const DepthwiseS8Shape& p, const int8_t* filter) {
+  DepthwiseGeometry g;
+  g.filter = filter;
+  g.channels = p.channels;
+  g.in_row = static_cast<ptrdiff_t>(p.in_w) * p.channels;
+  g.f_row = static_cast<ptrdiff_t>(p.k_w) * p.channels;
+  g.dil_h = p.dil_h;
+  g.x_step = static_cast<ptrdiff_t>(p.dil_w) * p.channels;
+  g.input_offset = p.input_offset;
+  g.offsets = (static_cast<uint32_t>(p.input_offset) & 0xFFFFu) * 0x10001u;
+  return g;
+}
 
 // Four channels c..c+3 of one output pixel over the in-image taps: per tap
 // 2 word loads, 4 widenings (the input offset added by SXTAB16) and 4
@@ -601,7 +988,7 @@ inline void four_channels(const DepthwiseGeometry& g, const int8_t* image, ptrdi
 // four_channels for windows three taps wide with dilation_w 1 whose columns
 // are all inside the input (rows: those ty keeps, dil_h apart): the taps
 // unrolled. DSP: 10 instructions per tap in 14 registers.
-inline void four_channels_3wide(const DepthwiseGeometry& g, const int8_t* x, const int8_t* f, ptrdiff_t rows,
+FLOE_S8_INLINE void four_channels_3wide(const DepthwiseGeometry& g, const int8_t* x, const int8_t* f, ptrdiff_t rows,
                                 int32_t sums[4]) {
   int32_t s0 = 0, s1 = 0, s2 = 0, s3 = 0;
 #if defined(FLOE_S8_DSP_LOOPS)
@@ -708,6 +1095,71 @@ inline void four_channels_3wide(const DepthwiseGeometry& g, const int8_t* x, con
   sums[3] = s3;
 }
 
+// four_channels for windows one or two taps wide (the edge columns of a
+// three-wide kernel) with dilation_w 1: rows taps high (dil_h apart), x and f
+// at the window's first tap. DSP: 10 instructions per tap, the row steps read
+// from memory (14 registers).
+FLOE_S8_INLINE void four_channels_narrow(const DepthwiseGeometry& g, const int8_t* x, const int8_t* f, ptrdiff_t rows,
+                                 ptrdiff_t cols, int32_t sums[4]) {
+  int32_t s0 = 0, s1 = 0, s2 = 0, s3 = 0;
+#if defined(FLOE_S8_DSP_LOOPS)
+  if (rows > 0) {
+    const int32_t x_row = static_cast<int32_t>(g.dil_h * g.in_row), f_row = static_cast<int32_t>(g.f_row);
+    const int32_t channels = static_cast<int32_t>(g.channels);
+    int32_t left = static_cast<int32_t>(rows);
+    uint32_t xv, xe, wv, we;
+#define FLOE_S8_DW_TAP(x_at, f_at)                    \
+  "ldr     %[xv], " x_at "\n\t"                        \
+  "ldr     %[wv], " f_at "\n\t"                        \
+  "sxtab16 %[xe], %[off], %[xv]\n\t"                   \
+  "sxtab16 %[xv], %[off], %[xv], ror #8\n\t"           \
+  "sxtb16  %[we], %[wv]\n\t"                           \
+  "sxtb16  %[wv], %[wv], ror #8\n\t"                   \
+  "smlabb  %[s0], %[xe], %[we], %[s0]\n\t"             \
+  "smlatt  %[s2], %[xe], %[we], %[s2]\n\t"             \
+  "smlabb  %[s1], %[xv], %[wv], %[s1]\n\t"             \
+  "smlatt  %[s3], %[xv], %[wv], %[s3]\n\t"
+#define FLOE_S8_DW_ROW_END           \
+  "ldr     %[xv], %[xr]\n\t"          \
+  "add     %[x], %[x], %[xv]\n\t"      \
+  "ldr     %[xv], %[fr]\n\t"          \
+  "add     %[f], %[f], %[xv]\n\t"      \
+  "subs    %[n], %[n], #1\n\t"        \
+  "bne     1b"
+#define FLOE_S8_DW_NARROW_OPERANDS                                                                        \
+  : [x] "+&r"(x), [f] "+&r"(f), [n] "+&r"(left), [s0] "+&r"(s0), [s1] "+&r"(s1), [s2] "+&r"(s2),          \
+    [s3] "+&r"(s3), [xv] "=&r"(xv), [xe] "=&r"(xe), [wv] "=&r"(wv), [we] "=&r"(we)                      \
+  : [c] "r"(channels), [off] "r"(g.offsets), [xr] "m"(x_row), [fr] "m"(f_row)                            \
+  : "cc", "memory"
+    if (cols == 2) {
+      __asm__("1:\n\t" FLOE_S8_DW_TAP("[%[x]]", "[%[f]]") FLOE_S8_DW_TAP("[%[x], %[c]]", "[%[f], %[c]]")
+                  FLOE_S8_DW_ROW_END FLOE_S8_DW_NARROW_OPERANDS);
+    } else if (cols == 1) {
+      __asm__("1:\n\t" FLOE_S8_DW_TAP("[%[x]]", "[%[f]]") FLOE_S8_DW_ROW_END FLOE_S8_DW_NARROW_OPERANDS);
+    }
+#undef FLOE_S8_DW_NARROW_OPERANDS
+#undef FLOE_S8_DW_ROW_END
+#undef FLOE_S8_DW_TAP
+  }
+#else
+  for (ptrdiff_t ky = 0; ky < rows; ++ky, x += g.dil_h * g.in_row, f += g.f_row) {
+    for (ptrdiff_t kx = 0; kx < cols; ++kx) {
+      const uint32_t xv = load_word(x + kx * g.channels), wv = load_word(f + kx * g.channels);
+      const uint32_t xe = even_lanes_plus(g.offsets, xv), xo = odd_lanes_plus(g.offsets, xv);
+      const uint32_t we = even_lanes(wv), wo = odd_lanes(wv);
+      s0 = smlabb(xe, we, s0);
+      s2 = smlatt(xe, we, s2);
+      s1 = smlabb(xo, wo, s1);
+      s3 = smlatt(xo, wo, s3);
+    }
+  }
+#endif
+  sums[0] = s0;
+  sums[1] = s1;
+  sums[2] = s2;
+  sums[3] = s3;
+}
+
 inline int32_t one_channel(const DepthwiseGeometry& g, const int8_t* image, ptrdiff_t origin,
                            kernels::TapRange ty, kernels::TapRange tx, ptrdiff_t c) {
   int32_t s = 0;
@@ -723,23 +1175,447 @@ inline int32_t one_channel(const DepthwiseGeometry& g, const int8_t* image, ptrd
 
 }  // namespace
 
-void s8_depthwise(const DepthwiseS8Shape& shape, const int8_t* input, const int8_t* filter,
-                  const S8Requant& rq_in, int8_t* output) {
+#if defined(FLOE_S8_DSP_LOOPS)
+namespace {
+
+// The channel-group-major depthwise for undilated kernels three taps wide (at
+// most three rows) on the short requantization: everything a group of four
+// channels reuses at every output pixel is prepared once per group, so a
+// pixel's taps and requantization read it with LDRD instead of widening the
+// weights and deriving the requantization constants again.
+struct DepthwiseGroup {
+  uint32_t taps[9][2];     // per tap (ky * 3 + kx): weights of (c, c+2) and (c+1, c+3) as halfword pairs
+  int32_t channel[4][4];   // per channel c..c+3: doubled bias, multiplier, K, e (s8_microkernels.h)
+  // channel with the input offset's whole-window term folded into the
+  // doubled bias (+ 2 * input_offset * the channel's 9 weights): a window
+  // inside the input then sums raw products. Exact: the same int32 sum.
+  int32_t inner[4][4];
+  // The same for the two-column windows of full height at the left (kernel
+  // columns 1, 2) and right (0, 1) edges: KWS's 5-wide maps have many.
+  int32_t left[4][4], right[4][4];
+};
+static_assert(offsetof(DepthwiseGroup, channel) == 72 && offsetof(DepthwiseGroup, inner) == 136,
+              "depthwise_inner_row reads the constants at these offsets");
+
+FLOE_S8_INLINE void prepare_group(const int8_t* filter, ptrdiff_t channels, int32_t k_h, int32_t input_offset,
+                                  const S8Requant& rq, int32_t c, DepthwiseGroup* group) {
+  for (int32_t t = 0; t < k_h * 3; ++t) {
+    const uint32_t w = load_word(filter + t * channels + c);
+    group->taps[t][0] = even_lanes(w);
+    group->taps[t][1] = odd_lanes(w);
+  }
+  for (int32_t i = 0; i < 4; ++i) {
+    const ShortChannel ch = short_channel(rq, c + i);
+    group->channel[i][0] = ch.bias2;
+    group->channel[i][1] = ch.multiplier;
+    group->channel[i][2] = ch.round_and_offset;
+    group->channel[i][3] = ch.right;
+    // The weights of kernel column kx over all rows.
+    uint32_t column[3] = {0, 0, 0};
+    for (int32_t t = 0; t < k_h * 3; ++t) column[t % 3] += static_cast<uint32_t>(filter[t * channels + c + i]);
+    const uint32_t offset2 = 2u * static_cast<uint32_t>(input_offset);
+    for (int32_t j = 0; j < 4; ++j) {
+      group->inner[i][j] = group->channel[i][j];
+      group->left[i][j] = group->channel[i][j];
+      group->right[i][j] = group->channel[i][j];
+    }
+    const uint32_t bias2 = static_cast<uint32_t>(ch.bias2);
+    group->inner[i][0] = static_cast<int32_t>(bias2 + offset2 * (column[0] + column[1] + column[2]));
+    group->left[i][0] = static_cast<int32_t>(bias2 + offset2 * (column[1] + column[2]));
+    group->right[i][0] = static_cast<int32_t>(bias2 + offset2 * (column[0] + column[1]));
+  }
+}
+
+// One tap of four channels: the input word at x_at, the tap's widened
+// weights at w_at (8 instructions).
+#define FLOE_S8_DWG_TAP(x_at, w_at)                  \
+  "ldr     %[xv], " x_at "\n\t"                      \
+  "ldrd    %[we], %[wo], " w_at "\n\t"               \
+  "sxtab16 %[xe], %[off], %[xv]\n\t"                 \
+  "sxtab16 %[xv], %[off], %[xv], ror #8\n\t"         \
+  "smlabb  %[s0], %[xe], %[we], %[s0]\n\t"           \
+  "smlatt  %[s2], %[xe], %[we], %[s2]\n\t"           \
+  "smlabb  %[s1], %[xv], %[wo], %[s1]\n\t"           \
+  "smlatt  %[s3], %[xv], %[wo], %[s3]\n\t"
+
+// Sums of channels c..c+3 over the in-image taps of one window: x at its
+// first tap (channel c), w at that tap's widened weights; rows taps high
+// (x_row apart), cols (1..3) wide.
+FLOE_S8_INLINE void group_window(const int8_t* x, const uint32_t* w, int32_t rows, int32_t cols, int32_t channels,
+                                 int32_t x_row, uint32_t offsets, int32_t sums[4]) {
+  int32_t s0 = 0, s1 = 0, s2 = 0, s3 = 0;
+  uint32_t xv, xe, we, wo;
+  if (rows == 3 && cols == 3) {
+    __asm__(FLOE_S8_DWG_TAP("[%[x]]", "[%[w]]") FLOE_S8_DWG_TAP("[%[x], %[c]]", "[%[w], #8]")
+                FLOE_S8_DWG_TAP("[%[x], %[c], lsl #1]", "[%[w], #16]")
+            "add     %[x], %[x], %[xr]\n\t"
+            FLOE_S8_DWG_TAP("[%[x]]", "[%[w], #24]") FLOE_S8_DWG_TAP("[%[x], %[c]]", "[%[w], #32]")
+                FLOE_S8_DWG_TAP("[%[x], %[c], lsl #1]", "[%[w], #40]")
+            "add     %[x], %[x], %[xr]\n\t"
+            FLOE_S8_DWG_TAP("[%[x]]", "[%[w], #48]") FLOE_S8_DWG_TAP("[%[x], %[c]]", "[%[w], #56]")
+                FLOE_S8_DWG_TAP("[%[x], %[c], lsl #1]", "[%[w], #64]")
+            : [x] "+&r"(x), [s0] "+&r"(s0), [s1] "+&r"(s1), [s2] "+&r"(s2), [s3] "+&r"(s3), [xv] "=&r"(xv),
+              [xe] "=&r"(xe), [we] "=&r"(we), [wo] "=&r"(wo)
+            : [w] "r"(w), [c] "r"(channels), [off] "r"(offsets), [xr] "r"(x_row)
+            : "memory");
+  } else if (rows > 0) {
+    // Row by row: x steps x_row, w one kernel row (24 bytes).
+    int32_t left = rows;
+#define FLOE_S8_DWG_ROW_END                 \
+  "ldr     %[xv], %[xr]\n\t"                \
+  "add     %[x], %[x], %[xv]\n\t"           \
+  "add     %[w], %[w], #24\n\t"             \
+  "subs    %[n], %[n], #1\n\t"              \
+  "bne     1b"
+#define FLOE_S8_DWG_OPERANDS                                                                               \
+  : [x] "+&r"(x), [w] "+&r"(w), [n] "+&r"(left), [s0] "+&r"(s0), [s1] "+&r"(s1), [s2] "+&r"(s2),           \
+    [s3] "+&r"(s3), [xv] "=&r"(xv), [xe] "=&r"(xe), [we] "=&r"(we), [wo] "=&r"(wo)                        \
+  : [c] "r"(channels), [off] "r"(offsets), [xr] "m"(x_row)                                                 \
+  : "cc", "memory"
+    if (cols == 3) {
+      __asm__("1:\n\t" FLOE_S8_DWG_TAP("[%[x]]", "[%[w]]") FLOE_S8_DWG_TAP("[%[x], %[c]]", "[%[w], #8]")
+                  FLOE_S8_DWG_TAP("[%[x], %[c], lsl #1]", "[%[w], #16]") FLOE_S8_DWG_ROW_END FLOE_S8_DWG_OPERANDS);
+    } else if (cols == 2) {
+      __asm__("1:\n\t" FLOE_S8_DWG_TAP("[%[x]]", "[%[w]]") FLOE_S8_DWG_TAP("[%[x], %[c]]", "[%[w], #8]")
+                  FLOE_S8_DWG_ROW_END FLOE_S8_DWG_OPERANDS);
+    } else if (cols == 1) {
+      __asm__("1:\n\t" FLOE_S8_DWG_TAP("[%[x]]", "[%[w]]") FLOE_S8_DWG_ROW_END FLOE_S8_DWG_OPERANDS);
+    }
+#undef FLOE_S8_DWG_OPERANDS
+#undef FLOE_S8_DWG_ROW_END
+  }
+  sums[0] = s0;
+  sums[1] = s1;
+  sums[2] = s2;
+  sums[3] = s3;
+}
+
+// Channels c..c+3 of `count` (>= 1) consecutive output pixels of one row
+// whose 3x3 windows lie inside the input (x at the first one's top-left tap,
+// channel c; x_step bytes between windows): taps on raw inputs (the group's
+// inner constants hold the offset term), requantization, packing, the
+// optional clamp and the store, all in one loop (14 registers): 102
+// instructions per pixel and 36 MACs, 108 with the clamp.
+template <bool kClamp>
+FLOE_S8_INLINE void depthwise_inner_row(const int8_t* x, const DepthwiseGroup& group, int32_t channels,
+                                        int32_t x_row, int32_t x_step, int32_t count, uint32_t min4, uint32_t max4,
+                                        int8_t* o) {
+  int32_t s0, s1, s2, s3;
+  uint32_t xv, xe, we, wo;
+  const uint32_t* w = group.taps[0];
+  // After a pixel's taps x is two rows down: the next window's start.
+  const int32_t x_next = x_step - 2 * x_row;
+#define FLOE_S8_DWI_TAP(x_at, w_at)                  \
+  "ldr     %[xv], " x_at "\n\t"                      \
+  "ldrd    %[we], %[wo], " w_at "\n\t"               \
+  "sxtb16  %[xe], %[xv]\n\t"                         \
+  "sxtb16  %[xv], %[xv], ror #8\n\t"                 \
+  "smlabb  %[s0], %[xe], %[we], %[s0]\n\t"           \
+  "smlatt  %[s2], %[xe], %[we], %[s2]\n\t"           \
+  "smlabb  %[s1], %[xv], %[wo], %[s1]\n\t"           \
+  "smlatt  %[s3], %[xv], %[wo], %[s3]\n\t"
+#define FLOE_S8_DWI_CHANNEL(v, at_bm, at_te)        \
+  "ldrd   %[xe], %[we], [%[w], #" at_bm "]\n\t"     \
+  "ldrd   %[xv], %[wo], [%[w], #" at_te "]\n\t"     \
+  "add    %[" v "], %[xe], %[" v "], lsl #1\n\t"    \
+  "add    %[xv], %[xv], %[" v "], asr #31\n\t"      \
+  "smmlar %[" v "], %[" v "], %[we], %[xv]\n\t"     \
+  "asr    %[" v "], %[" v "], %[wo]\n\t"            \
+  "ssat   %[" v "], #8, %[" v "]\n\t"
+#define FLOE_S8_DWI_BODY                                                                  \
+  "1:\n\t"                                                                                \
+  "ldr     %[xv], [%[x]]\n\t"                                                             \
+  "ldrd    %[we], %[wo], [%[w]]\n\t"                                                      \
+  "sxtb16  %[xe], %[xv]\n\t"                                                              \
+  "sxtb16  %[xv], %[xv], ror #8\n\t"                                                      \
+  "smulbb  %[s0], %[xe], %[we]\n\t"                                                       \
+  "smultt  %[s2], %[xe], %[we]\n\t"                                                       \
+  "smulbb  %[s1], %[xv], %[wo]\n\t"                                                       \
+  "smultt  %[s3], %[xv], %[wo]\n\t"                                                       \
+  FLOE_S8_DWI_TAP("[%[x], %[c]]", "[%[w], #8]")                                           \
+  FLOE_S8_DWI_TAP("[%[x], %[c], lsl #1]", "[%[w], #16]")                                  \
+  "add     %[x], %[x], %[xr]\n\t"                                                         \
+  FLOE_S8_DWI_TAP("[%[x]]", "[%[w], #24]") FLOE_S8_DWI_TAP("[%[x], %[c]]", "[%[w], #32]") \
+  FLOE_S8_DWI_TAP("[%[x], %[c], lsl #1]", "[%[w], #40]")                                  \
+  "add     %[x], %[x], %[xr]\n\t"                                                         \
+  FLOE_S8_DWI_TAP("[%[x]]", "[%[w], #48]") FLOE_S8_DWI_TAP("[%[x], %[c]]", "[%[w], #56]") \
+  FLOE_S8_DWI_TAP("[%[x], %[c], lsl #1]", "[%[w], #64]")                                  \
+  FLOE_S8_DWI_CHANNEL("s0", "136", "144") FLOE_S8_DWI_CHANNEL("s1", "152", "160")         \
+  FLOE_S8_DWI_CHANNEL("s2", "168", "176") FLOE_S8_DWI_CHANNEL("s3", "184", "192")         \
+  "bfi    %[s0], %[s1], #8, #8\n\t"                                                       \
+  "bfi    %[s0], %[s2], #16, #8\n\t"                                                      \
+  "bfi    %[s0], %[s3], #24, #8\n\t"
+#define FLOE_S8_DWI_NEXT                 \
+  "str    %[s0], [%[o]]\n\t"             \
+  "add    %[o], %[o], %[c]\n\t"          \
+  "ldr    %[xv], %[xn]\n\t"              \
+  "add    %[x], %[x], %[xv]\n\t"         \
+  "subs   %[n], %[n], #1\n\t"            \
+  "bne    1b"
+#define FLOE_S8_DWI_OPERANDS                                                                              \
+  : [x] "+&r"(x), [o] "+&r"(o), [n] "+&r"(count), [s0] "=&r"(s0), [s1] "=&r"(s1), [s2] "=&r"(s2),         \
+    [s3] "=&r"(s3), [xv] "=&r"(xv), [xe] "=&r"(xe), [we] "=&r"(we), [wo] "=&r"(wo)                       \
+  : [w] "r"(w), [c] "r"(channels), [xr] "r"(x_row), [xn] "m"(x_next), [mn] "m"(min4), [mx] "m"(max4)     \
+  : "cc", "memory"
+  // volatile: the block's only effect is its stores.
+  if (kClamp) {
+    __asm__ volatile(FLOE_S8_DWI_BODY
+            "ldr    %[xe], %[mn]\n\t"
+            "ldr    %[we], %[mx]\n\t"
+            "ssub8  %[xv], %[s0], %[xe]\n\t"
+            "sel    %[s0], %[s0], %[xe]\n\t"
+            "ssub8  %[xv], %[we], %[s0]\n\t"
+            "sel    %[s0], %[s0], %[we]\n\t"
+            FLOE_S8_DWI_NEXT FLOE_S8_DWI_OPERANDS);
+  } else {
+    __asm__ volatile(FLOE_S8_DWI_BODY FLOE_S8_DWI_NEXT FLOE_S8_DWI_OPERANDS);
+  }
+#undef FLOE_S8_DWI_OPERANDS
+#undef FLOE_S8_DWI_NEXT
+#undef FLOE_S8_DWI_BODY
+#undef FLOE_S8_DWI_CHANNEL
+#undef FLOE_S8_DWI_TAP
+}
+
+#undef FLOE_S8_DWG_TAP
+
+// One window at the input's edge (rows >= 1 taps high, kCols taps wide, x and
+// w at its first tap; x_row apart, w one kernel row = 24 bytes apart) of
+// channels c..c+3: taps with the input offset (SXTAB16), then the
+// requantization from the group's plain constants k, packed, in one block.
+template <int kCols>
+FLOE_S8_INLINE uint32_t depthwise_edge_window(const int8_t* x, const uint32_t* w, const int32_t* k, int32_t rows,
+                                              int32_t channels, int32_t x_row, uint32_t offsets) {
+  int32_t s0 = 0, s1 = 0, s2 = 0, s3 = 0;
+  uint32_t xv, xe, we, wo;
+#define FLOE_S8_DWE_TAP(x_at, w_at)                  \
+  "ldr     %[xv], " x_at "\n\t"                      \
+  "ldrd    %[we], %[wo], " w_at "\n\t"               \
+  "sxtab16 %[xe], %[off], %[xv]\n\t"                 \
+  "sxtab16 %[xv], %[off], %[xv], ror #8\n\t"         \
+  "smlabb  %[s0], %[xe], %[we], %[s0]\n\t"           \
+  "smlatt  %[s2], %[xe], %[we], %[s2]\n\t"           \
+  "smlabb  %[s1], %[xv], %[wo], %[s1]\n\t"           \
+  "smlatt  %[s3], %[xv], %[wo], %[s3]\n\t"
+#define FLOE_S8_DWE_CHANNEL(v, at_bm, at_te)        \
+  "ldrd   %[xe], %[we], [%[w], #" at_bm "]\n\t"     \
+  "ldrd   %[xv], %[wo], [%[w], #" at_te "]\n\t"     \
+  "add    %[" v "], %[xe], %[" v "], lsl #1\n\t"    \
+  "add    %[xv], %[xv], %[" v "], asr #31\n\t"      \
+  "smmlar %[" v "], %[" v "], %[we], %[xv]\n\t"     \
+  "asr    %[" v "], %[" v "], %[wo]\n\t"            \
+  "ssat   %[" v "], #8, %[" v "]\n\t"
+#define FLOE_S8_DWE_TAIL                                                                  \
+  "ldr     %[xv], %[xr]\n\t"                                                              \
+  "add     %[x], %[x], %[xv]\n\t"                                                         \
+  "add     %[w], %[w], #24\n\t"                                                           \
+  "subs    %[n], %[n], #1\n\t"                                                            \
+  "bne     1b\n\t"                                                                        \
+  "ldr     %[w], %[k]\n\t"                                                                \
+  FLOE_S8_DWE_CHANNEL("s0", "0", "8") FLOE_S8_DWE_CHANNEL("s1", "16", "24")               \
+  FLOE_S8_DWE_CHANNEL("s2", "32", "40") FLOE_S8_DWE_CHANNEL("s3", "48", "56")             \
+  "bfi    %[s0], %[s1], #8, #8\n\t"                                                       \
+  "bfi    %[s0], %[s2], #16, #8\n\t"                                                      \
+  "bfi    %[s0], %[s3], #24, #8"
+#define FLOE_S8_DWE_OPERANDS                                                                              \
+  : [x] "+&r"(x), [w] "+&r"(w), [n] "+&r"(rows), [s0] "+&r"(s0), [s1] "+&r"(s1), [s2] "+&r"(s2),           \
+    [s3] "+&r"(s3), [xv] "=&r"(xv), [xe] "=&r"(xe), [we] "=&r"(we), [wo] "=&r"(wo)                        \
+  : [c] "r"(channels), [off] "r"(offsets), [xr] "m"(x_row), [k] "m"(k)                                     \
+  : "cc", "memory"
+  if (kCols == 3) {
+    __asm__("1:\n\t" FLOE_S8_DWE_TAP("[%[x]]", "[%[w]]") FLOE_S8_DWE_TAP("[%[x], %[c]]", "[%[w], #8]")
+                FLOE_S8_DWE_TAP("[%[x], %[c], lsl #1]", "[%[w], #16]") FLOE_S8_DWE_TAIL FLOE_S8_DWE_OPERANDS);
+  } else if (kCols == 2) {
+    __asm__("1:\n\t" FLOE_S8_DWE_TAP("[%[x]]", "[%[w]]") FLOE_S8_DWE_TAP("[%[x], %[c]]", "[%[w], #8]")
+                FLOE_S8_DWE_TAIL FLOE_S8_DWE_OPERANDS);
+  } else {
+    __asm__("1:\n\t" FLOE_S8_DWE_TAP("[%[x]]", "[%[w]]") FLOE_S8_DWE_TAIL FLOE_S8_DWE_OPERANDS);
+  }
+#undef FLOE_S8_DWE_OPERANDS
+#undef FLOE_S8_DWE_TAIL
+#undef FLOE_S8_DWE_CHANNEL
+#undef FLOE_S8_DWE_TAP
+  return static_cast<uint32_t>(s0);
+}
+
+// A two-column window of full height (3 rows; x at its first tap, channel c;
+// w at that tap's widened weights) on raw inputs, requantized with the
+// offset-folded constants k and packed, in one block: 81 instructions.
+FLOE_S8_INLINE uint32_t depthwise_edge_3x2(const int8_t* x, const uint32_t* w, const int32_t* k, int32_t channels,
+                                           int32_t x_row) {
+  int32_t s0, s1, s2, s3;
+  uint32_t xv, xe, we, wo;
+#define FLOE_S8_DW2_TAP(x_at, w_at)                  \
+  "ldr     %[xv], " x_at "\n\t"                      \
+  "ldrd    %[we], %[wo], " w_at "\n\t"               \
+  "sxtb16  %[xe], %[xv]\n\t"                         \
+  "sxtb16  %[xv], %[xv], ror #8\n\t"                 \
+  "smlabb  %[s0], %[xe], %[we], %[s0]\n\t"           \
+  "smlatt  %[s2], %[xe], %[we], %[s2]\n\t"           \
+  "smlabb  %[s1], %[xv], %[wo], %[s1]\n\t"           \
+  "smlatt  %[s3], %[xv], %[wo], %[s3]\n\t"
+#define FLOE_S8_DW2_CHANNEL(v, at_bm, at_te)        \
+  "ldrd   %[xe], %[we], [%[k], #" at_bm "]\n\t"     \
+  "ldrd   %[xv], %[wo], [%[k], #" at_te "]\n\t"     \
+  "add    %[" v "], %[xe], %[" v "], lsl #1\n\t"    \
+  "add    %[xv], %[xv], %[" v "], asr #31\n\t"      \
+  "smmlar %[" v "], %[" v "], %[we], %[xv]\n\t"     \
+  "asr    %[" v "], %[" v "], %[wo]\n\t"            \
+  "ssat   %[" v "], #8, %[" v "]\n\t"
+  __asm__(
+      "ldr     %[xv], [%[x]]\n\t"
+      "ldrd    %[we], %[wo], [%[w]]\n\t"
+      "sxtb16  %[xe], %[xv]\n\t"
+      "sxtb16  %[xv], %[xv], ror #8\n\t"
+      "smulbb  %[s0], %[xe], %[we]\n\t"
+      "smultt  %[s2], %[xe], %[we]\n\t"
+      "smulbb  %[s1], %[xv], %[wo]\n\t"
+      "smultt  %[s3], %[xv], %[wo]\n\t"
+      FLOE_S8_DW2_TAP("[%[x], %[c]]", "[%[w], #8]")
+      "add     %[x], %[x], %[xr]\n\t"
+      FLOE_S8_DW2_TAP("[%[x]]", "[%[w], #24]") FLOE_S8_DW2_TAP("[%[x], %[c]]", "[%[w], #32]")
+      "add     %[x], %[x], %[xr]\n\t"
+      FLOE_S8_DW2_TAP("[%[x]]", "[%[w], #48]") FLOE_S8_DW2_TAP("[%[x], %[c]]", "[%[w], #56]")
+      FLOE_S8_DW2_CHANNEL("s0", "0", "8") FLOE_S8_DW2_CHANNEL("s1", "16", "24")
+      FLOE_S8_DW2_CHANNEL("s2", "32", "40") FLOE_S8_DW2_CHANNEL("s3", "48", "56")
+      "bfi    %[s0], %[s1], #8, #8\n\t"
+      "bfi    %[s0], %[s2], #16, #8\n\t"
+      "bfi    %[s0], %[s3], #24, #8"
+      : [x] "+&r"(x), [s0] "=&r"(s0), [s1] "=&r"(s1), [s2] "=&r"(s2), [s3] "=&r"(s3), [xv] "=&r"(xv),
+        [xe] "=&r"(xe), [we] "=&r"(we), [wo] "=&r"(wo)
+      : [w] "r"(w), [k] "r"(k), [c] "r"(channels), [xr] "r"(x_row)
+      : "memory");
+#undef FLOE_S8_DW2_CHANNEL
+#undef FLOE_S8_DW2_TAP
+  return static_cast<uint32_t>(s0);
+}
+
+// The short requantization of channels c..c+3 from the group's constants,
+// packed into one word (7 instructions per output, then 3 to pack).
+FLOE_S8_INLINE uint32_t group_requantize(const int32_t sums[4], const int32_t* k) {
+  int32_t v0 = sums[0], v1 = sums[1], v2 = sums[2], v3 = sums[3];
+  int32_t b, m, t, e;
+#define FLOE_S8_DWG_CHANNEL(v, at_bm, at_te)        \
+  "ldrd   %[b], %[m], [%[k], #" at_bm "]\n\t"       \
+  "ldrd   %[t], %[e], [%[k], #" at_te "]\n\t"       \
+  "add    %[" v "], %[b], %[" v "], lsl #1\n\t"     \
+  "add    %[t], %[t], %[" v "], asr #31\n\t"        \
+  "smmlar %[" v "], %[" v "], %[m], %[t]\n\t"       \
+  "asr    %[" v "], %[" v "], %[e]\n\t"             \
+  "ssat   %[" v "], #8, %[" v "]\n\t"
+  __asm__(FLOE_S8_DWG_CHANNEL("v0", "0", "8") FLOE_S8_DWG_CHANNEL("v1", "16", "24")
+              FLOE_S8_DWG_CHANNEL("v2", "32", "40") FLOE_S8_DWG_CHANNEL("v3", "48", "56")
+          "bfi    %[v0], %[v1], #8, #8\n\t"
+          "bfi    %[v0], %[v2], #16, #8\n\t"
+          "bfi    %[v0], %[v3], #24, #8"
+          : [v0] "+&r"(v0), [v1] "+&r"(v1), [v2] "+&r"(v2), [v3] "+&r"(v3), [b] "=&r"(b), [m] "=&r"(m),
+            [t] "=&r"(t), [e] "=&r"(e)
+          : [k] "r"(k)
+          : "memory");
+#undef FLOE_S8_DWG_CHANNEL
+  return static_cast<uint32_t>(v0);
+}
+
+// Every output of channels c..c+3 (c < c4) for an undilated kernel three taps
+// wide, k_h <= 3, on the short requantization.
+// Not inlined: its group constants would otherwise add to s8_depthwise's frame
+// (the worst-case stack depth is checked on every board).
+__attribute__((noinline)) void depthwise_groups_3wide(const DepthwiseS8Shape& shape, const int8_t* input,
+                                                      const int8_t* filter, const S8Requant& rq_in, int8_t* output) {
+  const DepthwiseS8Shape p = shape;
+  const S8Requant rq = rq_in;  // local copies: the output stores cannot alias them
+  const bool int8_range = rq.act_min == -128 && rq.act_max == 127;
+  const DepthwiseGeometry g = depthwise_geometry(p, filter);
+  const ptrdiff_t c4 = p.channels & ~static_cast<ptrdiff_t>(3);
+  const uint32_t min4 = replicate(rq.act_min), max4 = replicate(rq.act_max);
+  const int32_t channels = static_cast<int32_t>(g.channels);
+  const int32_t x_row = static_cast<int32_t>(g.dil_h * g.in_row);
+  // The output columns whose windows' three columns lie inside the input.
+  ptrdiff_t inner_columns_begin = p.out_w, inner_columns_end = p.out_w;
+  if (p.in_w >= 3) {
+    inner_columns_begin = (p.pad_left + p.stride_w - 1) / p.stride_w;
+    inner_columns_end = (p.in_w - 3 + p.pad_left) / p.stride_w + 1;
+    if (inner_columns_end > p.out_w) inner_columns_end = p.out_w;
+    if (inner_columns_begin > inner_columns_end) inner_columns_begin = inner_columns_end;
+  }
+  DepthwiseGroup group;
+  for (ptrdiff_t c = 0; c < c4; c += 4) {
+    prepare_group(g.filter, g.channels, p.k_h, p.input_offset, rq, static_cast<int32_t>(c), &group);
+    int8_t* o = output + c;
+    for (ptrdiff_t n = 0; n < p.batches; ++n) {
+      const int8_t* image = input + n * p.in_h * g.in_row + c;
+      for (ptrdiff_t oy = 0; oy < p.out_h; ++oy) {
+        const ptrdiff_t y0 = oy * p.stride_h - p.pad_top;
+        const kernels::TapRange ty = kernels::unit_tap_range(y0, p.in_h, p.k_h);  // dil_h 1
+        const int32_t rows = static_cast<int32_t>(ty.end - ty.begin);
+        const int8_t* row = image + (y0 + ty.begin) * g.in_row;
+        // Any window: its in-image taps.
+        auto edge_pixel = [&](ptrdiff_t ox) __attribute__((always_inline)) {
+          const ptrdiff_t x0 = ox * p.stride_w - p.pad_left;
+          const kernels::TapRange tx = kernels::unit_tap_range(x0, p.in_w, 3);
+          const int32_t cols = static_cast<int32_t>(tx.end - tx.begin);
+          const int8_t* x = row + (x0 + tx.begin) * g.channels;
+          uint32_t packed;
+          if (rows > 0 && cols == 3) {
+            packed = depthwise_edge_window<3>(x, group.taps[ty.begin * 3], group.channel[0], rows, channels, x_row,
+                                              g.offsets);
+          } else if (rows == 3 && cols == 2) {
+            packed = depthwise_edge_3x2(x, group.taps[tx.begin], tx.begin == 0 ? group.right[0] : group.left[0],
+                                        channels, x_row);
+          } else if (rows > 0 && cols == 2) {
+            packed = depthwise_edge_window<2>(x, group.taps[ty.begin * 3 + tx.begin], group.channel[0], rows,
+                                              channels, x_row, g.offsets);
+          } else if (rows > 0 && cols == 1) {
+            packed = depthwise_edge_window<1>(x, group.taps[ty.begin * 3 + tx.begin], group.channel[0], rows,
+                                              channels, x_row, g.offsets);
+          } else {
+            // An empty window (all padding) reads nothing: the bias alone.
+            const int32_t zeros[4] = {0, 0, 0, 0};
+            packed = group_requantize(zeros, group.channel[0]);
+          }
+          store_word(o + ox * g.channels, int8_range ? packed : clamp4(packed, min4, max4));
+        };
+        // The pixels whose window lies inside the input: [inner_begin, inner_end).
+        const ptrdiff_t inner_begin = rows == 3 ? inner_columns_begin : p.out_w;
+        const ptrdiff_t inner_end = rows == 3 ? inner_columns_end : p.out_w;
+        ptrdiff_t ox = 0;
+        for (; ox < inner_begin; ++ox) edge_pixel(ox);
+        if (ox < inner_end) {
+          const int8_t* x = row + (ox * p.stride_w - p.pad_left) * g.channels;
+          const int32_t x_step = static_cast<int32_t>(p.stride_w * g.channels);
+          const int32_t count = static_cast<int32_t>(inner_end - ox);
+          if (int8_range) {
+            depthwise_inner_row<false>(x, group, channels, x_row, x_step, count, min4, max4, o + ox * g.channels);
+          } else {
+            depthwise_inner_row<true>(x, group, channels, x_row, x_step, count, min4, max4, o + ox * g.channels);
+          }
+          ox = inner_end;
+        }
+        for (; ox < p.out_w; ++ox) edge_pixel(ox);
+        o += p.out_w * g.channels;
+      }
+    }
+  }
+}
+
+}  // namespace
+#endif
+
+namespace {
+
+// The pixel-major depthwise for channels [c_begin, channels): every window
+// shape, either requantization. Not inlined, like depthwise_groups_3wide.
+__attribute__((noinline)) void depthwise_pixels(const DepthwiseS8Shape& shape, const int8_t* input,
+                                                const int8_t* filter, const S8Requant& rq_in, ptrdiff_t c_begin,
+                                                int8_t* output) {
   const DepthwiseS8Shape p = shape;
   const S8Requant rq = rq_in;
   const bool int8_range = rq.act_min == -128 && rq.act_max == 127;
-  DepthwiseGeometry g;
-  g.filter = filter;
-  g.channels = p.channels;
-  g.in_row = static_cast<ptrdiff_t>(p.in_w) * p.channels;
-  g.f_row = static_cast<ptrdiff_t>(p.k_w) * p.channels;
-  g.dil_h = p.dil_h;
-  g.x_step = static_cast<ptrdiff_t>(p.dil_w) * p.channels;
-  g.input_offset = p.input_offset;
-  g.offsets = (static_cast<uint32_t>(p.input_offset) & 0xFFFFu) * 0x10001u;
+  const DepthwiseGeometry g = depthwise_geometry(p, filter);
   const ptrdiff_t c4 = p.channels & ~static_cast<ptrdiff_t>(3);
-  // KWS's and MobileNet's depthwise layers: pixels whose three columns are
-  // inside the input run unrolled (any rows).
+  const ptrdiff_t c_done = c_begin;
+  // A three-wide kernel runs every window unrolled, the edge columns'
+  // narrower ones included (any rows).
   const bool three_by_three = p.k_w == 3 && p.dil_w == 1;
   int8_t* o = output;
   for (ptrdiff_t n = 0; n < p.batches; ++n) {
@@ -753,17 +1629,27 @@ void s8_depthwise(const DepthwiseS8Shape& shape, const int8_t* input, const int8
         const kernels::TapRange tx = p.dil_w == 1 ? kernels::unit_tap_range(x0, p.in_w, p.k_w)
                                                   : kernels::tap_range(x0, p.in_w, p.k_w, p.dil_w);
         const ptrdiff_t origin = y0 * g.in_row + x0 * g.channels;  // may lie in the padding
-        const bool three_wide = three_by_three && tx.begin == 0 && tx.end == 3;
-        ptrdiff_t c = 0;
-        for (; c < c4; c += 4) {
-          int32_t s[4];
-          if (three_wide) {
-            four_channels_3wide(g, image + origin + ty.begin * g.dil_h * g.in_row + c, filter + ty.begin * g.f_row + c,
-                                ty.end - ty.begin, s);
-          } else {
-            four_channels(g, image, origin, ty, tx, c, s);
+        ptrdiff_t c = c_done;
+        if (three_by_three) {
+          // The window's first in-image tap, and its extent.
+          const int8_t* x = image + origin + ty.begin * g.dil_h * g.in_row + tx.begin * g.channels;
+          const int8_t* f = filter + ty.begin * g.f_row + tx.begin * g.channels;
+          const ptrdiff_t rows = ty.end - ty.begin, cols = tx.end - tx.begin;
+          for (; c < c4; c += 4) {
+            int32_t s[4];
+            if (cols == 3) {
+              four_channels_3wide(g, x + c, f + c, rows, s);
+            } else {
+              four_channels_narrow(g, x + c, f + c, rows, cols, s);
+            }
+            finish_4(rq, int8_range, s, static_cast<int32_t>(c), o);
           }
-          finish_4(rq, int8_range, s, static_cast<int32_t>(c), o);
+        } else {
+          for (; c < c4; c += 4) {
+            int32_t s[4];
+            four_channels(g, image, origin, ty, tx, c, s);
+            finish_4(rq, int8_range, s, static_cast<int32_t>(c), o);
+          }
         }
         for (; c < p.channels; ++c) {
           o[c] = finish(rq, one_channel(g, image, origin, ty, tx, c), static_cast<int32_t>(c));
@@ -771,6 +1657,24 @@ void s8_depthwise(const DepthwiseS8Shape& shape, const int8_t* input, const int8
       }
     }
   }
+}
+
+}  // namespace
+
+void s8_depthwise(const DepthwiseS8Shape& shape, const int8_t* input, const int8_t* filter,
+                  const S8Requant& rq, int8_t* output) {
+  ptrdiff_t c_done = 0;
+#if defined(FLOE_S8_DSP_LOOPS)
+  // KWS's and MobileNet's depthwise layers: channel groups outermost, when
+  // there are enough output pixels to repay a group's preparation (a 3x3 map
+  // of 256 channels is faster pixel-major).
+  const int32_t pixels = shape.batches * shape.out_h * shape.out_w;
+  if (shape.k_w == 3 && shape.dil_w == 1 && shape.dil_h == 1 && shape.k_h <= 3 && rq.short_path && pixels >= 32) {
+    depthwise_groups_3wide(shape, input, filter, rq, output);
+    c_done = shape.channels & ~static_cast<ptrdiff_t>(3);
+  }
+#endif
+  if (c_done < shape.channels) depthwise_pixels(shape, input, filter, rq, c_done, output);
 }
 
 }  // namespace floe::cortexm

@@ -54,9 +54,25 @@ struct S8Requant {
 // out[r * out_stride + c] = requant_c(sum_k a[r * a_stride + k] * w[c * k_size + k])
 // for r < rows, c < channels. Uses: 1x1 convolutions (a = the input pixels),
 // other convolutions (a = im2col rows), FULLY_CONNECTED (a = the batch rows).
-// No alignment is assumed for any pointer or stride.
+// No alignment is assumed for any pointer or stride. a spans rows * a_stride
+// readable bytes (a_stride >= k_size): the DSP kernel may read a row's bytes
+// past k_size (up to a_stride), which it multiplies by zero weights.
 void s8_gemm(const int8_t* a, int32_t a_stride, int32_t rows, const int8_t* w, int32_t channels,
              int32_t k_size, const S8Requant& rq, int8_t* out, int32_t out_stride);
+
+// The row stride an im2col buffer of k-column rows best gives s8_gemm: on
+// the DSP build with the short requantization, k rounded up to 8 while that
+// fits the kernel's widened weights (64 columns: person_detect's first layer,
+// k = 9, then runs 8 columns per loop instead of a scalar tail); k elsewhere.
+inline int32_t s8_gemm_row_stride(int32_t k_size, bool short_path) {
+#if defined(FLOE_CORTEXM_S8_MVE)
+  (void)short_path;
+  return k_size;
+#else
+  const int32_t k8 = (k_size + 7) & ~7;
+  return short_path && k8 <= 64 ? k8 : k_size;
+#endif
+}
 
 // A depthwise convolution with channel multiplier 1, NHWC, filter
 // [k_h][k_w][channels] (TFLite's layout without its leading 1):
