@@ -25,6 +25,7 @@ bool takes(const LoweredModel& model, const LoweredOp& op) {
   // AUDIO_SPECTROGRAM's int32 input is the FFT's constant bit-reversal table.
   if (op.opcode == schema::OpCode::AUDIO_SPECTROGRAM) return all_f32(model, {op.inputs[0]}) && all_f32(model, op.outputs);
   if (!all_f32(model, op.inputs) || !all_f32(model, op.outputs)) return false;
+  if (op.opcode == schema::OpCode::AVG_POOL2D) return false;  // the Cortex-M pooling kernel is int8 only
   if (op.opcode == schema::OpCode::DEPTHWISE_CONV2D) {
     // Other multipliers would run the reference loop inside the Cortex-M
     // kernel anyway; saying so in the model keeps the plan truthful.
@@ -281,6 +282,11 @@ bool s8_depthwise(LoweredModel* model, LoweredOp& op, bool short_ok) {
 // short_ok: the target's int8 kernels have the short requantization (M4,
 // M33: not the M55's Helium kernels).
 bool takes_s8(LoweredModel* model, LoweredOp& op, bool short_ok) {
+  if (op.opcode == schema::OpCode::AVG_POOL2D) {
+    // runtime/kernels/cortexm/pool2d.h: the reference's operands and params.
+    return op.inputs.size() == 1 && op.outputs.size() == 1 && op.inputs[0] >= 0 && op.requantization != nullptr &&
+           value(*model, op.inputs[0]).dtype == DType::kInt8 && value(*model, op.outputs[0]).dtype == DType::kInt8;
+  }
   if (!all_s8(*model, op)) return false;
   switch (op.opcode) {
     case schema::OpCode::CONV2D:

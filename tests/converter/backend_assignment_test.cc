@@ -130,7 +130,8 @@ TEST(BackendAssignment, Int8KwsOnXnnpackTargets) {
     if (t == "reference" || t.rfind("cortex-m", 0) == 0) {
       EXPECT_TRUE(on_xnnpack.empty()) << target;
       EXPECT_EQ(m->xnnpack_arena_size(), 0u) << target;
-      const std::map<std::string, int> cortexm_ops = {{"CONV2D", 5}, {"DEPTHWISE_CONV2D", 4}, {"MATMUL", 1}};
+      const std::map<std::string, int> cortexm_ops = {
+          {"CONV2D", 5}, {"DEPTHWISE_CONV2D", 4}, {"AVG_POOL2D", 1}, {"MATMUL", 1}};
       EXPECT_EQ(on_cortexm, (t == "reference" ? std::map<std::string, int>() : cortexm_ops)) << target;
       continue;
     }

@@ -227,6 +227,44 @@ TEST(CortexmS8Backend, ShortRequantizationNeedsEveryChannelInRange) {
   }
 }
 
+// int8 AVG_POOL2D runs the Cortex-M pooling kernel (no layout of its own:
+// cortexm_kernel stays NONE); max pooling and float pooling have none.
+TEST(CortexmS8Backend, ConverterTakesInt8AveragePoolingOnly) {
+  conv::LoweredModel m;
+  auto add_pool = [&m](OpCode code, int input, int output, bool quantized) {
+    conv::LoweredOp op;
+    op.opcode = code;
+    op.inputs = {input};
+    op.outputs = {output};
+    if (quantized) {
+      op.requantization = std::make_shared<conv::schema::RequantizationT>();
+      op.requantization->activation_min = -128;
+      op.requantization->activation_max = 127;
+    }
+    conv::schema::Pool2DOptionsT window;
+    window.filter_h = window.filter_w = 2;
+    op.options.Set(window);
+    m.ops.push_back(std::move(op));
+  };
+  const int x = add_activation(m, {1, 4, 4, 3});
+  add_pool(OpCode::AVG_POOL2D, x, add_activation(m, {1, 3, 3, 3}), true);
+  add_pool(OpCode::MAX_POOL2D, x, add_activation(m, {1, 3, 3, 3}), true);
+  conv::Value f32;
+  f32.dtype = DType::kFloat32;
+  f32.shape = {1, 4, 4, 3};
+  const int xf = m.add_value(f32);
+  f32.shape = {1, 3, 3, 3};
+  add_pool(OpCode::AVG_POOL2D, xf, m.add_value(f32), false);
+  for (const char* target : {"cortex-m4", "cortex-m33", "cortex-m55"}) {
+    for (conv::LoweredOp& op : m.ops) op.backend = conv::schema::Backend::REFERENCE;
+    EXPECT_EQ(conv::assign_cortexm_backends(&m, target), 1) << target;
+    EXPECT_EQ(m.ops[0].backend, conv::schema::Backend::CORTEX_M) << target;
+    EXPECT_EQ(m.ops[0].cortexm_kernel, CortexMKernel::NONE) << target;
+    EXPECT_EQ(m.ops[1].backend, conv::schema::Backend::REFERENCE) << target;
+    EXPECT_EQ(m.ops[2].backend, conv::schema::Backend::REFERENCE) << target;
+  }
+}
+
 TEST(CortexmS8Backend, OtherTargetsKeepTheInt8ReferenceLayout) {
   FLOE_REQUIRE_CORPUS("int8/mlperf_tiny/kws/kws_ref_model.tflite");
   for (const char* target : {"reference", "x86_64"}) {

@@ -8,9 +8,11 @@
 #include <stddef.h>
 
 #include "runtime/kernels/cortexm/conv2d.h"
+#include "runtime/kernels/cortexm/pool2d.h"
 #include "runtime/kernels/cortexm/s8_microkernels.h"
 #include "runtime/kernels/reference/conv2d.h"
 #include "runtime/kernels/reference/depthwise_conv2d.h"
+#include "runtime/kernels/reference/pool2d.h"
 #include "runtime/kernels/reference/matmul.h"
 #include "runtime/kernels/reference/wrapping.h"
 
@@ -146,13 +148,17 @@ int strided_gemm_cases(Random& rng, Checker& check) {
 
 void conv_case(Random& rng, Checker& check, int index, bool short_path) {
   cortexm::Conv2DS8Plan p{};
-  const bool pointwise = rng.range(0, 3) == 0;
-  p.batches = rng.range(1, 2);
-  p.in_h = rng.range(1, 9);
-  p.in_w = rng.range(1, 9);
-  p.in_c = rng.range(1, 9);
-  p.out_c = rng.range(1, 13);
-  p.k_h = static_cast<int16_t>(pointwise ? 1 : rng.range(1, 4));
+  const int kind = rng.range(0, 7);
+  const bool pointwise = kind < 2;
+  // Tall windows over few channels, like KWS's first layer (10x4 taps of
+  // one channel, stride 2, on 49x10).
+  const bool tall = kind == 7;
+  p.batches = tall ? 1 : rng.range(1, 2);
+  p.in_h = tall ? rng.range(8, 20) : rng.range(1, 9);
+  p.in_w = tall ? rng.range(3, 10) : rng.range(1, 9);
+  p.in_c = tall ? rng.range(1, 2) : rng.range(1, 9);
+  p.out_c = tall ? rng.range(1, 6) : rng.range(1, 13);
+  p.k_h = static_cast<int16_t>(pointwise ? 1 : (tall ? rng.range(5, 10) : rng.range(1, 4)));
   p.k_w = static_cast<int16_t>(pointwise ? 1 : rng.range(1, 4));
   p.stride_h = static_cast<int16_t>(pointwise ? 1 : rng.range(1, 3));
   p.stride_w = static_cast<int16_t>(pointwise ? 1 : rng.range(1, 3));
@@ -193,6 +199,8 @@ void conv_case(Random& rng, Checker& check, int index, bool short_path) {
   fold(g_relaid, p.out_c, p.k_size, q.input_offset);
   if (short_path) double_bias(g_folded, p.out_c);
   p.short_requant = short_path;
+  cortexm::plan_im2col(p);
+  if (p.gather_im2col) ++check.report->gather_conv_cases;
   const cortexm::S8Requant rq = {g_folded, g_mult, g_shift, q.output_offset, q.act_min, q.act_max, short_path};
   cortexm::conv2d_s8(p, g_in, g_relaid, rq, g_scratch, g_opt);
   check.compare(pointwise ? (short_path ? "conv2d 1x1 (s8_gemm) short requantization" : "conv2d 1x1 (s8_gemm)")
@@ -236,6 +244,44 @@ void depthwise_case(Random& rng, Checker& check, int index, bool short_path) {
   const cortexm::S8Requant rq = {g_bias, g_mult, g_shift, q.output_offset, q.act_min, q.act_max, short_path};
   cortexm::s8_depthwise(s, g_in, g_filter, rq, g_opt);
   check.compare(short_path ? "s8_depthwise short requantization" : "s8_depthwise", index, static_cast<size_t>(s.batches * s.out_h * s.out_w * s.channels));
+}
+
+// int8 AVG_POOL2D: window, stride and padding with every window keeping an
+// in-image tap (the prepare's rule), channel counts around the 16-channel
+// block, extreme inputs (sums at the ends of their range), clamps.
+void avg_pool_case(Random& rng, Checker& check, int index) {
+  ref::Pool2DS8Params params{};
+  const int32_t channels = rng.range(1, 33);
+  const int32_t batches = channels > 16 ? 1 : rng.range(1, 2);  // within the buffers
+  const int32_t in_h = rng.range(1, 8), in_w = rng.range(1, 8);
+  const bool global = rng.range(0, 3) == 0;  // KWS's pool: the whole image, one output
+  params.filter_h = global ? in_h : rng.range(1, 4);
+  params.filter_w = global ? in_w : rng.range(1, 4);
+  params.stride_h = rng.range(1, 3);
+  params.stride_w = rng.range(1, 3);
+  params.pad_top = global ? 0 : rng.range(0, params.filter_h - 1);
+  params.pad_left = global ? 0 : rng.range(0, params.filter_w - 1);
+  const int32_t pad_h = params.pad_top + (global ? 0 : rng.range(0, params.filter_h - 1));
+  const int32_t pad_w = params.pad_left + (global ? 0 : rng.range(0, params.filter_w - 1));
+  if (in_h + pad_h < params.filter_h || in_w + pad_w < params.filter_w) return avg_pool_case(rng, check, index);
+  int32_t out_h = (in_h + pad_h - params.filter_h) / params.stride_h + 1;
+  int32_t out_w = (in_w + pad_w - params.filter_w) / params.stride_w + 1;
+  // No window entirely in the padding.
+  while ((out_h - 1) * params.stride_h - params.pad_top >= in_h) --out_h;
+  while ((out_w - 1) * params.stride_w - params.pad_left >= in_w) --out_w;
+  const int kinds = rng.range(0, 2);
+  params.act_min = kinds == 0 ? -128 : rng.range(-128, 0);
+  params.act_max = kinds == 0 ? 127 : rng.range(params.act_min, 127);
+  const size_t in_n = static_cast<size_t>(batches * in_h * in_w * channels);
+  const int extreme = rng.range(0, 2);  // all -128, all 127, or random
+  for (size_t i = 0; i < in_n; ++i) {
+    g_in[i] = extreme == 0 ? int8_t{-128} : extreme == 1 ? int8_t{127} : static_cast<int8_t>(rng.range(-128, 127));
+  }
+  const int32_t in_dims[4] = {batches, in_h, in_w, channels};
+  const int32_t o_dims[4] = {batches, out_h, out_w, channels};
+  ref::avg_pool2d_s8(params, {{g_in, {in_dims, 4}}, {g_ref, {o_dims, 4}}});
+  cortexm::avg_pool2d_s8(params, {{g_in, {in_dims, 4}}, {g_opt, {o_dims, 4}}});
+  check.compare("avg_pool2d", index, static_cast<size_t>(batches * out_h * out_w * channels));
 }
 
 // The requantization at the int32 extremes and every shift the kernels accept
@@ -313,6 +359,7 @@ S8DiffReport run_s8_kernel_diff(uint32_t seed, int cases, S8DiffLog log) {
   for (int i = 0; i < cases; ++i, ++report.gemm_cases) gemm_case(rng, check, i, false);
   for (int i = 0; i < cases; ++i, ++report.conv_cases) conv_case(rng, check, i, false);
   for (int i = 0; i < cases; ++i, ++report.depthwise_cases) depthwise_case(rng, check, i, false);
+  for (int i = 0; i < cases; ++i, ++report.avg_pool_cases) avg_pool_case(rng, check, i);
 #if !defined(FLOE_CORTEXM_S8_MVE)
   report.short_edge_checks = short_requantization_edges(rng, check);
   for (int i = 0; i < cases; ++i, ++report.short_gemm_cases) gemm_case(rng, check, i, true);
@@ -322,11 +369,13 @@ S8DiffReport run_s8_kernel_diff(uint32_t seed, int cases, S8DiffLog log) {
 #endif
   Text t;
   t.s("int8 cortexm kernels vs reference, seed ").i(seed).s(": ").i(report.gemm_cases).s(" gemm, ")
-      .i(report.conv_cases).s(" conv, ").i(report.depthwise_cases).s(" depthwise cases; short requantization ")
+      .i(report.conv_cases).s(" conv, ").i(report.depthwise_cases).s(" depthwise, ").i(report.avg_pool_cases)
+      .s(" avg pool cases; short requantization ")
       .i(report.short_edge_checks).s(" edges, ")
       .i(report.short_gemm_cases + report.short_conv_cases + report.short_depthwise_cases +
          report.short_strided_gemm_cases)
-      .s(" cases; ").i(report.failures).s(" not bit-exact");
+      .s(" cases; ").i(report.gather_conv_cases).s(" conv on gather im2col; ").i(report.failures)
+      .s(" not bit-exact");
   log(t.buffer);
   return report;
 }

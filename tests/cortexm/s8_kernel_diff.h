@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // Differential test of the int8 Cortex-M kernels (s8_gemm, the CONV2D driver
-// over it with and without im2col, s8_depthwise) against the int8 reference
+// over it with and without im2col, s8_depthwise, avg_pool2d_s8) against the int8 reference
 // kernels, which they must match bit for bit on every ISA. Freestanding
 // (static buffers, a log callback) so the same seeded cases run as a host gtest
 // (portable variant) and as firmware on each QEMU board (DSP variant on M4/M33,
@@ -12,13 +12,16 @@
 namespace floe::testing {
 
 struct S8DiffReport {
-  int gemm_cases = 0, conv_cases = 0, depthwise_cases = 0;
+  int gemm_cases = 0, conv_cases = 0, depthwise_cases = 0, avg_pool_cases = 0;
   // The same cases on the short requantization (S8Requant::short_path), and
   // its edge checks: DSP and portable builds (not the M55's Helium kernels).
   int short_gemm_cases = 0, short_conv_cases = 0, short_depthwise_cases = 0, short_edge_checks = 0;
   // Fixed GEMM shapes at the edges of the channel-pair paths (k beyond 64,
   // rows laid wider than k).
   int short_strided_gemm_cases = 0;
+  // Convolution cases whose im2col ran on Helium byte gathers
+  // (Conv2DS8Plan::gather_im2col): 0 on the other builds.
+  int gather_conv_cases = 0;
   int failures = 0;
 };
 

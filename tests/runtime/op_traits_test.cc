@@ -137,6 +137,23 @@ TEST(OpTraits, LoadRefusesABackendThatDoesNotImplementTheOp) {
   EXPECT_GT(refused, 0);
 }
 
+// AVG_POOL2D's CORTEX_M kernel is int8 only: a float average pooling on that
+// backend loads (the trait allows the op) but Init refuses it, where the
+// same op on the reference kernels initializes.
+TEST(OpTraits, CortexMAveragePoolingIsInt8Only) {
+  for (schema::Backend backend : {schema::Backend::REFERENCE, schema::Backend::CORTEX_M}) {
+    LoweredModel m = one_op(schema::OpCode::AVG_POOL2D, {{DType::kFloat32, {1, 4, 4, 3}}},
+                            {DType::kFloat32, {1, 3, 3, 3}}, backend);
+    schema::Pool2DOptionsT window;
+    window.filter_h = window.filter_w = 2;
+    m.ops[0].options.Set(window);
+    const Outcome o = run(m);
+    EXPECT_EQ(o.load, Status::kOk) << o.load_message;
+    EXPECT_EQ(o.init, backend == schema::Backend::CORTEX_M ? Status::kInvalidModel : Status::kOk)
+        << schema::EnumNameBackend(backend);
+  }
+}
+
 // Element-wise: with some dtypes the adapter accepts the shapes the trait
 // promises (one input of the output's shape; two inputs broadcasting to it),
 // and with those dtypes it refuses an output of the same size laid out otherwise.

@@ -123,6 +123,7 @@ uint32_t run_s8_layer(const S8Layer& l, uint32_t reps) {
   const int32_t rows = l.out_h * l.out_w;
   p.chunk_rows = kScratchBytes / k / 2 * 2 < rows ? (kScratchBytes / k / 2 * 2 > 2 ? kScratchBytes / k / 2 * 2 : 2)
                                                  : rows;
+  floe::cortexm::plan_im2col(p);
   int8_t* scratch = filter + k * l.out_c;
   for (uint32_t r = 0; r < reps; ++r) floe::cortexm::conv2d_s8(p, input, filter, rq, scratch, output);
   return static_cast<uint32_t>(rows * l.out_c * k);

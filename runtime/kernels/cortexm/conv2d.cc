@@ -12,12 +12,17 @@
 #include "runtime/kernels/cortexm/conv2d.h"
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "runtime/kernels/cortexm/isa.h"
 #include "runtime/kernels/cortexm/microkernels.h"
 #include "runtime/kernels/window.h"
 #include "runtime/core/op_adapter.h"
 #include "runtime/kernels/cortexm/s8_adapter.h"
+
+#if defined(FLOE_CORTEXM_S8_MVE)
+#include <arm_mve.h>
+#endif
 
 namespace floe::cortexm {
 namespace {
@@ -407,7 +412,168 @@ __attribute__((noinline)) void im2col_rows(const Conv2DS8Plan& plan, const int8_
   *ox = x;
 }
 
+#if defined(FLOE_CORTEXM_S8_MVE)
+// Helium im2col (plan.gather_im2col): each 16 bytes of a row are one VLDRB
+// gather from the window's top-left corner, by a table of the taps' byte
+// offsets; a window that leaves the input gathers only its in-bounds taps (a
+// predicate from the taps' window row and column against the input's bounds)
+// and takes the zero point elsewhere (VPSEL). The byte-by-byte copy costs ~75
+// instructions per window row of KWS's first layer (4 bytes), this ~10 per 16
+// bytes.
+constexpr int32_t kGatherMaxRow = 64;
+constexpr int32_t kGatherMaxSpan = 255;  // the offsets are bytes
+
+// The window's extent in input rows and columns minus one.
+inline int32_t span_minus_one(int32_t k, int32_t dil) { return (k - 1) * dil; }
+
+// Clamped to int8 for the per-lane compares: tap rows and columns are
+// below 127 (plan_im2col), so the clamped bound decides the same.
+inline int32_t clamp_s8(int32_t v) { return v < -128 ? -128 : (v > 127 ? 127 : v); }
+
+// Per lane of an im2col row: the tap's byte offset from the window's
+// top-left corner, and its row and column within the window. Lanes beyond
+// k_size repeat the corner: their bytes are never stored.
+struct GatherTables {
+  uint8_t offset[kGatherMaxRow];
+  int8_t tap_y[kGatherMaxRow], tap_x[kGatherMaxRow];
+};
+
+// 16 bytes of a row whose window lies inside the input: one gather; `store`
+// is the predicate of the bytes that belong to the row (all but the last
+// vector: every one). Assembly, like the one below, so that the predicate
+// register is only ever set here (GCC 12 cannot be told it is clobbered;
+// gather_im2col_rows is never inlined, and VPR is caller-saved).
+inline void gather16(const int8_t* corner, const uint8_t* offset, int8_t* dst, uint32_t store) {
+  int8x16_t off, bytes;
+  __asm__ volatile(
+      "vldrb.u8 %q[off], [%[po]]\n\t"
+      "vldrb.u8 %q[bytes], [%[corner], %q[off]]\n\t"
+      "vmsr p0, %[store]\n\t"
+      "vpst\n\t"
+      "vstrbt.8 %q[bytes], [%[dst]]\n\t"
+      : [off] "=&w"(off), [bytes] "=&w"(bytes)
+      : [po] "r"(offset), [corner] "r"(corner), [dst] "r"(dst), [store] "r"(store)
+      : "memory");
+}
+
+// gather16 with the offsets already in a register (a one-vector row: the
+// table's only vector is loaded once per chunk).
+inline void gather16_held(const int8_t* corner, uint8x16_t offset, int8_t* dst, uint32_t store) {
+  int8x16_t bytes;
+  __asm__ volatile(
+      "vldrb.u8 %q[bytes], [%[corner], %q[off]]\n\t"
+      "vmsr p0, %[store]\n\t"
+      "vpst\n\t"
+      "vstrbt.8 %q[bytes], [%[dst]]\n\t"
+      : [bytes] "=&w"(bytes)
+      : [off] "w"(offset), [corner] "r"(corner), [dst] "r"(dst), [store] "r"(store)
+      : "memory");
+}
+
+// 16 bytes of a row whose window leaves the input: the taps with
+// y_lo <= tap_y < y_end and x_lo <= tap_x < x_end are gathered, the others
+// take the zero point.
+struct Bounds {
+  int32_t y_lo, y_end, x_lo, x_end;
+};
+inline void gather16_border(const int8_t* corner, const GatherTables& t, int32_t v, const Bounds& b,
+                            int8x16_t zero_point, int8_t* dst, uint32_t store) {
+  int8x16_t off, ty, tx, bytes;
+  __asm__ volatile(
+      "vldrb.s8 %q[ty], [%[py]]\n\t"
+      "vldrb.s8 %q[tx], [%[px]]\n\t"
+      "vldrb.u8 %q[off], [%[po]]\n\t"
+      "vcmp.s8 ge, %q[ty], %[ylo]\n\t"
+      "vpsttt\n\t"
+      "vcmpt.s8 lt, %q[ty], %[yend]\n\t"
+      "vcmpt.s8 ge, %q[tx], %[xlo]\n\t"
+      "vcmpt.s8 lt, %q[tx], %[xend]\n\t"
+      "vpst\n\t"
+      "vldrbt.u8 %q[bytes], [%[corner], %q[off]]\n\t"
+      "vpsel %q[bytes], %q[bytes], %q[zp]\n\t"
+      "vmsr p0, %[store]\n\t"
+      "vpst\n\t"
+      "vstrbt.8 %q[bytes], [%[dst]]\n\t"
+      : [off] "=&w"(off), [ty] "=&w"(ty), [tx] "=&w"(tx), [bytes] "=&w"(bytes)
+      : [py] "r"(t.tap_y + 16 * v), [px] "r"(t.tap_x + 16 * v), [po] "r"(t.offset + 16 * v),
+        [corner] "r"(corner), [dst] "r"(dst), [store] "r"(store), [zp] "w"(zero_point), [ylo] "r"(b.y_lo),
+        [yend] "r"(b.y_end), [xlo] "r"(b.x_lo), [xend] "r"(b.x_end)
+      : "memory");
+}
+
+// `rows` im2col rows from output pixel (oy, ox) on. Not inlined: its
+// tables then live only while the rows are built, not under the GEMM.
+__attribute__((noinline)) void gather_im2col_rows(const Conv2DS8Plan& p, const int8_t* image, ptrdiff_t oy,
+                                                  ptrdiff_t ox, ptrdiff_t rows, int8_t* row) {
+  const int32_t in_c = p.in_c, in_h = p.in_h, in_w = p.in_w, in_row = in_w * in_c, k_size = p.k_size;
+  const int32_t stride_w = p.stride_w, out_w = p.out_w;
+  const int32_t vectors = (k_size + 15) / 16;
+  GatherTables t;
+  {
+    // Lane by lane in (ky, kx, ic) order, the corner's lane for the rest.
+    int32_t y = 0, x = 0, kx = 0, ic = 0, offset = 0;
+    for (int32_t lane = 0; lane < k_size; ++lane) {
+      t.offset[lane] = static_cast<uint8_t>(offset + ic);
+      t.tap_y[lane] = static_cast<int8_t>(y);
+      t.tap_x[lane] = static_cast<int8_t>(x);
+      if (++ic == in_c) {
+        ic = 0;
+        x += p.dil_w;
+        if (++kx == p.k_w) kx = 0, x = 0, y += p.dil_h;
+        offset = y * in_row + x * in_c;
+      }
+    }
+    for (int32_t lane = k_size; lane < 16 * vectors; ++lane) t.offset[lane] = 0, t.tap_y[lane] = 0, t.tap_x[lane] = 0;
+  }
+  const uint32_t tail = (uint32_t{1} << (k_size - 16 * (vectors - 1))) - 1;  // one bit per byte lane
+  const int8x16_t zero_point = vdupq_n_s8(p.input_zero_point);
+  const int32_t last_y = span_minus_one(p.k_h, p.dil_h), last_x = span_minus_one(p.k_w, p.dil_w);
+  int32_t y0 = static_cast<int32_t>(oy) * p.stride_h - p.pad_top;
+  int32_t x0 = static_cast<int32_t>(ox) * stride_w - p.pad_left;
+  int32_t column = static_cast<int32_t>(ox);
+  const uint8x16_t first_offsets = vldrbq_u8(t.offset);
+  for (ptrdiff_t r = 0; r < rows; ++r, row += k_size) {
+    // May point outside the input: only in-bounds taps are read through it.
+    const int8_t* corner = reinterpret_cast<const int8_t*>(reinterpret_cast<uintptr_t>(image) +
+                                                           static_cast<uintptr_t>(y0 * in_row + x0 * in_c));
+    if (y0 >= 0 && x0 >= 0 && y0 + last_y < in_h && x0 + last_x < in_w) {
+      if (vectors == 1) {
+        gather16_held(corner, first_offsets, row, tail);
+      } else {
+        for (int32_t v = 0; v < vectors; ++v) {
+          gather16(corner, t.offset + 16 * v, row + 16 * v, v < vectors - 1 ? 0xFFFFu : tail);
+        }
+      }
+    } else {
+      // Tap (y, x) is inside when -y0 <= y < in_h - y0 and -x0 <= x < in_w - x0.
+      const Bounds b = {clamp_s8(-y0), clamp_s8(in_h - y0), clamp_s8(-x0), clamp_s8(in_w - x0)};
+      for (int32_t v = 0; v < vectors; ++v) {
+        gather16_border(corner, t, v, b, zero_point, row + 16 * v, v < vectors - 1 ? 0xFFFFu : tail);
+      }
+    }
+    x0 += stride_w;
+    if (++column == out_w) {
+      column = 0;
+      x0 = -p.pad_left;
+      y0 += p.stride_h;
+    }
+  }
+}
+#endif
+
 }  // namespace
+
+void plan_im2col(Conv2DS8Plan& plan) {
+  plan.gather_im2col = false;
+#if defined(FLOE_CORTEXM_S8_MVE)
+  const int32_t last_y = span_minus_one(plan.k_h, plan.dil_h), last_x = span_minus_one(plan.k_w, plan.dil_w);
+  const int64_t last_offset =
+      int64_t{last_y} * plan.in_w * plan.in_c + int64_t{last_x} * plan.in_c + plan.in_c - 1;
+  plan.gather_im2col = plan.kernel == static_cast<uint8_t>(schema::CortexMKernel::S8_IM2COL_GEMM) &&
+                       plan.k_size <= kGatherMaxRow && last_y < 127 && last_x < 127 &&
+                       last_offset <= kGatherMaxSpan;
+#endif
+}
 
 void conv2d_s8(const Conv2DS8Plan& plan, const int8_t* input, const int8_t* filter, const S8Requant& rq,
                int8_t* scratch, int8_t* output) {
@@ -436,7 +602,16 @@ void conv2d_s8(const Conv2DS8Plan& plan, const int8_t* input, const int8_t* filt
     ptrdiff_t oy = 0, ox = 0;
     for (ptrdiff_t done = 0; done < pixels;) {
       const ptrdiff_t rows = pixels - done < chunk ? pixels - done : chunk;
-      im2col_rows(p, image, rows, stride, &oy, &ox, scratch);
+#if defined(FLOE_CORTEXM_S8_MVE)
+      if (p.gather_im2col) {  // rows k_size apart: Helium's s8_gemm_row_stride
+        gather_im2col_rows(p, image, oy, ox, rows, scratch);
+        oy += (ox + rows) / p.out_w;
+        ox = (ox + rows) % p.out_w;
+      } else
+#endif
+      {
+        im2col_rows(p, image, rows, stride, &oy, &ox, scratch);
+      }
       s8_gemm(scratch, static_cast<int32_t>(stride), static_cast<int32_t>(rows), filter, p.out_c, p.k_size, rq,
               output + (n * pixels + done) * p.out_c, p.out_c);
       done += rows;
@@ -543,6 +718,7 @@ const char* prepare_conv2d_s8_cortexm(const OpContext& ctx) {
     return FLOE_MSG("int8 conv2d: im2col scratch must be int8 [rows, k_h * k_w * in_c]");
   }
   p.chunk_rows = scratch.shape.dims[0];
+  cortexm::plan_im2col(p);
   ctx.params<Conv2DPrepared>().cortexm_s8 = p;
   ctx.set_eval(eval_conv2d_s8_im2col);
   return nullptr;

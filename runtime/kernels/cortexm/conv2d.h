@@ -38,6 +38,13 @@ void conv2d_f32(const ref::Conv2DParams& params, const ref::Conv2DOperands& ops)
 void conv2d_s8(const Conv2DS8Plan& plan, const int8_t* input, const int8_t* filter, const S8Requant& rq,
                int8_t* scratch, int8_t* output);
 
+// Completes a filled S8_IM2COL_GEMM plan with how its im2col rows are built
+// (the prepare calls it; tests and benches that fill plans by hand too):
+// on Helium, byte gathers when every tap of a window lies within 255 bytes of
+// its first and a row is at most 64 bytes (KWS's first layer: 10x4 taps of one
+// channel), else the per-tap copy.
+void plan_im2col(Conv2DS8Plan& plan);
+
 }  // namespace floe::cortexm
 
 namespace floe::ops {

@@ -20,6 +20,7 @@ struct Conv2DS8Plan {
   int8_t output_offset, act_min, act_max;
   uint8_t kernel;      // schema::CortexMKernel: S8_GEMM or S8_IM2COL_GEMM
   bool short_requant;  // the *_SHORT_REQUANT variant (S8Requant::short_path)
+  bool gather_im2col;  // Helium: im2col rows by byte gathers (plan_im2col, conv2d.h)
 };
 
 struct FullyConnectedS8Plan {

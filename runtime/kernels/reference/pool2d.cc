@@ -4,6 +4,7 @@
 // each window is clipped to the image once, max reduces over what is left and
 // average divides by how many taps are left (TF AvgPool semantics for SAME).
 #include "runtime/kernels/reference/pool2d.h"
+#include "runtime/kernels/cortexm/pool2d.h"
 
 #include <math.h>
 
@@ -147,7 +148,13 @@ const char* prepare_pool2d_s8(const OpContext& ctx) {
   p.pad_left = o->pad_left();
   p.act_min = r->activation_min();
   p.act_max = r->activation_max();
-  ctx.set_eval(ctx.op->opcode() == schema::OpCode::MAX_POOL2D ? eval_max_pool2d_s8 : eval_avg_pool2d_s8);
+  const bool max_pool = ctx.op->opcode() == schema::OpCode::MAX_POOL2D;
+  if (ctx.op->backend() == schema::Backend::CORTEX_M) {
+    if (max_pool) return FLOE_MSG("int8 MAX_POOL2D has no Cortex-M kernel");
+    ctx.set_eval(eval_avg_pool2d_s8_cortexm);
+    return nullptr;
+  }
+  ctx.set_eval(max_pool ? eval_max_pool2d_s8 : eval_avg_pool2d_s8);
   return nullptr;
 }
 
@@ -155,6 +162,7 @@ const char* prepare_pool2d_s8(const OpContext& ctx) {
 
 const char* prepare_pool2d(const OpContext& ctx) {
   if (ctx.has_input(0) && is_s8(ctx.input(0))) return prepare_pool2d_s8(ctx);
+  if (ctx.op->backend() == schema::Backend::CORTEX_M) return FLOE_MSG("float pooling has no Cortex-M kernel");
   if (const char* err = expect_f32_io(ctx, 1)) return err;
   if (const char* err = check_pool_geometry(ctx)) return err;
   const auto* o = ctx.op->options_as_Pool2DOptions();
