@@ -2,6 +2,7 @@
 // Conversion pipeline (see convert.h).
 #include "converter/pipeline/convert.h"
 #include "converter/pipeline/selftest.h"
+#include "converter/pipeline/validate.h"
 
 #include <chrono>
 #include <cmath>
@@ -27,6 +28,7 @@
 #include "converter/quantize/post_training.h"
 #include "converter/frontend/calibration/calibration_file.h"
 #include "converter/ir/error.h"
+#include "converter/ir/limits.h"
 #include "converter/lower/backend_cortexm.h"
 #include "converter/lower/backend_xnnpack.h"
 #include "converter/lower/lower_graph.h"
@@ -62,11 +64,14 @@ std::string candidate_list(const Graph& graph) {
 }
 
 // dtype and (possibly partial) shape of a tensor that is about to be fed.
-Feed describe_feed(const Graph& graph, TensorRef ref, int producer, bool* unknown_rank) {
+// `empty_shape_before_22`: a Placeholder declares `shape {}` in a graph whose
+// producer is below 22, which TensorFlow itself reads as unknown rank.
+Feed describe_feed(const Graph& graph, TensorRef ref, int producer, bool* unknown_rank, bool* empty_shape_before_22) {
   const Node& node = graph.node(ref.node);
   Feed feed;
   feed.ref = ref;
   *unknown_rank = false;
+  *empty_shape_before_22 = false;
   if (node.op() == "DecodeWav") {  // its outputs have no dtype attr; the samples' shape is in its attrs
     int tf_type = 0;
     output_signature(node.def, ref.port, &tf_type, &feed.shape, unknown_rank);
@@ -85,6 +90,23 @@ Feed describe_feed(const Graph& graph, TensorRef ref, int producer, bool* unknow
       return feed;
     }
   }
+  const bool placeholder = node.op() == "Placeholder" || node.op() == "PlaceholderV2";
+  const bool single_output = placeholder || node.op() == "PlaceholderWithDefault" || node.op() == "Const" ||
+                             node.op() == "VariableV2" || node.op() == "Variable" || node.op() == "VarHandleOp";
+  if (single_output && ref.port != 0) {
+    throw ConvertError(graph.source() + ": input '" + graph.tensor_name(ref) + "': node '" + node.name() +
+                           "' (op " + node.op() + ") has 1 output, '" + node.name() + ":0'",
+                       ErrorCategory::kInvalidInput, ErrorLocation{graph.source(), node.name(), node.op(), -1})
+        .with_tensor(graph.tensor_name(ref));
+  }
+  // TF refuses a Placeholder without its dtype at import; no type is assumed.
+  if (placeholder && (find_attr(node.def, "dtype") == nullptr ||
+                      find_attr(node.def, "dtype")->value_case() != tfproto::AttrValue::kType)) {
+    throw ConvertError(graph.source() + ": node '" + node.name() + "' (op " + node.op() +
+                           "): attr 'dtype' is missing (a Placeholder must declare its dtype)",
+                       ErrorCategory::kInvalidInput, ErrorLocation{graph.source(), node.name(), node.op(), -1})
+        .with_tensor(graph.tensor_name(ref));
+  }
   int tf_type = attr_type(node.def, "dtype", 0);
   if (tf_type == 0) tf_type = attr_type(node.def, "T", 0);
   feed.dtype = tf_type == 0 ? DType::kFloat32 : compute_dtype(tf_dtype_to_floe(tf_type));
@@ -93,7 +115,9 @@ Feed describe_feed(const Graph& graph, TensorRef ref, int producer, bool* unknow
                        tf_dtype_name(tf_type) + ", which floe cannot feed");
   }
   if ((node.op() == "Placeholder" || node.op() == "PlaceholderV2") && find_attr(node.def, "shape")) {
-    feed.shape = placeholder_shape(node.def, producer, unknown_rank);  // producer < 22: [] = unknown
+    // `shape {}` declares a scalar, as --info shows it.
+    feed.shape = attr_shape(node.def, "shape", unknown_rank);
+    *empty_shape_before_22 = producer < 22 && !*unknown_rank && feed.shape.empty();
   } else if (find_attr(node.def, "shape")) {
     feed.shape = attr_shape(node.def, "shape", unknown_rank);
   } else if (const tfproto::AttrValue* shapes = find_attr(node.def, "_output_shapes");
@@ -221,10 +245,20 @@ void feed_shapes_stage(const ConvertOptions& options, Conversion& c) {
     }
   }
   for (const TensorRef& ref : feed_refs) {
-    bool unknown_rank = false;
-    Feed feed = describe_feed(graph, ref, c.loaded.graph.versions().producer(), &unknown_rank);
+    bool unknown_rank = false, empty_shape_before_22 = false;
+    const int producer = c.loaded.graph.versions().producer();
+    Feed feed = describe_feed(graph, ref, producer, &unknown_rank, &empty_shape_before_22);
     const auto it = shape_overrides.find(ref);
     const std::string name = graph.tensor_name(ref);
+    if (empty_shape_before_22) {
+      if (it != shape_overrides.end()) {
+        unknown_rank = true;  // any rank may be given, as TF would accept any
+      } else {
+        c.notes.push_back("input '" + name + "' declares shape {} in a graph of producer " + std::to_string(producer) +
+                          " (< 22, where TensorFlow reads it as unknown rank); converted as a scalar "
+                          "(--input-shape gives another shape)");
+      }
+    }
     if (it != shape_overrides.end()) {
       if (!unknown_rank && it->second.size() != feed.shape.size()) {
         throw ConvertError("--input-shape for '" + name + "' has rank " +
@@ -243,11 +277,17 @@ void feed_shapes_stage(const ConvertOptions& options, Conversion& c) {
                          "' has unknown rank: pass --input-shape " + graph.node(ref.node).name() +
                          "=d0,d1,...");
     }
-    for (int64_t& d : feed.shape) {
-      if (d < 0) {
-        c.notes.push_back("input '" + name + "' has an unknown dim; using 1 (set it with --input-shape)");
-        d = 1;
+    std::string defaulted;
+    for (size_t d = 0; d < feed.shape.size(); ++d) {
+      if (feed.shape[d] < 0) {
+        defaulted += (defaulted.empty() ? "" : ", ") + std::to_string(d);
+        feed.shape[d] = 1;
       }
+    }
+    if (!defaulted.empty()) {
+      c.defaulted_dims[name] = defaulted;
+      c.notes.push_back("input '" + name + "' has an unknown dim (" + defaulted +
+                        "); using 1 (set it with --input-shape)");
     }
     c.feeds.push_back(std::move(feed));
   }
@@ -456,6 +496,12 @@ std::optional<std::string> read_if_tflite(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   char head[8] = {};
   if (!in || !in.read(head, 8) || !is_tflite(std::string(head, 8))) return std::nullopt;
+  in.seekg(0, std::ios::end);
+  const std::streamoff size = in.tellg();
+  if (size < 0 || static_cast<uint64_t>(size) > kMaxInputFileBytes) {
+    throw ConvertError(path + ": .tflite of " + std::to_string(size) + " bytes, over floe's limit of " +
+                       std::to_string(kMaxInputFileBytes) + " bytes (FlatBuffers' 2 GiB)");
+  }
   in.seekg(0);
   return std::string(std::istreambuf_iterator<char>(in), {});
 }
@@ -505,6 +551,7 @@ ConvertResult convert_tflite(const ConvertOptions& options, const std::string& b
   const std::string selftest = selftest_stage(options, c);
   ConvertResult result;
   result.model = emit_model(c.lowered, kProducer, &result.stats);
+  validate_emitted_model(result.model, path);
   c.stats = result.stats;
   c.model_bytes = result.model.size();
   result.summary = conversion_summary(c) + selftest;
@@ -538,6 +585,7 @@ ConvertResult convert(const ConvertOptions& options) {
   const std::string selftest = selftest_stage(options, c);
   ConvertResult result;
   result.model = emit_model(c.lowered, kProducer, &result.stats);  // plans the arena (plan/)
+  validate_emitted_model(result.model, c.loaded.path);  // no model the runtime refuses leaves the converter
   c.stats = result.stats;
   c.model_bytes = result.model.size();
   result.summary = conversion_summary(c) + selftest;
