@@ -7,4 +7,9 @@ floe_add_test(robustness_test
   SOURCES ${CMAKE_CURRENT_LIST_DIR}/robustness_test.cc ${PROJECT_SOURCE_DIR}/tests/support/model_runner.cc
   LIBS floe_converter floe_model_file
   LABELS converter)
+floe_add_test(resource_limits_test
+  SOURCES ${CMAKE_CURRENT_LIST_DIR}/resource_limits_test.cc ${PROJECT_SOURCE_DIR}/tests/support/model_runner.cc
+  LIBS floe_converter floe_model_file
+  LABELS converter)
 add_dependencies(robustness_test floe-convert)
+add_dependencies(resource_limits_test floe-convert)
