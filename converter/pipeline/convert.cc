@@ -254,6 +254,7 @@ void feed_shapes_stage(const ConvertOptions& options, Conversion& c) {
       if (it != shape_overrides.end()) {
         unknown_rank = true;  // any rank may be given, as TF would accept any
       } else {
+        c.scalar_before_22.push_back(name);
         c.notes.push_back("input '" + name + "' declares shape {} in a graph of producer " + std::to_string(producer) +
                           " (< 22, where TensorFlow reads it as unknown rank); converted as a scalar "
                           "(--input-shape gives another shape)");
@@ -572,8 +573,21 @@ ConvertResult convert(const ConvertOptions& options) {
   training_structure_stage(c);
   freeze_stage(options, c);
   feed_shapes_stage(options, c);
-  unroll_stage(c);
-  lower_and_optimize_stage(options, c);
+  try {
+    unroll_stage(c);
+    lower_and_optimize_stage(options, c);
+  } catch (const ConvertError& e) {
+    // A `shape {}` read as a scalar where TF would read unknown rank may be
+    // why: the refusal says so.
+    if (c.scalar_before_22.empty()) throw;
+    ConvertError hinted(std::string(e.what()) + " (input '" + c.scalar_before_22.front() +
+                            "' declares shape {} in a graph of producer < 22, read as a scalar; TensorFlow reads it "
+                            "as unknown rank there: if it is not a scalar, pass --input-shape)",
+                        e.category(), e.where());
+    hinted.with_tensor(e.tensor()).with_refusals(e.refusals());
+    if (e.needs_predicate()) hinted.with_predicate();
+    throw hinted;
+  }
   if (options.quantize_int8) {
     post_training_stage(options, calibration, c);
   } else {

@@ -294,6 +294,21 @@ TEST(UserErrors, ScalarPlaceholderOfAnOldProducerIsAScalarWithANote) {
   EXPECT_NE(convert(options).summary.find("input   s:0  float32 [2,2]"), std::string::npos);
 }
 
+TEST(UserErrors, ARefusalAfterAnOldProducersScalarSaysTFWouldReadUnknownRank) {
+  // producer 0: `shape {}` is read as a scalar; a MatMul then refuses it, and
+  // the refusal says what TF would have read instead.
+  const std::string graph = placeholder("x", "DT_FLOAT", "") + R"(
+node { name: 'w' op: 'Const' attr { key: 'dtype' value { type: DT_FLOAT } }
+       attr { key: 'value' value { tensor { dtype: DT_FLOAT tensor_shape { dim { size: 2 } dim { size: 2 } } float_val: 1 } } } }
+node { name: 'mm' op: 'MatMul' input: 'x' input: 'w' }
+)";
+  const std::string error = conversion_error(graph, {"mm"});
+  EXPECT_NE(error.find("must have rank 2"), std::string::npos) << error;
+  EXPECT_NE(error.find("input 'x:0' declares shape {} in a graph of producer < 22, read as a scalar"),
+            std::string::npos)
+      << error;
+}
+
 TEST(UserErrors, DefaultedDimensionIsNamedOnTheSummaryInputLine) {
   const std::string graph = placeholder("x", "DT_FLOAT", "dim { size: -1 } dim { size: 3 }") +
                             "node { name: 'r' op: 'Relu' input: 'x' attr { key: 'T' value { type: DT_FLOAT } } }\n";
