@@ -125,6 +125,9 @@ const OpHandler* find_handler(const std::string& tf_op);
 // inputs against that type. Fails naming the node, the attr and both types.
 void check_input_types(const NodeContext& ctx);
 bool has_input_type_signature(const std::string& tf_op);
+// How many outputs TF gives the node (its OpDef's output list), or -1 when
+// floe does not know the op's definition.
+int tf_output_count(const tfproto::NodeDef& node);
 
 // Family tables (one file each).
 const std::vector<OpHandler>& elementwise_handlers();

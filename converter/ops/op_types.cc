@@ -133,6 +133,25 @@ DType fixed_type(const std::string& entry) {
 
 bool has_input_type_signature(const std::string& tf_op) { return input_type_table().count(tf_op) != 0; }
 
+int tf_output_count(const tfproto::NodeDef& node) {
+  const std::string& op = node.op();
+  if (op == "Placeholder" || op == "PlaceholderV2" || op == "Const" || op == "VariableV2" || op == "Variable" ||
+      op == "VarHandleOp") {
+    return 1;
+  }
+  // Ops with several outputs (the number from an attr where TF takes it from one).
+  if (op == "Split" || op == "SplitV") return static_cast<int>(attr_int(node, "num_split", -1));
+  if (op == "Unpack") return static_cast<int>(attr_int(node, "num", -1));
+  if (op == "DynamicPartition") return static_cast<int>(attr_int(node, "num_partitions", -1));
+  if (op == "IdentityN") return -1;  // as many as its inputs
+  if (op == "TopKV2" || op == "SoftmaxCrossEntropyWithLogits") return 2;
+  if (op == "GRUBlockCell") return 4;
+  if (op == "FusedBatchNorm" || op == "FusedBatchNormV2") return 5;
+  if (op == "FusedBatchNormV3") return 6;
+  if (op == "LSTMBlockCell" || op == "BlockLSTM") return 7;
+  return has_input_type_signature(op) ? 1 : -1;
+}
+
 void check_input_types(const NodeContext& ctx) {
   const auto it = input_type_table().find(ctx.node().op());
   if (it == input_type_table().end()) return;

@@ -91,11 +91,12 @@ Feed describe_feed(const Graph& graph, TensorRef ref, int producer, bool* unknow
     }
   }
   const bool placeholder = node.op() == "Placeholder" || node.op() == "PlaceholderV2";
-  const bool single_output = placeholder || node.op() == "PlaceholderWithDefault" || node.op() == "Const" ||
-                             node.op() == "VariableV2" || node.op() == "Variable" || node.op() == "VarHandleOp";
-  if (single_output && ref.port != 0) {
+  // A tensor the node does not have, refused as `--outputs relu:3` is.
+  const int outputs = tf_output_count(node.def);
+  if (outputs >= 0 && ref.port >= outputs) {
     throw ConvertError(graph.source() + ": input '" + graph.tensor_name(ref) + "': node '" + node.name() +
-                           "' (op " + node.op() + ") has 1 output, '" + node.name() + ":0'",
+                           "' (op " + node.op() + ") has " + std::to_string(outputs) + " output" +
+                           (outputs == 1 ? ", '" + node.name() + ":0'" : "s"),
                        ErrorCategory::kInvalidInput, ErrorLocation{graph.source(), node.name(), node.op(), -1})
         .with_tensor(graph.tensor_name(ref));
   }

@@ -264,6 +264,26 @@ TEST(UserErrors, FeedingAPlaceholderOutputThatDoesNotExistIsRefusedNamingTheTens
   EXPECT_FALSE(floe::testing::file_exists(dir + "/m.floe"));
 }
 
+TEST(UserErrors, FeedingAnOutputAnOpDoesNotHaveIsRefused) {
+  // Relu has one output, TopKV2 two: 'out:3' and 'top:2' name no tensor.
+  const std::string graph = std::string(kGather) + R"(
+node { name: 'k' op: 'Const' attr { key: 'dtype' value { type: DT_INT32 } }
+       attr { key: 'value' value { tensor { dtype: DT_INT32 int_val: 2 } } } }
+node { name: 'top' op: 'TopKV2' input: 'out' input: 'k' }
+node { name: 'after' op: 'Neg' input: 'top:1' }
+)";
+  std::string error = conversion_error(graph, {"after"}, {"out:3"});
+  EXPECT_NE(error.find("input 'out:3': node 'out' (op Relu) has 1 output, 'out:0'"), std::string::npos) << error;
+  error = conversion_error(graph, {"after"}, {"top:2"});
+  EXPECT_NE(error.find("input 'top:2': node 'top' (op TopKV2) has 2 outputs"), std::string::npos) << error;
+  ConvertOptions options;  // an output it has may be fed
+  options.graph_path = write_graph(graph);
+  options.outputs = {"after"};
+  options.inputs = {"top:1"};
+  options.input_shapes["top:1"] = {5, 2};
+  EXPECT_NE(convert(options).summary.find("top:1"), std::string::npos);
+}
+
 TEST(UserErrors, ScalarPlaceholderConvertsAsAScalarWithoutInputShape) {
   const std::string graph = "versions { producer: 27 }\n" + placeholder("s", "DT_FLOAT", "") +
                             placeholder("x", "DT_FLOAT", "dim { size: 3 }") +
