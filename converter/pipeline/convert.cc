@@ -117,7 +117,12 @@ Feed describe_feed(const Graph& graph, TensorRef ref, int producer, bool* unknow
   }
   if ((node.op() == "Placeholder" || node.op() == "PlaceholderV2") && find_attr(node.def, "shape")) {
     // `shape {}` declares a scalar, as --info shows it.
-    feed.shape = attr_shape(node.def, "shape", unknown_rank);
+    try {
+      feed.shape = attr_shape(node.def, "shape", unknown_rank);
+    } catch (const ConvertError& e) {  // named with its file
+      throw ConvertError(graph.source() + ": " + e.what(), e.category(),
+                         ErrorLocation{graph.source(), node.name(), node.op(), -1});
+    }
     *empty_shape_before_22 = producer < 22 && !*unknown_rank && feed.shape.empty();
   } else if (find_attr(node.def, "shape")) {
     feed.shape = attr_shape(node.def, "shape", unknown_rank);

@@ -182,7 +182,8 @@ TEST(ResourceLimits, ShapeOfRankOverTheLimitIsRefused) {
                                   << " attr { key: 'shape' value { shape { " << dims << "} } } }\n"
                                   << "node { name: 'out' op: 'Relu' input: 'x' }\n";
   const ConvertRun run = run_convert({"--graph", dir + "/g.pbtxt", "--outputs", "out", "-o", dir + "/m.floe"}, dir);
-  expect_refused_within_bounds(run, "has rank 9, over floe's limit of 8", dir + "/m.floe");
+  expect_refused_within_bounds(run, "g.pbtxt: node 'x' (op Placeholder): attr 'shape' has rank 9, over floe's limit of 8",
+                               dir + "/m.floe");
 }
 
 }  // namespace
