@@ -10,9 +10,11 @@
 #include <algorithm>
 #include <chrono>
 #include <map>
+#include <set>
 
 #include "converter/eval/run_lowered.h"
 #include "converter/ir/error.h"
+#include "converter/ir/limits.h"
 #include "converter/plan/arena_plan.h"
 #include "schemas/contract/checksum.h"
 #include "schemas/contract/limits.h"
@@ -54,6 +56,22 @@ uint64_t region_reserve(const LoweredModel& model) {
 
 std::vector<uint8_t> emit_model(const LoweredModel& model, const std::string& producer, EmitStats* stats,
                                 const std::vector<MemoryRegion>& memory_regions) {
+  // README "Limits": FlatBuffers addresses the model with 32-bit offsets.
+  if (static_cast<int64_t>(model.ops.size()) > kMaxModelOps) {
+    throw ConvertError("the model has " + std::to_string(model.ops.size()) + " operators, over floe's limit of " +
+                       std::to_string(kMaxModelOps));
+  }
+  {
+    uint64_t constant_bytes = 0;
+    std::set<const HostTensor*> counted;
+    for (const Value& value : model.values) {
+      if (value.is_constant() && counted.insert(value.constant.get()).second) constant_bytes += value.constant->data.size();
+    }
+    if (constant_bytes > kMaxModelBytes) {
+      throw ConvertError("the model's constants hold " + std::to_string(constant_bytes) +
+                         " bytes, over floe's limit of " + std::to_string(kMaxModelBytes) + " bytes per model");
+    }
+  }
   const auto plan_start = std::chrono::steady_clock::now();
   bool uses_xnnpack = false;
   for (const LoweredOp& op : model.ops) uses_xnnpack |= op.backend == schema::Backend::XNNPACK;

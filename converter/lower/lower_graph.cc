@@ -76,7 +76,9 @@ LoweredModel lower_graph(const Graph& graph, const std::vector<bool>& keep,
       inputs.push_back(info_of(node, in));
       inputs_constant = inputs_constant && inputs.back()->value != nullptr;
     }
-    std::vector<TensorInfo> outs = handler->infer(NodeContext(graph, node, inputs));
+    const NodeContext node_context(graph, node, inputs);
+    check_input_types(node_context);
+    std::vector<TensorInfo> outs = handler->infer(node_context);
     bool outputs_constant = true;
     for (const TensorInfo& o : outs) outputs_constant = outputs_constant && o.value != nullptr;
     // Values known from inference alone (Identity of a constant, Shape, ...).

@@ -118,6 +118,17 @@ struct OpHandler {
 // nullptr when floe does not support `tf_op`.
 const OpHandler* find_handler(const std::string& tf_op);
 
+// The node's input dtypes against its op's definition, as TF checks them at
+// import (ops/op_types.cc): each input against the type attr that governs it
+// (T, Tindices, Tidx, SrcT, ...) when the node sets it, inputs sharing an attr
+// against each other, index attrs against the types they allow, fixed-type
+// inputs against that type. Fails naming the node, the attr and both types.
+void check_input_types(const NodeContext& ctx);
+bool has_input_type_signature(const std::string& tf_op);
+// How many outputs TF gives the node (its OpDef's output list), or -1 when
+// floe does not know the op's definition.
+int tf_output_count(const tfproto::NodeDef& node);
+
 // Family tables (one file each).
 const std::vector<OpHandler>& elementwise_handlers();
 const std::vector<OpHandler>& nn_handlers();

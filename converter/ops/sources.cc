@@ -4,6 +4,7 @@
 // input), and shape queries folded from static shapes (Shape, Size, Rank).
 #include <cstring>
 
+#include "converter/frontend/checkpoint/tf_dtype.h"
 #include "converter/frontend/graphdef/attrs.h"
 #include "converter/frontend/graphdef/tensor_proto.h"
 #include "converter/ops/op_registry.h"
@@ -16,8 +17,16 @@ std::vector<TensorInfo> infer_const(const NodeContext& ctx) {
   if (node.frozen_value) return {TensorInfo::of(node.frozen_value)};
   const tfproto::AttrValue* value = find_attr(node.def, "value");
   if (value == nullptr || !value->has_tensor()) ctx.fail("Const has no 'value' tensor");
-  return {TensorInfo::of(std::make_shared<const HostTensor>(
-      tensor_from_proto(value->tensor(), ctx.graph().source() + ": node '" + node.name() + "'")))};
+  auto tensor = std::make_shared<const HostTensor>(
+      tensor_from_proto(value->tensor(), ctx.graph().source() + ": node '" + node.name() + "'"));
+  // TF's Const kernel refuses a value whose dtype is not the node's.
+  const tfproto::AttrValue* declared = find_attr(node.def, "dtype");
+  if (declared != nullptr && declared->value_case() == tfproto::AttrValue::kType &&
+      tf_dtype_to_floe(tf_dtype_base(declared->type())) != tensor->dtype) {
+    ctx.fail("attr 'dtype' is " + tf_dtype_name(declared->type()) + " but its value tensor is " +
+             dtype_name(tensor->dtype));
+  }
+  return {TensorInfo::of(std::move(tensor))};
 }
 
 std::vector<TensorInfo> infer_variable(const NodeContext& ctx) {

@@ -2,6 +2,7 @@
 // Conversion pipeline (see convert.h).
 #include "converter/pipeline/convert.h"
 #include "converter/pipeline/selftest.h"
+#include "converter/pipeline/validate.h"
 
 #include <cctype>
 #include <chrono>
@@ -28,6 +29,7 @@
 #include "converter/quantize/post_training.h"
 #include "converter/frontend/calibration/calibration_file.h"
 #include "converter/ir/error.h"
+#include "converter/ir/limits.h"
 #include "converter/lower/backend_cortexm.h"
 #include "converter/lower/backend_xnnpack.h"
 #include "converter/lower/lower_graph.h"
@@ -63,11 +65,14 @@ std::string candidate_list(const Graph& graph) {
 }
 
 // dtype and (possibly partial) shape of a tensor that is about to be fed.
-Feed describe_feed(const Graph& graph, TensorRef ref, int producer, bool* unknown_rank) {
+// `empty_shape_before_22`: a Placeholder declares `shape {}` in a graph whose
+// producer is below 22, which TensorFlow itself reads as unknown rank.
+Feed describe_feed(const Graph& graph, TensorRef ref, int producer, bool* unknown_rank, bool* empty_shape_before_22) {
   const Node& node = graph.node(ref.node);
   Feed feed;
   feed.ref = ref;
   *unknown_rank = false;
+  *empty_shape_before_22 = false;
   if (node.op() == "DecodeWav") {  // its outputs have no dtype attr; the samples' shape is in its attrs
     int tf_type = 0;
     output_signature(node.def, ref.port, &tf_type, &feed.shape, unknown_rank);
@@ -86,6 +91,24 @@ Feed describe_feed(const Graph& graph, TensorRef ref, int producer, bool* unknow
       return feed;
     }
   }
+  const bool placeholder = node.op() == "Placeholder" || node.op() == "PlaceholderV2";
+  // A tensor the node does not have, refused as `--outputs relu:3` is.
+  const int outputs = tf_output_count(node.def);
+  if (outputs >= 0 && ref.port >= outputs) {
+    throw ConvertError(graph.source() + ": input '" + graph.tensor_name(ref) + "': node '" + node.name() +
+                           "' (op " + node.op() + ") has " + std::to_string(outputs) + " output" +
+                           (outputs == 1 ? ", '" + node.name() + ":0'" : "s"),
+                       ErrorCategory::kInvalidInput, ErrorLocation{graph.source(), node.name(), node.op(), -1})
+        .with_tensor(graph.tensor_name(ref));
+  }
+  // TF refuses a Placeholder without its dtype at import; no type is assumed.
+  if (placeholder && (find_attr(node.def, "dtype") == nullptr ||
+                      find_attr(node.def, "dtype")->value_case() != tfproto::AttrValue::kType)) {
+    throw ConvertError(graph.source() + ": node '" + node.name() + "' (op " + node.op() +
+                           "): attr 'dtype' is missing (a Placeholder must declare its dtype)",
+                       ErrorCategory::kInvalidInput, ErrorLocation{graph.source(), node.name(), node.op(), -1})
+        .with_tensor(graph.tensor_name(ref));
+  }
   int tf_type = attr_type(node.def, "dtype", 0);
   if (tf_type == 0) tf_type = attr_type(node.def, "T", 0);
   feed.dtype = tf_type == 0 ? DType::kFloat32 : compute_dtype(tf_dtype_to_floe(tf_type));
@@ -94,7 +117,14 @@ Feed describe_feed(const Graph& graph, TensorRef ref, int producer, bool* unknow
                        tf_dtype_name(tf_type) + ", which floe cannot feed");
   }
   if ((node.op() == "Placeholder" || node.op() == "PlaceholderV2") && find_attr(node.def, "shape")) {
-    feed.shape = placeholder_shape(node.def, producer, unknown_rank);  // producer < 22: [] = unknown
+    // `shape {}` declares a scalar, as --info shows it.
+    try {
+      feed.shape = attr_shape(node.def, "shape", unknown_rank);
+    } catch (const ConvertError& e) {  // named with its file
+      throw ConvertError(graph.source() + ": " + e.what(), e.category(),
+                         ErrorLocation{graph.source(), node.name(), node.op(), -1});
+    }
+    *empty_shape_before_22 = producer < 22 && !*unknown_rank && feed.shape.empty();
   } else if (find_attr(node.def, "shape")) {
     feed.shape = attr_shape(node.def, "shape", unknown_rank);
   } else if (const tfproto::AttrValue* shapes = find_attr(node.def, "_output_shapes");
@@ -222,10 +252,21 @@ void feed_shapes_stage(const ConvertOptions& options, Conversion& c) {
     }
   }
   for (const TensorRef& ref : feed_refs) {
-    bool unknown_rank = false;
-    Feed feed = describe_feed(graph, ref, c.loaded.graph.versions().producer(), &unknown_rank);
+    bool unknown_rank = false, empty_shape_before_22 = false;
+    const int producer = c.loaded.graph.versions().producer();
+    Feed feed = describe_feed(graph, ref, producer, &unknown_rank, &empty_shape_before_22);
     const auto it = shape_overrides.find(ref);
     const std::string name = graph.tensor_name(ref);
+    if (empty_shape_before_22) {
+      if (it != shape_overrides.end()) {
+        unknown_rank = true;  // any rank may be given, as TF would accept any
+      } else {
+        c.scalar_before_22.push_back(name);
+        c.notes.push_back("input '" + name + "' declares shape {} in a graph of producer " + std::to_string(producer) +
+                          " (< 22, where TensorFlow reads it as unknown rank); converted as a scalar "
+                          "(--input-shape gives another shape)");
+      }
+    }
     if (it != shape_overrides.end()) {
       if (!unknown_rank && it->second.size() != feed.shape.size()) {
         throw ConvertError("--input-shape for '" + name + "' has rank " +
@@ -244,11 +285,17 @@ void feed_shapes_stage(const ConvertOptions& options, Conversion& c) {
                          "' has unknown rank: pass --input-shape " + graph.node(ref.node).name() +
                          "=d0,d1,...");
     }
-    for (int64_t& d : feed.shape) {
-      if (d < 0) {
-        c.notes.push_back("input '" + name + "' has an unknown dim; using 1 (set it with --input-shape)");
-        d = 1;
+    std::string defaulted;
+    for (size_t d = 0; d < feed.shape.size(); ++d) {
+      if (feed.shape[d] < 0) {
+        defaulted += (defaulted.empty() ? "" : ", ") + std::to_string(d);
+        feed.shape[d] = 1;
       }
+    }
+    if (!defaulted.empty()) {
+      c.defaulted_dims[name] = defaulted;
+      c.notes.push_back("input '" + name + "' has an unknown dim (" + defaulted +
+                        "); using 1 (set it with --input-shape)");
     }
     c.feeds.push_back(std::move(feed));
   }
@@ -457,6 +504,12 @@ std::optional<std::string> read_if_tflite(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   char head[8] = {};
   if (!in || !in.read(head, 8) || !is_tflite(std::string(head, 8))) return std::nullopt;
+  in.seekg(0, std::ios::end);
+  const std::streamoff size = in.tellg();
+  if (size < 0 || static_cast<uint64_t>(size) > kMaxInputFileBytes) {
+    throw ConvertError(path + ": .tflite of " + std::to_string(size) + " bytes, over floe's limit of " +
+                       std::to_string(kMaxInputFileBytes) + " bytes (FlatBuffers' 2 GiB)");
+  }
   in.seekg(0);
   return std::string(std::istreambuf_iterator<char>(in), {});
 }
@@ -506,6 +559,7 @@ ConvertResult convert_tflite(const ConvertOptions& options, const std::string& b
   const std::string selftest = selftest_stage(options, c);
   ConvertResult result;
   result.model = emit_model(c.lowered, kProducer, &result.stats, options.memory_regions);
+  validate_emitted_model(result.model, path);
   c.stats = result.stats;
   c.model_bytes = result.model.size();
   result.summary = conversion_summary(c) + selftest;
@@ -567,8 +621,21 @@ ConvertResult convert(const ConvertOptions& options) {
   training_structure_stage(c);
   freeze_stage(options, c);
   feed_shapes_stage(options, c);
-  unroll_stage(c);
-  lower_and_optimize_stage(options, c);
+  try {
+    unroll_stage(c);
+    lower_and_optimize_stage(options, c);
+  } catch (const ConvertError& e) {
+    // A `shape {}` read as a scalar where TF would read unknown rank may be
+    // why: the refusal says so.
+    if (c.scalar_before_22.empty()) throw;
+    ConvertError hinted(std::string(e.what()) + " (input '" + c.scalar_before_22.front() +
+                            "' declares shape {} in a graph of producer < 22, read as a scalar; TensorFlow reads it "
+                            "as unknown rank there: if it is not a scalar, pass --input-shape)",
+                        e.category(), e.where());
+    hinted.with_tensor(e.tensor()).with_refusals(e.refusals());
+    if (e.needs_predicate()) hinted.with_predicate();
+    throw hinted;
+  }
   if (options.quantize_int8) {
     post_training_stage(options, calibration, c);
   } else {
@@ -580,6 +647,7 @@ ConvertResult convert(const ConvertOptions& options) {
   const std::string selftest = selftest_stage(options, c);
   ConvertResult result;
   result.model = emit_model(c.lowered, kProducer, &result.stats, options.memory_regions);  // plans the arena (plan/)
+  validate_emitted_model(result.model, c.loaded.path);  // no model the runtime refuses leaves the converter
   c.stats = result.stats;
   c.model_bytes = result.model.size();
   result.summary = conversion_summary(c) + selftest;

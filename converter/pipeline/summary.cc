@@ -23,7 +23,12 @@ std::string conversion_summary(const Conversion& c) {
   for (int v : c.lowered.inputs) {
     const Value& value = c.lowered.values[static_cast<size_t>(v)];
     s << "  input   " << value.name << "  " << dtype_name(value.dtype) << " " << shape_to_string(value.shape)
-      << quantization(value) << "\n";
+      << quantization(value);
+    const auto defaulted = c.defaulted_dims.find(value.name);
+    if (defaulted != c.defaulted_dims.end()) {
+      s << "  (dim " << defaulted->second << ": -1 in the graph, set to 1; --input-shape sets it)";
+    }
+    s << "\n";
   }
   // A fed tensor that is not a placeholder: what it replaces.
   for (const TensorRef& ref : c.graph ? c.explicit_feeds : std::vector<TensorRef>{}) {

@@ -45,6 +45,12 @@ struct Conversion {
   std::unique_ptr<CheckpointReader> checkpoint;
   FreezeReport frozen;
   std::vector<Feed> feeds;
+  // Input tensor name -> its dims the graph left unknown (-1) and floe set to
+  // 1, e.g. "0" or "0, 2", for the summary's input line.
+  std::map<std::string, std::string> defaulted_dims;
+  // Inputs declared `shape {}` in a graph of producer < 22 (TF: unknown rank),
+  // converted as scalars; named in a refusal that may come from it.
+  std::vector<std::string> scalar_before_22;
   std::vector<std::string> notes;
   // unrolling, lowering, optimization, backends
   UnrollReport unrolled;

@@ -12,6 +12,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <set>
+
+#include "converter/frontend/checkpoint/checkpoint_reader.h"
+#include "converter/ir/error.h"
 #include "runtime/core/interpreter.h"
 
 #if defined(__has_feature)
@@ -38,6 +42,31 @@ uint32_t read_all(const TensorView& view) {
   if (p == nullptr) return 0;
   for (size_t i = 0; i < view.bytes; ++i) sum += p[i];
   return sum;
+}
+
+struct ExampleCheckpoint {
+  std::string prefix;
+  std::set<std::string> keys;
+};
+
+const std::vector<ExampleCheckpoint>& example_checkpoints() {
+  static const std::vector<ExampleCheckpoint> checkpoints = [] {
+    std::vector<ExampleCheckpoint> list;
+    for (const char* prefix : {"examples/conv_seed/model/model.ckpt",
+                               "examples/mnist_mlp/model/model.ckpt"}) {
+      ExampleCheckpoint c;
+      c.prefix = source_path(prefix);
+      try {
+        const auto keys = floe::conv::CheckpointReader::open(c.prefix).keys();
+        c.keys.insert(keys.begin(), keys.end());
+      } catch (const floe::conv::ConvertError&) {
+        continue;  // example absent: those graphs are converted without a checkpoint
+      }
+      list.push_back(std::move(c));
+    }
+    return list;
+  }();
+  return checkpoints;
 }
 
 }  // namespace
@@ -111,6 +140,45 @@ void require_valid_converted_model(const std::vector<uint8_t>& bytes) {
                  interpreter.error().message, interpreter.error().op);
     std::abort();
   }
+}
+
+namespace {
+std::string node_of(const std::string& input) {
+  std::string name = input.empty() || input[0] != '^' ? input : input.substr(1);
+  const size_t colon = name.find(':');
+  return colon == std::string::npos ? name : name.substr(0, colon);
+}
+
+}  // namespace
+
+// Unconsumed nodes that compute something, as a user would list --outputs.
+std::vector<std::string> pick_outputs(const floe::tfproto::GraphDef& graph) {
+  std::set<std::string> consumed;
+  for (const auto& node : graph.node()) {
+    for (const auto& input : node.input()) consumed.insert(node_of(input));
+  }
+  static const std::set<std::string> kNotOutputs = {"NoOp", "Assign", "SaveV2", "RestoreV2",
+                                                    "Save", "Restore", "MergeV2Checkpoints"};
+  std::vector<std::string> outputs;
+  for (const auto& node : graph.node()) {
+    if (consumed.count(node.name()) || kNotOutputs.count(node.op()) ||
+        node.name().rfind("save", 0) == 0) {
+      continue;
+    }
+    outputs.push_back(node.name());
+    if (outputs.size() == 3) break;
+  }
+  if (outputs.empty() && graph.node_size() > 0) outputs.push_back(graph.node(graph.node_size() - 1).name());
+  return outputs;
+}
+
+std::string matching_checkpoint(const floe::tfproto::GraphDef& graph) {
+  for (const ExampleCheckpoint& c : example_checkpoints()) {
+    for (const auto& node : graph.node()) {
+      if (c.keys.count(node.name())) return c.prefix;
+    }
+  }
+  return "";
 }
 
 const std::string& scratch_dir() {

@@ -12,6 +12,8 @@
 #include <string>
 #include <vector>
 
+#include "converter/proto/tf_subset.pb.h"
+
 namespace floe::fuzz {
 
 // Heap buffer of exactly `size` usable bytes, 16-byte aligned; the bytes after
@@ -42,6 +44,13 @@ bool run_model_bytes(const uint8_t* data, size_t size);
 // Converter harness end check: `model` must load with verify_checksum on,
 // Init and Invoke; otherwise prints why and aborts.
 void require_valid_converted_model(const std::vector<uint8_t>& model);
+
+// Unconsumed nodes that compute something (at most 3), as a user would list
+// --outputs; a graph of only consumed nodes gives its last node.
+std::vector<std::string> pick_outputs(const tfproto::GraphDef& graph);
+// The example checkpoint (conv_seed, mnist_mlp) whose keys name one of the
+// graph's nodes, or "".
+std::string matching_checkpoint(const tfproto::GraphDef& graph);
 
 // A directory private to this process (created once, reused), e.g. /tmp/floe-fuzz-1234.
 const std::string& scratch_dir();

@@ -14,6 +14,7 @@
 
 #include "converter/frontend/checkpoint/crc32c.h"
 #include "converter/ir/error.h"
+#include "converter/ir/limits.h"
 
 namespace floe::conv::ckpt {
 namespace {
@@ -229,6 +230,10 @@ std::vector<TableEntry> read_table_file(const std::string& path) {
   in.seekg(0, std::ios::end);
   const std::streamoff size = in.tellg();
   if (size < 0) throw ConvertError(path + ": cannot determine the file size");
+  if (static_cast<uint64_t>(size) > kMaxInputFileBytes) {
+    throw ConvertError(path + ": checkpoint index of " + std::to_string(size) + " bytes, over floe's limit of " +
+                       std::to_string(kMaxInputFileBytes) + " bytes");
+  }
   in.seekg(0, std::ios::beg);
   std::string bytes(static_cast<size_t>(size), '\0');
   if (size > 0 && !in.read(bytes.data(), size)) throw ConvertError(path + ": read failed");

@@ -9,6 +9,7 @@
 #include "converter/frontend/checkpoint/tf_dtype.h"
 #include "converter/frontend/graphdef/tensor_proto.h"
 #include "converter/ir/error.h"
+#include "converter/ir/limits.h"
 
 namespace floe::conv {
 namespace tfp = floe::tfproto;
@@ -227,6 +228,10 @@ std::vector<int64_t> attr_shape(const NodeDef& node, const std::string& name, bo
     return {};
   }
   if (unknown_rank != nullptr) *unknown_rank = false;
+  if (v->shape().dim_size() > kMaxTensorRank) {
+    throw ConvertError(node_context(node) + ": attr '" + name + "' has rank " + std::to_string(v->shape().dim_size()) +
+                       ", over floe's limit of " + std::to_string(kMaxTensorRank));
+  }
   return dims_from_shape_proto(v->shape());
 }
 

@@ -9,6 +9,7 @@
 #include <google/protobuf/text_format.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cerrno>
 #include <climits>
 #include <cstring>
@@ -17,9 +18,11 @@
 #include <set>
 #include <unordered_map>
 
+#include "converter/frontend/checkpoint/tf_dtype.h"
 #include "converter/frontend/graphdef/attrs.h"
 #include "converter/frontend/graphdef/wire_walk.h"
 #include "converter/ir/error.h"
+#include "converter/ir/limits.h"
 
 namespace floe::conv {
 namespace tfp = floe::tfproto;
@@ -42,6 +45,12 @@ std::string resolve_graph_path(const std::string& path) {
 std::string read_whole_file(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in) throw ConvertError(path + ": cannot open: " + std::strerror(errno));
+  std::error_code size_error;
+  const uintmax_t size = fs::file_size(path, size_error);
+  if (!size_error && size > kMaxInputFileBytes) {
+    throw ConvertError(path + ": " + std::to_string(size) + " bytes, over floe's limit of " +
+                       std::to_string(kMaxInputFileBytes) + " bytes for a graph file (protobuf's 2 GiB)");
+  }
   std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   if (in.bad()) throw ConvertError(path + ": read error: " + std::strerror(errno));
   return bytes;
@@ -211,9 +220,112 @@ std::string format_tag_set(const tfp::MetaGraphDef& meta) {
   return "{" + text + "}";
 }
 
+// Upper bound on the GraphDef nodes the bytes encode, counted without parsing:
+// binary, the `node` fields (field 1) of the GraphDef, reached through
+// MetaGraphDef.graph_def (2) and SavedModel.meta_graphs (2); text, each `node {`
+// / `node: {`. A malformed encoding stops the count (the parser reports it).
+int64_t count_binary_fields(const uint8_t* p, size_t size, const std::vector<int>& path, size_t depth) {
+  int64_t count = 0;
+  size_t pos = 0;
+  auto varint = [&](uint64_t* v) {
+    *v = 0;
+    for (int shift = 0; shift < 64 && pos < size; shift += 7) {
+      const uint8_t b = p[pos++];
+      *v |= uint64_t{b & 0x7fu} << shift;
+      if ((b & 0x80u) == 0) return true;
+    }
+    return false;
+  };
+  while (pos < size) {
+    uint64_t tag = 0, value = 0;
+    if (!varint(&tag)) break;
+    const int field = static_cast<int>(tag >> 3);
+    switch (tag & 7u) {
+      case 0:
+        if (!varint(&value)) return count;
+        break;
+      case 1:
+        pos += 8;
+        break;
+      case 5:
+        pos += 4;
+        break;
+      case 2:
+        if (!varint(&value) || value > size - pos) return count;
+        if (depth == path.size() ? field == 1 : field == path[depth]) {
+          if (depth == path.size()) {
+            ++count;
+          } else {
+            count += count_binary_fields(p + pos, static_cast<size_t>(value), path, depth + 1);
+          }
+        }
+        pos += static_cast<size_t>(value);
+        break;
+      default:
+        return count;
+    }
+  }
+  return count;
+}
+
+int64_t count_text_nodes(const std::string& text) {
+  int64_t count = 0;
+  for (size_t at = text.find("node"); at != std::string::npos; at = text.find("node", at + 4)) {
+    if (at > 0 && !std::isspace(static_cast<unsigned char>(text[at - 1])) && text[at - 1] != '{') continue;
+    size_t k = at + 4;
+    while (k < text.size() && (std::isspace(static_cast<unsigned char>(text[k])) || text[k] == ':')) ++k;
+    count += k < text.size() && text[k] == '{';
+  }
+  return count;
+}
+
+void check_node_count_before_parsing(const std::string& bytes, const std::string& path, const SniffResult& sniffed) {
+  int64_t nodes = 0;
+  if (sniffed.encoding == GraphEncoding::kText) {
+    nodes = count_text_nodes(bytes);
+  } else {
+    const std::vector<int> to_graph = sniffed.kind == GraphFileKind::kGraphDef       ? std::vector<int>{}
+                                      : sniffed.kind == GraphFileKind::kMetaGraphDef ? std::vector<int>{2}
+                                                                                     : std::vector<int>{2, 2};
+    nodes = count_binary_fields(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size(), to_graph, 0);
+  }
+  if (nodes > kMaxGraphNodes) {
+    throw ConvertError(path + ": " + std::to_string(nodes) + " nodes, over floe's limit of " +
+                       std::to_string(kMaxGraphNodes) + " nodes per graph");
+  }
+}
+
+// The bytes every Const value claims (declared shape times dtype size), summed
+// before any of them is decoded.
+void check_claimed_constant_bytes(const tfp::GraphDef& graph, const std::string& path) {
+  uint64_t total = 0;
+  for (const tfp::NodeDef& node : graph.node()) {
+    if (node.op() != "Const") continue;
+    const auto value = node.attr().find("value");
+    if (value == node.attr().end() || !value->second.has_tensor()) continue;
+    const tfp::TensorProto& tensor = value->second.tensor();
+    uint64_t bytes = dtype_size(tf_dtype_to_floe(tf_dtype_base(tensor.dtype())));
+    for (const auto& dim : tensor.tensor_shape().dim()) {
+      if (dim.size() <= 0) {
+        bytes = 0;
+        break;
+      }
+      const uint64_t d = static_cast<uint64_t>(dim.size());
+      bytes = bytes > kMaxClaimedConstantBytes / d ? kMaxClaimedConstantBytes + 1 : bytes * d;
+    }
+    total += std::min<uint64_t>(bytes, kMaxClaimedConstantBytes + 1);
+    if (total > kMaxClaimedConstantBytes) {
+      throw ConvertError(path + ": node '" + node.name() + "' (op Const): the graph's constants claim over " +
+                             std::to_string(kMaxClaimedConstantBytes) + " bytes together, floe's limit",
+                         ErrorCategory::kInvalidInput, ErrorLocation{path, node.name(), "Const", -1});
+    }
+  }
+}
+
 LoadedGraph load_graph_from_bytes(const std::string& bytes, const std::string& path,
                                   const LoadOptions& options) {
   const SniffResult sniffed = sniff_graph_file(bytes, path);
+  check_node_count_before_parsing(bytes, path, sniffed);
   LoadedGraph out;
   out.kind = sniffed.kind;
   out.encoding = sniffed.encoding;
@@ -245,6 +357,7 @@ LoadedGraph load_graph_from_bytes(const std::string& bytes, const std::string& p
   }
 
   check_nodes(out.graph, path);
+  check_claimed_constant_bytes(out.graph, path);
   if (options.fill_default_attrs && out.meta && out.meta->meta_info_def().has_stripped_op_list()) {
     out.default_attrs_added = apply_default_attrs(out.graph, out.meta->meta_info_def().stripped_op_list());
   }

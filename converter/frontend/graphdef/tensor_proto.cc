@@ -9,6 +9,8 @@
 #include <cstring>
 #include <limits>
 
+#include "converter/ir/limits.h"
+
 #include "converter/frontend/checkpoint/tf_dtype.h"
 #include "converter/ir/error.h"
 
@@ -17,9 +19,9 @@ namespace tfp = floe::tfproto;
 
 namespace {
 
-// A Const holding more than this is certainly not an embedded model's weight; the
-// limit also stops a 1-value broadcast fill with an absurd shape from exhausting memory.
-constexpr uint64_t kMaxTensorBytes = uint64_t{4} << 30;
+// kMaxTensorBytes (converter/ir/limits.h): a Const holding more than a model
+// can is no embedded model's weight; checked from the shape, before
+// allocating, it also stops a 1-value broadcast fill with an absurd shape.
 
 // host_tensor.h declares shape_to_string but nothing defines it yet; keep our own.
 std::string dims_text(const std::vector<int64_t>& dims) {
@@ -79,6 +81,10 @@ HostTensor tensor_from_proto(const tfp::TensorProto& proto, const std::string& c
   HostTensor tensor;
   tensor.dtype = dtype;
   if (proto.tensor_shape().unknown_rank()) fail(context, "tensor_shape has unknown_rank set");
+  if (proto.tensor_shape().dim_size() > kMaxTensorRank) {
+    fail(context, "tensor_shape has rank " + std::to_string(proto.tensor_shape().dim_size()) + ", over floe's limit of " +
+                      std::to_string(kMaxTensorRank));
+  }
   tensor.shape = dims_from_shape_proto(proto.tensor_shape());
 
   const uint64_t elem_size = dtype_size(dtype);
@@ -91,8 +97,8 @@ HostTensor tensor_from_proto(const tfp::TensorProto& proto, const std::string& c
     }
     if (d != 0 && count > kMaxTensorBytes / elem_size / static_cast<uint64_t>(d)) {
       fail(context, "tensor_shape " + dims_text(tensor.shape) + " of " +
-                        tf_dtype_name(tf_dtype) + " exceeds the " +
-                        std::to_string(kMaxTensorBytes >> 30) + " GiB limit for constants");
+                        tf_dtype_name(tf_dtype) + " exceeds floe's limit of " +
+                        std::to_string(kMaxTensorBytes) + " bytes for one constant");
     }
     count *= static_cast<uint64_t>(d);
   }

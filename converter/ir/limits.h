@@ -1,0 +1,29 @@
+// SPDX-License-Identifier: Apache-2.0
+// What the converter accepts at most, checked before it allocates for an
+// input (README "Limits"). Beyond any of these it exits 2 naming the limit.
+#pragma once
+
+#include <cstdint>
+
+#include "schemas/contract/limits.h"
+
+namespace floe::conv {
+
+// A graph file, a .tflite or a checkpoint .index: protobuf and FlatBuffers
+// address messages with 32-bit offsets, so TF and TFLite write nothing larger.
+constexpr uint64_t kMaxInputFileBytes = (uint64_t{1} << 31) - 1;
+// Nodes of one GraphDef (counted in the encoded bytes before parsing).
+constexpr int64_t kMaxGraphNodes = 500000;
+// Rank of any tensor shape the graph declares (the runtime's kMaxRank).
+constexpr int kMaxTensorRank = kMaxRank;
+// Bytes of one constant tensor (its shape times its dtype's size), checked
+// from the declared shape before any byte is allocated: a model holds at most
+// kMaxModelBytes anyway.
+constexpr uint64_t kMaxTensorBytes = (uint64_t{1} << 31) - 1;
+// Bytes all the graph's Const values claim together.
+constexpr uint64_t kMaxClaimedConstantBytes = uint64_t{4} << 30;
+// A written model (FlatBuffers' 32-bit offsets) and its operators.
+constexpr uint64_t kMaxModelBytes = (uint64_t{1} << 31) - 1;
+constexpr int64_t kMaxModelOps = 1000000;
+
+}  // namespace floe::conv
