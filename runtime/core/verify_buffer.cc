@@ -25,8 +25,8 @@ constexpr uint8_t kSlots[] = {
     kU32, kTableVector | 1, kTableVector | 2, kVec32, kVec32, kU64, kVec8, kString, kU32, kString,
     kU64, kU64, kU64,
     // 1 Tensor: name, dtype, shape, is_constant, offset, size, live_first_op, live_last_op,
-    // quantization
-    kString, kU8, kVec32, kU8, kU64, kU64, kU32, kU32, kTable | 0,
+    // quantization, source_dtype
+    kString, kU8, kVec32, kU8, kU64, kU64, kU32, kU32, kTable | 0, kU8,
     // 2 Operator: opcode, inputs, outputs, options_type, options, name, backend,
     // single_threaded, requantization, cortexm_kernel
     kU16, kVec32, kVec32, kUnionType, kUnionValue, kString, kU8, kU8, kTable | 1, kU8,
@@ -86,9 +86,9 @@ constexpr uint8_t kSlots[] = {
     kVec32, kU32, kU32, kU32, kVec32, kVec32, kU32, kU32, kU32, kU32, kU32,
 };
 
-constexpr uint8_t kStart[kTableCount + 1] = {0,  13, 22, 32, 35, 44, 54, 63, 64, 66, 67, 68, 71, 72,
-                                              73, 75, 77, 78, 80, 89, 91, 92, 95, 97, 101, 109, 113, 115,
-                                              118, 129};
+constexpr uint8_t kStart[kTableCount + 1] = {0,  13, 23, 33, 36, 45, 55, 64, 65, 67, 68, 69, 72, 73,
+                                              74, 76, 78, 79, 81, 90, 92, 93, 96, 98, 102, 110, 114, 116,
+                                              119, 130};
 static_assert(sizeof(kSlots) == kStart[kTableCount], "kStart must cover kSlots");
 
 // The last slot of each table sits where the generated code says.
@@ -97,7 +97,8 @@ constexpr uint32_t slot_voffset(uint32_t id, uint32_t end) {
 }
 using namespace schema;  // NOLINT: the VT_ constants below
 static_assert(slot_voffset(0, 1) == Model::VT_PERSISTENT_SIZE_PTR64, "Model slots");
-static_assert(slot_voffset(1, 1) == Tensor::VT_QUANTIZATION, "Tensor slots");
+static_assert(slot_voffset(1, 1) == Tensor::VT_SOURCE_DTYPE, "Tensor slots");
+static_assert(slot_voffset(1, 2) == Tensor::VT_QUANTIZATION, "Tensor slots");
 static_assert(slot_voffset(2, 1) == Operator::VT_CORTEXM_KERNEL, "Operator slots");
 static_assert(slot_voffset(2, 2) == Operator::VT_REQUANTIZATION, "Operator slots");
 static_assert(slot_voffset(2, 3) == Operator::VT_SINGLE_THREADED, "Operator slots");
