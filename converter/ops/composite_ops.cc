@@ -3,8 +3,9 @@
 // (MINIMUM then MAXIMUM, in the order TF's kernel applies them), DivNoNan (DIV,
 // then SELECT of 0 where the divisor is 0), Prelu (max(x, 0) + alpha * min(x,
 // 0)), BroadcastTo (RESHAPE to the target rank, then TILE), EnsureShape (the
-// shape is checked at conversion time, the tensor passes through) and ShapeN
-// (one shape vector per input, folded like Shape).
+// shape is checked at conversion time, the tensor passes through), ShapeN
+// (one shape vector per input, folded like Shape) and MatrixBandPart (SELECT
+// with a constant band mask; num_lower / num_upper must be constants).
 #include "converter/frontend/graphdef/attrs.h"
 #include "converter/ops/op_registry.h"
 
@@ -157,6 +158,39 @@ std::vector<TensorInfo> infer_shape_n(const NodeContext& ctx) {
   return out;
 }
 
+std::vector<TensorInfo> infer_matrix_band_part(const NodeContext& ctx) {
+  ctx.expect_inputs(3, 3);
+  if (ctx.input(0).shape.size() < 2) ctx.fail("input must have rank >= 2");
+  ctx.constant_ints(1, "num_lower");
+  ctx.constant_ints(2, "num_upper");
+  return {TensorInfo{ctx.input(0).dtype, ctx.input(0).shape, nullptr}};
+}
+
+// Keeps element (m, n) of each inner matrix where (num_lower < 0 || m - n <=
+// num_lower) && (num_upper < 0 || n - m <= num_upper), as TF defines the band.
+void lower_matrix_band_part(LowerContext& ctx) {
+  const TensorInfo& out = ctx.output_info(0);
+  require_float_or_int32(ctx, out.dtype);
+  const std::vector<int64_t> lower = ctx.constant_ints(1, "num_lower"), upper = ctx.constant_ints(2, "num_upper");
+  if (lower.size() != 1 || upper.size() != 1) ctx.fail("num_lower and num_upper must be scalars");
+  const int64_t rows = out.shape[out.shape.size() - 2], cols = out.shape.back();
+  if (lower[0] > rows || upper[0] > cols) ctx.fail("num_lower / num_upper exceed the matrix dims");
+  HostTensor mask;
+  mask.dtype = DType::kBool;
+  mask.shape = {rows, cols};
+  mask.data.resize(static_cast<size_t>(rows * cols));
+  for (int64_t m = 0; m < rows; ++m) {
+    for (int64_t n = 0; n < cols; ++n) {
+      const bool in_band = (lower[0] < 0 || m - n <= lower[0]) && (upper[0] < 0 || n - m <= upper[0]);
+      mask.data[static_cast<size_t>(m * cols + n)] = in_band ? 1 : 0;
+    }
+  }
+  ctx.add_op(OpCode::SELECT,
+             {ctx.constant_value("band", std::move(mask)), ctx.input_value(0),
+              ctx.constant_value("zero", scalar(out.dtype, 0.0))},
+             {ctx.output_value(0)});
+}
+
 }  // namespace
 
 const std::vector<OpHandler>& composite_handlers() {
@@ -167,6 +201,7 @@ const std::vector<OpHandler>& composite_handlers() {
       {"BroadcastTo", infer_broadcast_to, lower_broadcast_to},
       {"EnsureShape", infer_ensure_shape, lower_ensure_shape},
       {"ShapeN", infer_shape_n, nullptr},
+      {"MatrixBandPart", infer_matrix_band_part, lower_matrix_band_part},
   };
   return handlers;
 }

@@ -2,8 +2,9 @@
 // Inference ops floe lowers onto ops it already has (converter/ops/composite_ops.cc
 // and the fused convolutions and matmul in converter/ops/nn.cc), each converted
 // and run through the runtime with its inputs fed at run time:
-// ClipByValue, DivNoNan, Prelu, BroadcastTo, EnsureShape, ShapeN against the
-// values of TF's own tests and documentation (cited per test); _FusedConv2D,
+// ClipByValue, DivNoNan, Prelu, BroadcastTo, EnsureShape, ShapeN,
+// MatrixBandPart against the values of TF's own tests and documentation (cited
+// per test); Einsum against the matrix products its equations name; _FusedConv2D,
 // _FusedMatMul and FusedDepthwiseConv2dNative against the unfused TF ops they
 // stand for in the same graph (what TF's remapper tests check: the fused node
 // computes what the ops it replaced computed), and the refusal of a fused_ops
@@ -153,6 +154,23 @@ TEST(InferenceOps, EnsureShapeAndShapeN) {
             std::string::npos);
 }
 
+// tf.linalg.band_part's documented example: a 4x4 Toeplitz matrix with
+// (num_lower, num_upper) = (1, -1) and (2, 1).
+TEST(InferenceOps, MatrixBandPartMatchesTfDocumentation) {
+  G g;
+  g.placeholder("x", "DT_FLOAT", {4, 4});
+  g.constant("one", "DT_INT64", {}, {1});
+  g.constant("two", "DT_INT64", {}, {2});
+  g.constant("all", "DT_INT64", {}, {-1});
+  g.node("upper", "MatrixBandPart", {"x", "one", "all"}, {G::type("T", "DT_FLOAT"), G::type("Tindex", "DT_INT64")});
+  g.node("band", "MatrixBandPart", {"x", "two", "one"}, {G::type("T", "DT_FLOAT"), G::type("Tindex", "DT_INT64")});
+  const auto out = run_model(convert(g, "band_part", {"upper", "band"}).model,
+                             {{"x", make_f32({4, 4}, {0, 1, 2, 3, -1, 0, 1, 2, -2, -1, 0, 1, -3, -2, -1, 0})}});
+  ASSERT_EQ(out.size(), 2u);
+  EXPECT_EQ(as_floats(out[0]), (std::vector<float>{0, 1, 2, 3, -1, 0, 1, 2, 0, -1, 0, 1, 0, 0, -1, 0}));
+  EXPECT_EQ(as_floats(out[1]), (std::vector<float>{0, 1, 0, 0, -1, 0, 1, 0, -2, -1, 0, 1, 0, -2, -1, 0}));
+}
+
 // Deterministic weights in [-1, 1).
 std::vector<double> weights(size_t n, uint32_t seed) {
   std::vector<double> v(n);
@@ -218,6 +236,43 @@ TEST(InferenceOps, FusedOpsComputeWhatTheOpsTheyReplaceCompute) {
     const std::vector<float> v = as_floats(out[i]);
     EXPECT_NE(*std::min_element(v.begin(), v.end()), *std::max_element(v.begin(), v.end())) << i;
   }
+}
+
+// Einsum matrix products against the BatchMatMulV2 / MatMul they are: a
+// batched product with the second operand transposed, Keras EinsumDense's
+// "abc,cd->abd", and a plain transposed-first product; other equations are
+// refused with the reason.
+TEST(InferenceOps, EinsumMatrixProducts) {
+  G g;
+  g.placeholder("a", "DT_FLOAT", {2, 3, 4});
+  g.placeholder("b", "DT_FLOAT", {2, 5, 4});
+  g.placeholder("m", "DT_FLOAT", {4, 3});
+  g.constant("w", "DT_FLOAT", {4, 6}, weights(24, 5));
+  g.constant("w2", "DT_FLOAT", {4, 2}, weights(8, 6));
+  const std::string t = G::type("T", "DT_FLOAT");
+  g.node("e1", "Einsum", {"a", "b"}, {t, G::str("equation", "bik,bjk->bij"), G::integer("N", 2)});
+  g.node("r1", "BatchMatMulV2", {"a", "b"}, {t, G::boolean("adj_y", true)});
+  g.node("e2", "Einsum", {"a", "w"}, {t, G::str("equation", "abc,cd->abd"), G::integer("N", 2)});
+  g.node("r2", "BatchMatMulV2", {"a", "w"}, {t});
+  g.node("e3", "Einsum", {"m", "w2"}, {t, G::str("equation", "ki, kj -> ij"), G::integer("N", 2)});
+  g.node("r3", "MatMul", {"m", "w2"}, {t, G::boolean("transpose_a", true)});
+  const auto converted = convert(g, "einsum", {"e1", "r1", "e2", "r2", "e3", "r3"});
+  const std::vector<double> av = weights(24, 9), bv = weights(40, 10), mv = weights(12, 11);
+  const auto out = run_model(converted.model, {{"a", make_f32({2, 3, 4}, std::vector<float>(av.begin(), av.end()))},
+                                               {"b", make_f32({2, 5, 4}, std::vector<float>(bv.begin(), bv.end()))},
+                                               {"m", make_f32({4, 3}, std::vector<float>(mv.begin(), mv.end()))}});
+  ASSERT_EQ(out.size(), 6u);
+  const std::vector<std::vector<int64_t>> shapes = {{2, 3, 5}, {2, 3, 6}, {3, 2}};
+  for (size_t i = 0; i < 6; i += 2) {
+    EXPECT_EQ(out[i].shape, shapes[i / 2]);
+    EXPECT_EQ(out[i].shape, out[i + 1].shape);
+    expect_near(as_floats(out[i]), as_floats(out[i + 1]), 1e-6f);
+  }
+  G bad;
+  bad.placeholder("a", "DT_FLOAT", {3, 3});
+  bad.node("trace", "Einsum", {"a", "a"}, {G::type("T", "DT_FLOAT"), G::str("equation", "ij,jk->"), G::integer("N", 2)});
+  EXPECT_NE(convert_error(bad, "einsum_bad", {"trace"}).find("einsum 'ij,jk->': floe lowers two-operand matrix products"),
+            std::string::npos);
 }
 
 TEST(InferenceOps, UnknownFusedOpsAreRefusedByName) {
