@@ -5,7 +5,9 @@
 // 0)), BroadcastTo (RESHAPE to the target rank, then TILE), EnsureShape (the
 // shape is checked at conversion time, the tensor passes through), ShapeN
 // (one shape vector per input, folded like Shape) and MatrixBandPart (SELECT
-// with a constant band mask; num_lower / num_upper must be constants).
+// with a constant band mask; num_lower / num_upper must be constants) and Erf
+// (Abramowitz and Stegun 7.1.26 on element-wise ops: absolute error below
+// 1.5e-7, under float32's resolution of erf's range near 1).
 #include "converter/frontend/graphdef/attrs.h"
 #include "converter/ops/op_registry.h"
 
@@ -191,6 +193,42 @@ void lower_matrix_band_part(LowerContext& ctx) {
              {ctx.output_value(0)});
 }
 
+std::vector<TensorInfo> infer_unary_same(const NodeContext& ctx) {
+  ctx.expect_inputs(1, 1);
+  return {TensorInfo{ctx.input(0).dtype, ctx.input(0).shape, nullptr}};
+}
+
+// erf(x) = sign(x) * (1 - (a1 t + a2 t^2 + a3 t^3 + a4 t^4 + a5 t^5) exp(-x^2)),
+// t = 1 / (1 + p |x|); the polynomial in Horner form.
+void lower_erf(LowerContext& ctx) {
+  const TensorInfo& out = ctx.output_info(0);
+  if (out.dtype != DType::kFloat32) ctx.fail(std::string("dtype ") + dtype_name(out.dtype) + " is not supported");
+  const std::vector<int64_t>& shape = out.shape;
+  int n = 0;
+  auto value = [&]() { return ctx.new_value(out.dtype, shape, "erf_" + std::to_string(n++)); };
+  auto constant = [&](double v) { return ctx.constant_value("erf_c" + std::to_string(n++), scalar(out.dtype, v)); };
+  auto unary = [&](OpCode code, int a) {
+    const int r = value();
+    ctx.add_op(code, {a}, {r});
+    return r;
+  };
+  auto binary = [&](OpCode code, int a, int b) {
+    const int r = value();
+    ctx.add_op(code, {a, b}, {r});
+    return r;
+  };
+  const int x = ctx.input_value(0);
+  const int t = unary(OpCode::RECIPROCAL,
+                      binary(OpCode::ADD, binary(OpCode::MUL, unary(OpCode::ABS, x), constant(0.3275911)), constant(1.0)));
+  const double a[5] = {0.254829592, -0.284496736, 1.421413741, -1.453152027, 1.061405429};
+  int poly = constant(a[4]);
+  for (int i = 3; i >= 0; --i) poly = binary(OpCode::ADD, binary(OpCode::MUL, poly, t), constant(a[i]));
+  poly = binary(OpCode::MUL, poly, t);
+  const int gauss = unary(OpCode::EXP, unary(OpCode::NEG, unary(OpCode::SQUARE, x)));
+  const int magnitude = binary(OpCode::SUB, constant(1.0), binary(OpCode::MUL, poly, gauss));
+  ctx.add_op(OpCode::MUL, {unary(OpCode::SIGN, x), magnitude}, {ctx.output_value(0)});
+}
+
 }  // namespace
 
 const std::vector<OpHandler>& composite_handlers() {
@@ -202,6 +240,7 @@ const std::vector<OpHandler>& composite_handlers() {
       {"EnsureShape", infer_ensure_shape, lower_ensure_shape},
       {"ShapeN", infer_shape_n, nullptr},
       {"MatrixBandPart", infer_matrix_band_part, lower_matrix_band_part},
+      {"Erf", infer_unary_same, lower_erf},
   };
   return handlers;
 }

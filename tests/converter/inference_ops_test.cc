@@ -3,7 +3,7 @@
 // and the fused convolutions and matmul in converter/ops/nn.cc), each converted
 // and run through the runtime with its inputs fed at run time:
 // ClipByValue, DivNoNan, Prelu, BroadcastTo, EnsureShape, ShapeN,
-// MatrixBandPart against the values of TF's own tests and documentation (cited
+// MatrixBandPart, Erf against the values of TF's own tests and documentation (cited
 // per test); Einsum against the matrix products its equations name; _FusedConv2D,
 // _FusedMatMul and FusedDepthwiseConv2dNative against the unfused TF ops they
 // stand for in the same graph (what TF's remapper tests check: the fused node
@@ -15,6 +15,7 @@
 
 #include "converter/ir/error.h"
 #include "tests/converter/tf_graph_text.h"
+#include "tests/support/corpus.h"
 #include "tests/support/model_runner.h"
 
 namespace floe::testing {
@@ -159,16 +160,32 @@ TEST(InferenceOps, EnsureShapeAndShapeN) {
 TEST(InferenceOps, MatrixBandPartMatchesTfDocumentation) {
   G g;
   g.placeholder("x", "DT_FLOAT", {4, 4});
-  g.constant("one", "DT_INT64", {}, {1});
-  g.constant("two", "DT_INT64", {}, {2});
-  g.constant("all", "DT_INT64", {}, {-1});
-  g.node("upper", "MatrixBandPart", {"x", "one", "all"}, {G::type("T", "DT_FLOAT"), G::type("Tindex", "DT_INT64")});
-  g.node("band", "MatrixBandPart", {"x", "two", "one"}, {G::type("T", "DT_FLOAT"), G::type("Tindex", "DT_INT64")});
+  g.constant("one", "DT_INT32", {}, {1});
+  g.constant("two", "DT_INT32", {}, {2});
+  g.constant("all", "DT_INT32", {}, {-1});
+  g.node("upper", "MatrixBandPart", {"x", "one", "all"}, {G::type("T", "DT_FLOAT"), G::type("Tindex", "DT_INT32")});
+  g.node("band", "MatrixBandPart", {"x", "two", "one"}, {G::type("T", "DT_FLOAT"), G::type("Tindex", "DT_INT32")});
   const auto out = run_model(convert(g, "band_part", {"upper", "band"}).model,
                              {{"x", make_f32({4, 4}, {0, 1, 2, 3, -1, 0, 1, 2, -2, -1, 0, 1, -3, -2, -1, 0})}});
   ASSERT_EQ(out.size(), 2u);
   EXPECT_EQ(as_floats(out[0]), (std::vector<float>{0, 1, 2, 3, -1, 0, 1, 2, 0, -1, 0, 1, 0, 0, -1, 0}));
   EXPECT_EQ(as_floats(out[1]), (std::vector<float>{0, 1, 0, 0, -1, 0, 1, 0, -2, -1, 0, 1, 0, -2, -1, 0}));
+}
+
+// Erf against the values of the error function (tabulated in Abramowitz and
+// Stegun, table 7.1; the same as scipy.special.erf, which TF's unary op tests
+// compare tf.math.erf with), its odd symmetry, 0 and the saturation at +-1.
+TEST(InferenceOps, ErfMatchesTheErrorFunction) {
+  G g;
+  g.placeholder("x", "DT_FLOAT", {9});
+  g.node("y", "Erf", {"x"}, {G::type("T", "DT_FLOAT")});
+  const auto out = run_model(convert(g, "erf", {"y"}).model,
+                             {{"x", make_f32({9}, {0, 0.1f, 0.5f, 1, 2, -0.25f, -1.5f, 3, -10})}});
+  ASSERT_EQ(out.size(), 1u);
+  expect_near(as_floats(out[0]),
+              {0, 0.1124629160f, 0.5204998778f, 0.8427007929f, 0.9953222650f, -0.2763263902f, -0.9661051465f,
+               0.9999779095f, -1},
+              3e-7f);
 }
 
 // Deterministic weights in [-1, 1).
@@ -273,6 +290,40 @@ TEST(InferenceOps, EinsumMatrixProducts) {
   bad.node("trace", "Einsum", {"a", "a"}, {G::type("T", "DT_FLOAT"), G::str("equation", "ij,jk->"), G::integer("N", 2)});
   EXPECT_NE(convert_error(bad, "einsum_bad", {"trace"}).find("einsum 'ij,jk->': floe lowers two-operand matrix products"),
             std::string::npos);
+}
+
+// The _FusedMatMul graphs of nGraph's TF bridge tests (the corpus' only
+// grappler-fused graphs): weights and bias are placeholders, so the fused
+// bias and activation run on fed values. Against relu / relu6 / identity of
+// x @ w + b computed here in double.
+TEST(InferenceOps, CorpusFusedMatMulGraphs) {
+  const std::string dir = "ngraph_bridge/test/python/";
+  FLOE_REQUIRE_CORPUS(dir + "fusedmatmul_0.pbtxt");
+  const std::vector<double> xv = weights(6, 21), wv = weights(12, 22), bv = weights(4, 23);
+  const HostTensor x = make_f32({2, 3}, std::vector<float>(xv.begin(), xv.end()));
+  const HostTensor w = make_f32({3, 4}, std::vector<float>(wv.begin(), wv.end()));
+  const HostTensor b = make_f32({4}, std::vector<float>(bv.begin(), bv.end()));
+  for (int k = 0; k < 3; ++k) {
+    conv::ConvertOptions options;
+    options.graph_path = corpus_path(dir + "fusedmatmul_" + std::to_string(k) + ".pbtxt");
+    options.outputs = {"Relu_1"};
+    options.input_shapes = {{"Placeholder_3", {2, 3}}, {"Placeholder_4", {3, 4}}, {"Placeholder_5", {4}}};
+    const auto out = run_model(conv::convert(options).model,
+                               {{"Placeholder_3", x}, {"Placeholder_4", w}, {"Placeholder_5", b}});
+    ASSERT_EQ(out.size(), 1u);
+    std::vector<float> want;
+    for (int i = 0; i < 2; ++i) {
+      for (int j = 0; j < 4; ++j) {
+        double v = bv[static_cast<size_t>(j)];
+        for (int c = 0; c < 3; ++c) v += static_cast<double>(static_cast<float>(xv[static_cast<size_t>(i * 3 + c)])) *
+                                         static_cast<float>(wv[static_cast<size_t>(c * 4 + j)]);
+        if (k == 0) v = std::max(v, 0.0);
+        if (k == 1) v = std::min(std::max(v, 0.0), 6.0);
+        want.push_back(static_cast<float>(v));
+      }
+    }
+    expect_near(as_floats(out[0]), want, 1e-5f);
+  }
 }
 
 TEST(InferenceOps, UnknownFusedOpsAreRefusedByName) {

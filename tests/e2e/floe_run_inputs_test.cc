@@ -55,7 +55,7 @@ std::string save(const Fixture& fx, const std::string& name, DType dtype, std::v
 
 CommandResult run(const Fixture& fx, const std::string& x, const std::string& n, const std::string& z) {
   return run_command(tool_path("floe-run") + " " + fx.model + " --input x=" + x + " --input n=" + n +
-                     " --input z=" + z + " --output-dir " + fx.dir + "/out");
+                     " --input z=" + z + " --output-dir " + fx.dir);
 }
 
 TEST(FloeRunInputs, ConvertsWhatNumpyHoldsWithANote) {
@@ -75,15 +75,15 @@ TEST(FloeRunInputs, ConvertsWhatNumpyHoldsWithANote) {
   EXPECT_NE(r.output.find("z64.npy: float64 converted to float32 for input 'z:0'\n"), std::string::npos)
       << r.output;
 
-  const tools::NpyArray y = tools::read_npy(fx.dir + "/out/y.npy");
+  const tools::NpyArray y = tools::read_npy(fx.dir + "/y.npy");
   ASSERT_EQ(y.dtype, DType::kFloat32);
   const float* yv = reinterpret_cast<const float*>(y.data.data());
   EXPECT_EQ(std::vector<float>(yv, yv + 6), (std::vector<float>{1, -2.5f, 6, 8, 2e-3f, 12}));
-  const tools::NpyArray k = tools::read_npy(fx.dir + "/out/k.npy");
+  const tools::NpyArray k = tools::read_npy(fx.dir + "/k.npy");
   ASSERT_EQ(k.dtype, DType::kInt32);
   const int32_t* kv = reinterpret_cast<const int32_t*>(k.data.data());
   EXPECT_EQ(std::vector<int32_t>(kv, kv + 3), (std::vector<int32_t>{-2147483647, 1, 2147483647}));
-  const tools::NpyArray f = tools::read_npy(fx.dir + "/out/f.npy");
+  const tools::NpyArray f = tools::read_npy(fx.dir + "/f.npy");
   const float* fv = reinterpret_cast<const float*>(f.data.data());
   EXPECT_EQ(std::vector<float>(fv, fv + 2), (std::vector<float>{4.5f, -6}));
 }
