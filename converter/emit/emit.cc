@@ -150,7 +150,8 @@ std::vector<uint8_t> emit_model(const LoweredModel& model, const std::string& pr
     tensors.push_back(schema::CreateTensor(
         builder, builder.CreateString(value.name), static_cast<schema::DType>(value.dtype),
         builder.CreateVector(shape), value.is_constant(), offsets[v], value.byte_size(),
-        plan.live_first[v], plan.live_last[v], quantization, value.is_constant() ? 0 : plan.region[v]));
+        plan.live_first[v], plan.live_last[v], quantization, value.is_constant() ? 0 : plan.region[v],
+        value.source_dtype == value.dtype ? schema::DType::INVALID : static_cast<schema::DType>(value.source_dtype)));
   }
 
   std::vector<flatbuffers::Offset<schema::Operator>> ops;

@@ -42,6 +42,7 @@ struct Value {
   std::vector<int64_t> shape;
   std::shared_ptr<const HostTensor> constant;  // set for constants
   Quantization quantization;                   // .tflite int8 tensors
+  DType source_dtype = DType::kInvalid;        // inputs: the TF graph's dtype when it differs (float64)
 
   bool is_constant() const { return constant != nullptr; }
   uint64_t byte_size() const {

@@ -38,6 +38,7 @@ LoweredModel lower_graph(const Graph& graph, const std::vector<bool>& keep,
     Value v;
     v.name = graph.tensor_name(feed.ref);
     v.dtype = feed.dtype;
+    if (feed.source_dtype != feed.dtype) v.source_dtype = feed.source_dtype;
     v.shape = feed.shape;
     const int id = model.add_value(std::move(v));
     model.inputs.push_back(id);

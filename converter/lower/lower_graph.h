@@ -14,7 +14,8 @@ namespace floe::conv {
 // A tensor the caller feeds: it becomes a model input.
 struct Feed {
   TensorRef ref;
-  DType dtype = DType::kInvalid;
+  DType dtype = DType::kInvalid;         // what floe computes it in
+  DType source_dtype = DType::kInvalid;  // the TF graph's dtype, when it differs (float64)
   std::vector<int64_t> shape;  // fully known
 };
 

@@ -2,7 +2,9 @@
 // Layout TF ops: Transpose, Pad, PadV2, MirrorPad. Their permutation and
 // paddings must be known at conversion time and become TransposeOptions /
 // PadOptions. Any dtype lowers (the kernels move bytes); PadV2's constant for a
-// non-float32 tensor travels as a one-element constant input of that dtype.
+// non-float32 tensor travels as a one-element constant input of that dtype, and
+// a constant_values that is fed or computed at run time as that input in the
+// arena (Session.run pads with whatever value the tensor holds).
 #include "converter/frontend/graphdef/attrs.h"
 #include "converter/ops/op_registry.h"
 
@@ -101,11 +103,13 @@ void lower_pad(LowerContext& ctx) {
   options.mode = pad_mode(ctx);
   std::vector<int> inputs = {ctx.input_value(0)};
   if (ctx.node().op() == "PadV2") {
-    const HostTensor& value = ctx.constant_input(2, "constant_values");
-    if (value.dtype == DType::kFloat32) {
-      options.constant_value = value.as<float>()[0];
+    const std::shared_ptr<const HostTensor>& value = ctx.input(2).value;
+    if (value && value->dtype == DType::kFloat32) {
+      options.constant_value = value->as<float>()[0];
     } else {
-      inputs.push_back(ctx.input_value(2));  // the kernel copies this element as is
+      // A non-float32 constant, or a value fed or computed at run time: the
+      // kernel reads this element at Invoke and copies it as is.
+      inputs.push_back(ctx.input_value(2));
     }
   }
   ctx.add_op(schema::OpCode::PAD, inputs, {ctx.output_value(0)}, LowerContext::options(options));

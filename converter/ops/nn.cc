@@ -1,15 +1,20 @@
 // SPDX-License-Identifier: Apache-2.0
-// Neural-network TF ops: MatMul, Conv2D, DepthwiseConv2dNative, MaxPool,
+// Neural-network TF ops: MatMul, Conv2D, DepthwiseConv2dNative, their fused
+// forms (_FusedMatMul, _FusedConv2D, FusedDepthwiseConv2dNative), MaxPool,
 // AvgPool, Softmax. Window geometry (SAME/VALID/EXPLICIT padding) is resolved
 // here, once, into explicit pads the kernels consume.
+#include <algorithm>
+#include <cmath>
+#include <iterator>
+
 #include "converter/frontend/graphdef/attrs.h"
 #include "converter/ops/op_registry.h"
 
 namespace floe::conv {
 namespace {
 
-std::vector<TensorInfo> infer_matmul(const NodeContext& ctx) {
-  ctx.expect_inputs(2, 2);
+// Shapes from inputs 0 and 1 (the fused variants carry more inputs).
+std::vector<TensorInfo> matmul_output(const NodeContext& ctx) {
   ctx.expect_rank(0, 2);
   ctx.expect_rank(1, 2);
   const bool ta = attr_bool(ctx.node().def, "transpose_a", false);
@@ -23,6 +28,11 @@ std::vector<TensorInfo> infer_matmul(const NodeContext& ctx) {
   }
   if (ctx.input(0).dtype != ctx.input(1).dtype) ctx.fail("input dtypes differ");
   return {TensorInfo{ctx.input(0).dtype, {m, n}, nullptr}};
+}
+
+std::vector<TensorInfo> infer_matmul(const NodeContext& ctx) {
+  ctx.expect_inputs(2, 2);
+  return matmul_output(ctx);
 }
 
 void require_f32(LowerContext& ctx) {
@@ -172,8 +182,7 @@ void set_window(Options& o, const Window& w) {
   o.pad_right = static_cast<int32_t>(w.w.pad_after);
 }
 
-std::vector<TensorInfo> infer_conv2d(const NodeContext& ctx) {
-  ctx.expect_inputs(2, 2);
+std::vector<TensorInfo> conv2d_output(const NodeContext& ctx) {
   ctx.expect_rank(0, 4);
   ctx.expect_rank(1, 4);
   const std::vector<int64_t> in = nhwc_input(ctx);
@@ -186,6 +195,11 @@ std::vector<TensorInfo> infer_conv2d(const NodeContext& ctx) {
   return {TensorInfo{ctx.input(0).dtype, in_node_layout(ctx, {in[0], w.h.out, w.w.out, f[3]}), nullptr}};
 }
 
+std::vector<TensorInfo> infer_conv2d(const NodeContext& ctx) {
+  ctx.expect_inputs(2, 2);
+  return conv2d_output(ctx);
+}
+
 void lower_conv2d(LowerContext& ctx) {
   require_f32(ctx);
   const auto& f = ctx.input(1).shape;
@@ -195,8 +209,7 @@ void lower_conv2d(LowerContext& ctx) {
   add_nhwc_op(ctx, schema::OpCode::CONV2D, {ctx.input_value(0), ctx.input_value(1)}, LowerContext::options(o));
 }
 
-std::vector<TensorInfo> infer_depthwise(const NodeContext& ctx) {
-  ctx.expect_inputs(2, 2);
+std::vector<TensorInfo> depthwise_output(const NodeContext& ctx) {
   ctx.expect_rank(0, 4);
   ctx.expect_rank(1, 4);
   const std::vector<int64_t> in = nhwc_input(ctx);
@@ -204,6 +217,11 @@ std::vector<TensorInfo> infer_depthwise(const NodeContext& ctx) {
   if (f[2] != in[3]) ctx.fail("filter channels do not match input channels");
   const Window w = resolve_window(ctx, f[0], f[1]);
   return {TensorInfo{ctx.input(0).dtype, in_node_layout(ctx, {in[0], w.h.out, w.w.out, in[3] * f[3]}), nullptr}};
+}
+
+std::vector<TensorInfo> infer_depthwise(const NodeContext& ctx) {
+  ctx.expect_inputs(2, 2);
+  return depthwise_output(ctx);
 }
 
 void lower_depthwise(LowerContext& ctx) {
@@ -215,6 +233,156 @@ void lower_depthwise(LowerContext& ctx) {
   o.depth_multiplier = static_cast<int32_t>(f[3]);
   add_nhwc_op(ctx, schema::OpCode::DEPTHWISE_CONV2D, {ctx.input_value(0), ctx.input_value(1)},
               LowerContext::options(o));
+}
+
+// TF's graph optimizer (grappler's remapper) writes _FusedConv2D, _FusedMatMul
+// and FusedDepthwiseConv2dNative into graphs it rewrites, frozen ones included:
+// the base op on inputs 0 and 1, then `fused_ops` in order on the extra inputs
+// (`args`). floe lowers them to the base op followed by the ops they fuse; its
+// optimizer then fuses bias and activation back into the base op.
+struct FusedOps {
+  bool bias = false;        // BiasAdd: args[0] is the bias [C]
+  bool batch_norm = false;  // FusedBatchNorm: args are scale, offset, mean, variance
+  bool add = false;         // Add after BiasAdd: the next arg is added (a residual)
+  std::string activation;   // "" or Relu, Relu6, Elu, LeakyRelu, Sigmoid, Tanh
+  int args = 0;
+};
+
+FusedOps fused_ops(const NodeContext& ctx) {
+  const std::vector<std::string> ops = attr_strings(ctx.node().def, "fused_ops");
+  FusedOps f;
+  size_t i = 0;
+  if (i < ops.size() && ops[i] == "BiasAdd") {
+    f.bias = true;
+    f.args = 1;
+    ++i;
+  } else if (i < ops.size() && ops[i] == "FusedBatchNorm" && ctx.node().op() == "_FusedConv2D") {
+    f.batch_norm = true;
+    f.args = 4;
+    ++i;
+  }
+  if (f.bias && i < ops.size() && ops[i] == "Add") {
+    f.add = true;
+    ++f.args;
+    ++i;
+  }
+  static const char* const kActivations[] = {"Relu", "Relu6", "Elu", "LeakyRelu", "Sigmoid", "Tanh"};
+  if ((f.bias || f.batch_norm) && i < ops.size() &&
+      std::find(std::begin(kActivations), std::end(kActivations), ops[i]) != std::end(kActivations)) {
+    f.activation = ops[i];
+    ++i;
+  }
+  if (!(f.bias || f.batch_norm) || i != ops.size()) {
+    std::string list;
+    for (const std::string& op : ops) list += (list.empty() ? "" : ",") + op;
+    ctx.fail("fused_ops [" + list + "] is not a combination floe lowers: BiasAdd" +
+             std::string(ctx.node().op() == "_FusedConv2D" ? " or FusedBatchNorm" : "") +
+             ", then Add (after BiasAdd), then one of Relu, Relu6, Elu, LeakyRelu, Sigmoid, Tanh");
+  }
+  if (ctx.input_count() != 2 + f.args) {
+    ctx.fail("fused_ops need " + std::to_string(f.args) + " args, the node has " +
+             std::to_string(ctx.input_count() - 2));
+  }
+  return f;
+}
+
+std::vector<TensorInfo> infer_fused(const NodeContext& ctx) {
+  const FusedOps f = fused_ops(ctx);
+  const std::string& op = ctx.node().op();
+  std::vector<TensorInfo> out = op == "_FusedMatMul" ? matmul_output(ctx)
+                                : op == "_FusedConv2D" ? conv2d_output(ctx)
+                                                       : depthwise_output(ctx);
+  if (op != "_FusedMatMul" && is_nchw(ctx)) {
+    ctx.fail("NCHW is not supported for fused convolutions (TF fuses NHWC ones on CPU); use the unfused graph");
+  }
+  const int64_t channels = out[0].shape.back();
+  for (int a = 0; a < f.args; ++a) {
+    const TensorInfo& arg = ctx.input(2 + a);
+    if (arg.dtype != out[0].dtype) ctx.fail("fused args must have the output's dtype");
+    const bool residual = f.add && a == 1;
+    if (residual ? arg.shape != out[0].shape : arg.shape != std::vector<int64_t>{channels}) {
+      ctx.fail("fused arg " + std::to_string(a) + " has shape " + shape_to_string(arg.shape) + ", expected " +
+               (residual ? shape_to_string(out[0].shape) : "[" + std::to_string(channels) + "]"));
+    }
+  }
+  return out;
+}
+
+void lower_fused(LowerContext& ctx) {
+  require_f32(ctx);
+  const FusedOps f = fused_ops(ctx);
+  const std::string& op = ctx.node().op();
+  const TensorInfo& out = ctx.output_info(0);
+  const auto& filter = ctx.input(1).shape;
+  // Each step writes a helper value; the last one writes the node's output.
+  const int steps = 1 + (f.bias ? 1 : 0) + (f.batch_norm ? 2 : 0) + (f.add ? 1 : 0) + (f.activation.empty() ? 0 : 1);
+  int step = 0;
+  auto next = [&](const char* suffix) {
+    return ++step == steps ? ctx.output_value(0) : ctx.new_value(out.dtype, out.shape, suffix);
+  };
+  int acc = next(op == "_FusedMatMul" ? "matmul" : "conv");
+  if (op == "_FusedMatMul") {
+    schema::MatMulOptionsT o;
+    o.transpose_a = attr_bool(ctx.node().def, "transpose_a", false);
+    o.transpose_b = attr_bool(ctx.node().def, "transpose_b", false);
+    ctx.add_op(schema::OpCode::MATMUL, {ctx.input_value(0), ctx.input_value(1)}, {acc}, LowerContext::options(o));
+  } else if (op == "_FusedConv2D") {
+    schema::Conv2DOptionsT o;
+    set_window(o, resolve_window(ctx, filter[0], filter[1]));
+    ctx.add_op(schema::OpCode::CONV2D, {ctx.input_value(0), ctx.input_value(1)}, {acc}, LowerContext::options(o));
+  } else {
+    schema::DepthwiseConv2DOptionsT o;
+    set_window(o, resolve_window(ctx, filter[0], filter[1]));
+    o.depth_multiplier = static_cast<int32_t>(filter[3]);
+    ctx.add_op(schema::OpCode::DEPTHWISE_CONV2D, {ctx.input_value(0), ctx.input_value(1)}, {acc},
+               LowerContext::options(o));
+  }
+  if (f.bias) {
+    const int biased = next("bias_add");
+    ctx.add_op(schema::OpCode::ADD, {acc, ctx.input_value(2)}, {biased});
+    acc = biased;
+  }
+  if (f.batch_norm) {
+    // y = (x - mean) * scale / sqrt(variance + epsilon) + offset, as a per-channel
+    // MUL and ADD of constants (the optimizer folds them into the filter).
+    const HostTensor& scale = ctx.constant_input(2, "the batch norm scale");
+    const HostTensor& offset = ctx.constant_input(3, "the batch norm offset");
+    const HostTensor& mean = ctx.constant_input(4, "the batch norm mean");
+    const HostTensor& variance = ctx.constant_input(5, "the batch norm variance");
+    const float epsilon = attr_float(ctx.node().def, "epsilon", 0.0001f);
+    HostTensor multiplier = scale, addend = offset;
+    for (int64_t c = 0; c < scale.num_elements(); ++c) {
+      const float m = scale.as<float>()[c] / std::sqrt(variance.as<float>()[c] + epsilon);
+      multiplier.as<float>()[c] = m;
+      addend.as<float>()[c] = offset.as<float>()[c] - mean.as<float>()[c] * m;
+    }
+    const int scaled = next("batch_norm_scale");
+    ctx.add_op(schema::OpCode::MUL, {acc, ctx.constant_value("batch_norm_multiplier", std::move(multiplier))},
+               {scaled});
+    const int shifted = next("batch_norm_offset");
+    ctx.add_op(schema::OpCode::ADD, {scaled, ctx.constant_value("batch_norm_addend", std::move(addend))}, {shifted});
+    acc = shifted;
+  }
+  if (f.add) {
+    const int summed = next("add");
+    ctx.add_op(schema::OpCode::ADD, {acc, ctx.input_value(3)}, {summed});
+    acc = summed;
+  }
+  if (!f.activation.empty()) {
+    const int activated = next("activation");
+    if (f.activation == "LeakyRelu") {
+      schema::LeakyReluOptionsT o;
+      o.alpha = attr_float(ctx.node().def, "leakyrelu_alpha", 0.2f);
+      ctx.add_op(schema::OpCode::LEAKY_RELU, {acc}, {activated}, LowerContext::options(o));
+    } else {
+      const schema::OpCode code = f.activation == "Relu"    ? schema::OpCode::RELU
+                                  : f.activation == "Relu6" ? schema::OpCode::RELU6
+                                  : f.activation == "Elu"   ? schema::OpCode::ELU
+                                  : f.activation == "Sigmoid" ? schema::OpCode::SIGMOID
+                                                              : schema::OpCode::TANH;
+      ctx.add_op(code, {acc}, {activated});
+    }
+  }
 }
 
 Window pool_window(const NodeContext& ctx) {
@@ -267,6 +435,9 @@ const std::vector<OpHandler>& nn_handlers() {
       {"MatMul", infer_matmul, lower_matmul},
       {"Conv2D", infer_conv2d, lower_conv2d},
       {"DepthwiseConv2dNative", infer_depthwise, lower_depthwise},
+      {"_FusedConv2D", infer_fused, lower_fused},
+      {"_FusedMatMul", infer_fused, lower_fused},
+      {"FusedDepthwiseConv2dNative", infer_fused, lower_fused},
       {"MaxPool", infer_pool, lower_pool<OpCode::MAX_POOL2D>},
       {"AvgPool", infer_pool, lower_pool<OpCode::AVG_POOL2D>},
       {"Softmax", infer_softmax, lower_softmax},

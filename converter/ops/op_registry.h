@@ -149,6 +149,7 @@ const std::vector<OpHandler>& space_depth_handlers();
 const std::vector<OpHandler>& rnn_cell_handlers();
 const std::vector<OpHandler>& index_handlers();
 const std::vector<OpHandler>& batch_norm_handlers();
+const std::vector<OpHandler>& composite_handlers();
 const std::vector<OpHandler>& layout_handlers();
 const std::vector<OpHandler>& audio_handlers();
 

@@ -87,6 +87,7 @@ Feed describe_feed(const Graph& graph, TensorRef ref, int producer, bool* unknow
     if (value && value->has_tensor()) {
       const HostTensor t = tensor_from_proto(value->tensor(), graph.source() + ": node '" + node.name() + "'");
       feed.dtype = compute_dtype(t.dtype);
+      feed.source_dtype = t.dtype;
       feed.shape = t.shape;
       return feed;
     }
@@ -112,6 +113,7 @@ Feed describe_feed(const Graph& graph, TensorRef ref, int producer, bool* unknow
   int tf_type = attr_type(node.def, "dtype", 0);
   if (tf_type == 0) tf_type = attr_type(node.def, "T", 0);
   feed.dtype = tf_type == 0 ? DType::kFloat32 : compute_dtype(tf_dtype_to_floe(tf_type));
+  feed.source_dtype = tf_type == 0 ? feed.dtype : tf_dtype_to_floe(tf_type);
   if (feed.dtype == DType::kInvalid) {
     throw ConvertError(graph.source() + ": input '" + graph.tensor_name(ref) + "' has dtype " +
                        tf_dtype_name(tf_type) + ", which floe cannot feed");

@@ -207,6 +207,9 @@ Status Model::validate_tensors() {
     if (t == nullptr || !valid_dtype(t->dtype())) {
       return fail(Status::kInvalidModel, FLOE_MSG("tensor has an invalid dtype"), -1, index);
     }
+    if (t->source_dtype() != schema::DType::INVALID && !valid_dtype(t->source_dtype())) {
+      return fail(Status::kInvalidModel, FLOE_MSG("tensor has an invalid source dtype"), -1, index);
+    }
     const auto* shape = t->shape();
     const uint32_t rank = shape ? shape->size() : 0;
     if (rank > static_cast<uint32_t>(kMaxRank)) {

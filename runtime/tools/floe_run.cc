@@ -18,6 +18,11 @@
 // to find the first op that diverges from a reference. Exit 0 on success, 2 on
 // any error. An int8 input may be given as a float32 .npy: it is quantized with
 // the input's scale and zero point; --dequantize turns int8 outputs into reals.
+// A .npy of another dtype (numpy's default float64 / int64, a float64 input
+// floe computes in float32, ...) is converted as Session.run converts a fed
+// value, with a note on stderr, when no value changes (float to float rounds);
+// otherwise, and for an element count other than the input's, it exits 2
+// naming the value or the --input-shape floe-convert needs for that shape.
 #include <CLI/CLI.hpp>
 
 #include <cstdio>
@@ -32,6 +37,7 @@
 #include "runtime/core/selftest.h"
 #include "runtime/kernels/reference/quantize.h"
 #include "runtime/tools/model_file.h"
+#include "runtime/tools/input_conversion.h"
 #include "runtime/tools/npy.h"
 #include "runtime/tools/wav.h"
 #include "schemas/floe_generated.h"
@@ -136,6 +142,21 @@ bool quantize_float_input(const floe::Interpreter& interpreter, size_t index,
                          floe::In<float>{reinterpret_cast<const float*>(array.data.data()), input.shape},
                          floe::Out<int8_t>{static_cast<int8_t*>(input.data), input.shape});
   return true;
+}
+
+// What convert_input needs to know about input `index`.
+floe::tools::InputTarget input_target(const floe::Model& model, const floe::Interpreter& interpreter, size_t index) {
+  const floe::TensorView input = interpreter.input(index);
+  floe::tools::InputTarget target;
+  target.name = input.name;
+  target.dtype = input.dtype;
+  const auto* tensor = model.schema()->tensors()->Get(
+      static_cast<uint32_t>(model.schema()->inputs()->Get(static_cast<uint32_t>(index))));
+  target.source_dtype = static_cast<floe::DType>(tensor->source_dtype());
+  target.shape.assign(input.shape.dims, input.shape.dims + input.shape.rank);
+  target.quantized = input.dtype == floe::DType::kInt8 && interpreter.input_quantization(index).quantized();
+  target.data = input.data;
+  return target;
 }
 
 // --dequantize: an int8 output with a scale becomes float32 real values.
@@ -269,13 +290,9 @@ int run(const std::string& model_path, const std::vector<std::string>& input_spe
       fed[static_cast<size_t>(index)] = true;
       continue;
     }
-    if (array.dtype != input.dtype || array.data.size() != input.bytes) {
-      throw std::runtime_error(path + ": holds " + floe::dtype_name(array.dtype) + " with " +
-                               std::to_string(array.data.size()) + " bytes; input '" + name +
-                               "' needs " + floe::dtype_name(input.dtype) + " " +
-                               shape_string(input.shape));
-    }
-    std::memcpy(input.data, array.data.data(), input.bytes);
+    const std::string note = floe::tools::convert_input(array.data.data(), array.dtype, array.shape, path,
+                                                        input_target(model, interpreter, static_cast<size_t>(index)));
+    if (!note.empty()) std::cerr << "floe-run: note: " << note << "\n";
     fed[static_cast<size_t>(index)] = true;
   }
   for (size_t i = 0; i < fed.size(); ++i) {

@@ -36,6 +36,7 @@
 #include "converter/pipeline/convert.h"
 #include "runtime/core/interpreter.h"
 #include "runtime/kernels/reference/half.h"
+#include "runtime/tools/input_conversion.h"
 #include "runtime/tools/model_file.h"
 #include "converter/eval/run_lowered.h"
 #include "runtime/tools/npy.h"
@@ -128,25 +129,6 @@ double element(const void* data, DType t, size_t i) {
     case DType::kInvalid: break;
   }
   return NAN;
-}
-
-void set_element(void* data, DType t, size_t i, double v) {
-  switch (t) {
-    case DType::kFloat32: static_cast<float*>(data)[i] = static_cast<float>(v); return;
-    case DType::kFloat64: static_cast<double*>(data)[i] = v; return;
-    case DType::kFloat16: static_cast<uint16_t*>(data)[i] = ref::float_to_half(static_cast<float>(v)); return;
-    case DType::kBFloat16:
-      static_cast<uint16_t*>(data)[i] = ref::float_to_bfloat16(static_cast<float>(v));
-      return;
-    case DType::kInt8: static_cast<int8_t*>(data)[i] = static_cast<int8_t>(v); return;
-    case DType::kInt16: static_cast<int16_t*>(data)[i] = static_cast<int16_t>(v); return;
-    case DType::kInt32: static_cast<int32_t*>(data)[i] = static_cast<int32_t>(v); return;
-    case DType::kInt64: static_cast<int64_t*>(data)[i] = static_cast<int64_t>(v); return;
-    case DType::kUInt8: static_cast<uint8_t*>(data)[i] = static_cast<uint8_t>(v); return;
-    case DType::kUInt16: static_cast<uint16_t*>(data)[i] = static_cast<uint16_t>(v); return;
-    case DType::kBool: static_cast<uint8_t*>(data)[i] = v != 0.0 ? 1 : 0; return;
-    case DType::kInvalid: return;
-  }
 }
 
 std::string shape_string(const std::vector<int64_t>& shape) {
@@ -301,16 +283,20 @@ RunResult run_model(const std::vector<uint8_t>& bytes, const std::map<std::strin
   for (const auto& [name, value] : inputs) {
     const int index = interpreter.input_index(name.c_str());
     if (index < 0) continue;  // pruned away: the outputs do not need it
+    // As floe-run feeds a .npy: the values in the dtype TF held them in,
+    // converted only where no value changes.
     const TensorView in = interpreter.input(static_cast<size_t>(index));
-    const int64_t n = in.shape.num_elements();
-    if (n != value.num_elements()) {
-      r.error = "input '" + name + "' has " + std::to_string(value.num_elements()) +
-                " values, the model wants " + std::to_string(n);
+    tools::InputTarget target;
+    target.name = name;
+    target.dtype = in.dtype;
+    target.shape.assign(in.shape.dims, in.shape.dims + in.shape.rank);
+    target.quantized = interpreter.input_quantization(static_cast<size_t>(index)).quantized();
+    target.data = in.data;
+    try {
+      tools::convert_input(value.data.data(), value.dtype, value.shape, "case input", target);
+    } catch (const std::runtime_error& e) {
+      r.error = e.what();
       return r;
-    }
-    for (int64_t i = 0; i < n; ++i) {
-      set_element(in.data, in.dtype, static_cast<size_t>(i),
-                  element(value.data.data(), value.dtype, static_cast<size_t>(i)));
     }
   }
   if (capture) {

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // The TF layout ops floe lowers to TRANSPOSE / PAD (converter/ops/layout_ops.cc):
 // Transpose (negative perm entries as TF accepts them), Pad, PadV2 with a
-// non-float constant, MirrorPad REFLECT/SYMMETRIC (tf.pad's documented example),
+// non-float constant and with a constant_values fed at run time, MirrorPad REFLECT/SYMMETRIC (tf.pad's documented example),
 // each through conversion and the runtime; and the conversion-time errors for
 // an invalid permutation, too-large mirror paddings and non-constant paddings.
 #include <gtest/gtest.h>
@@ -84,6 +84,41 @@ TEST(LayoutOps, PadV2KeepsAnIntegerConstantExact) {
   ASSERT_EQ(out[0].dtype, DType::kInt32);
   const int32_t* v = out[0].as<int32_t>();
   EXPECT_EQ(std::vector<int32_t>(v, v + 5), (std::vector<int32_t>{16777217, -5, 9, 16777217, 16777217}));
+}
+
+// tf.pad's documented example with constant_values fed at run time, as
+// Session.run allows: one model, two fed values, float32 and int32.
+TEST(LayoutOps, PadV2WithAFedConstantValue) {
+  G g = with_x();
+  g.placeholder("c", "DT_FLOAT", {});
+  g.placeholder("i", "DT_INT32", {2});
+  g.placeholder("ci", "DT_INT32", {});
+  g.constant("p", "DT_INT32", {2, 2}, {1, 1, 2, 2});
+  g.constant("p1", "DT_INT32", {1, 2}, {1, 2});
+  g.node("y", "PadV2", {"x", "p", "c"}, {G::type("T", "DT_FLOAT"), G::type("Tpaddings", "DT_INT32")});
+  g.node("yi", "PadV2", {"i", "p1", "ci"}, {G::type("T", "DT_INT32"), G::type("Tpaddings", "DT_INT32")});
+  const conv::ConvertResult converted = convert(g, "padv2_fed", {"y", "yi"});
+  auto scalar_i32 = [](std::vector<int64_t> shape, std::vector<int32_t> values) {
+    HostTensor t;
+    t.dtype = DType::kInt32;
+    t.shape = std::move(shape);
+    t.data.resize(values.size() * 4);
+    std::copy(values.begin(), values.end(), t.as<int32_t>());
+    return t;
+  };
+  for (const float c : {0.0f, -7.5f}) {
+    const auto out = run_model(converted.model, {{"x", make_f32({2, 3}, kT)},
+                                                 {"c", make_f32({}, {c})},
+                                                 {"i", scalar_i32({2}, {-5, 9})},
+                                                 {"ci", scalar_i32({}, {static_cast<int32_t>(c) * 3 + 1})}});
+    ASSERT_EQ(out.size(), 2u);
+    EXPECT_EQ(out[0].shape, (std::vector<int64_t>{4, 7}));
+    EXPECT_EQ(as_floats(out[0]), (std::vector<float>{c, c, c, c, c, c, c, c, c, 1, 2, 3, c, c,
+                                                     c, c, 4, 5, 6, c, c, c, c, c, c, c, c, c}));
+    const int32_t ci = static_cast<int32_t>(c) * 3 + 1;
+    const int32_t* v = out[1].as<int32_t>();
+    EXPECT_EQ(std::vector<int32_t>(v, v + 5), (std::vector<int32_t>{ci, -5, 9, ci, ci}));
+  }
 }
 
 TEST(LayoutOps, ConversionTimeErrorsNameTheNodeAndTheProblem) {

@@ -17,6 +17,10 @@ floe_add_test(layout_ops_test
   SOURCES ${CMAKE_CURRENT_LIST_DIR}/layout_ops_test.cc ${PROJECT_SOURCE_DIR}/tests/support/model_runner.cc
   LIBS floe_converter floe_model_file
   LABELS converter)
+floe_add_test(inference_ops_test
+  SOURCES ${CMAKE_CURRENT_LIST_DIR}/inference_ops_test.cc ${PROJECT_SOURCE_DIR}/tests/support/model_runner.cc
+  LIBS floe_converter floe_model_file
+  LABELS converter)
 floe_add_test(reduction_ops_test
   SOURCES ${CMAKE_CURRENT_LIST_DIR}/reduction_ops_test.cc ${PROJECT_SOURCE_DIR}/tests/support/model_runner.cc
   LIBS floe_converter floe_model_file

@@ -29,6 +29,7 @@ struct ModelSpec {
   std::vector<int32_t> relu_inputs = {0};
   std::vector<int32_t> inputs = {0}, outputs = {3};
   uint64_t arena_size = 48;
+  schema::DType input_source_dtype = schema::DType::INVALID;  // Tensor.source_dtype of tensor 0
 };
 
 std::vector<uint8_t> build(const ModelSpec& spec) {
@@ -46,7 +47,8 @@ std::vector<uint8_t> build(const ModelSpec& spec) {
     for (int32_t d : t.shape) size = static_cast<int64_t>(static_cast<uint64_t>(size) * static_cast<uint64_t>(d));
     tensors.push_back(schema::CreateTensor(b, b.CreateString(names[i % 4]), schema::DType::FLOAT32,
                                            b.CreateVector(t.shape), t.constant, t.offset,
-                                           static_cast<uint64_t>(t.size >= 0 ? t.size : size)));
+                                           static_cast<uint64_t>(t.size >= 0 ? t.size : size), -1, -1,
+                                           /*quantization=*/0, i == 0 ? spec.input_source_dtype : schema::DType::INVALID));
   }
   std::vector<flatbuffers::Offset<schema::Operator>> ops = {
       schema::CreateOperator(b, spec.first_op, b.CreateVector(spec.relu_inputs),
@@ -81,6 +83,20 @@ Loaded load(const std::vector<uint8_t>& bytes, size_t offset = 0) {
   if (!bytes.empty()) std::memcpy(l.buffer.get() + offset, bytes.data(), bytes.size());
   l.status = l.model.Load(l.buffer.get() + offset, bytes.size());
   return l;
+}
+
+// An input's source dtype (the TF graph's, e.g. float64 computed in float32)
+// is read back as written; one outside the DType enum is refused at Load.
+TEST(Model, InputSourceDtypeIsValidated) {
+  ModelSpec spec;
+  spec.input_source_dtype = schema::DType::FLOAT64;
+  Loaded ok = load(build(spec));
+  ASSERT_EQ(ok.status, Status::kOk) << ok.model.error().message;
+  EXPECT_EQ(ok.model.schema()->tensors()->Get(0)->source_dtype(), schema::DType::FLOAT64);
+  spec.input_source_dtype = static_cast<schema::DType>(200);
+  Loaded bad = load(build(spec));
+  EXPECT_EQ(bad.status, Status::kInvalidModel);
+  EXPECT_STREQ(bad.model.error().message, "tensor has an invalid source dtype");
 }
 
 TEST(Model, ValidModelRuns) {
