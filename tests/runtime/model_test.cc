@@ -48,7 +48,7 @@ std::vector<uint8_t> build(const ModelSpec& spec) {
     tensors.push_back(schema::CreateTensor(b, b.CreateString(names[i % 4]), schema::DType::FLOAT32,
                                            b.CreateVector(t.shape), t.constant, t.offset,
                                            static_cast<uint64_t>(t.size >= 0 ? t.size : size), -1, -1,
-                                           /*quantization=*/0, i == 0 ? spec.input_source_dtype : schema::DType::INVALID));
+                                           /*quantization=*/0, /*region=*/0, i == 0 ? spec.input_source_dtype : schema::DType::INVALID));
   }
   std::vector<flatbuffers::Offset<schema::Operator>> ops = {
       schema::CreateOperator(b, spec.first_op, b.CreateVector(spec.relu_inputs),
