@@ -10,6 +10,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "converter/ir/split.h"
 #include "converter/frontend/checkpoint/tf_dtype.h"
 #include "converter/frontend/graphdef/attrs.h"
 #include "converter/ops/op_registry.h"
@@ -96,25 +97,12 @@ const std::map<std::string, std::set<DType>>& allowed_index_types() {
   return allowed;
 }
 
-std::vector<std::string> split_on(const std::string& s, char sep) {
-  std::vector<std::string> out;
-  size_t start = 0;
-  while (start <= s.size()) {
-    const size_t end = s.find(sep, start);
-    const std::string item = s.substr(start, end == std::string::npos ? std::string::npos : end - start);
-    if (!item.empty()) out.push_back(item);
-    if (end == std::string::npos) break;
-    start = end + 1;
-  }
-  return out;
-}
-
 const std::unordered_map<std::string, std::vector<std::string>>& input_type_table() {
   static const std::unordered_map<std::string, std::vector<std::string>> table = [] {
     std::unordered_map<std::string, std::vector<std::string>> t;
     for (const OpInputTypes& row : kOpInputTypes) {
-      const std::vector<std::string> inputs = split_on(row.inputs, ',');
-      for (const std::string& op : split_on(row.ops, ' ')) t.emplace(op, inputs);
+      const std::vector<std::string> inputs = split_nonempty(row.inputs, ',');
+      for (const std::string& op : split_nonempty(row.ops, ' ')) t.emplace(op, inputs);
     }
     return t;
   }();

@@ -12,25 +12,13 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "converter/ir/split.h"
 #include "converter/ir/error.h"
 #include "converter/pipeline/convert.h"
 #include "converter/pipeline/info.h"
 #include "converter/tools/atomic_write.h"
 
 namespace {
-
-std::vector<std::string> split(const std::string& s, char sep) {
-  std::vector<std::string> out;
-  size_t start = 0;
-  while (start <= s.size()) {
-    const size_t end = s.find(sep, start);
-    const std::string item = s.substr(start, end == std::string::npos ? std::string::npos : end - start);
-    if (!item.empty()) out.push_back(item);
-    if (end == std::string::npos) break;
-    start = end + 1;
-  }
-  return out;
-}
 
 // "name=1,28,28,1"
 std::pair<std::string, std::vector<int64_t>> parse_input_shape(const std::string& spec) {
@@ -39,7 +27,7 @@ std::pair<std::string, std::vector<int64_t>> parse_input_shape(const std::string
     throw floe::conv::ConvertError("--input-shape '" + spec + "': expected NAME=d0,d1,...");
   }
   std::vector<int64_t> dims;
-  for (const std::string& d : split(spec.substr(eq + 1), ',')) {
+  for (const std::string& d : floe::conv::split_nonempty(spec.substr(eq + 1), ',')) {
     char* end = nullptr;
     const long long v = std::strtoll(d.c_str(), &end, 10);
     if (end == d.c_str() || *end != '\0' || v < 0) {
@@ -129,7 +117,7 @@ int main(int argc, char** argv) {
   }
 
   try {
-    options.tags = split(tags, ',');
+    options.tags = floe::conv::split_nonempty(tags, ',');
     if (info || list_ops) {
       if (options.graph_path.empty() && (list_ops || options.checkpoint_path.empty())) {
         throw floe::conv::ConvertError(std::string(list_ops ? "--list-ops" : "--info") +
@@ -151,11 +139,11 @@ int main(int argc, char** argv) {
       }
       options.frozen_inputs[spec.substr(0, eq)] = spec.substr(eq + 1);
     }
-    options.outputs = split(outputs, ',');
-    options.inputs = split(inputs, ',');
+    options.outputs = floe::conv::split_nonempty(outputs, ',');
+    options.inputs = floe::conv::split_nonempty(inputs, ',');
     options.optimize.enabled = !no_optimize;
     for (const std::string& list : disabled_passes) {
-      for (const std::string& name : split(list, ',')) options.optimize.disabled.insert(name);
+      for (const std::string& name : floe::conv::split_nonempty(list, ',')) options.optimize.disabled.insert(name);
     }
     for (const std::string& spec : shapes) options.input_shapes.insert(parse_input_shape(spec));
     if (!memory_regions.empty()) options.memory_regions = floe::conv::parse_memory_regions(memory_regions);

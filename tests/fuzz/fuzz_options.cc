@@ -14,28 +14,19 @@
 #include <string>
 #include <vector>
 
+#include "converter/ir/split.h"
 #include "converter/ir/error.h"
 #include "converter/pipeline/convert.h"
 #include "tests/fuzz/fuzz_support.h"
 
 namespace {
 
-std::vector<std::string> split(const std::string& s, char sep) {
-  std::vector<std::string> out;
-  std::stringstream in(s);
-  std::string item;
-  while (std::getline(in, item, sep)) {
-    if (!item.empty()) out.push_back(item);
-  }
-  return out;
-}
-
 // "NAME=d0,d1" as floe-convert parses --input-shape; false when malformed.
 bool parse_shape(const std::string& spec, std::string* name, std::vector<int64_t>* dims) {
   const size_t eq = spec.rfind('=');
   if (eq == std::string::npos || eq == 0) return false;
   *name = spec.substr(0, eq);
-  for (const std::string& d : split(spec.substr(eq + 1), ',')) {
+  for (const std::string& d : floe::conv::split_nonempty(spec.substr(eq + 1), ',')) {
     char* end = nullptr;
     const long long v = std::strtoll(d.c_str(), &end, 10);
     if (end == d.c_str() || *end != '\0' || v < 0) return false;
@@ -58,9 +49,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     const std::string flag = line.substr(0, space);
     const std::string value = space == std::string::npos ? std::string() : line.substr(space + 1);
     if (flag == "--outputs") {
-      for (const std::string& o : split(value, ',')) options.outputs.push_back(o);
+      for (const std::string& o : floe::conv::split_nonempty(value, ',')) options.outputs.push_back(o);
     } else if (flag == "--inputs") {
-      for (const std::string& i : split(value, ',')) options.inputs.push_back(i);
+      for (const std::string& i : floe::conv::split_nonempty(value, ',')) options.inputs.push_back(i);
     } else if (flag == "--input-shape") {
       std::string name;
       std::vector<int64_t> dims;
@@ -73,7 +64,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     } else if (flag == "--target") {
       options.target = value;
     } else if (flag == "--disable-pass") {
-      for (const std::string& p : split(value, ',')) options.optimize.disabled.insert(p);
+      for (const std::string& p : floe::conv::split_nonempty(value, ',')) options.optimize.disabled.insert(p);
     } else if (flag == "--no-optimize") {
       options.optimize.enabled = false;
     } else if (flag == "--keep-op-order") {
