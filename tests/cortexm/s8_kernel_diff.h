@@ -19,6 +19,9 @@ struct S8DiffReport {
   // Fixed GEMM shapes at the edges of the channel-pair paths (k beyond 64,
   // rows laid wider than k).
   int short_strided_gemm_cases = 0;
+  // The packed-pair GEMM (s8_gemm_packed): random row counts (odd ones
+  // included), even channel counts, k every multiple of 8 up to 64.
+  int packed_gemm_cases = 0;
   int failures = 0;
 };
 

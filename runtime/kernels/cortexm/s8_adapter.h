@@ -14,7 +14,8 @@ namespace floe::cortexm {
 // and the converter's proof that the short requantization is exact.
 inline bool is_short_requant(schema::CortexMKernel k) {
   return k == schema::CortexMKernel::S8_GEMM_SHORT_REQUANT || k == schema::CortexMKernel::S8_IM2COL_GEMM_SHORT_REQUANT ||
-         k == schema::CortexMKernel::S8_DEPTHWISE_SHORT_REQUANT;
+         k == schema::CortexMKernel::S8_DEPTHWISE_SHORT_REQUANT ||
+         k == schema::CortexMKernel::S8_GEMM_PACKED_SHORT_REQUANT;
 }
 inline schema::CortexMKernel general_kernel(schema::CortexMKernel k) {
   switch (k) {
