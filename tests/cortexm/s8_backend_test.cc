@@ -24,8 +24,8 @@ using conv::schema::CortexMKernel;
 using conv::schema::OpCode;
 
 template <typename T>
-int add_constant(conv::LoweredModel &m, DType dtype, std::vector<int64_t> shape,
-                 const std::vector<T> &data, conv::Quantization q = {}) {
+int add_constant(conv::LoweredModel& m, DType dtype, std::vector<int64_t> shape, const std::vector<T>& data,
+                 conv::Quantization q = {}) {
   auto t = std::make_shared<HostTensor>();
   t->dtype = dtype;
   t->shape = shape;
@@ -39,7 +39,7 @@ int add_constant(conv::LoweredModel &m, DType dtype, std::vector<int64_t> shape,
   return m.add_value(std::move(v));
 }
 
-int add_activation(conv::LoweredModel &m, std::vector<int64_t> shape) {
+int add_activation(conv::LoweredModel& m, std::vector<int64_t> shape) {
   conv::Value v;
   v.dtype = DType::kInt8;
   v.shape = std::move(shape);
@@ -49,26 +49,23 @@ int add_activation(conv::LoweredModel &m, std::vector<int64_t> shape) {
 }
 
 template <typename T>
-std::vector<T> values(const conv::LoweredModel &m, int v) {
-  const HostTensor &t = *m.values[static_cast<size_t>(v)].constant;
+std::vector<T> values(const conv::LoweredModel& m, int v) {
+  const HostTensor& t = *m.values[static_cast<size_t>(v)].constant;
   return std::vector<T>(t.as<T>(), t.as<T>() + t.num_elements());
 }
 
 // An int8 op as converter/quantize leaves it: input, weights, bias, the
 // multiplier and shift arrays ([1] = per-tensor), input zero point 3.
-conv::LoweredOp &add_s8_op(conv::LoweredModel &m, OpCode code, int input,
-                           int weights, int bias, int output,
+conv::LoweredOp& add_s8_op(conv::LoweredModel& m, OpCode code, int input, int weights, int bias, int output,
                            int32_t weight_offset = 0) {
   conv::LoweredOp op;
   op.opcode = code;
-  op.inputs = {input, weights, bias,
-               add_constant<int32_t>(m, DType::kInt32, {1}, {1 << 30}),
+  op.inputs = {input, weights, bias, add_constant<int32_t>(m, DType::kInt32, {1}, {1 << 30}),
                add_constant<int32_t>(m, DType::kInt32, {1}, {-3})};
   op.outputs = {output};
   op.requantization = std::make_shared<conv::schema::RequantizationT>();
   op.requantization->input_offsets = {-3};
-  if (code == OpCode::MATMUL)
-    op.requantization->input_offsets.push_back(weight_offset);
+  if (code == OpCode::MATMUL) op.requantization->input_offsets.push_back(weight_offset);
   op.requantization->activation_min = -128;
   op.requantization->activation_max = 127;
   m.ops.push_back(std::move(op));
@@ -76,59 +73,47 @@ conv::LoweredOp &add_s8_op(conv::LoweredModel &m, OpCode code, int input,
 }
 
 // One op of each kind the CORTEX_M backend takes or leaves (see below).
-conv::LoweredModel layout_model(const std::vector<int8_t> &hwio) {
+conv::LoweredModel layout_model(const std::vector<int8_t>& hwio) {
   conv::LoweredModel m;
   // CONV2D 3x3 (im2col), filter HWIO [3,3,2,3] = 0..53, bias [3].
   const int x = add_activation(m, {1, 5, 5, 2});
   const int y = add_activation(m, {1, 5, 5, 3});
-  auto &conv3 = add_s8_op(
-      m, OpCode::CONV2D, x,
-      add_constant<int8_t>(m, DType::kInt8, {3, 3, 2, 3}, hwio),
-      add_constant<int32_t>(m, DType::kInt32, {3}, {100, 200, 300}), y);
+  auto& conv3 = add_s8_op(m, OpCode::CONV2D, x, add_constant<int8_t>(m, DType::kInt8, {3, 3, 2, 3}, hwio),
+                          add_constant<int32_t>(m, DType::kInt32, {3}, {100, 200, 300}), y);
   conv::schema::Conv2DOptionsT same;
   same.pad_top = same.pad_left = same.pad_bottom = same.pad_right = 1;
   conv3.options.Set(same);
   // CONV2D 1x1 (direct GEMM), no bias.
   const int z = add_activation(m, {1, 5, 5, 2});
-  add_s8_op(
-      m, OpCode::CONV2D, y,
-      add_constant<int8_t>(m, DType::kInt8, {1, 1, 3, 2}, {1, 2, 3, 4, 5, 6}),
-      -1, z)
+  add_s8_op(m, OpCode::CONV2D, y, add_constant<int8_t>(m, DType::kInt8, {1, 1, 3, 2}, {1, 2, 3, 4, 5, 6}), -1, z)
       .options.Set(conv::schema::Conv2DOptionsT());
   // Grouped CONV2D (filter in_c 1 of 2): the reference kernel.
   const int g = add_activation(m, {1, 5, 5, 2});
-  add_s8_op(m, OpCode::CONV2D, z,
-            add_constant<int8_t>(m, DType::kInt8, {1, 1, 1, 2}, {1, 2}), -1, g)
+  add_s8_op(m, OpCode::CONV2D, z, add_constant<int8_t>(m, DType::kInt8, {1, 1, 1, 2}, {1, 2}), -1, g)
       .options.Set(conv::schema::Conv2DOptionsT());
   // DEPTHWISE multiplier 1 without bias.
   const int d = add_activation(m, {1, 5, 5, 2});
   conv::schema::DepthwiseConv2DOptionsT dw;
   dw.pad_top = dw.pad_left = dw.pad_bottom = dw.pad_right = 1;
-  add_s8_op(m, OpCode::DEPTHWISE_CONV2D, g,
-            add_constant<int8_t>(m, DType::kInt8, {3, 3, 2, 1}, hwio), -1, d)
+  add_s8_op(m, OpCode::DEPTHWISE_CONV2D, g, add_constant<int8_t>(m, DType::kInt8, {3, 3, 2, 1}, hwio), -1, d)
       .options.Set(dw);
   // DEPTHWISE in_c 1, multiplier 4: rewritten as a CONV2D.
   const int one = add_activation(m, {1, 5, 5, 1});
   const int four = add_activation(m, {1, 5, 5, 4});
   conv::schema::DepthwiseConv2DOptionsT dw4 = dw;
   dw4.depth_multiplier = 4;
-  add_s8_op(m, OpCode::DEPTHWISE_CONV2D, one,
-            add_constant<int8_t>(m, DType::kInt8, {3, 3, 1, 4}, hwio), -1, four)
+  add_s8_op(m, OpCode::DEPTHWISE_CONV2D, one, add_constant<int8_t>(m, DType::kInt8, {3, 3, 1, 4}, hwio), -1, four)
       .options.Set(dw4);
   // FULLY_CONNECTED [2, 3]; then one with asymmetric weights (reference).
   const int a = add_activation(m, {1, 3});
   const int fc = add_activation(m, {1, 2});
   conv::schema::MatMulOptionsT nk;
   nk.transpose_b = true;
-  add_s8_op(
-      m, OpCode::MATMUL, a,
-      add_constant<int8_t>(m, DType::kInt8, {2, 3}, {1, 2, 3, -4, -5, -6}),
-      add_constant<int32_t>(m, DType::kInt32, {2}, {7, 8}), fc)
+  add_s8_op(m, OpCode::MATMUL, a, add_constant<int8_t>(m, DType::kInt8, {2, 3}, {1, 2, 3, -4, -5, -6}),
+            add_constant<int32_t>(m, DType::kInt32, {2}, {7, 8}), fc)
       .options.Set(nk);
   const int fc2 = add_activation(m, {1, 2});
-  add_s8_op(m, OpCode::MATMUL, a,
-            add_constant<int8_t>(m, DType::kInt8, {2, 3}, {1, 2, 3, 4, 5, 6}),
-            -1, fc2, -5)
+  add_s8_op(m, OpCode::MATMUL, a, add_constant<int8_t>(m, DType::kInt8, {2, 3}, {1, 2, 3, 4, 5, 6}), -1, fc2, -5)
       .options.Set(nk);
   return m;
 }
@@ -136,70 +121,53 @@ conv::LoweredModel layout_model(const std::vector<int8_t> &hwio) {
 // The general layout (the M55's Helium kernels take no other).
 TEST(CortexmS8Backend, ConverterWritesTheKernelsLayout) {
   std::vector<int8_t> hwio(54);
-  for (size_t i = 0; i < hwio.size(); ++i)
-    hwio[i] = static_cast<int8_t>(i);
+  for (size_t i = 0; i < hwio.size(); ++i) hwio[i] = static_cast<int8_t>(i);
   conv::LoweredModel m = layout_model(hwio);
   EXPECT_EQ(conv::assign_cortexm_backends(&m, "cortex-m55"), 5);
-  const CortexMKernel kernels[] = {CortexMKernel::S8_IM2COL_GEMM,
-                                   CortexMKernel::S8_GEMM,
-                                   CortexMKernel::NONE,
-                                   CortexMKernel::S8_DEPTHWISE,
-                                   CortexMKernel::S8_IM2COL_GEMM,
-                                   CortexMKernel::S8_GEMM,
-                                   CortexMKernel::NONE};
+  const CortexMKernel kernels[] = {CortexMKernel::S8_IM2COL_GEMM, CortexMKernel::S8_GEMM, CortexMKernel::NONE,
+                                   CortexMKernel::S8_DEPTHWISE,   CortexMKernel::S8_IM2COL_GEMM,
+                                   CortexMKernel::S8_GEMM,        CortexMKernel::NONE};
   ASSERT_EQ(m.ops.size(), 7u);
   for (size_t i = 0; i < m.ops.size(); ++i) {
     EXPECT_EQ(m.ops[i].cortexm_kernel, kernels[i]) << "op " << i;
-    EXPECT_EQ(m.ops[i].backend, kernels[i] == CortexMKernel::NONE
-                                    ? conv::schema::Backend::REFERENCE
-                                    : conv::schema::Backend::CORTEX_M)
+    EXPECT_EQ(m.ops[i].backend, kernels[i] == CortexMKernel::NONE ? conv::schema::Backend::REFERENCE
+                                                                  : conv::schema::Backend::CORTEX_M)
         << "op " << i;
   }
 
-  // The 3x3 convolution: OHWI filter, bias - zero_point * sum, arrays [3],
-  // scratch [rows, 18].
-  const conv::LoweredOp &c = m.ops[0];
-  EXPECT_EQ(m.values[static_cast<size_t>(c.inputs[1])].shape,
-            (std::vector<int64_t>{3, 3, 3, 2}));
+  // The 3x3 convolution: OHWI filter, bias - zero_point * sum, arrays [3], scratch [rows, 18].
+  const conv::LoweredOp& c = m.ops[0];
+  EXPECT_EQ(m.values[static_cast<size_t>(c.inputs[1])].shape, (std::vector<int64_t>{3, 3, 3, 2}));
   const std::vector<int8_t> ohwi = values<int8_t>(m, c.inputs[1]);
   for (int oc = 0; oc < 3; ++oc) {
     int32_t sum = 0;
     for (int t = 0; t < 18; ++t) {
-      EXPECT_EQ(ohwi[static_cast<size_t>(oc * 18 + t)],
-                hwio[static_cast<size_t>(t * 3 + oc)]);
+      EXPECT_EQ(ohwi[static_cast<size_t>(oc * 18 + t)], hwio[static_cast<size_t>(t * 3 + oc)]);
       sum += hwio[static_cast<size_t>(t * 3 + oc)];
     }
-    EXPECT_EQ(values<int32_t>(m, c.inputs[2])[static_cast<size_t>(oc)],
-              100 * (oc + 1) - 3 * sum);
+    EXPECT_EQ(values<int32_t>(m, c.inputs[2])[static_cast<size_t>(oc)], 100 * (oc + 1) - 3 * sum);
   }
-  EXPECT_EQ(values<int32_t>(m, c.inputs[3]),
-            (std::vector<int32_t>{1 << 30, 1 << 30, 1 << 30}));
-  EXPECT_EQ(values<int32_t>(m, c.inputs[4]),
-            (std::vector<int32_t>{-3, -3, -3}));
+  EXPECT_EQ(values<int32_t>(m, c.inputs[3]), (std::vector<int32_t>{1 << 30, 1 << 30, 1 << 30}));
+  EXPECT_EQ(values<int32_t>(m, c.inputs[4]), (std::vector<int32_t>{-3, -3, -3}));
   ASSERT_EQ(c.outputs.size(), 2u);
-  const conv::Value &scratch = m.values[static_cast<size_t>(c.outputs[1])];
+  const conv::Value& scratch = m.values[static_cast<size_t>(c.outputs[1])];
   EXPECT_FALSE(scratch.is_constant());
   EXPECT_EQ(scratch.dtype, DType::kInt8);
-  EXPECT_EQ(scratch.shape,
-            (std::vector<int64_t>{25, 18})); // all 25 rows fit the 2 KiB budget
+  EXPECT_EQ(scratch.shape, (std::vector<int64_t>{25, 18}));  // all 25 rows fit the 2 KiB budget
 
   // 1x1: no scratch; the absent bias becomes the fold alone.
   EXPECT_EQ(m.ops[1].outputs.size(), 1u);
-  EXPECT_EQ(values<int32_t>(m, m.ops[1].inputs[2]),
-            (std::vector<int32_t>{-3 * (1 + 3 + 5), -3 * (2 + 4 + 6)}));
+  EXPECT_EQ(values<int32_t>(m, m.ops[1].inputs[2]), (std::vector<int32_t>{-3 * (1 + 3 + 5), -3 * (2 + 4 + 6)}));
   // Depthwise: raw (zero) bias, layout unchanged.
-  EXPECT_EQ(values<int32_t>(m, m.ops[3].inputs[2]),
-            (std::vector<int32_t>{0, 0}));
+  EXPECT_EQ(values<int32_t>(m, m.ops[3].inputs[2]), (std::vector<int32_t>{0, 0}));
   EXPECT_EQ(m.ops[3].opcode, OpCode::DEPTHWISE_CONV2D);
   // in_c 1 depthwise: a CONV2D with the same stride/padding.
   EXPECT_EQ(m.ops[4].opcode, OpCode::CONV2D);
   ASSERT_NE(m.ops[4].options.AsConv2DOptions(), nullptr);
   EXPECT_EQ(m.ops[4].options.AsConv2DOptions()->pad_top, 1);
-  EXPECT_EQ(m.values[static_cast<size_t>(m.ops[4].inputs[1])].shape,
-            (std::vector<int64_t>{4, 3, 3, 1}));
+  EXPECT_EQ(m.values[static_cast<size_t>(m.ops[4].inputs[1])].shape, (std::vector<int64_t>{4, 3, 3, 1}));
   // FULLY_CONNECTED: [N, K] kept, bias folded.
-  EXPECT_EQ(values<int32_t>(m, m.ops[5].inputs[2]),
-            (std::vector<int32_t>{7 - 3 * 6, 8 + 3 * 15}));
+  EXPECT_EQ(values<int32_t>(m, m.ops[5].inputs[2]), (std::vector<int32_t>{7 - 3 * 6, 8 + 3 * 15}));
 }
 
 // M4/M33: every layer above passes the short requantization's bound
@@ -207,35 +175,27 @@ TEST(CortexmS8Backend, ConverterWritesTheKernelsLayout) {
 // the bias doubled and the *_SHORT_REQUANT kernels.
 TEST(CortexmS8Backend, ConverterPicksTheShortRequantizationOnM4AndM33) {
   std::vector<int8_t> hwio(54);
-  for (size_t i = 0; i < hwio.size(); ++i)
-    hwio[i] = static_cast<int8_t>(i);
-  for (const char *target : {"cortex-m4", "cortex-m33"}) {
+  for (size_t i = 0; i < hwio.size(); ++i) hwio[i] = static_cast<int8_t>(i);
+  for (const char* target : {"cortex-m4", "cortex-m33"}) {
     conv::LoweredModel general = layout_model(hwio), m = layout_model(hwio);
     conv::assign_cortexm_backends(&general, "cortex-m55");
     EXPECT_EQ(conv::assign_cortexm_backends(&m, target), 5);
-    const CortexMKernel kernels[] = {
-        CortexMKernel::S8_IM2COL_GEMM_SHORT_REQUANT,
-        CortexMKernel::S8_GEMM_SHORT_REQUANT,
-        CortexMKernel::NONE,
-        CortexMKernel::S8_DEPTHWISE_SHORT_REQUANT,
-        CortexMKernel::S8_IM2COL_GEMM_SHORT_REQUANT,
-        CortexMKernel::S8_GEMM_SHORT_REQUANT,
-        CortexMKernel::NONE};
+    const CortexMKernel kernels[] = {CortexMKernel::S8_IM2COL_GEMM_SHORT_REQUANT,
+                                     CortexMKernel::S8_GEMM_SHORT_REQUANT,
+                                     CortexMKernel::NONE,
+                                     CortexMKernel::S8_DEPTHWISE_SHORT_REQUANT,
+                                     CortexMKernel::S8_IM2COL_GEMM_SHORT_REQUANT,
+                                     CortexMKernel::S8_GEMM_SHORT_REQUANT,
+                                     CortexMKernel::NONE};
     ASSERT_EQ(m.ops.size(), 7u);
     for (size_t i = 0; i < m.ops.size(); ++i) {
       EXPECT_EQ(m.ops[i].cortexm_kernel, kernels[i]) << target << " op " << i;
-      if (kernels[i] == CortexMKernel::NONE)
-        continue;
-      std::vector<int32_t> doubled =
-          values<int32_t>(general, general.ops[i].inputs[2]);
-      for (int32_t &b : doubled)
-        b *= 2;
-      EXPECT_EQ(values<int32_t>(m, m.ops[i].inputs[2]), doubled)
-          << target << " op " << i;
-      EXPECT_EQ(values<int32_t>(m, m.ops[i].inputs[3]),
-                values<int32_t>(general, general.ops[i].inputs[3]));
-      EXPECT_EQ(values<int32_t>(m, m.ops[i].inputs[4]),
-                values<int32_t>(general, general.ops[i].inputs[4]));
+      if (kernels[i] == CortexMKernel::NONE) continue;
+      std::vector<int32_t> doubled = values<int32_t>(general, general.ops[i].inputs[2]);
+      for (int32_t& b : doubled) b *= 2;
+      EXPECT_EQ(values<int32_t>(m, m.ops[i].inputs[2]), doubled) << target << " op " << i;
+      EXPECT_EQ(values<int32_t>(m, m.ops[i].inputs[3]), values<int32_t>(general, general.ops[i].inputs[3]));
+      EXPECT_EQ(values<int32_t>(m, m.ops[i].inputs[4]), values<int32_t>(general, general.ops[i].inputs[4]));
     }
   }
 }
@@ -249,12 +209,9 @@ TEST(CortexmS8Backend, ConverterPacksChannelPairsOfEligible1x1OnM4AndM33) {
     const int x = add_activation(m, {1, 3, 3, 8});
     const int y = add_activation(m, {1, 3, 3, 4});
     std::vector<int8_t> hwio(32);
-    for (size_t i = 0; i < hwio.size(); ++i)
-      hwio[i] = static_cast<int8_t>(static_cast<int>(i) - 16);
-    add_s8_op(m, OpCode::CONV2D, x,
-              add_constant<int8_t>(m, DType::kInt8, {1, 1, 8, 4}, hwio),
-              add_constant<int32_t>(m, DType::kInt32, {4}, {10, -20, 30, -40}),
-              y)
+    for (size_t i = 0; i < hwio.size(); ++i) hwio[i] = static_cast<int8_t>(static_cast<int>(i) - 16);
+    add_s8_op(m, OpCode::CONV2D, x, add_constant<int8_t>(m, DType::kInt8, {1, 1, 8, 4}, hwio),
+              add_constant<int32_t>(m, DType::kInt32, {4}, {10, -20, 30, -40}), y)
         .options.Set(conv::schema::Conv2DOptionsT());
     return m;
   };
@@ -262,40 +219,33 @@ TEST(CortexmS8Backend, ConverterPacksChannelPairsOfEligible1x1OnM4AndM33) {
   ASSERT_EQ(conv::assign_cortexm_backends(&m55, "cortex-m55"), 1);
   EXPECT_EQ(m55.ops[0].cortexm_kernel, CortexMKernel::S8_GEMM);
   const std::vector<int8_t> ohwi = values<int8_t>(m55, m55.ops[0].inputs[1]);
-  for (const char *target : {"cortex-m4", "cortex-m33"}) {
+  for (const char* target : {"cortex-m4", "cortex-m33"}) {
     conv::LoweredModel m = model();
     ASSERT_EQ(conv::assign_cortexm_backends(&m, target), 1);
-    const conv::LoweredOp &op = m.ops[0];
-    EXPECT_EQ(op.cortexm_kernel, CortexMKernel::S8_GEMM_PACKED_SHORT_REQUANT)
-        << target;
-    const conv::Value &packed = m.values[static_cast<size_t>(op.inputs[1])];
+    const conv::LoweredOp& op = m.ops[0];
+    EXPECT_EQ(op.cortexm_kernel, CortexMKernel::S8_GEMM_PACKED_SHORT_REQUANT) << target;
+    const conv::Value& packed = m.values[static_cast<size_t>(op.inputs[1])];
     EXPECT_EQ(packed.shape, (std::vector<int64_t>{2, 4 * (8 + 8)}));
     const std::vector<int32_t> bias2 = values<int32_t>(m, op.inputs[2]);
     std::vector<int32_t> folded = values<int32_t>(m55, m55.ops[0].inputs[2]);
-    for (int32_t &b : folded)
-      b *= 2;
+    for (int32_t& b : folded) b *= 2;
     EXPECT_EQ(bias2, folded);
-    const std::vector<int32_t> mult = values<int32_t>(m, op.inputs[3]),
-                               shift = values<int32_t>(m, op.inputs[4]);
+    const std::vector<int32_t> mult = values<int32_t>(m, op.inputs[3]), shift = values<int32_t>(m, op.inputs[4]);
     std::vector<int32_t> expected(32);
     for (int32_t c = 0; c < 4; c += 2) {
-      cortexm::s8_pack_gemm_pair(ohwi.data() + c * 8, ohwi.data() + (c + 1) * 8,
-                                 8, &bias2[static_cast<size_t>(c)],
-                                 &mult[static_cast<size_t>(c)],
-                                 &shift[static_cast<size_t>(c)], 0,
+      cortexm::s8_pack_gemm_pair(ohwi.data() + c * 8, ohwi.data() + (c + 1) * 8, 8, &bias2[static_cast<size_t>(c)],
+                                 &mult[static_cast<size_t>(c)], &shift[static_cast<size_t>(c)], 0,
                                  &expected[static_cast<size_t>(c / 2 * 16)]);
     }
     std::vector<int32_t> words(32);
     ASSERT_EQ(packed.constant->data.size(), words.size() * sizeof(int32_t));
-    std::memcpy(words.data(), packed.constant->data.data(),
-                packed.constant->data.size());
+    std::memcpy(words.data(), packed.constant->data.data(), packed.constant->data.size());
     EXPECT_EQ(words, expected) << target;
-    // Channel c = 0's first word: its weights 0 and 2 (OHWI) as halfwords.
-    EXPECT_EQ(words[0],
-              static_cast<int32_t>((static_cast<uint32_t>(ohwi[0]) & 0xFFFFu) |
-                                   (static_cast<uint32_t>(ohwi[2]) << 16)));
-    // The constants: bias2, multiplier 2^30, K = 1 << 2 (output offset 0, shift
-    // -3), e = 3.
+    // Channel 0's first word: its weights 0 and 2 (OHWI) as halfwords.
+    EXPECT_EQ(words[0], static_cast<int32_t>((static_cast<uint32_t>(ohwi[0]) & 0xFFFFu) |
+                                             (static_cast<uint32_t>(ohwi[2]) << 16)));
+    // The constants: bias2, multiplier 2^30, K = 1 << 2 (output offset 0,
+    // shift -3), e = 3.
     EXPECT_EQ(std::vector<int32_t>(words.begin() + 8, words.begin() + 12),
               (std::vector<int32_t>{bias2[0], 1 << 30, 1 << 2, 3}));
   }
@@ -312,16 +262,15 @@ TEST(CortexmS8Backend, ShortRequantizationNeedsEveryChannelInRange) {
                         {{7, (1 << 30) - 1000}, {1 << 30, 1 << 30}, {-3, -3}},
                         {{7, 8}, {1 << 30, 0}, {-3, -3}},
                         {{7, 8}, {1 << 30, 1 << 30}, {-3, -23}}};
-  for (const Case &c : cases) {
+  for (const Case& c : cases) {
     conv::LoweredModel m;
     const int a = add_activation(m, {1, 3});
     const int fc = add_activation(m, {1, 2});
     conv::schema::MatMulOptionsT nk;
     nk.transpose_b = true;
-    conv::LoweredOp &op = add_s8_op(
-        m, OpCode::MATMUL, a,
-        add_constant<int8_t>(m, DType::kInt8, {2, 3}, {1, 2, 3, -4, -5, -6}),
-        add_constant<int32_t>(m, DType::kInt32, {2}, c.bias), fc);
+    conv::LoweredOp& op = add_s8_op(m, OpCode::MATMUL, a,
+                                    add_constant<int8_t>(m, DType::kInt8, {2, 3}, {1, 2, 3, -4, -5, -6}),
+                                    add_constant<int32_t>(m, DType::kInt32, {2}, c.bias), fc);
     op.options.Set(nk);
     op.inputs[3] = add_constant<int32_t>(m, DType::kInt32, {2}, c.multiplier);
     op.inputs[4] = add_constant<int32_t>(m, DType::kInt32, {2}, c.shift);
@@ -332,21 +281,19 @@ TEST(CortexmS8Backend, ShortRequantizationNeedsEveryChannelInRange) {
 
 TEST(CortexmS8Backend, OtherTargetsKeepTheInt8ReferenceLayout) {
   FLOE_REQUIRE_CORPUS("int8/mlperf_tiny/kws/kws_ref_model.tflite");
-  for (const char *target : {"reference", "x86_64"}) {
+  for (const char* target : {"reference", "x86_64"}) {
     conv::ConvertOptions options;
-    options.graph_path =
-        corpus_path("int8/mlperf_tiny/kws/kws_ref_model.tflite");
+    options.graph_path = corpus_path("int8/mlperf_tiny/kws/kws_ref_model.tflite");
     options.target = target;
     const std::vector<uint8_t> bytes = conv::convert(options).model;
-    for (const schema::Operator *op :
-         *schema::GetModel(bytes.data())->operators()) {
+    for (const schema::Operator* op : *schema::GetModel(bytes.data())->operators()) {
       EXPECT_EQ(op->cortexm_kernel(), schema::CortexMKernel::NONE) << target;
       EXPECT_EQ(op->outputs()->size(), 1u);
     }
   }
 }
 
-HostTensor npy(const std::string &relative) {
+HostTensor npy(const std::string& relative) {
   const tools::NpyArray a = tools::read_npy(corpus_path(relative));
   HostTensor t;
   t.dtype = a.dtype;
@@ -360,35 +307,30 @@ HostTensor seeded_int8(std::vector<int64_t> shape, uint32_t seed) {
   t.dtype = DType::kInt8;
   t.shape = shape;
   int64_t n = 1;
-  for (int64_t d : shape)
-    n *= d;
+  for (int64_t d : shape) n *= d;
   t.data.resize(static_cast<size_t>(n));
-  for (uint8_t &b : t.data)
-    b = static_cast<uint8_t>((seed = seed * 1664525u + 1013904223u) >> 24);
+  for (uint8_t& b : t.data) b = static_cast<uint8_t>((seed = seed * 1664525u + 1013904223u) >> 24);
   return t;
 }
 
-void expect_bit_exact(const std::string &model, const std::string &input_name,
-                      const std::string &input_file, std::vector<int64_t> shape,
-                      size_t expected_cortexm_ops) {
+void expect_bit_exact(const std::string& model, const std::string& input_name, const std::string& input_file,
+                      std::vector<int64_t> shape, size_t expected_cortexm_ops) {
   FLOE_REQUIRE_CORPUS(model);
   conv::ConvertOptions options;
   options.graph_path = corpus_path(model);
   options.target = "reference";
   const std::vector<uint8_t> reference = conv::convert(options).model;
-  for (const char *target : {"cortex-m4", "cortex-m33", "cortex-m55"}) {
+  for (const char* target : {"cortex-m4", "cortex-m33", "cortex-m55"}) {
     options.target = target;
     const std::vector<uint8_t> cortexm = conv::convert(options).model;
     size_t ops = 0;
-    for (const schema::Operator *op :
-         *schema::GetModel(cortexm.data())->operators()) {
+    for (const schema::Operator* op : *schema::GetModel(cortexm.data())->operators()) {
       ops += op->cortexm_kernel() != schema::CortexMKernel::NONE ? 1 : 0;
     }
     EXPECT_EQ(ops, expected_cortexm_ops) << model << " " << target;
     std::vector<HostTensor> inputs = {npy(input_file)};
-    for (uint32_t seed : {1u, 2u, 3u})
-      inputs.push_back(seeded_int8(shape, seed));
-    for (const HostTensor &input : inputs) {
+    for (uint32_t seed : {1u, 2u, 3u}) inputs.push_back(seeded_int8(shape, seed));
+    for (const HostTensor& input : inputs) {
       const auto a = run_model(cortexm, {{input_name, input}});
       const auto b = run_model(reference, {{input_name, input}});
       ASSERT_EQ(a.size(), 1u);
@@ -400,16 +342,13 @@ void expect_bit_exact(const std::string &model, const std::string &input_name,
 
 TEST(CortexmS8Backend, KwsOnCortexMKernelsIsBitExactWithReference) {
   expect_bit_exact("int8/mlperf_tiny/kws/kws_ref_model.tflite", "input_1",
-                   "int8/mlperf_tiny/kws/kws_input0_int8.npy", {1, 49, 10, 1},
-                   10);
+                   "int8/mlperf_tiny/kws/kws_input0_int8.npy", {1, 49, 10, 1}, 10);
 }
 
 TEST(CortexmS8Backend, PersonDetectOnCortexMKernelsIsBitExactWithReference) {
-  expect_bit_exact("int8/tflite_micro/person_detection/person_detect.tflite",
-                   "input",
-                   "int8/tflite_micro/person_detection/person_tflm_int8.npy",
-                   {1, 96, 96, 1}, 28);
+  expect_bit_exact("int8/tflite_micro/person_detection/person_detect.tflite", "input",
+                   "int8/tflite_micro/person_detection/person_tflm_int8.npy", {1, 96, 96, 1}, 28);
 }
 
-} // namespace
-} // namespace floe::testing
+}  // namespace
+}  // namespace floe::testing

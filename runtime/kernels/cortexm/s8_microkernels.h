@@ -43,23 +43,22 @@ namespace floe::cortexm {
 // (y - [y < 0] + 2^(e-1)) >> e rounds half away from zero; x's sign may stand
 // for y's because y = 0 gives the same result either way when e >= 1.
 struct S8Requant {
-  const int32_t *bias;
-  const int32_t *multiplier;
-  const int32_t *shift; // positive = left shift
+  const int32_t* bias;
+  const int32_t* multiplier;
+  const int32_t* shift;  // positive = left shift
   int32_t output_offset;
   int32_t act_min, act_max;
   bool short_path = false;
 };
 
-// out[r * out_stride + c] = requant_c(sum_k a[r * a_stride + k] * w[c * k_size
-// + k]) for r < rows, c < channels. Uses: 1x1 convolutions (a = the input
-// pixels), other convolutions (a = im2col rows), FULLY_CONNECTED (a = the batch
-// rows). No alignment is assumed for any pointer or stride. a spans rows *
-// a_stride readable bytes (a_stride >= k_size): the DSP kernel may read a row's
-// bytes past k_size (up to a_stride), which it multiplies by zero weights.
-void s8_gemm(const int8_t *a, int32_t a_stride, int32_t rows, const int8_t *w,
-             int32_t channels, int32_t k_size, const S8Requant &rq, int8_t *out,
-             int32_t out_stride);
+// out[r * out_stride + c] = requant_c(sum_k a[r * a_stride + k] * w[c * k_size + k])
+// for r < rows, c < channels. Uses: 1x1 convolutions (a = the input pixels),
+// other convolutions (a = im2col rows), FULLY_CONNECTED (a = the batch rows).
+// No alignment is assumed for any pointer or stride. a spans rows * a_stride
+// readable bytes (a_stride >= k_size): the DSP kernel may read a row's bytes
+// past k_size (up to a_stride), which it multiplies by zero weights.
+void s8_gemm(const int8_t* a, int32_t a_stride, int32_t rows, const int8_t* w, int32_t channels,
+             int32_t k_size, const S8Requant& rq, int8_t* out, int32_t out_stride);
 
 // The row stride an im2col buffer of k-column rows best gives s8_gemm: on
 // the DSP build with the short requantization, k rounded up to 8 while that
@@ -86,20 +85,15 @@ inline int32_t s8_gemm_row_stride(int32_t k_size, bool short_path) {
 // widens the two input rows once and streams every channel pair's words.
 constexpr int32_t kPackedGemmMaxK = 64;
 
-inline int32_t s8_packed_gemm_words(int32_t channels, int32_t k_size) {
-  return channels / 2 * (k_size + 8);
-}
+inline int32_t s8_packed_gemm_words(int32_t channels, int32_t k_size) { return channels / 2 * (k_size + 8); }
 
 // One channel pair's words (k + 8) from OHWI rows w0 (channel c) and w1
 // (c+1) and the short path's per-channel constants.
-inline void s8_pack_gemm_pair(const int8_t *w0, const int8_t *w1,
-                              int32_t k_size, const int32_t bias2[2],
-                              const int32_t multiplier[2],
-                              const int32_t shift[2], int32_t output_offset,
-                              int32_t *words) {
+inline void s8_pack_gemm_pair(const int8_t* w0, const int8_t* w1, int32_t k_size, const int32_t bias2[2],
+                              const int32_t multiplier[2], const int32_t shift[2], int32_t output_offset,
+                              int32_t* words) {
   auto halves = [](int32_t lo, int32_t hi) {
-    return static_cast<int32_t>((static_cast<uint32_t>(lo) & 0xFFFFu) |
-                                (static_cast<uint32_t>(hi) << 16));
+    return static_cast<int32_t>((static_cast<uint32_t>(lo) & 0xFFFFu) | (static_cast<uint32_t>(hi) << 16));
   };
   for (int32_t j = 0; j < k_size; j += 4, words += 4) {
     words[0] = halves(w0[j], w0[j + 2]);
@@ -111,8 +105,7 @@ inline void s8_pack_gemm_pair(const int8_t *w0, const int8_t *w1,
     const int32_t right = -shift[i];
     words[0] = bias2[i];
     words[1] = multiplier[i];
-    words[2] = static_cast<int32_t>(static_cast<uint32_t>(2 * output_offset + 1)
-                                    << (right - 1));
+    words[2] = static_cast<int32_t>(static_cast<uint32_t>(2 * output_offset + 1) << (right - 1));
     words[3] = right;
   }
 }
@@ -121,25 +114,23 @@ inline void s8_pack_gemm_pair(const int8_t *w0, const int8_t *w1,
 // k'] * w[c][k'], clamped to [act_min, act_max], from the packed words (4-byte
 // aligned) of s8_pack_gemm_pair. k_size % 8 == 0, k_size <= kPackedGemmMaxK,
 // channels even; a_stride >= k_size (1x1 convolutions: k_size; im2col rows).
-void s8_gemm_packed(const int8_t *a, int32_t a_stride, int32_t rows,
-                    const int32_t *packed, int32_t channels, int32_t k_size,
-                    int32_t act_min, int32_t act_max, int8_t *out);
+void s8_gemm_packed(const int8_t* a, int32_t a_stride, int32_t rows, const int32_t* packed, int32_t channels,
+                    int32_t k_size, int32_t act_min, int32_t act_max, int8_t* out);
 
 // A depthwise convolution with channel multiplier 1, NHWC, filter
 // [k_h][k_w][channels] (TFLite's layout without its leading 1):
 //   out[n][oy][ox][c] = requant_c(sum over in-bounds taps of
-//       (in[n][oy * stride_h - pad_top + ky * dil_h][ox * stride_w - pad_left +
-//       kx * dil_w][c]
+//       (in[n][oy * stride_h - pad_top + ky * dil_h][ox * stride_w - pad_left + kx * dil_w][c]
 //        + input_offset) * filter[ky][kx][c])
 // Taps outside the input are skipped (the reference kernels' semantics).
 struct DepthwiseS8Shape {
   int32_t batches, in_h, in_w, channels;
   int32_t k_h, k_w, out_h, out_w;
   int32_t stride_h, stride_w, dil_h, dil_w, pad_top, pad_left;
-  int32_t input_offset; // minus the input zero point
+  int32_t input_offset;  // minus the input zero point
 };
 
-void s8_depthwise(const DepthwiseS8Shape &shape, const int8_t *input,
-                  const int8_t *filter, const S8Requant &rq, int8_t *output);
+void s8_depthwise(const DepthwiseS8Shape& shape, const int8_t* input, const int8_t* filter,
+                  const S8Requant& rq, int8_t* output);
 
-} // namespace floe::cortexm
+}  // namespace floe::cortexm
