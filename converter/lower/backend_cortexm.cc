@@ -232,7 +232,7 @@ bool s8_conv2d(LoweredModel* model, LoweredOp& op, bool short_ok) {
                                  op.requantization->output_offset,
                                  &packed[static_cast<size_t>(c / 2 * (k + 8))]);
     }
-    op.inputs[1] = add_constant(model, filter_name + "/packed_pairs", DType::kInt8, {out_c / 2, 4 * (k + 8)},
+    op.inputs[1] = add_constant(model, filter_name + "/packed_pairs", DType::kInt32, {out_c / 2, k + 8},
                                 packed.data(), packed.size() * sizeof(int32_t));
     op.cortexm_kernel = schema::CortexMKernel::S8_GEMM_PACKED_SHORT_REQUANT;
     return true;

@@ -225,7 +225,8 @@ TEST(CortexmS8Backend, ConverterPacksChannelPairsOfEligible1x1OnM4AndM33) {
     const conv::LoweredOp& op = m.ops[0];
     EXPECT_EQ(op.cortexm_kernel, CortexMKernel::S8_GEMM_PACKED_SHORT_REQUANT) << target;
     const conv::Value& packed = m.values[static_cast<size_t>(op.inputs[1])];
-    EXPECT_EQ(packed.shape, (std::vector<int64_t>{2, 4 * (8 + 8)}));
+    EXPECT_EQ(packed.dtype, DType::kInt32);
+    EXPECT_EQ(packed.shape, (std::vector<int64_t>{2, 8 + 8}));
     const std::vector<int32_t> bias2 = values<int32_t>(m, op.inputs[2]);
     std::vector<int32_t> folded = values<int32_t>(m55, m55.ops[0].inputs[2]);
     for (int32_t& b : folded) b *= 2;

@@ -493,13 +493,13 @@ const char* prepare_conv2d_s8_packed(const OpContext& ctx) {
   }
   const Shape input = ctx.input(0).shape, filter = ctx.input(1).shape, output = ctx.output(0).shape;
   if (input.rank != 4 || output.rank != 4 || filter.rank != 2) {
-    return FLOE_MSG("int8 conv2d (packed GEMM): NHWC input and output, [out_c / 2, 4 * (in_c + 8)] filter");
+    return FLOE_MSG("int8 conv2d (packed GEMM): NHWC input and output, int32 [out_c / 2, in_c + 8] filter");
   }
   const int32_t in_c = input.dims[3], out_c = output.dims[3];
   cortexm::S8Quantization q;
   if (const char* err = cortexm::prepare_s8_operands(ctx, out_c, 1, &q)) return err;
   if (out_c % 2 != 0 || in_c % 8 != 0 || in_c > cortexm::kPackedGemmMaxK || filter.dims[0] != out_c / 2 ||
-      filter.dims[1] != 4 * (in_c + 8) || output.dims[0] != input.dims[0] || output.dims[1] != input.dims[1] ||
+      filter.dims[1] != in_c + 8 || output.dims[0] != input.dims[0] || output.dims[1] != input.dims[1] ||
       output.dims[2] != input.dims[2]) {
     return FLOE_MSG("int8 conv2d (packed GEMM): shapes outside the kernel's (in_c % 8, in_c <= 64, even out_c)");
   }
