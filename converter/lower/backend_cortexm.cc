@@ -9,6 +9,9 @@
 #include <cstring>
 #include <initializer_list>
 #include <memory>
+#include <vector>
+
+#include "runtime/kernels/cortexm/s8_microkernels.h"
 
 namespace floe::conv {
 namespace {
@@ -200,7 +203,8 @@ bool s8_conv2d(LoweredModel* model, LoweredOp& op, bool short_ok) {
   }
   Quantization q = filter.quantization;
   if (q.scale.size() > 1) q.dimension = 0;
-  const std::string name = filter.name + "/ohwi";
+  const std::string filter_name = filter.name;
+  const std::string name = filter_name + "/ohwi";
   const std::vector<int64_t> shape = {out_c, k_h, k_w, in_c};
   fold_bias(model, op, ohwi.data(), static_cast<size_t>(out_c), static_cast<size_t>(k));
   per_channel_requantization(model, op, static_cast<size_t>(out_c));
@@ -214,6 +218,26 @@ bool s8_conv2d(LoweredModel* model, LoweredOp& op, bool short_ok) {
   const Value& out = value(*model, op.outputs[0]);
   const bool direct = k_h == 1 && k_w == 1 && o->stride_h == 1 && o->stride_w == 1 && o->pad_top == 0 &&
                       o->pad_left == 0 && out.shape[1] == in.shape[1] && out.shape[2] == in.shape[2];
+  if (direct && short_path && out_c % 2 == 0 && k % 8 == 0 && k <= cortexm::kPackedGemmMaxK) {
+    // The M4/M33 1x1 kernel's own filter: channel pairs widened, with their
+    // requantization constants (s8_microkernels.h, s8_pack_gemm_pair).
+    const std::vector<int32_t> bias2 = int32_data(*model, op.inputs[2], static_cast<size_t>(out_c));
+    const std::vector<int32_t> multiplier = int32_data(*model, op.inputs[3], static_cast<size_t>(out_c));
+    const std::vector<int32_t> shift = int32_data(*model, op.inputs[4], static_cast<size_t>(out_c));
+    std::vector<int32_t> packed(static_cast<size_t>(cortexm::s8_packed_gemm_words(static_cast<int32_t>(out_c),
+                                                                                  static_cast<int32_t>(k))));
+    for (int64_t c = 0; c < out_c; c += 2) {
+      cortexm::s8_pack_gemm_pair(&ohwi[static_cast<size_t>(c * k)], &ohwi[static_cast<size_t>((c + 1) * k)],
+                                 static_cast<int32_t>(k), &bias2[static_cast<size_t>(c)],
+                                 &multiplier[static_cast<size_t>(c)], &shift[static_cast<size_t>(c)],
+                                 op.requantization->output_offset,
+                                 &packed[static_cast<size_t>(c / 2 * (k + 8))]);
+    }
+    op.inputs[1] = add_constant(model, filter_name + "/packed_pairs", DType::kInt32, {out_c / 2, k + 8},
+                                packed.data(), packed.size() * sizeof(int32_t));
+    op.cortexm_kernel = schema::CortexMKernel::S8_GEMM_PACKED_SHORT_REQUANT;
+    return true;
+  }
   if (direct) {
     op.cortexm_kernel = short_path ? schema::CortexMKernel::S8_GEMM_SHORT_REQUANT : schema::CortexMKernel::S8_GEMM;
     return true;

@@ -207,7 +207,12 @@ uint64_t count_macs(const floe::Model& model) {
         break;
       }
       case floe::schema::OpCode::CONV2D:
-        // HWIO, or OHWI for an int8 Cortex-M kernel (Operator.cortexm_kernel).
+        // HWIO, or OHWI for an int8 Cortex-M kernel (Operator.cortexm_kernel),
+        // or the packed channel pairs of a 1x1 one: k = the input's channels.
+        if (op->cortexm_kernel() == floe::schema::CortexMKernel::S8_GEMM_PACKED_SHORT_REQUANT) {
+          macs += outputs * static_cast<uint64_t>(model.tensor(static_cast<size_t>(op->inputs()->Get(0))).shape.dims[3]);
+          break;
+        }
         macs += outputs * static_cast<uint64_t>(op->cortexm_kernel() == floe::schema::CortexMKernel::NONE
                                                     ? filter.dims[0] * filter.dims[1] * filter.dims[2]
                                                     : filter.dims[1] * filter.dims[2] * filter.dims[3]);

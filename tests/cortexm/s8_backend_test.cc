@@ -11,6 +11,7 @@
 #include <memory>
 
 #include "converter/lower/backend_cortexm.h"
+#include "runtime/kernels/cortexm/s8_microkernels.h"
 #include "runtime/tools/npy.h"
 #include "schemas/floe_generated.h"
 #include "tests/support/corpus.h"
@@ -196,6 +197,58 @@ TEST(CortexmS8Backend, ConverterPicksTheShortRequantizationOnM4AndM33) {
       EXPECT_EQ(values<int32_t>(m, m.ops[i].inputs[3]), values<int32_t>(general, general.ops[i].inputs[3]));
       EXPECT_EQ(values<int32_t>(m, m.ops[i].inputs[4]), values<int32_t>(general, general.ops[i].inputs[4]));
     }
+  }
+}
+
+// A 1x1 convolution with in_c a multiple of 8 (up to 64) and an even out_c:
+// on M4/M33 its filter becomes the packed channel pairs (widened weights, then
+// each pair's short-requantization constants); the M55 keeps the OHWI GEMM.
+TEST(CortexmS8Backend, ConverterPacksChannelPairsOfEligible1x1OnM4AndM33) {
+  auto model = [] {
+    conv::LoweredModel m;
+    const int x = add_activation(m, {1, 3, 3, 8});
+    const int y = add_activation(m, {1, 3, 3, 4});
+    std::vector<int8_t> hwio(32);
+    for (size_t i = 0; i < hwio.size(); ++i) hwio[i] = static_cast<int8_t>(static_cast<int>(i) - 16);
+    add_s8_op(m, OpCode::CONV2D, x, add_constant<int8_t>(m, DType::kInt8, {1, 1, 8, 4}, hwio),
+              add_constant<int32_t>(m, DType::kInt32, {4}, {10, -20, 30, -40}), y)
+        .options.Set(conv::schema::Conv2DOptionsT());
+    return m;
+  };
+  conv::LoweredModel m55 = model();
+  ASSERT_EQ(conv::assign_cortexm_backends(&m55, "cortex-m55"), 1);
+  EXPECT_EQ(m55.ops[0].cortexm_kernel, CortexMKernel::S8_GEMM);
+  const std::vector<int8_t> ohwi = values<int8_t>(m55, m55.ops[0].inputs[1]);
+  for (const char* target : {"cortex-m4", "cortex-m33"}) {
+    conv::LoweredModel m = model();
+    ASSERT_EQ(conv::assign_cortexm_backends(&m, target), 1);
+    const conv::LoweredOp& op = m.ops[0];
+    EXPECT_EQ(op.cortexm_kernel, CortexMKernel::S8_GEMM_PACKED_SHORT_REQUANT) << target;
+    const conv::Value& packed = m.values[static_cast<size_t>(op.inputs[1])];
+    EXPECT_EQ(packed.dtype, DType::kInt32);
+    EXPECT_EQ(packed.shape, (std::vector<int64_t>{2, 8 + 8}));
+    const std::vector<int32_t> bias2 = values<int32_t>(m, op.inputs[2]);
+    std::vector<int32_t> folded = values<int32_t>(m55, m55.ops[0].inputs[2]);
+    for (int32_t& b : folded) b *= 2;
+    EXPECT_EQ(bias2, folded);
+    const std::vector<int32_t> mult = values<int32_t>(m, op.inputs[3]), shift = values<int32_t>(m, op.inputs[4]);
+    std::vector<int32_t> expected(32);
+    for (int32_t c = 0; c < 4; c += 2) {
+      cortexm::s8_pack_gemm_pair(ohwi.data() + c * 8, ohwi.data() + (c + 1) * 8, 8, &bias2[static_cast<size_t>(c)],
+                                 &mult[static_cast<size_t>(c)], &shift[static_cast<size_t>(c)], 0,
+                                 &expected[static_cast<size_t>(c / 2 * 16)]);
+    }
+    std::vector<int32_t> words(32);
+    ASSERT_EQ(packed.constant->data.size(), words.size() * sizeof(int32_t));
+    std::memcpy(words.data(), packed.constant->data.data(), packed.constant->data.size());
+    EXPECT_EQ(words, expected) << target;
+    // Channel 0's first word: its weights 0 and 2 (OHWI) as halfwords.
+    EXPECT_EQ(words[0], static_cast<int32_t>((static_cast<uint32_t>(ohwi[0]) & 0xFFFFu) |
+                                             (static_cast<uint32_t>(ohwi[2]) << 16)));
+    // The constants: bias2, multiplier 2^30, K = 1 << 2 (output offset 0,
+    // shift -3), e = 3.
+    EXPECT_EQ(std::vector<int32_t>(words.begin() + 8, words.begin() + 12),
+              (std::vector<int32_t>{bias2[0], 1 << 30, 1 << 2, 3}));
   }
 }
 

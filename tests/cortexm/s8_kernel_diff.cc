@@ -144,6 +144,37 @@ int strided_gemm_cases(Random& rng, Checker& check) {
   }
   return index;
 }
+
+// s8_gemm_packed against the reference FULLY_CONNECTED (the same arithmetic as
+// a 1x1 convolution), on the pairs the converter packs from the folded,
+// doubled bias.
+int32_t g_packed[kMaxChannels / 2 * (cortexm::kPackedGemmMaxK + 8)];
+
+void packed_gemm_case(Random& rng, Checker& check, int index) {
+  const int32_t rows = rng.range(1, 9), channels = 2 * rng.range(1, 16);
+  const int32_t k = 8 * rng.range(1, cortexm::kPackedGemmMaxK / 8);
+  // Half the cases lay the rows wider than k (im2col rows), with random bytes
+  // between them that must not count.
+  const int32_t stride = k + 8 * rng.range(0, 1);
+  const Quant q = random_quant(rng, channels, true);
+  fill(rng, g_scratch, static_cast<size_t>(rows * stride));
+  for (int32_t r = 0; r < rows; ++r) {
+    for (int32_t i = 0; i < k; ++i) g_in[r * k + i] = g_scratch[r * stride + i];
+  }
+  fill(rng, g_filter, static_cast<size_t>(channels * k));
+  const int32_t a_dims[2] = {rows, k}, w_dims[2] = {channels, k}, o_dims[2] = {rows, channels}, b_dims[1] = {channels};
+  const ref::FullyConnectedS8Params params = {q.input_offset, 0, q.output_offset, 0, 0, q.act_min, q.act_max};
+  ref::fully_connected_s8(params, {{g_in, {a_dims, 2}}, {g_filter, {w_dims, 2}}, {g_bias, {b_dims, 1}}, g_mult,
+                                   g_shift, {g_ref, {o_dims, 2}}});
+  fold(g_filter, channels, k, q.input_offset);
+  double_bias(g_folded, channels);
+  for (int32_t c = 0; c < channels; c += 2) {
+    cortexm::s8_pack_gemm_pair(g_filter + c * k, g_filter + (c + 1) * k, k, g_folded + c, g_mult + c, g_shift + c,
+                               q.output_offset, g_packed + c / 2 * (k + 8));
+  }
+  cortexm::s8_gemm_packed(g_scratch, stride, rows, g_packed, channels, k, q.act_min, q.act_max, g_opt);
+  check.compare("s8_gemm_packed", index, static_cast<size_t>(rows * channels));
+}
 #endif
 
 void conv_case(Random& rng, Checker& check, int index, bool short_path) {
@@ -364,6 +395,7 @@ S8DiffReport run_s8_kernel_diff(uint32_t seed, int cases, S8DiffLog log) {
   report.short_edge_checks = short_requantization_edges(rng, check);
   for (int i = 0; i < cases; ++i, ++report.short_gemm_cases) gemm_case(rng, check, i, true);
   report.short_strided_gemm_cases = strided_gemm_cases(rng, check);
+  for (int i = 0; i < cases; ++i, ++report.packed_gemm_cases) packed_gemm_case(rng, check, i);
   for (int i = 0; i < cases; ++i, ++report.short_conv_cases) conv_case(rng, check, i, true);
   for (int i = 0; i < cases; ++i, ++report.short_depthwise_cases) depthwise_case(rng, check, i, true);
 #endif
@@ -373,7 +405,7 @@ S8DiffReport run_s8_kernel_diff(uint32_t seed, int cases, S8DiffLog log) {
       .s(" avg pool cases; short requantization ")
       .i(report.short_edge_checks).s(" edges, ")
       .i(report.short_gemm_cases + report.short_conv_cases + report.short_depthwise_cases +
-         report.short_strided_gemm_cases)
+         report.short_strided_gemm_cases + report.packed_gemm_cases)
       .s(" cases; ").i(report.gather_conv_cases).s(" conv on gather im2col; ").i(report.failures)
       .s(" not bit-exact");
   log(t.buffer);

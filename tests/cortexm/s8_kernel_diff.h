@@ -22,6 +22,9 @@ struct S8DiffReport {
   // Convolution cases whose im2col ran on Helium byte gathers
   // (Conv2DS8Plan::gather_im2col): 0 on the other builds.
   int gather_conv_cases = 0;
+  // The packed-pair GEMM (s8_gemm_packed): random row counts (odd ones
+  // included), even channel counts, k every multiple of 8 up to 64.
+  int packed_gemm_cases = 0;
   int failures = 0;
 };
 

@@ -22,6 +22,7 @@ TEST(CortexmS8Kernels, MatchReferenceBitExact) {
     EXPECT_EQ(report.short_conv_cases, 1000);
     EXPECT_EQ(report.short_depthwise_cases, 1000);
     EXPECT_EQ(report.short_strided_gemm_cases, 7 * 3 * 2);
+    EXPECT_EQ(report.packed_gemm_cases, 1000);
     EXPECT_GT(report.short_edge_checks, 22 * 4 * 2049);
     EXPECT_EQ(report.gather_conv_cases, 0);  // a Helium-only path
     EXPECT_EQ(report.failures, 0) << "seed " << seed;

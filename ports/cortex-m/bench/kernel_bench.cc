@@ -58,6 +58,9 @@ constexpr S8Layer kS8Layers[] = {
 constexpr uint32_t kS8Pool = 98304;
 int8_t g_s8_pool[kS8Pool];
 int32_t g_s8_bias[256], g_s8_mult[256], g_s8_shift[256];
+#if !defined(FLOE_CORTEXM_S8_MVE)
+int32_t g_s8_packed[256 / 2 * (floe::cortexm::kPackedGemmMaxK + 8)];  // up to 256 channels
+#endif
 constexpr int32_t kScratchBytes = 2048;  // the converter's im2col budget (backend_cortexm.cc)
 
 bool same(const char* a, const char* b) {
@@ -118,6 +121,21 @@ uint32_t run_s8_layer(const S8Layer& l, uint32_t reps) {
   p.act_max = 127;
   p.short_requant = short_path;  // as the converter writes the plan
   const bool pointwise = l.k_h == 1 && l.k_w == 1 && l.stride == 1;
+#if !defined(FLOE_CORTEXM_S8_MVE)
+  // The 1x1 layers the converter packs (S8_GEMM_PACKED_SHORT_REQUANT): the
+  // filter packed as it writes it, then the packed-pair GEMM on the pixels.
+  if (pointwise && k % 8 == 0 && k <= floe::cortexm::kPackedGemmMaxK && l.out_c % 2 == 0) {
+    for (int32_t c = 0; c < l.out_c; c += 2) {
+      floe::cortexm::s8_pack_gemm_pair(filter + c * k, filter + (c + 1) * k, k, g_s8_bias + c, g_s8_mult + c,
+                                       g_s8_shift + c, -5, g_s8_packed + c / 2 * (k + 8));
+    }
+    const int32_t pixels = l.out_h * l.out_w;
+    for (uint32_t r = 0; r < reps; ++r) {
+      floe::cortexm::s8_gemm_packed(input, k, pixels, g_s8_packed, l.out_c, k, -128, 127, output);
+    }
+    return static_cast<uint32_t>(pixels * l.out_c * k);
+  }
+#endif
   p.kernel = static_cast<uint8_t>(pointwise ? floe::schema::CortexMKernel::S8_GEMM
                                             : floe::schema::CortexMKernel::S8_IM2COL_GEMM);
   const int32_t rows = l.out_h * l.out_w;

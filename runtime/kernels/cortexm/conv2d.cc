@@ -645,11 +645,71 @@ Status eval_conv2d_s8_im2col(const PreparedOp& ctx) {
 
 bool fits_int16(int32_t v) { return v >= -32768 && v <= 32767; }
 
+#if !defined(FLOE_CORTEXM_S8_MVE)
+Status eval_conv2d_s8_packed(const PreparedOp& ctx) {
+  const cortexm::Conv2DS8Plan& p = ctx.params_as<Conv2DPrepared>().cortexm_s8;
+  const TensorView* v = ctx.operands;
+  cortexm::s8_gemm_packed(static_cast<const int8_t*>(v[0].data), p.in_c, p.batches * p.in_h * p.in_w,
+                          static_cast<const int32_t*>(v[1].data), p.out_c, p.k_size, p.act_min, p.act_max,
+                          static_cast<int8_t*>(ctx.output(0).data));
+  return Status::kOk;
+}
+#endif
+
+// S8_GEMM_PACKED_SHORT_REQUANT: a 1x1 convolution whose filter input holds the
+// packed channel pairs (s8_microkernels.h).
+const char* prepare_conv2d_s8_packed(const OpContext& ctx) {
+#if defined(FLOE_CORTEXM_S8_MVE)
+  (void)ctx;
+  return FLOE_MSG("int8 conv2d: the packed GEMM is an M4/M33 layout, not Helium's");
+#else
+  if (ctx.input_count() < 2 || ctx.output_count() < 1 || !ctx.has_input(0) || !ctx.has_input(1)) {
+    return FLOE_MSG("int8 conv2d: missing operands");
+  }
+  const Shape input = ctx.input(0).shape, filter = ctx.input(1).shape, output = ctx.output(0).shape;
+  if (input.rank != 4 || output.rank != 4 || filter.rank != 2) {
+    return FLOE_MSG("int8 conv2d (packed GEMM): NHWC input and output, int32 [out_c / 2, in_c + 8] filter");
+  }
+  const int32_t in_c = input.dims[3], out_c = output.dims[3];
+  cortexm::S8Quantization q;
+  if (const char* err = cortexm::prepare_s8_operands(ctx, out_c, 1, &q)) return err;
+  if (out_c % 2 != 0 || in_c % 8 != 0 || in_c > cortexm::kPackedGemmMaxK || filter.dims[0] != out_c / 2 ||
+      filter.dims[1] != in_c + 8 || output.dims[0] != input.dims[0] || output.dims[1] != input.dims[1] ||
+      output.dims[2] != input.dims[2]) {
+    return FLOE_MSG("int8 conv2d (packed GEMM): shapes outside the kernel's (in_c % 8, in_c <= 64, even out_c)");
+  }
+  if (reinterpret_cast<uintptr_t>(ctx.input(1).data) % 4 != 0) {
+    return FLOE_MSG("int8 conv2d (packed GEMM): packed filter not 4-byte aligned");
+  }
+  cortexm::Conv2DS8Plan p{};
+  p.batches = input.dims[0];
+  p.in_h = input.dims[1];
+  p.in_w = input.dims[2];
+  p.in_c = in_c;
+  p.out_h = output.dims[1];
+  p.out_w = output.dims[2];
+  p.out_c = out_c;
+  p.k_size = in_c;
+  p.k_h = p.k_w = p.stride_h = p.stride_w = p.dil_h = p.dil_w = 1;
+  p.output_offset = static_cast<int8_t>(q.output_offset);
+  p.act_min = static_cast<int8_t>(q.act_min);
+  p.act_max = static_cast<int8_t>(q.act_max);
+  p.kernel = static_cast<uint8_t>(schema::CortexMKernel::S8_GEMM_PACKED_SHORT_REQUANT);
+  p.short_requant = true;
+  ctx.params<Conv2DPrepared>().cortexm_s8 = p;
+  ctx.set_eval(eval_conv2d_s8_packed);
+  return nullptr;
+#endif
+}
+
 }  // namespace
 
 // Groups (in_c != the filter's in_c) are not taken by the converter; they stay
 // on the reference kernel.
 const char* prepare_conv2d_s8_cortexm(const OpContext& ctx) {
+  if (ctx.op->cortexm_kernel() == schema::CortexMKernel::S8_GEMM_PACKED_SHORT_REQUANT) {
+    return prepare_conv2d_s8_packed(ctx);
+  }
   const schema::CortexMKernel kernel = cortexm::general_kernel(ctx.op->cortexm_kernel());
   if (kernel != schema::CortexMKernel::S8_GEMM && kernel != schema::CortexMKernel::S8_IM2COL_GEMM) {
     return FLOE_MSG("int8 conv2d: not a Cortex-M convolution kernel");

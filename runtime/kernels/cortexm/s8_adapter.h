@@ -14,7 +14,8 @@ namespace floe::cortexm {
 // and the converter's proof that the short requantization is exact.
 inline bool is_short_requant(schema::CortexMKernel k) {
   return k == schema::CortexMKernel::S8_GEMM_SHORT_REQUANT || k == schema::CortexMKernel::S8_IM2COL_GEMM_SHORT_REQUANT ||
-         k == schema::CortexMKernel::S8_DEPTHWISE_SHORT_REQUANT;
+         k == schema::CortexMKernel::S8_DEPTHWISE_SHORT_REQUANT ||
+         k == schema::CortexMKernel::S8_GEMM_PACKED_SHORT_REQUANT;
 }
 inline schema::CortexMKernel general_kernel(schema::CortexMKernel k) {
   switch (k) {
@@ -48,7 +49,10 @@ inline const char* prepare_s8_operands(const OpContext& ctx, int32_t channels, i
   for (int i = 0; i < 5; ++i) {
     if (!ctx.has_input(i)) return FLOE_MSG("int8 Cortex-M op: bias, multipliers and shifts must be present");
   }
-  if (!ops::is_s8(ctx.input(0)) || !ops::is_s8(ctx.input(1)) || !ops::is_s8(ctx.output(0))) {
+  // The packed 1x1 kernel's weights are int32 words (s8_pack_gemm_pair).
+  const bool packed = ctx.op->cortexm_kernel() == schema::CortexMKernel::S8_GEMM_PACKED_SHORT_REQUANT;
+  if (!ops::is_s8(ctx.input(0)) || !(packed ? ctx.input(1).dtype == DType::kInt32 : ops::is_s8(ctx.input(1))) ||
+      !ops::is_s8(ctx.output(0))) {
     return FLOE_MSG("int8 Cortex-M op: input, weights and output must be int8");
   }
   const TensorView bias = ctx.input(2), mult = ctx.input(3), shift = ctx.input(4);

@@ -74,6 +74,49 @@ inline int32_t s8_gemm_row_stride(int32_t k_size, bool short_path) {
 #endif
 }
 
+// The packed-pair GEMM (CONV2D 1x1 on the short requantization, k a
+// multiple of 8 up to kPackedGemmMaxK, an even channel count): the converter
+// writes, per channel pair (c, c+1), k + 8 words (s8_pack_gemm_pair):
+//   per 4 columns j..j+3: c's even lanes (w[j], w[j+2]) and odd lanes
+//     (w[j+1], w[j+3]) as int16 halfword pairs, then c+1's;
+//   then c's doubled bias, multiplier, K and right shift e, then c+1's
+//     (S8Requant's short path).
+// So the kernel widens no weight and derives no constant: per row pair it
+// widens the two input rows once and streams every channel pair's words.
+constexpr int32_t kPackedGemmMaxK = 64;
+
+inline int32_t s8_packed_gemm_words(int32_t channels, int32_t k_size) { return channels / 2 * (k_size + 8); }
+
+// One channel pair's words (k + 8) from OHWI rows w0 (channel c) and w1
+// (c+1) and the short path's per-channel constants.
+inline void s8_pack_gemm_pair(const int8_t* w0, const int8_t* w1, int32_t k_size, const int32_t bias2[2],
+                              const int32_t multiplier[2], const int32_t shift[2], int32_t output_offset,
+                              int32_t* words) {
+  auto halves = [](int32_t lo, int32_t hi) {
+    return static_cast<int32_t>((static_cast<uint32_t>(lo) & 0xFFFFu) | (static_cast<uint32_t>(hi) << 16));
+  };
+  for (int32_t j = 0; j < k_size; j += 4, words += 4) {
+    words[0] = halves(w0[j], w0[j + 2]);
+    words[1] = halves(w0[j + 1], w0[j + 3]);
+    words[2] = halves(w1[j], w1[j + 2]);
+    words[3] = halves(w1[j + 1], w1[j + 3]);
+  }
+  for (int32_t i = 0; i < 2; ++i, words += 4) {
+    const int32_t right = -shift[i];
+    words[0] = bias2[i];
+    words[1] = multiplier[i];
+    words[2] = static_cast<int32_t>(static_cast<uint32_t>(2 * output_offset + 1) << (right - 1));
+    words[3] = right;
+  }
+}
+
+// out[r * channels + c] = the short requantization of sum_k a[r * a_stride +
+// k'] * w[c][k'], clamped to [act_min, act_max], from the packed words (4-byte
+// aligned) of s8_pack_gemm_pair. k_size % 8 == 0, k_size <= kPackedGemmMaxK,
+// channels even; a_stride >= k_size (1x1 convolutions: k_size; im2col rows).
+void s8_gemm_packed(const int8_t* a, int32_t a_stride, int32_t rows, const int32_t* packed, int32_t channels,
+                    int32_t k_size, int32_t act_min, int32_t act_max, int8_t* out);
+
 // A depthwise convolution with channel multiplier 1, NHWC, filter
 // [k_h][k_w][channels] (TFLite's layout without its leading 1):
 //   out[n][oy][ox][c] = requant_c(sum over in-bounds taps of
