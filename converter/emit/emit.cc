@@ -11,6 +11,7 @@
 #include <chrono>
 #include <map>
 #include <set>
+#include <utility>
 
 #include "converter/eval/run_lowered.h"
 #include "converter/ir/error.h"
@@ -82,7 +83,15 @@ std::vector<uint8_t> emit_model(const LoweredModel& model, const std::string& pr
   // region's arena goes on with XNNPACK's region, every other one gets 16
   // bytes of tail.
   if (uses_xnnpack) regions.tail = kAlignment;
-  const ArenaPlan plan = plan_arena(model, kAlignment, regions);
+  ArenaPlan plan = plan_arena(model, kAlignment, regions);
+  // 16-byte slots round every activation up; on a graph of a few scalars that
+  // is several times its live bytes. There (over 2 % above the floor, one
+  // region) 4-byte slots, all any kernel needs (kActivationOffsetAlignment),
+  // are taken when they plan smaller.
+  if (memory_regions.empty() && plan.arena_size * 50 > plan.lower_bound * 51) {
+    ArenaPlan word_slots = plan_arena(model, kActivationOffsetAlignment, regions);
+    if (word_slots.arena_size < plan.arena_size) plan = std::move(word_slots);
+  }
   // The XNNPACK and persistent regions follow the last region's activations.
   const bool several = plan.region_sizes.size() > 1;
   const uint32_t home = several ? static_cast<uint32_t>(plan.region_sizes.size() - 1) : 0;

@@ -105,7 +105,11 @@ size_t Interpreter::arena_used() const {
   for (uint32_t r = 0; r < model_.region_count(); ++r) {
     if (r != model_.persistent_region()) other_regions += model_.region_arena_size(r);
   }
-  return static_cast<size_t>(model_.activation_arena_size() + other_regions) + backend_bytes_used_ + persistent_used_;
+  // The prepared ops' region starts on the 16-byte boundary after the
+  // activations and the backend's region: the gap before it is used too.
+  const uint64_t before_persistent = model_.activation_arena_size() + other_regions + backend_bytes_used_;
+  return static_cast<size_t>((before_persistent + kTensorAlignment - 1) / kTensorAlignment * kTensorAlignment) +
+         persistent_used_;
 }
 
 Status Interpreter::Init() {

@@ -241,9 +241,11 @@ Status Model::validate_tensors() {
       return fail(Status::kInvalidModel, FLOE_MSG("tensor size does not match dtype x shape"), -1,
                   index);
     }
-    if (t->offset() % kTensorAlignment != 0) {
-      return fail(Status::kInvalidModel, FLOE_MSG("tensor offset is not 16-byte aligned"), -1,
-                  index);
+    if (t->offset() % (t->is_constant() ? kTensorAlignment : kActivationOffsetAlignment) != 0) {
+      return fail(Status::kInvalidModel,
+                  t->is_constant() ? FLOE_MSG("constant's offset is not 16-byte aligned")
+                                   : FLOE_MSG("activation's offset is not 4-byte aligned"),
+                  -1, index);
     }
     if (!t->is_constant() && t->region() >= region_count_) {
       return fail(Status::kInvalidModel, FLOE_MSG("tensor's memory region does not exist"), -1, index);

@@ -17,6 +17,12 @@ constexpr int kMaxConcatInputs = 64;
 // Constants and arena offsets are aligned to this (SIMD loads, XNNPACK); the
 // model buffer and the arena must be too.
 constexpr size_t kTensorAlignment = 16;
+// What every kernel needs of an arena tensor's offset: word loads (LDRD/VLDRW
+// and the like take 4-byte-aligned addresses; the SIMD paths load unaligned).
+// The converter places activations in 16-byte slots, and in 4-byte ones only
+// when 16-byte slots would cost more than 2 % over the live bytes (a graph of
+// a few scalars: 32 B of slots for 8 B of data).
+constexpr size_t kActivationOffsetAlignment = 4;
 // The XNNPACK region starts at the first multiple of this at or after the
 // planned activations; the converter's budget includes the worst-case gap.
 constexpr size_t kBackendRegionAlignment = 64;

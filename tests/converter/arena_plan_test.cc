@@ -76,6 +76,38 @@ TEST(ZeroCopyReshape, OutputSharesItsInputsBytes) {
   for (size_t i = 0; i < xs.size(); ++i) EXPECT_EQ(y[i], std::max(xs[i], 0.0f)) << i;
 }
 
+// A graph of a few scalars: 16-byte slots would be 32 B for 8 B of live data,
+// so the converter packs it in 4-byte slots (kActivationOffsetAlignment), at
+// the raw floor; the runtime accepts the word-aligned offsets and computes the
+// same result. Larger activations keep their 16-byte slots.
+TEST(ActivationSlots, ScalarsArePackedInWordSlots) {
+  ModelBuilder b;
+  const int x = b.input("x", {});
+  const int a = b.op(OpCode::NEG, {x}, {});
+  const int y = b.op(OpCode::NEG, {a}, {});
+  b.output(y);
+  EXPECT_EQ(conv::plan_arena(b.model, 16).arena_size, 32u);
+  conv::EmitStats stats;
+  const std::vector<uint8_t> bytes = conv::emit_model(b.model, "test", &stats);
+  std::unique_ptr<LoadedModel> l = load(bytes);
+  ASSERT_EQ(l->status, Status::kOk) << l->model.error().message;
+  EXPECT_EQ(l->model.activation_arena_size(), 8u);  // x and a, then a and y
+  tools::AlignedBytes arena = tools::aligned_bytes(static_cast<size_t>(l->model.arena_size()));
+  Interpreter interpreter(l->model, arena.get(), static_cast<size_t>(l->model.arena_size()));
+  ASSERT_EQ(interpreter.Init(), Status::kOk) << interpreter.error().message;
+  const float in = 2.5f;
+  std::memcpy(interpreter.input(0).data, &in, sizeof in);
+  ASSERT_EQ(interpreter.Invoke(), Status::kOk);
+  EXPECT_EQ(interpreter.output(0).as<float>()[0], 2.5f);
+
+  ReshapeChain chain = reshape_chain();
+  std::unique_ptr<LoadedModel> large = load(conv::emit_model(chain.b.model, "test"));
+  ASSERT_EQ(large->status, Status::kOk);
+  for (size_t t = 0; t < large->model.tensor_count(); ++t) {
+    if (!large->model.is_constant(t)) EXPECT_EQ(large->model.tensor_offset(t) % 16, 0u) << t;
+  }
+}
+
 TEST(ZeroCopyReshape, InputReadLaterKeepsItsOwnBytes) {
   // a is read again by the ADD after the reshapes, so the first reshape must
   // copy; the second one's input dies there, so it aliases.
