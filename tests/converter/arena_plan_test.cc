@@ -12,6 +12,7 @@
 #include "runtime/core/dispatch.h"
 #include "runtime/core/interpreter.h"
 #include "runtime/tools/model_file.h"
+#include "tests/support/loaded_model.h"
 #include "tests/converter/optimize_test_util.h"
 
 namespace floe::testing {
@@ -35,20 +36,6 @@ ReshapeChain reshape_chain() {
   return m;
 }
 
-struct LoadedModel {
-  tools::AlignedBytes buffer;
-  Model model;
-  Status status = Status::kOk;
-};
-
-std::unique_ptr<LoadedModel> load(const std::vector<uint8_t>& bytes) {
-  auto l = std::make_unique<LoadedModel>();
-  l->buffer = tools::aligned_bytes(bytes.size());
-  std::memcpy(l->buffer.get(), bytes.data(), bytes.size());
-  l->status = l->model.Load(l->buffer.get(), bytes.size());
-  return l;
-}
-
 TEST(ZeroCopyReshape, OutputSharesItsInputsBytes) {
   ReshapeChain m = reshape_chain();
   const conv::ArenaPlan plan = conv::plan_arena(m.b.model, 16);
@@ -61,7 +48,7 @@ TEST(ZeroCopyReshape, OutputSharesItsInputsBytes) {
   conv::EmitStats stats;
   const std::vector<uint8_t> bytes = conv::emit_model(m.b.model, "test", &stats);
   EXPECT_EQ(stats.aliased_values, 1);
-  std::unique_ptr<LoadedModel> l = load(bytes);
+  std::unique_ptr<LoadedModel> l = load_model(bytes);
   ASSERT_EQ(l->status, Status::kOk) << l->model.error().message;
   tools::AlignedBytes arena = tools::aligned_bytes(static_cast<size_t>(l->model.arena_size()));
   Interpreter interpreter(l->model, arena.get(), static_cast<size_t>(l->model.arena_size()));
@@ -89,7 +76,7 @@ TEST(ActivationSlots, ScalarsArePackedInWordSlots) {
   EXPECT_EQ(conv::plan_arena(b.model, 16).arena_size, 32u);
   conv::EmitStats stats;
   const std::vector<uint8_t> bytes = conv::emit_model(b.model, "test", &stats);
-  std::unique_ptr<LoadedModel> l = load(bytes);
+  std::unique_ptr<LoadedModel> l = load_model(bytes);
   ASSERT_EQ(l->status, Status::kOk) << l->model.error().message;
   EXPECT_EQ(l->model.activation_arena_size(), 8u);  // x and a, then a and y
   tools::AlignedBytes arena = tools::aligned_bytes(static_cast<size_t>(l->model.arena_size()));
@@ -101,7 +88,7 @@ TEST(ActivationSlots, ScalarsArePackedInWordSlots) {
   EXPECT_EQ(interpreter.output(0).as<float>()[0], 2.5f);
 
   ReshapeChain chain = reshape_chain();
-  std::unique_ptr<LoadedModel> large = load(conv::emit_model(chain.b.model, "test"));
+  std::unique_ptr<LoadedModel> large = load_model(conv::emit_model(chain.b.model, "test"));
   ASSERT_EQ(large->status, Status::kOk);
   for (size_t t = 0; t < large->model.tensor_count(); ++t) {
     if (!large->model.is_constant(t)) EXPECT_EQ(large->model.tensor_offset(t) % 16, 0u) << t;
@@ -159,7 +146,8 @@ Status load_edited(const std::vector<uint8_t>& bytes, const std::function<void(c
   edit(*model);
   flatbuffers::FlatBufferBuilder fbb;
   conv::schema::FinishModelBuffer(fbb, conv::schema::Model::Pack(fbb, model.get()));
-  std::unique_ptr<LoadedModel> l = load(std::vector<uint8_t>(fbb.GetBufferPointer(), fbb.GetBufferPointer() + fbb.GetSize()));
+  std::unique_ptr<LoadedModel> l =
+      load_model(std::vector<uint8_t>(fbb.GetBufferPointer(), fbb.GetBufferPointer() + fbb.GetSize()));
   *why = l->model.error().message ? l->model.error().message : "";
   return l->status;
 }

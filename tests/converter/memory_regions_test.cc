@@ -17,6 +17,7 @@
 #include "runtime/core/dispatch.h"
 #include "runtime/core/interpreter.h"
 #include "runtime/tools/model_file.h"
+#include "tests/support/loaded_model.h"
 #include "tests/converter/optimize_test_util.h"
 #include "tests/support/corpus.h"
 
@@ -48,20 +49,6 @@ HotCold hot_cold() {
 
 std::vector<conv::MemoryRegion> regions(uint64_t fast, uint64_t slow) {
   return {conv::MemoryRegion{"fast", fast}, conv::MemoryRegion{"slow", slow}};
-}
-
-struct Loaded {
-  tools::AlignedBytes buffer;
-  Model model;
-  Status status = Status::kOk;
-};
-
-std::unique_ptr<Loaded> load(const std::vector<uint8_t>& bytes) {
-  auto l = std::make_unique<Loaded>();
-  l->buffer = tools::aligned_bytes(bytes.size());
-  std::memcpy(l->buffer.get(), bytes.data(), bytes.size());
-  l->status = l->model.Load(l->buffer.get(), bytes.size());
-  return l;
 }
 
 // Runs `model` on `input` with one arena per region (or one arena when
@@ -150,7 +137,7 @@ TEST(MemoryRegions, RunsAsTheOneArenaModelDoes) {
   conv::EmitStats stats;
   const std::vector<uint8_t> single = conv::emit_model(m.b.model, "test");
   const std::vector<uint8_t> split = conv::emit_model(m.b.model, "test", &stats, regions(128, 64 * 1024));
-  std::unique_ptr<Loaded> one = load(single), two = load(split);
+  std::unique_ptr<LoadedModel> one = load_model(single), two = load_model(split);
   ASSERT_EQ(one->status, Status::kOk) << one->model.error().message;
   ASSERT_EQ(two->status, Status::kOk) << two->model.error().message;
   EXPECT_EQ(one->model.region_count(), 1u);
@@ -203,7 +190,7 @@ TEST(MemoryRegions, RefusesWithTheRegionsSizesAndTheShortfall) {
 
 TEST(MemoryRegions, InterpreterChecksEachArena) {
   HotCold m = hot_cold();
-  std::unique_ptr<Loaded> l = load(conv::emit_model(m.b.model, "test", nullptr, regions(128, 64 * 1024)));
+  std::unique_ptr<LoadedModel> l = load_model(conv::emit_model(m.b.model, "test", nullptr, regions(128, 64 * 1024)));
   ASSERT_EQ(l->status, Status::kOk) << l->model.error().message;
   const size_t fast = static_cast<size_t>(l->model.region_arena_size(0));
   const size_t slow = static_cast<size_t>(l->model.region_arena_size(1));
@@ -247,8 +234,8 @@ Status load_edited(const std::vector<uint8_t>& bytes, const std::function<void(c
   edit(*model);
   flatbuffers::FlatBufferBuilder fbb;
   conv::schema::FinishModelBuffer(fbb, conv::schema::Model::Pack(fbb, model.get()));
-  std::unique_ptr<Loaded> l =
-      load(std::vector<uint8_t>(fbb.GetBufferPointer(), fbb.GetBufferPointer() + fbb.GetSize()));
+  std::unique_ptr<LoadedModel> l =
+      load_model(std::vector<uint8_t>(fbb.GetBufferPointer(), fbb.GetBufferPointer() + fbb.GetSize()));
   *why = l->model.error().message ? l->model.error().message : "";
   return l->status;
 }
@@ -294,7 +281,7 @@ TEST(MemoryRegions, MnistExampleSplitRunsBitExact) {
     options.memory_regions = regions(1024, 1 << 20);
     const conv::ConvertResult split = conv::convert(options);
     EXPECT_NE(split.summary.find("memory regions: fast "), std::string::npos) << split.summary;
-    std::unique_ptr<Loaded> one = load(single.model), two = load(split.model);
+    std::unique_ptr<LoadedModel> one = load_model(single.model), two = load_model(split.model);
     ASSERT_EQ(two->status, Status::kOk) << two->model.error().message;
     ASSERT_EQ(two->model.region_count(), 2u);
     EXPECT_GT(two->model.region_arena_size(0), 0u) << target;
@@ -317,7 +304,7 @@ TEST(MemoryRegions, KwsInt8SplitRunsBitExact) {
   const conv::ConvertResult single = conv::convert(options);
   options.memory_regions = regions(8 * 1024, 64 * 1024);
   const conv::ConvertResult split = conv::convert(options);
-  std::unique_ptr<Loaded> one = load(single.model), two = load(split.model);
+  std::unique_ptr<LoadedModel> one = load_model(single.model), two = load_model(split.model);
   ASSERT_EQ(two->status, Status::kOk) << two->model.error().message;
   ASSERT_EQ(split.stats.region_sizes.size(), 2u);
   EXPECT_LE(split.stats.region_sizes[0], 8u * 1024);
