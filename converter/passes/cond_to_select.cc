@@ -81,6 +81,10 @@ class CondTracer {
         b.problem = "Switch " + sw.name() + " is malformed";
         return;
       }
+      if (port != 0 && port != 1) {  // a Switch has outputs :0 (false) and :1 (true) only
+        b.problem = "it reads " + sw.name() + ":" + std::to_string(port) + ", but a Switch has outputs :0 and :1 only";
+        return;
+      }
       const TensorRef pred = canonical_predicate(graph_, sw.inputs[1], feeds_);
       if (b.pred && !(*b.pred == pred)) b.problem = "its branches hang off Switches on different predicates";
       if (b.port >= 0 && b.port != port) b.problem = "a branch mixes both sides of its Switches";
