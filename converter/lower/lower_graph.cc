@@ -26,6 +26,8 @@ void check_supported_ops(const Graph& graph, const std::vector<bool>& keep) {
   if (!unsupported.empty()) throw unsupported_ops_error(graph.source(), unsupported);
 }
 
+bool is_model_input_op(const std::string& op) { return op == "Placeholder" || op == "PlaceholderV2"; }
+
 LoweredModel lower_graph(const Graph& graph, const std::vector<bool>& keep,
                          const std::vector<Feed>& feeds, const std::vector<TensorRef>& fetches,
                          LowerStats* stats, bool fold_constants, std::vector<FoldedFakeQuant>* folded_fake_quants) {
@@ -65,8 +67,7 @@ LoweredModel lower_graph(const Graph& graph, const std::vector<bool>& keep,
   for (int n : topological_order(graph, keep)) {
     const Node& node = graph.node(n);
     // A fed placeholder is a model input already; nothing to infer or lower.
-    if (fed.count(TensorRef{n, 0}) && node.def.input_size() == 0 &&
-        (node.op() == "Placeholder" || node.op() == "PlaceholderV2")) {
+    if (fed.count(TensorRef{n, 0}) && node.def.input_size() == 0 && is_model_input_op(node.op())) {
       continue;
     }
     const OpHandler* handler = find_handler(node.op());

@@ -24,6 +24,9 @@ struct LowerStats {
   int aliased_nodes = 0;  // Identity-like nodes that became no-ops
 };
 
+// Ops whose node, when fed, is a model input: nothing to infer or lower.
+bool is_model_input_op(const std::string& op);
+
 // Throws one ConvertError listing every kept node whose op floe cannot convert,
 // with counts per op.
 void check_supported_ops(const Graph& graph, const std::vector<bool>& keep);

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // Neural-network TF ops: MatMul, Conv2D, DepthwiseConv2dNative, their fused
-// forms (_FusedMatMul, _FusedConv2D, FusedDepthwiseConv2dNative), MaxPool,
+// forms (_FusedMatMul, _FusedConv2D, _FusedDepthwiseConv2dNative), MaxPool,
 // AvgPool, Softmax. Window geometry (SAME/VALID/EXPLICIT padding) is resolved
 // here, once, into explicit pads the kernels consume.
 #include <algorithm>
@@ -236,7 +236,8 @@ void lower_depthwise(LowerContext& ctx) {
 }
 
 // TF's graph optimizer (grappler's remapper) writes _FusedConv2D, _FusedMatMul
-// and FusedDepthwiseConv2dNative into graphs it rewrites, frozen ones included:
+// and _FusedDepthwiseConv2dNative (TF.js's converter spells the last without the
+// underscore) into graphs it rewrites, frozen ones included:
 // the base op on inputs 0 and 1, then `fused_ops` in order on the extra inputs
 // (`args`). floe lowers them to the base op followed by the ops they fuse; its
 // optimizer then fuses bias and activation back into the base op.
@@ -438,6 +439,7 @@ const std::vector<OpHandler>& nn_handlers() {
       {"_FusedConv2D", infer_fused, lower_fused},
       {"_FusedMatMul", infer_fused, lower_fused},
       {"FusedDepthwiseConv2dNative", infer_fused, lower_fused},
+      {"_FusedDepthwiseConv2dNative", infer_fused, lower_fused},
       {"MaxPool", infer_pool, lower_pool<OpCode::MAX_POOL2D>},
       {"AvgPool", infer_pool, lower_pool<OpCode::AVG_POOL2D>},
       {"Softmax", infer_softmax, lower_softmax},

@@ -4,7 +4,7 @@
 
 #include <algorithm>
 
-#include <unordered_map>
+#include <map>
 
 #include "converter/frontend/checkpoint/tf_dtype.h"
 #include "converter/frontend/graphdef/attrs.h"
@@ -183,9 +183,11 @@ int LowerContext::transposed_value(int value, const std::vector<int32_t>& perm, 
   return out;
 }
 
-const OpHandler* find_handler(const std::string& tf_op) {
-  static const std::unordered_map<std::string, const OpHandler*> table = [] {
-    std::unordered_map<std::string, const OpHandler*> t;
+namespace {
+
+const std::map<std::string, const OpHandler*>& handler_table() {
+  static const std::map<std::string, const OpHandler*> table = [] {
+    std::map<std::string, const OpHandler*> t;
     for (const auto* family :
          {&elementwise_handlers(), &nn_handlers(), &shape_handlers(), &source_handlers(),
           &batch_norm_handlers(), &layout_handlers(), &math_handlers(), &reduce_handlers(),
@@ -197,8 +199,21 @@ const OpHandler* find_handler(const std::string& tf_op) {
     }
     return t;
   }();
+  return table;
+}
+
+}  // namespace
+
+const OpHandler* find_handler(const std::string& tf_op) {
+  const auto& table = handler_table();
   const auto it = table.find(tf_op);
   return it == table.end() ? nullptr : it->second;
+}
+
+std::vector<const OpHandler*> registered_handlers() {
+  std::vector<const OpHandler*> handlers;
+  for (const auto& entry : handler_table()) handlers.push_back(entry.second);
+  return handlers;
 }
 
 std::vector<int64_t> broadcast_shapes(const NodeContext& ctx, const std::vector<int64_t>& a,

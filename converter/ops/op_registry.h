@@ -117,6 +117,8 @@ struct OpHandler {
 
 // nullptr when floe does not support `tf_op`.
 const OpHandler* find_handler(const std::string& tf_op);
+// Every handler, sorted by TF op name (floe-convert --list-ops --all).
+std::vector<const OpHandler*> registered_handlers();
 
 // The node's input dtypes against its op's definition, as TF checks them at
 // import (ops/op_types.cc): each input against the type attr that governs it

@@ -28,6 +28,9 @@ struct UnrollReport {
   std::string summary() const;  // indented lines for floe-convert's summary ("" when nothing changed)
 };
 
+// The TensorArray ops unroll_control_flow resolves into ordinary tensors.
+const std::vector<const char*>& resolved_tensor_array_ops();
+
 // True when the kept graph has TF1 loop nodes or TensorArray*V3 ops.
 bool has_loops_or_tensor_arrays(const Graph& graph, const std::vector<bool>& keep);
 

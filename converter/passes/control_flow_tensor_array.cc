@@ -212,6 +212,23 @@ class ArrayOp {
 
 }  // namespace
 
+}  // namespace floe::conv::cf
+
+namespace floe::conv {
+
+// What process_tensor_array below dispatches on.
+const std::vector<const char*>& resolved_tensor_array_ops() {
+  static const std::vector<const char*> ops = {
+      "TensorArrayV3",        "TensorArrayWriteV3",  "TensorArrayScatterV3",
+      "TensorArraySplitV3",   "TensorArrayReadV3",   "TensorArrayGatherV3",
+      "TensorArrayConcatV3",  "TensorArraySizeV3",   "TensorArrayCloseV3"};
+  return ops;
+}
+
+}  // namespace floe::conv
+
+namespace floe::conv::cf {
+
 void process_tensor_array(Unroller& u, Instance& inst, int n, const std::vector<const Sym*>& in, NodeSyms& out) {
   ArrayOp a(u, inst, n, in);
   const Node& node = u.graph().node(n);

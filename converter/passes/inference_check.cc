@@ -3,7 +3,7 @@
 // path to the outputs, and one ConvertError listing every offender by category
 // with op counts. Runs after static control-flow resolution and pruning, before
 // freezing, so a training-mode graph is named as such before anything else.
-#include <unordered_set>
+#include <string>
 
 #include "converter/frontend/checkpoint/tf_dtype.h"
 #include "converter/frontend/graphdef/attrs.h"
@@ -12,64 +12,91 @@
 #include "converter/passes/training_structure.h"
 
 namespace floe::conv {
-namespace {
 
-
-bool in_set(const std::string& op, std::initializer_list<const char*> ops) {
-  for (const char* o : ops) {
-    if (op == o) return true;
+bool OpNamePattern::matches(const std::string& op) const {
+  for (const char* e : except) {
+    if (op == e) return false;
+  }
+  for (const char* e : exact) {
+    if (op == e) return true;
+  }
+  for (const char* p : prefixes) {
+    if (op.rfind(p, 0) == 0) return true;
+  }
+  for (const char* s : suffixes) {
+    const size_t n = std::char_traits<char>::length(s);
+    if (op.size() >= n && op.compare(op.size() - n, n, s) == 0) return true;
+  }
+  for (const char* s : substrings) {
+    if (op.find(s) != std::string::npos) return true;
   }
   return false;
 }
 
+namespace {
+
+const OpNamePattern& training_only_ops() {
+  static const OpNamePattern ops{
+      {"NoOp", "SaveV2", "Save", "SaveSlices", "RestoreV2", "Restore", "RestoreSlice", "MergeV2Checkpoints",
+       "ShardedFilename", "ShardedFilespec", "Assign", "AssignAdd", "AssignSub", "AssignVariableOp",
+       "AssignAddVariableOp", "AssignSubVariableOp", "VarIsInitializedOp", "IsVariableInitialized",
+       "MergeSummary", "BroadcastGradientArgs", "CountUpTo", "Assert", "Print", "PrintV2",
+       "ReportUninitializedVariables"},
+      {"Apply", "ResourceApply", "SparseApply", "ResourceSparseApply", "Scatter", "ResourceScatter",
+       "Conv2DBackprop", "DepthwiseConv2dNativeBackprop", "Conv3DBackprop"},
+      {"Summary", "SummaryV2", "Grad", "GradV2", "GradV3"},
+      {},
+      // Conv2DBackpropInput is also the inference op behind conv2d_transpose.
+      {"Conv2DBackpropInput"}};
+  return ops;
+}
+
 }  // namespace
 
-bool is_training_only_op(const std::string& op) {
-  static const std::unordered_set<std::string> exact = {
-      "NoOp", "SaveV2", "Save", "SaveSlices", "RestoreV2", "Restore", "RestoreSlice", "MergeV2Checkpoints",
-      "ShardedFilename", "ShardedFilespec", "Assign", "AssignAdd", "AssignSub", "AssignVariableOp",
-      "AssignAddVariableOp", "AssignSubVariableOp", "VarIsInitializedOp", "IsVariableInitialized",
-      "MergeSummary", "BroadcastGradientArgs", "CountUpTo", "Assert", "Print", "PrintV2",
-      "ReportUninitializedVariables"};
-  if (exact.count(op)) return true;
-  auto starts = [&](const char* p) { return op.rfind(p, 0) == 0; };
-  auto ends = [&](const char* s) {
-    const size_t n = std::char_traits<char>::length(s);
-    return op.size() >= n && op.compare(op.size() - n, n, s) == 0;
+bool is_training_only_op(const std::string& op) { return training_only_ops().matches(op); }
+
+const std::vector<OpClassRule>& op_class_rules() {
+  static const std::vector<OpClassRule> rules = {
+      {OpClass::kRandom,
+       {{"RandomUniform", "RandomUniformInt", "RandomStandardNormal", "TruncatedNormal", "RandomShuffle",
+         "Multinomial", "RandomGamma", "RandomPoisson", "RandomPoissonV2", "RandomCrop",
+         "LogUniformCandidateSampler", "UniformCandidateSampler", "StatelessRandomUniform",
+         "StatelessRandomNormal", "StatelessTruncatedNormal"}}},
+      {OpClass::kString,
+       {{"AsString", "Substr", "ReduceJoin"}, {"String", "Regex", "StaticRegex", "Unicode"}}},
+      {OpClass::kHashTable,
+       {{}, {"HashTable", "MutableHashTable", "MutableDenseHashTable", "LookupTable", "InitializeTable"}}},
+      {OpClass::kIo,
+       {{"PyFunc", "PyFuncStateless", "EagerPyFunc", "ReadFile", "WriteFile", "MatchingFiles", "Iterator",
+         "IteratorV2", "IteratorGetNext", "OneShotIterator", "MakeIterator", "TensorSliceDataset"},
+        {"Decode", "Encode", "Parse"},
+        {},
+        {"Queue", "Reader"}}},
+      {OpClass::kControlFlow,
+       {{"Switch", "RefSwitch", "Merge", "RefMerge"}},
+       "resolved at conversion time when the predicate folds to a constant (passes/training_structure), "
+       "or both branches computed and one selected when it is an input (passes/cond_to_select)"},
+      {OpClass::kWhileLoop,
+       {{"Enter", "Exit", "NextIteration", "LoopCond", "RefEnter", "RefExit", "RefNextIteration"}},
+       "TF1 while loop unrolled at conversion time when every iteration's condition folds to a constant "
+       "(passes/control_flow)"},
+      {OpClass::kFunctionalControlFlow, {{"While", "StatelessWhile", "If", "StatelessIf"}}},
+      {OpClass::kFunctionCall, {{"StatefulPartitionedCall", "PartitionedCall", "Case", "StatelessCase"}}},
+      {OpClass::kTrainingOnly, training_only_ops(),
+       "training / saver structure: dropped when no output needs it (passes/prune)"},
+      {OpClass::kTensorList, {{"EmptyTensorList"}, {"TensorList"}}},
+      {OpClass::kRagged, {{}, {"Ragged"}}},
+      {OpClass::kSparse, {{}, {"Sparse"}}},
+      {OpClass::kDecisionForest, {{}, {"SimpleML"}}},
+      {OpClass::kOptimizerInternal, {{"_FusedBatchNormEx", "_FusedConv3D"}, {"_Mkl"}}},
   };
-  return starts("Apply") || starts("ResourceApply") || starts("SparseApply") || starts("ResourceSparseApply") ||
-         starts("Scatter") || starts("ResourceScatter") || ends("Summary") || ends("SummaryV2") ||
-         ends("Grad") || ends("GradV2") || ends("GradV3") ||
-         // Conv2DBackpropInput is also the inference op behind conv2d_transpose.
-         (starts("Conv2DBackprop") && op != "Conv2DBackpropInput") ||
-         starts("DepthwiseConv2dNativeBackprop") || starts("Conv3DBackprop");
+  return rules;
 }
 
 OpClass classify_op(const std::string& op) {
-  if (in_set(op, {"RandomUniform", "RandomUniformInt", "RandomStandardNormal", "TruncatedNormal",
-                  "RandomShuffle", "Multinomial", "RandomGamma", "RandomPoisson", "RandomPoissonV2",
-                  "RandomCrop", "LogUniformCandidateSampler", "UniformCandidateSampler",
-                  "StatelessRandomUniform", "StatelessRandomNormal", "StatelessTruncatedNormal"})) {
-    return OpClass::kRandom;
+  for (const OpClassRule& rule : op_class_rules()) {
+    if (rule.names.matches(op)) return rule.op_class;
   }
-  if (in_set(op, {"PyFunc", "PyFuncStateless", "EagerPyFunc"}) || op.find("Queue") != std::string::npos ||
-      op.find("Reader") != std::string::npos || op.rfind("Decode", 0) == 0 || op.rfind("Encode", 0) == 0 ||
-      op.rfind("String", 0) == 0 || op.rfind("Parse", 0) == 0 || op.rfind("Regex", 0) == 0 ||
-      op.rfind("StaticRegex", 0) == 0 ||
-      in_set(op, {"ReadFile", "WriteFile", "AsString", "Substr", "MatchingFiles",
-                  "Iterator", "IteratorV2", "IteratorGetNext", "OneShotIterator", "MakeIterator",
-                  "TensorSliceDataset", "LookupTableFindV2", "HashTableV2"})) {
-    return OpClass::kIo;
-  }
-  if (is_switch_op(op) || is_merge_op(op)) return OpClass::kControlFlow;
-  if (in_set(op, {"Enter", "Exit", "NextIteration", "LoopCond", "RefEnter", "RefExit", "RefNextIteration"})) {
-    return OpClass::kWhileLoop;
-  }
-  if (in_set(op, {"StatefulPartitionedCall", "PartitionedCall", "If", "StatelessIf", "While",
-                  "StatelessWhile", "Case", "StatelessCase"})) {
-    return OpClass::kFunctionCall;
-  }
-  if (is_training_only_op(op)) return OpClass::kTrainingOnly;
   return find_handler(op) == nullptr ? OpClass::kUnsupported : OpClass::kSupported;
 }
 
@@ -86,17 +113,47 @@ const char* op_class_description(OpClass c) {
       return "training / variable-update ops on the path to the outputs (optimizer, gradient, assign and "
              "saver ops: fetch the inference tensors instead)";
     case OpClass::kControlFlow: return "control flow whose predicate is not known at conversion time";
-    case OpClass::kWhileLoop: return "TF1 while loops (Enter/Exit/NextIteration/LoopCond) are not supported";
+    case OpClass::kWhileLoop:
+      return "TF1 while loops floe could not unroll (Enter/Exit/NextIteration/LoopCond: the trip count must be "
+             "known at conversion time; fix the inputs it depends on with --freeze-input)";
     case OpClass::kFunctionCall:
       return "TF2 function calls (tf.function / TF2 SavedModel: the computation lives in FunctionDefLibrary "
              "functions; floe converts TF1 graphs: export with TF1 SavedModelBuilder / tf.compat.v1, or "
              "freeze the concrete function to a GraphDef)";
+    case OpClass::kString:
+      return "string ops (floe tensors hold numbers: do the text processing before the model and feed the "
+             "numeric tensor after these ops with --inputs)";
+    case OpClass::kHashTable:
+      return "hash tables (a table is session state its initializer fills at run time, which a constant-only "
+             "model cannot hold: look the keys up before the model and feed the ids with --inputs)";
+    case OpClass::kRagged:
+      return "ragged tensors (rows whose length depends on the data, while floe fixes every shape at conversion "
+             "time: pad them to a dense tensor before the model, e.g. RaggedTensor.to_tensor(), and feed that "
+             "with --inputs)";
+    case OpClass::kSparse:
+      return "sparse tensors (index / value lists whose length depends on the data, while floe fixes every "
+             "shape at conversion time: densify before the model, e.g. tf.sparse.to_dense(), and feed the dense "
+             "tensor with --inputs)";
+    case OpClass::kTensorList:
+      return "TF2 tensor lists (control flow v2 loop state): build the graph after "
+             "tf.compat.v1.disable_control_flow_v2(), whose TensorArrayV3 ops floe resolves at conversion time";
+    case OpClass::kFunctionalControlFlow:
+      return "functional While / If (their bodies are FunctionDefLibrary functions): build the graph after "
+             "tf.compat.v1.disable_control_flow_v2(), whose Enter/Exit loops and Switch/Merge conds floe "
+             "unrolls and resolves at conversion time";
+    case OpClass::kDecisionForest:
+      return "TensorFlow Decision Forests ops (SimpleML*: the forest is loaded from files and run by TF-DF's "
+             "own engine, not a tensor computation floe can lower): serve it with TF-DF / YDF, or distill it "
+             "into a network";
+    case OpClass::kOptimizerInternal:
+      return "TF graph-optimizer rewrites made in memory while a session runs (grappler's _FusedBatchNormEx and "
+             "_FusedConv3D, oneDNN's _Mkl* ops): convert the graph as it was exported, not a dump of the "
+             "optimized one";
     case OpClass::kUnsupported: return "unsupported ops (floe has no handler for them)";
   }
   return "";
 }
 
-// Short, stable names of the classes (ConvertError refusals).
 const char* op_class_key(OpClass c) {
   switch (c) {
     case OpClass::kSupported: return "supported";
@@ -106,6 +163,14 @@ const char* op_class_key(OpClass c) {
     case OpClass::kControlFlow: return "unresolved control flow";
     case OpClass::kWhileLoop: return "while loop";
     case OpClass::kFunctionCall: return "TF2 function calls";
+    case OpClass::kString: return "string";
+    case OpClass::kHashTable: return "hash table";
+    case OpClass::kRagged: return "ragged";
+    case OpClass::kSparse: return "sparse";
+    case OpClass::kTensorList: return "TF2 tensor list";
+    case OpClass::kFunctionalControlFlow: return "functional control flow";
+    case OpClass::kDecisionForest: return "decision forest";
+    case OpClass::kOptimizerInternal: return "graph-optimizer internal";
     case OpClass::kUnsupported: return "unsupported";
   }
   return "";

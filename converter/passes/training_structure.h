@@ -10,6 +10,7 @@
 #include <map>
 #include <set>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "converter/ir/graph.h"
@@ -57,16 +58,51 @@ bool is_training_only_op(const std::string& op);
 // How an op fares on the inference path (check_inference_graph's categories).
 enum class OpClass {
   kRandom,
-  kIo,            // string / queue / reader / py_func
+  kIo,            // queue / reader / decoder / py_func
   kTrainingOnly,  // optimizer, gradient, assign, saver
   kControlFlow,   // Switch / Merge left unresolved
   kWhileLoop,
   kFunctionCall,  // TF2 StatefulPartitionedCall & co.
+  kString,        // string processing (StringSplit, StaticRegexReplace, ...)
+  kHashTable,     // HashTable*, LookupTable*, InitializeTable*
+  kRagged,        // Ragged*
+  kSparse,        // Sparse* (indices/values whose count depends on the data)
+  kTensorList,    // TF2 control flow v2 lists
+  kFunctionalControlFlow,  // While / If with FunctionDefLibrary bodies
+  kDecisionForest,         // SimpleML* (TF Decision Forests)
+  kOptimizerInternal,      // grappler / oneDNN rewrites never written to a saved graph
   kUnsupported,   // no handler
   kSupported,
 };
+
+// Which op names a rule covers: exact names, or names starting with / ending with /
+// containing a fragment; `except` names are left to the rules after it.
+struct OpNamePattern {
+  OpNamePattern(std::vector<const char*> exact_names, std::vector<const char*> name_prefixes = {},
+                std::vector<const char*> name_suffixes = {}, std::vector<const char*> name_fragments = {},
+                std::vector<const char*> except_names = {})
+      : exact(std::move(exact_names)), prefixes(std::move(name_prefixes)), suffixes(std::move(name_suffixes)),
+        substrings(std::move(name_fragments)), except(std::move(except_names)) {}
+  std::vector<const char*> exact, prefixes, suffixes, substrings, except;
+  bool matches(const std::string& op) const;
+};
+
+// One row of the op classification, in the order classify_op tries them. `handled`
+// is set when a pass resolves such nodes before the inference check (what it
+// does), so only the ones it could not resolve are refused.
+struct OpClassRule {
+  OpClassRule(OpClass c, OpNamePattern n, const char* handled_by = nullptr)
+      : op_class(c), names(std::move(n)), handled(handled_by) {}
+  OpClass op_class;
+  OpNamePattern names;
+  const char* handled;
+};
+const std::vector<OpClassRule>& op_class_rules();
+
 OpClass classify_op(const std::string& op);
 const char* op_class_description(OpClass c);
+// Short, stable name of a class (the refusal groups of ConvertError / --error-json).
+const char* op_class_key(OpClass c);
 
 // Checks the nodes kept for the outputs form an inference graph; throws one
 // ConvertError listing every offender by category with op counts:

@@ -8,12 +8,16 @@
 #include <filesystem>
 #include <map>
 #include <memory>
+#include <set>
 #include <sstream>
 
 #include "converter/frontend/checkpoint/checkpoint_reader.h"
 #include "converter/frontend/checkpoint/tf_dtype.h"
 #include "converter/frontend/graphdef/attrs.h"
 #include "converter/ir/error.h"
+#include "converter/lower/lower_graph.h"
+#include "converter/ops/op_registry.h"
+#include "converter/passes/control_flow.h"
 #include "converter/passes/freeze.h"
 #include "converter/passes/training_structure.h"
 #include "converter/pipeline/signature.h"
@@ -357,6 +361,58 @@ std::string describe_graph(const InfoOptions& options) {
   return s.str();
 }
 
+namespace {
+
+const OpClassRule* matching_rule(const std::string& op) {
+  for (const OpClassRule& rule : op_class_rules()) {
+    if (rule.names.matches(op)) return &rule;
+  }
+  return nullptr;
+}
+
+OpTreatment rule_treatment(const OpClassRule& rule) {
+  if (rule.handled != nullptr) {
+    return {OpTreatment::Kind::kHandled,
+            std::string(rule.handled) + "; refused otherwise: " + op_class_description(rule.op_class)};
+  }
+  return {OpTreatment::Kind::kRefused, op_class_description(rule.op_class)};
+}
+
+}  // namespace
+
+const char* op_treatment_kind_name(OpTreatment::Kind kind) {
+  switch (kind) {
+    case OpTreatment::Kind::kLowered: return "lowered";
+    case OpTreatment::Kind::kHandled: return "handled";
+    case OpTreatment::Kind::kRefused: return "refused";
+    case OpTreatment::Kind::kUnknown: return "unknown";
+  }
+  return "";
+}
+
+OpTreatment op_treatment(const std::string& op) {
+  // unroll_control_flow runs before the inference check and leaves none of these.
+  for (const char* array_op : resolved_tensor_array_ops()) {
+    if (op == array_op) {
+      return {OpTreatment::Kind::kHandled,
+              "TensorArray resolved into ordinary tensors at conversion time when its size and indices fold to "
+              "constants (passes/control_flow)"};
+    }
+  }
+  if (const OpClassRule* rule = matching_rule(op)) return rule_treatment(*rule);
+  const OpHandler* handler = find_handler(op);
+  if (handler == nullptr) return {OpTreatment::Kind::kUnknown, "floe has no handler for it"};
+  if (is_model_input_op(op)) {
+    return {OpTreatment::Kind::kLowered, "a model input (or a constant when --freeze-input fixes it)"};
+  }
+  if (handler->lower == nullptr) {
+    return {OpTreatment::Kind::kLowered,
+            "folded: its output is computed at conversion time (refused, naming the tensor, when that needs "
+            "a graph input's values)"};
+  }
+  return {OpTreatment::Kind::kLowered, ""};
+}
+
 std::string describe_ops(const InfoOptions& options) {
   LoadOptions load;
   load.tags = options.tags;
@@ -368,19 +424,55 @@ std::string describe_ops(const InfoOptions& options) {
   size_t width = 0;
   for (const auto& entry : ops) width = std::max(width, entry.first.size());
   for (const auto& [op, count] : ops) {
-    const OpClass c = classify_op(op);
+    const OpTreatment t = op_treatment(op);
     std::string how;
-    switch (c) {
-      case OpClass::kSupported: how = "supported"; break;
-      case OpClass::kTrainingOnly: how = "training/saver structure (dropped unless an output needs it)"; break;
-      case OpClass::kControlFlow: how = "resolved when its predicate is known at conversion time"; break;
-      default: {
-        std::string d = op_class_description(c);
+    switch (t.kind) {
+      case OpTreatment::Kind::kLowered: how = "supported"; break;
+      case OpTreatment::Kind::kHandled: how = t.detail.substr(0, t.detail.find("; refused otherwise")); break;
+      case OpTreatment::Kind::kRefused:
+      case OpTreatment::Kind::kUnknown: {
+        const std::string d = op_class_description(classify_op(op));
         how = "refused on the inference path: " + d.substr(0, d.find(" ("));
       }
     }
     s << "  " << op << std::string(width - op.size() + 2, ' ') << "x" << count << "  " << how << "\n";
   }
+  return s.str();
+}
+
+std::string describe_all_ops() {
+  std::set<std::string> names;
+  for (const OpHandler* handler : registered_handlers()) names.insert(handler->tf_op);
+  for (const char* op : resolved_tensor_array_ops()) names.insert(op);
+  std::vector<std::pair<std::string, OpTreatment>> patterns;
+  for (const OpClassRule& rule : op_class_rules()) {
+    const OpNamePattern& p = rule.names;
+    for (const char* op : p.exact) names.insert(op);
+    for (const char* op : p.except) names.insert(op);
+    for (const char* f : p.prefixes) patterns.emplace_back(std::string(f) + "*", rule_treatment(rule));
+    for (const char* f : p.suffixes) patterns.emplace_back("*" + std::string(f), rule_treatment(rule));
+    for (const char* f : p.substrings) patterns.emplace_back("*" + std::string(f) + "*", rule_treatment(rule));
+  }
+  std::map<OpTreatment::Kind, int> counts;
+  std::vector<std::pair<std::string, OpTreatment>> rows;
+  for (const std::string& name : names) {
+    rows.emplace_back(name, op_treatment(name));
+    counts[rows.back().second.kind]++;
+  }
+  size_t width = 0;
+  for (const auto& row : rows) width = std::max(width, row.first.size());
+  for (const auto& row : patterns) width = std::max(width, row.first.size());
+  auto line = [&](const std::string& name, const OpTreatment& t) {
+    return "  " + name + std::string(width - name.size() + 2, ' ') + op_treatment_kind_name(t.kind) +
+           (t.detail.empty() ? "" : ": " + t.detail) + "\n";
+  };
+  std::ostringstream s;
+  s << "floe knows " << rows.size() << " TensorFlow op names: " << counts[OpTreatment::Kind::kLowered]
+    << " lowered, " << counts[OpTreatment::Kind::kHandled] << " handled by a pass, "
+    << counts[OpTreatment::Kind::kRefused] << " refused with a reason\n";
+  for (const auto& [name, t] : rows) s << line(name, t);
+  s << "name patterns (" << patterns.size() << ", in the order they are tried; for ops no row above names):\n";
+  for (const auto& [name, t] : patterns) s << line(name, t);
   return s.str();
 }
 

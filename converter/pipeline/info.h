@@ -30,8 +30,23 @@ std::vector<std::string> candidate_outputs(const Graph& graph);
 // state file in its directory. "" when there is none.
 std::string default_checkpoint_for(const LoadedGraph& loaded);
 
+// How floe treats one TF op, from the code that does it: the op registry
+// (lowered; "folded" when the handler only computes conversion-time constants),
+// the passes that resolve an op before the inference check (handled), or the
+// inference check's refusal (refused, with the reason a user can act on).
+struct OpTreatment {
+  enum class Kind { kLowered, kHandled, kRefused, kUnknown };
+  Kind kind = Kind::kUnknown;
+  std::string detail;
+};
+OpTreatment op_treatment(const std::string& op);
+const char* op_treatment_kind_name(OpTreatment::Kind kind);  // "lowered", "handled", "refused", "unknown"
+
 std::string describe_graph(const InfoOptions& options);       // --info
 std::string describe_ops(const InfoOptions& options);         // --list-ops
+// --list-ops --all: every op name floe knows, one line each ("  Name  kind: detail"),
+// then the name patterns of the refusal and training rules ("String*", "*Grad").
+std::string describe_all_ops();
 std::string describe_checkpoint(const std::string& path);     // --info --checkpoint C (no graph)
 
 }  // namespace floe::conv

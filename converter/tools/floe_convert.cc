@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // floe-convert: TF1 GraphDef/MetaGraphDef/SavedModel (+ checkpoint) -> .floe
-// model; --info / --list-ops describe a graph (or a checkpoint) instead.
+// model; --info / --list-ops describe a graph (or a checkpoint) instead, and
+// --list-ops --all every op floe knows.
 // Exit 0 on success; on any error exit 2 with one message naming the file /
 // node / op, and leave no output file behind (the model is written to a
 // temporary file and renamed into place only when complete).
@@ -65,6 +66,10 @@ int main(int argc, char** argv) {
                "describe the graph (placeholders, candidate outputs, variables, signatures) or, without "
                "--graph, the checkpoint; writes nothing");
   app.add_flag("--list-ops", list_ops, "list the graph's ops with counts and how floe treats each; writes nothing");
+  bool all_ops = false;
+  app.add_flag("--all", all_ops,
+               "with --list-ops and no --graph: every op name floe knows and how it treats it (lowered, "
+               "handled by a pass, or refused with the reason)");
   app.add_option("-o,--output", output_path, "output .floe file");
   options.target = "host";
   app.add_option("--target", options.target,
@@ -118,6 +123,13 @@ int main(int argc, char** argv) {
 
   try {
     options.tags = floe::conv::split_nonempty(tags, ',');
+    if (all_ops) {
+      if (!list_ops || info || !options.graph_path.empty()) {
+        throw floe::conv::ConvertError("--all goes with --list-ops alone (no --graph, no --info)");
+      }
+      std::cout << floe::conv::describe_all_ops();
+      return 0;
+    }
     if (info || list_ops) {
       if (options.graph_path.empty() && (list_ops || options.checkpoint_path.empty())) {
         throw floe::conv::ConvertError(std::string(list_ops ? "--list-ops" : "--info") +

@@ -5,7 +5,7 @@
 // ClipByValue, DivNoNan, Prelu, BroadcastTo, EnsureShape, ShapeN,
 // MatrixBandPart, Erf against the values of TF's own tests and documentation (cited
 // per test); Einsum against the matrix products its equations name; _FusedConv2D,
-// _FusedMatMul and FusedDepthwiseConv2dNative against the unfused TF ops they
+// _FusedMatMul and (_)FusedDepthwiseConv2dNative against the unfused TF ops they
 // stand for in the same graph (what TF's remapper tests check: the fused node
 // computes what the ops it replaced computed), and the refusal of a fused_ops
 // combination floe does not lower.
@@ -233,6 +233,10 @@ TEST(InferenceOps, FusedOpsComputeWhatTheOpsTheyReplaceCompute) {
   g.node("dw_elu", "Elu", {"dw_bias"}, {t});
   g.node("fused_dw", "FusedDepthwiseConv2dNative", {"x", "dw_filter", "bias6"},
          {t, same, strides, G::integer("num_args", 1), strings_attr("fused_ops", {"BiasAdd", "Elu"})});
+  // The same under the name TF's remapper gives it
+  g.node("dw_elu_again", "Elu", {"dw_bias"}, {t});
+  g.node("fused_dw_tf", "_FusedDepthwiseConv2dNative", {"x", "dw_filter", "bias6"},
+         {t, same, strides, G::integer("num_args", 1), strings_attr("fused_ops", {"BiasAdd", "Elu"})});
   // _FusedMatMul BiasAdd + LeakyRelu (alpha 0.3)
   g.node("mm", "MatMul", {"m", "w"}, {t});
   g.node("mm_bias", "BiasAdd", {"mm", "bias4"}, {t});
@@ -241,12 +245,12 @@ TEST(InferenceOps, FusedOpsComputeWhatTheOpsTheyReplaceCompute) {
          {t, G::integer("num_args", 1), strings_attr("fused_ops", {"BiasAdd", "LeakyRelu"}),
           "attr { key: \"leakyrelu_alpha\" value { f: 0.3 } }"});
   const auto converted = convert(g, "fused", {"conv_relu", "fused_conv", "bn_relu6", "fused_bn", "dw_elu", "fused_dw",
-                                              "mm_leaky", "fused_mm"});
+                                              "mm_leaky", "fused_mm", "dw_elu_again", "fused_dw_tf"});
   const std::vector<double> xv = weights(75, 7), mv = weights(12, 8);
   const auto out = run_model(converted.model, {{"x", make_f32({1, 5, 5, 3}, std::vector<float>(xv.begin(), xv.end()))},
                                                {"m", make_f32({2, 6}, std::vector<float>(mv.begin(), mv.end()))}});
-  ASSERT_EQ(out.size(), 8u);
-  for (size_t i = 0; i < 8; i += 2) {
+  ASSERT_EQ(out.size(), 10u);
+  for (size_t i = 0; i < 10; i += 2) {
     EXPECT_EQ(out[i].shape, out[i + 1].shape) << i;
     expect_near(as_floats(out[i + 1]), as_floats(out[i]), 1e-5f);
     // Not trivially equal: the activation leaves some values negative or clips some.

@@ -1,11 +1,17 @@
 // SPDX-License-Identifier: Apache-2.0
 // SignatureDef selection (serving_default, the only one, or an error listing
 // them), SavedModel tag sets, and the --info / --list-ops descriptions that let a
-// user pick inputs and outputs without TensorBoard.
+// user pick inputs and outputs without TensorBoard; --list-ops --all, every op
+// floe knows with its treatment, read from the code that does it.
 #include <gtest/gtest.h>
+
+#include <map>
+#include <sstream>
 
 #include "converter/frontend/graphdef/graph_loader.h"
 #include "converter/ir/error.h"
+#include "converter/ops/op_registry.h"
+#include "converter/passes/training_structure.h"
 #include "converter/pipeline/info.h"
 #include "converter/pipeline/signature.h"
 #include "tests/converter/tf1_test_util.h"
@@ -112,6 +118,69 @@ TEST(Info, CheckpointAloneIsListedWithVerifiedCrcs) {
   EXPECT_TRUE(contains(text, "(V2, 2 shard(s), 250 tensors)")) << text.substr(0, 300);
   EXPECT_TRUE(contains(text, "global_step  DT_INT64 []")) << text.substr(0, 300);
   EXPECT_TRUE(contains(text, "CRC32C verified for 250 stored tensor(s)")) << text.substr(text.size() - 200);
+}
+
+// "  Name  kind: detail" rows of describe_all_ops(): name -> "kind: detail".
+std::map<std::string, std::string> all_ops_rows(const std::string& text) {
+  std::map<std::string, std::string> rows;
+  std::istringstream lines(text);
+  std::string line;
+  while (std::getline(lines, line)) {
+    if (line.rfind("  ", 0) != 0) continue;
+    const size_t name_end = line.find(' ', 2);
+    rows[line.substr(2, name_end - 2)] = line.substr(line.find_first_not_of(' ', name_end));
+  }
+  return rows;
+}
+
+TEST(Info, AllOpsComeFromTheRegistryThePassesAndTheRefusalRules) {
+  const std::string text = conv::describe_all_ops();
+  const auto rows = all_ops_rows(text);
+  auto starts = [&](const std::string& name, const std::string& prefix) {
+    const auto it = rows.find(name);
+    return it != rows.end() && it->second.rfind(prefix, 0) == 0;
+  };
+  for (const conv::OpHandler* h : conv::registered_handlers()) {
+    if (conv::classify_op(h->tf_op) == conv::OpClass::kSupported) {
+      EXPECT_TRUE(starts(h->tf_op, "lowered")) << h->tf_op;
+    }
+  }
+  EXPECT_TRUE(starts("Conv2D", "lowered")) << text;
+  EXPECT_TRUE(starts("Shape", "lowered: folded")) << text;
+  EXPECT_TRUE(starts("TensorArrayGatherV3", "handled: TensorArray resolved")) << text;
+  EXPECT_TRUE(starts("LoopCond", "handled: TF1 while loop unrolled")) << text;
+  EXPECT_TRUE(starts("Merge", "handled: resolved at conversion time when the predicate folds")) << text;
+  EXPECT_TRUE(starts("NoOp", "handled: training / saver structure")) << text;
+  EXPECT_TRUE(starts("Multinomial", "refused: random ops")) << text;
+  EXPECT_TRUE(starts("While", "refused: functional While / If")) << text;
+  EXPECT_TRUE(starts("EmptyTensorList", "refused: TF2 tensor lists")) << text;
+  EXPECT_TRUE(starts("_FusedBatchNormEx", "refused: TF graph-optimizer rewrites")) << text;
+  // Families are listed by the patterns the rules match on.
+  EXPECT_TRUE(starts("String*", "refused: string ops")) << text;
+  EXPECT_TRUE(starts("HashTable*", "refused: hash tables")) << text;
+  EXPECT_TRUE(starts("LookupTable*", "refused: hash tables")) << text;
+  EXPECT_TRUE(starts("Ragged*", "refused: ragged tensors")) << text;
+  EXPECT_TRUE(starts("Sparse*", "refused: sparse tensors")) << text;
+  EXPECT_TRUE(starts("SimpleML*", "refused: TensorFlow Decision Forests")) << text;
+  EXPECT_TRUE(starts("*Grad", "handled: training / saver structure")) << text;
+  // Every exact row agrees with what the inference check decides for the op.
+  int lowered = 0, handled = 0, refused = 0;
+  for (const auto& [name, how] : rows) {
+    if (name.find('*') != std::string::npos) continue;
+    const conv::OpTreatment t = conv::op_treatment(name);
+    EXPECT_EQ(how.substr(0, how.find(':')), conv::op_treatment_kind_name(t.kind)) << name;
+    EXPECT_NE(t.kind, conv::OpTreatment::Kind::kUnknown) << name;
+    if (t.kind == conv::OpTreatment::Kind::kLowered) {
+      ++lowered;
+      EXPECT_EQ(conv::classify_op(name), conv::OpClass::kSupported) << name;
+    }
+    handled += t.kind == conv::OpTreatment::Kind::kHandled;
+    refused += t.kind == conv::OpTreatment::Kind::kRefused;
+  }
+  EXPECT_TRUE(contains(text, std::to_string(lowered) + " lowered, " + std::to_string(handled) +
+                                 " handled by a pass, " + std::to_string(refused) + " refused with a reason"))
+      << text;
+  EXPECT_EQ(conv::op_treatment("Frobnicate").kind, conv::OpTreatment::Kind::kUnknown);
 }
 
 }  // namespace

@@ -206,6 +206,40 @@ TEST(InferenceCheck, ClassifiesOps) {
   EXPECT_EQ(conv::classify_op("Conv2D"), OpClass::kSupported);
   EXPECT_EQ(conv::classify_op("FusedBatchNormV3"), OpClass::kSupported);
   EXPECT_EQ(conv::classify_op("NoSuchOp"), OpClass::kUnsupported);
+  // The families nobody lowers, each with its own reason.
+  EXPECT_EQ(conv::classify_op("StringToHashBucketFast"), OpClass::kString);
+  EXPECT_EQ(conv::classify_op("StaticRegexReplace"), OpClass::kString);
+  EXPECT_EQ(conv::classify_op("HashTableV2"), OpClass::kHashTable);
+  EXPECT_EQ(conv::classify_op("LookupTableImportV2"), OpClass::kHashTable);
+  EXPECT_EQ(conv::classify_op("InitializeTable"), OpClass::kHashTable);
+  EXPECT_EQ(conv::classify_op("RaggedTensorToTensor"), OpClass::kRagged);
+  EXPECT_EQ(conv::classify_op("SparseToDense"), OpClass::kSparse);
+  EXPECT_EQ(conv::classify_op("SparseApplyAdagrad"), OpClass::kTrainingOnly);  // not a sparse tensor op
+  EXPECT_EQ(conv::classify_op("TensorListReserve"), OpClass::kTensorList);
+  EXPECT_EQ(conv::classify_op("EmptyTensorList"), OpClass::kTensorList);
+  EXPECT_EQ(conv::classify_op("StatelessWhile"), OpClass::kFunctionalControlFlow);
+  EXPECT_EQ(conv::classify_op("If"), OpClass::kFunctionalControlFlow);
+  EXPECT_EQ(conv::classify_op("SimpleMLInferenceOpWithHandle"), OpClass::kDecisionForest);
+  EXPECT_EQ(conv::classify_op("_FusedBatchNormEx"), OpClass::kOptimizerInternal);
+  EXPECT_EQ(conv::classify_op("_MklFusedConv2D"), OpClass::kOptimizerInternal);
+  EXPECT_EQ(conv::classify_op("Conv2DBackpropInput"), OpClass::kSupported);
+}
+
+// Each refused family names what the user can do, in the error the conversion throws.
+TEST(InferenceCheck, FamiliesNobodyLowersAreRefusedWithTheirReason) {
+  const std::string graph =
+      placeholder("text", "DT_STRING", "dim { size: 2 }") + placeholder("x", "DT_FLOAT", "dim { size: 2 }") +
+      "node { name: 'bucket' op: 'StringToHashBucketFast' input: 'text' attr { key: 'num_buckets' value { i: 8 } } }\n"
+      "node { name: 'list' op: 'TensorListFromTensor' input: 'x' input: 'x' }\n"
+      "node { name: 'loop' op: 'StatelessWhile' input: 'x' }\n";
+  const ConvertOutcome r = try_convert(text_graph_options(graph, {"bucket", "list", "loop"}));
+  EXPECT_TRUE(contains(r.error, "string ops (floe tensors hold numbers")) << r.error;
+  EXPECT_TRUE(contains(r.error, "StringToHashBucketFast x1: bucket")) << r.error;
+  EXPECT_TRUE(contains(r.error, "TF2 tensor lists (control flow v2 loop state): build the graph after "
+                                "tf.compat.v1.disable_control_flow_v2()")) << r.error;
+  EXPECT_TRUE(contains(r.error, "TensorListFromTensor x1: list")) << r.error;
+  EXPECT_TRUE(contains(r.error, "functional While / If")) << r.error;
+  EXPECT_TRUE(contains(r.error, "StatelessWhile x1: loop")) << r.error;
 }
 
 }  // namespace

@@ -103,6 +103,19 @@ TEST(CliErrors, UnknownOutputAndMissingArguments) {
   EXPECT_NE(f.message.find("/nonexistent/model.pb"), std::string::npos) << f.message;
 }
 
+// --list-ops --all needs no graph and lists every op; --all elsewhere is refused.
+TEST(CliErrors, ListAllOpsStandsAlone) {
+  const CommandResult all = run_command(tool_path("floe-convert") + " --list-ops --all");
+  EXPECT_EQ(all.exit_code, 0) << all.output;
+  EXPECT_NE(all.output.find("TensorFlow op names: "), std::string::npos) << all.output;
+  EXPECT_NE(all.output.find("  Conv2D "), std::string::npos) << all.output;
+  EXPECT_NE(all.output.find("  TensorList*"), std::string::npos) << all.output;
+  Failure f = expect_refused("--all");
+  EXPECT_NE(f.message.find("--all goes with --list-ops alone"), std::string::npos) << f.message;
+  f = expect_refused("--list-ops --all --graph " + make_temp_dir() + "/g.pb");
+  EXPECT_NE(f.message.find("--all goes with --list-ops alone"), std::string::npos) << f.message;
+}
+
 // A model that does not fit its memory regions: exit 2, nothing written, every
 // region's size and the bytes the last one lacks; a malformed list too.
 TEST(CliErrors, MemoryRegionsThatCannotHoldTheModel) {
