@@ -3,7 +3,7 @@
 # Every TF op name in TF.js's converter op list (and the TF graph optimizer's
 # fused ops) against `floe-convert --list-ops --all`: each must be lowered,
 # handled by a pass, or refused with a reason; none may be missing. Writes or
-# checks the generated table docs/tfjs_op_coverage.md.
+# checks the generated table converter/ops/tfjs_op_coverage.md.
 #
 #   tfjs_op_coverage.py --floe-convert BIN --peers DIR --table FILE          check (the ctest)
 #   tfjs_op_coverage.py --floe-convert BIN --peers DIR --table FILE --write  regenerate the table
@@ -126,7 +126,7 @@ def render(version, names, exact, patterns):
            "The ctest `converter_tfjs_op_coverage` fails when this file is not what they say now; regenerate it "
            "with", "",
            "```sh", "python3 tests/converter/tfjs_op_coverage.py --floe-convert build/host/bin/floe-convert \\",
-           "    --peers ../shared/tools/peers --table docs/tfjs_op_coverage.md --write", "```", "",
+           "    --peers ../shared/tools/peers --table converter/ops/tfjs_op_coverage.md --write", "```", "",
            "| treatment | TF.js ops |", "|---|---:|",
            "| lowered (to floe ops, or folded at conversion time) | " + str(count("lowered")) + " |",
            "| handled by a pass (control flow, TensorArrays, training structure) | " + str(count("handled")) + " |",
@@ -148,7 +148,7 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--floe-convert", required=True)
     ap.add_argument("--peers", required=True, help="tools/peers with node_modules (npm ci)")
-    ap.add_argument("--table", required=True, help="the committed table (docs/tfjs_op_coverage.md)")
+    ap.add_argument("--table", required=True, help="the committed table (converter/ops/tfjs_op_coverage.md)")
     ap.add_argument("--write", action="store_true", help="rewrite the table instead of checking it")
     args = ap.parse_args()
     listed, why = tfjs_op_list(args.peers)
