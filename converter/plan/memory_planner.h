@@ -16,10 +16,14 @@ struct BufferRequest {
   uint64_t size = 0;     // bytes (0 allowed: gets offset 0, occupies nothing)
   int32_t first_op = 0;  // op that writes it; graph inputs use 0 or -1 ("before op 0")
   int32_t last_op = 0;   // last op that reads it; graph outputs use the op count
-};                        // live over the closed interval [first_op, last_op]
+                          // live over the closed interval [first_op, last_op]
+  // What its offset must be a multiple of; 0: the plan's alignment. A value
+  // whose kernels read it element by element needs only its element size.
+  uint64_t alignment = 0;
+};
 
 struct MemoryPlan {
-  std::vector<uint64_t> offsets;  // one per request, each a multiple of `alignment`
+  std::vector<uint64_t> offsets;  // one per request, each a multiple of its alignment
   uint64_t arena_size = 0;        // max(offset + size) rounded up to `alignment`; 0 if nothing occupies bytes
 };
 
@@ -68,7 +72,12 @@ struct PlanSearch {
 MemoryPlan plan_memory(const std::vector<BufferRequest>& requests, uint64_t alignment = 16,
                        PlanSearch* search = nullptr);
 
+// The exact search: graphs of up to kExactSearchMaxBuffers buffers, stopped
+// after kExactSearchWork conflict visits (some tens of milliseconds); with at
+// most kExhaustiveBuffers it always finishes.
 inline constexpr size_t kExhaustiveBuffers = 9;
+inline constexpr size_t kExactSearchMaxBuffers = 24;
+inline constexpr uint64_t kExactSearchWork = uint64_t{4} << 20;
 
 // Independent checker, used by tests and by the converter as a final assertion.
 // It shares no placement, overlap or rounding code with the planner. Returns ""
