@@ -178,6 +178,7 @@ struct Config {
   std::vector<std::string> disabled_passes;  // converter optimization passes to skip
   bool verbose = false;
   bool convert_only = false;  // stop after conversion (arena checks need no run)
+  std::string model_dir;      // when set: every converted model, for outside tools (arena_bound.py)
 };
 
 struct Expected {
@@ -501,6 +502,14 @@ Outcome run_case(const Config& config, const CaseRow& row) {
     out.note = "kept constant (needed at conversion time):";
     for (const std::string& k : kept_constant) out.note += " " + k;
   }
+  if (!config.model_dir.empty()) {
+    std::string file = row.name;
+    for (char& c : file) {
+      if (c == '/') c = '_';
+    }
+    std::ofstream(config.model_dir + "/" + file + ".floe", std::ios::binary)
+        .write(reinterpret_cast<const char*>(model.data()), static_cast<std::streamsize>(model.size()));
+  }
   Outcome::Arena arena;
   arena.converted = true;
   arena.bytes = schema::GetModel(model.data())->arena_size();
@@ -791,6 +800,7 @@ int main(int argc, char** argv) {
                  "is not at it (the floor from the .floe alone, as arena_bound.py)");
   app.add_option("--known-arenas", known_arenas,
                  "TSV of cases known to plan over --max-arena-ratio (case, arena bytes): tolerated while not larger");
+  app.add_option("--model-dir", config.model_dir, "write every converted model there (CASE.floe, '/' as '_')");
   app.add_flag("--convert-only", config.convert_only,
                "convert each case without running it (no verdict comparison; for --max-arena-ratio)");
   try {
