@@ -195,9 +195,37 @@ void check_capacities(const std::vector<uint64_t>& sizes, const RegionRequest& r
   throw ConvertError(message);
 }
 
+// Per value: what its offset must be a multiple of. Every value gets
+// `alignment`, except, with element slots, a 1- or 2-byte value that only
+// reference kernels without a Cortex-M variant touch: they index it as an
+// array of its element type, so its element size is enough (the rule
+// Model::Load checks).
+std::vector<uint64_t> value_alignments(const LoweredModel& model, uint64_t alignment, bool element_slots) {
+  std::vector<uint64_t> out(model.values.size(), alignment);
+  if (!element_slots) return out;
+  std::vector<bool> word(model.values.size(), false);
+  for (const LoweredOp& op : model.ops) {
+    if (op.backend == schema::Backend::REFERENCE && op.cortexm_kernel == schema::CortexMKernel::NONE) continue;
+    for (const std::vector<int>* list : {&op.inputs, &op.outputs}) {
+      for (int v : *list) {
+        if (v >= 0) word[static_cast<size_t>(v)] = true;
+      }
+    }
+  }
+  for (size_t v = 0; v < model.values.size(); ++v) {
+    const uint64_t element = dtype_size(model.values[v].dtype);
+    if (!word[v] && element > 0 && element < alignment) out[v] = element;
+  }
+  return out;
+}
+
 }  // namespace
 
-ArenaPlan plan_arena(const LoweredModel& model, uint64_t alignment, const RegionRequest& regions) {
+ArenaPlan plan_arena(const LoweredModel& model, uint64_t alignment, const RegionRequest& regions,
+                     bool element_slots) {
+  // Regions are filled by first fit in uniform slots (assign_regions).
+  element_slots = element_slots && regions.regions.size() <= 1;
+  const std::vector<uint64_t> value_alignment = value_alignments(model, alignment, element_slots);
   const Lifetimes t = lifetimes(model);
   std::vector<int> parent(model.values.size());
   std::iota(parent.begin(), parent.end(), 0);
@@ -213,10 +241,11 @@ ArenaPlan plan_arena(const LoweredModel& model, uint64_t alignment, const Region
     const size_t group = static_cast<size_t>(root_of(parent, static_cast<int>(v)));
     if (request_of[group] < 0) {
       request_of[group] = static_cast<int>(requests.size());
-      requests.push_back({model.values[v].byte_size(), t.first[v], t.last[v]});
+      requests.push_back({model.values[v].byte_size(), t.first[v], t.last[v], value_alignment[v]});
     }
     BufferRequest& r = requests[static_cast<size_t>(request_of[group])];
     r.size = std::max(r.size, model.values[v].byte_size());
+    r.alignment = std::max(r.alignment, value_alignment[v]);  // the group's bytes serve every member
     r.first_op = std::min(r.first_op, t.first[v]);
     r.last_op = std::max(r.last_op, t.last[v]);
     request_of[v] = request_of[group];
@@ -237,7 +266,9 @@ ArenaPlan plan_arena(const LoweredModel& model, uint64_t alignment, const Region
       }
     }
     PlanSearch search;
-    MemoryPlan placed = plan_memory(subset, alignment, &search);
+    // With element slots the arena ends at the last real byte.
+    const uint64_t granularity = element_slots ? 1 : alignment;
+    MemoryPlan placed = plan_memory(subset, granularity, &search);
     // A faster region keeps its first-fit placement when the planner's is larger.
     if (r + 1 < region_count) {
       MemoryPlan first;
@@ -252,7 +283,7 @@ ArenaPlan plan_arena(const LoweredModel& model, uint64_t alignment, const Region
         search.exhaustive = false;
       }
     }
-    const std::string problem = check_plan(subset, placed, alignment);
+    const std::string problem = check_plan(subset, placed, granularity);
     if (!problem.empty()) throw ConvertError("internal error: invalid memory plan: " + problem);
     for (size_t k = 0; k < members.size(); ++k) request_offsets[members[k]] = placed.offsets[k];
     plan.region_sizes[r] = placed.arena_size + (r + 1 < region_count ? regions.tail : 0);

@@ -66,7 +66,14 @@ struct ArenaPlan {
 // shortfall when the last region (or a single given one) cannot hold its part
 // plus the reserve, and ConvertError("internal error: ...") if a plan fails
 // its check.
-ArenaPlan plan_arena(const LoweredModel& model, uint64_t alignment, const RegionRequest& regions = {});
+//
+// element_slots (one region only): values of 1- and 2-byte dtypes that only
+// reference kernels without a Cortex-M variant read or write (they index them
+// as arrays of their element type) are placed at multiples of their element
+// size instead of `alignment`, and the arena ends at the last real byte; the
+// rest keeps `alignment`. Model::Load accepts exactly these offsets.
+ArenaPlan plan_arena(const LoweredModel& model, uint64_t alignment, const RegionRequest& regions = {},
+                     bool element_slots = false);
 
 
 }  // namespace floe::conv

@@ -10,6 +10,7 @@
 #include <cstddef>
 #include <limits>
 #include <map>
+#include <numeric>
 #include <random>
 #include <sstream>
 #include <utility>
@@ -88,12 +89,14 @@ struct Candidate {
 // placement of an order of them.
 class Placer {
  public:
-  Placer(const std::vector<BufferRequest>& requests, const std::vector<uint64_t>& occupied, uint64_t target)
+  Placer(const std::vector<BufferRequest>& requests, const std::vector<uint64_t>& occupied,
+         const std::vector<uint64_t>& alignments, uint64_t target)
       : requests_(requests), target_(target) {
     for (size_t i = 0; i < requests.size(); ++i) {
       if (requests[i].size == 0) continue;
       request_of_.push_back(i);
       size_.push_back(occupied[i]);
+      align_.push_back(alignments[i]);
     }
     const size_t n = request_of_.size();
     conflicts_.resize(n);
@@ -202,40 +205,35 @@ class Placer {
     return orders;
   }
 
-  // Depth-first over every order with first fit, pruned as soon as a partial
-  // placement reaches the best arena found. Only for few items (n! orders).
-  void search_all_orders(std::vector<uint32_t>* order, std::vector<bool>* used,
-                         std::vector<uint64_t>* offsets, uint64_t high, uint64_t target,
-                         Candidate* best, int* tried) const {
-    if (best->high <= target) return;
+  // Branch and bound over the orders placed with first fit (some order gives
+  // an optimal plan, see the header), depth first, pruned as soon as a partial
+  // placement reaches the best arena found. Two items that are never live
+  // together land where they land in either order, so of the orders that differ
+  // only by swapping such neighbours only the lexicographically smallest is
+  // searched: an item does not follow a smaller one it does not meet. Stops
+  // after `budget` conflict visits; returns true when the search finished (the
+  // best plan is then optimal).
+  bool search_orders(uint64_t target, uint64_t budget, Candidate* best, int* tried) const {
     const size_t n = size_.size();
-    if (order->size() == n) {
-      ++*tried;
-      if (high < best->high) *best = Candidate{*order, Fit::kFirst, high};
-      return;
-    }
+    ExactSearch s;
+    s.target = target;
+    s.budget = budget;
+    s.best = best;
+    s.tried = tried;
+    s.used.assign(n, false);
+    s.offsets.assign(n, kUnplaced);
+    s.meets.assign(n, std::vector<bool>(n, false));
     for (uint32_t k = 0; k < n; ++k) {
-      if ((*used)[k]) continue;
-      uint64_t at = 0;
-      // First fit against the placed items in `order` (offsets of this branch).
-      std::vector<std::pair<uint64_t, uint64_t>> taken;
-      for (uint32_t other : conflicts_[k])
-        if ((*used)[other]) taken.emplace_back((*offsets)[other], (*offsets)[other] + size_[other]);
-      std::sort(taken.begin(), taken.end());
-      for (const auto& [begin, end] : taken) {
-        if (at + size_[k] <= begin) break;
-        at = std::max(at, end);
-      }
-      if (at > kMaxU64 - size_[k]) continue;
-      const uint64_t next_high = std::max(high, at + size_[k]);
-      if (next_high >= best->high) continue;
-      (*used)[k] = true;
-      (*offsets)[k] = at;
-      order->push_back(k);
-      search_all_orders(order, used, offsets, next_high, target, best, tried);
-      order->pop_back();
-      (*used)[k] = false;
+      for (uint32_t other : conflicts_[k]) s.meets[k][other] = true;
     }
+    // Children in the order of the best plan known, so good plans come first.
+    std::vector<uint32_t> rank(n, 0);
+    for (size_t pos = 0; pos < best->order.size(); ++pos) rank[best->order[pos]] = static_cast<uint32_t>(pos);
+    s.children.resize(n);
+    for (uint32_t k = 0; k < n; ++k) s.children[k] = k;
+    std::sort(s.children.begin(), s.children.end(), [&](uint32_t a, uint32_t b) { return rank[a] < rank[b]; });
+    search_from(&s, 0);
+    return !s.out_of_budget;
   }
 
   // Seeded perturbations of the best order; keeps any that does not grow the
@@ -295,6 +293,61 @@ class Placer {
 
   const BufferRequest& req(uint32_t item) const { return requests_[request_of_[item]]; }
 
+  struct ExactSearch {
+    uint64_t target = 0, budget = 0;
+    Candidate* best = nullptr;
+    int* tried = nullptr;
+    std::vector<bool> used;
+    std::vector<uint64_t> offsets;
+    std::vector<std::vector<bool>> meets;
+    std::vector<uint32_t> children, order;
+    uint64_t work = 0;
+    bool out_of_budget = false;
+  };
+
+  void search_from(ExactSearch* s, uint64_t high) const {
+    if (s->best->high <= s->target || s->out_of_budget) return;
+    const size_t n = size_.size();
+    if (s->order.size() == n) {
+      ++*s->tried;
+      if (high < s->best->high) *s->best = Candidate{s->order, Fit::kFirst, high};
+      return;
+    }
+    const bool first = s->order.empty();
+    const uint32_t last = first ? 0 : s->order.back();
+    for (uint32_t k : s->children) {
+      if (s->used[k] || (!first && k < last && !s->meets[k][last])) continue;
+      s->work += conflicts_[k].size() + 1;
+      if (s->work > s->budget) {
+        s->out_of_budget = true;
+        return;
+      }
+      taken_.clear();
+      for (uint32_t other : conflicts_[k]) {
+        if (s->used[other]) taken_.emplace_back(s->offsets[other], s->offsets[other] + size_[other]);
+      }
+      std::sort(taken_.begin(), taken_.end());
+      const uint64_t at = lowest_fit(k, false);
+      if (at == kMaxU64) continue;
+      const uint64_t next_high = std::max(high, at + size_[k]);
+      if (next_high >= s->best->high) continue;
+      s->used[k] = true;
+      s->offsets[k] = at;
+      s->order.push_back(k);
+      search_from(s, next_high);
+      s->order.pop_back();
+      s->used[k] = false;
+      s->offsets[k] = kUnplaced;
+      if (s->best->high <= s->target || s->out_of_budget) return;
+    }
+  }
+
+  static uint64_t align_up(uint64_t value, uint64_t alignment) {
+    const uint64_t r = value % alignment;
+    if (r == 0) return value;
+    return value > kMaxU64 - (alignment - r) ? kMaxU64 : value + (alignment - r);
+  }
+
   uint64_t fit_of(uint32_t k, Fit fit) const {
     taken_.clear();
     int32_t latest_start = std::numeric_limits<int32_t>::min();
@@ -322,40 +375,47 @@ class Placer {
   // start of the smallest hole that holds the item (best fit; the top if none).
   // Expects taken_ sorted.
   uint64_t lowest_fit(uint32_t k, bool best_fit) const {
-    const uint64_t need = size_[k];
+    const uint64_t need = size_[k], alignment = align_[k];
     uint64_t at = 0, best_at = kMaxU64, best_hole = kMaxU64;
     for (const auto& [begin, end] : taken_) {
-      if (begin > at && begin - at >= need) {
-        if (!best_fit) return at;
-        if (begin - at < best_hole) {
-          best_hole = begin - at;
-          best_at = at;
+      const uint64_t start = align_up(at, alignment);
+      if (start != kMaxU64 && begin > start && begin - start >= need) {
+        if (!best_fit) return start;
+        if (begin - start < best_hole) {
+          best_hole = begin - start;
+          best_at = start;
         }
       }
       at = std::max(at, end);
     }
     if (best_at != kMaxU64) return best_at;
-    return at > kMaxU64 - need ? kMaxU64 : at;
+    at = align_up(at, alignment);
+    return at == kMaxU64 || at > kMaxU64 - need ? kMaxU64 : at;
   }
 
   // Highest offset at which the item ends at or below the target arena,
   // free of the placed conflicting items (taken_ sorted); kMaxU64 if none.
   uint64_t highest_fit(uint32_t k) const {
-    const uint64_t need = size_[k];
+    const uint64_t need = size_[k], alignment = align_[k];
     if (need > target_) return kMaxU64;
     uint64_t found = kMaxU64, at = 0;  // `at`: end of what is taken below
+    auto consider = [&](uint64_t hole_end) {
+      if (hole_end < need) return;
+      const uint64_t start = (hole_end - need) / alignment * alignment;  // highest aligned start
+      if (start >= at) found = start;
+    };
     for (const auto& [begin, end] : taken_) {
-      const uint64_t hole_end = std::min(begin, target_);
-      if (hole_end > at && hole_end - at >= need) found = hole_end - need;
+      consider(std::min(begin, target_));
       at = std::max(at, end);
     }
-    if (target_ > at && target_ - at >= need) found = target_ - need;
+    consider(target_);
     return found;
   }
 
   const std::vector<BufferRequest>& requests_;
   std::vector<size_t> request_of_;
-  std::vector<uint64_t> size_;  // occupied (aligned) bytes
+  std::vector<uint64_t> size_;  // occupied bytes (rounded up to the finest alignment)
+  std::vector<uint64_t> align_;  // what each item's offset must be a multiple of
   std::vector<std::vector<uint32_t>> conflicts_;
   uint64_t work_per_placement_ = 1;
   uint64_t target_ = 0;  // the arena Fit::kTwoSided places under
@@ -370,17 +430,27 @@ MemoryPlan plan_memory(const std::vector<BufferRequest>& requests, uint64_t alig
                        PlanSearch* search) {
   if (alignment == 0) throw ConvertError("memory planner: alignment must be > 0");
   const size_t count = requests.size();
-  std::vector<uint64_t> occupied_size(count);  // size rounded up to alignment
+  // Every offset is a multiple of the finest alignment (the greatest common
+  // divisor of those asked for), so sizes
+  // rounded up to it lose nothing (two such slots that share no real byte
+  // share no rounded one either).
+  std::vector<uint64_t> alignments(count);
+  uint64_t finest = alignment;
   for (size_t i = 0; i < count; ++i) {
     const BufferRequest& r = requests[i];
     if (r.last_op < r.first_op)
       throw ConvertError("memory planner: " + describe(i, r) + " ends before it starts");
-    if (!round_up_checked(r.size, alignment, &occupied_size[i]))
-      throw ConvertError("memory planner: " + describe(i, r) + " overflows 64 bits when aligned");
+    alignments[i] = r.alignment == 0 ? alignment : r.alignment;
+    if (r.size > 0) finest = std::gcd(finest, alignments[i]);
+  }
+  std::vector<uint64_t> occupied_size(count);
+  for (size_t i = 0; i < count; ++i) {
+    if (!round_up_checked(requests[i].size, finest, &occupied_size[i]))
+      throw ConvertError("memory planner: " + describe(i, requests[i]) + " overflows 64 bits when aligned");
   }
 
   const uint64_t target = aligned_live_bound(requests, occupied_size);
-  const Placer placer(requests, occupied_size, target);
+  const Placer placer(requests, occupied_size, alignments, target);
   const size_t items = placer.item_count();
   Candidate best;
   int tried = 0;
@@ -399,15 +469,12 @@ MemoryPlan plan_memory(const std::vector<BufferRequest>& requests, uint64_t alig
       consider(order, fit);
     }
   }
-  if (best.high > target && items <= kExhaustiveBuffers) {
-    exhaustive = true;
-    std::vector<uint32_t> order;
-    std::vector<bool> used(items, false);
-    std::vector<uint64_t> offsets(items, 0);
-    placer.search_all_orders(&order, &used, &offsets, 0, target, &best, &tried);
-  } else if (best.high > target) {
-    placer.local_search(target, &best, &tried);
+  // Small graphs: branch and bound, proven optimal unless out of budget (then
+  // its best order, if better, is where the local search starts).
+  if (best.high > target && items <= kExactSearchMaxBuffers) {
+    exhaustive = placer.search_orders(target, kExactSearchWork, &best, &tried);
   }
+  if (best.high > target && !exhaustive) placer.local_search(target, &best, &tried);
   if (best.high == kMaxU64) {
     throw ConvertError("memory planner: arena exceeds 64 bits");
   }
@@ -415,11 +482,20 @@ MemoryPlan plan_memory(const std::vector<BufferRequest>& requests, uint64_t alig
   MemoryPlan plan;
   plan.offsets.assign(count, 0);  // zero-size buffers keep offset 0
   const std::vector<uint64_t> offsets = placer.offsets_of(best.order, best.fit);
-  for (size_t k = 0; k < items; ++k) plan.offsets[placer.request_of(k)] = offsets[k];
-  plan.arena_size = best.high;  // occupied sizes are aligned, so the high-water mark is too
+  uint64_t high_water = 0;
+  for (size_t k = 0; k < items; ++k) {
+    const size_t i = placer.request_of(k);
+    plan.offsets[i] = offsets[k];
+    high_water = std::max(high_water, offsets[k] + requests[i].size);
+  }
+  // The real bytes' high-water mark (a word-aligned tensor of odd size ends
+  // before its rounded slot does); fits, as the rounded one did.
+  if (!round_up_checked(high_water, alignment, &plan.arena_size)) {
+    throw ConvertError("memory planner: arena exceeds 64 bits");
+  }
   if (search) {
     search->lower_bound = target;
-    search->at_lower_bound = best.high <= target;
+    search->at_lower_bound = plan.arena_size <= target;
     search->exhaustive = exhaustive || best.high <= target;
     search->orders_tried = tried;
   }
@@ -450,8 +526,9 @@ std::string check_plan(const std::vector<BufferRequest>& requests, const MemoryP
     const BufferRequest& r = requests[i];
     const uint64_t offset = plan.offsets[i];
     if (r.last_op < r.first_op) return describe(i, r) + " ends before it starts";
-    if (offset % alignment != 0) {
-      why << describe(i, r) << " at offset " << offset << " is not a multiple of " << alignment;
+    const uint64_t own = r.alignment == 0 ? alignment : r.alignment;
+    if (offset % own != 0) {
+      why << describe(i, r) << " at offset " << offset << " is not a multiple of " << own;
       return why.str();
     }
     if (offset > kMaxU64 - r.size) {

@@ -16,10 +16,14 @@ struct BufferRequest {
   uint64_t size = 0;     // bytes (0 allowed: gets offset 0, occupies nothing)
   int32_t first_op = 0;  // op that writes it; graph inputs use 0 or -1 ("before op 0")
   int32_t last_op = 0;   // last op that reads it; graph outputs use the op count
-};                        // live over the closed interval [first_op, last_op]
+                          // live over the closed interval [first_op, last_op]
+  // What its offset must be a multiple of; 0: the plan's alignment. A value
+  // whose kernels read it element by element needs only its element size.
+  uint64_t alignment = 0;
+};
 
 struct MemoryPlan {
-  std::vector<uint64_t> offsets;  // one per request, each a multiple of `alignment`
+  std::vector<uint64_t> offsets;  // one per request, each a multiple of its alignment
   uint64_t arena_size = 0;        // max(offset + size) rounded up to `alignment`; 0 if nothing occupies bytes
 };
 
@@ -30,7 +34,7 @@ uint64_t live_bytes_lower_bound(const std::vector<BufferRequest>& requests, uint
 
 // How plan_memory() got its plan, for reports and tests.
 struct PlanSearch {
-  uint64_t lower_bound = 0;   // live_bytes_lower_bound(requests, alignment)
+  uint64_t lower_bound = 0;   // the live-bytes bound, sizes rounded up to the finest alignment
   bool at_lower_bound = false;
   bool exhaustive = false;    // every placement order was tried: the plan is optimal
   int orders_tried = 0;       // placements evaluated
@@ -38,14 +42,7 @@ struct PlanSearch {
 
 // Placement is dynamic storage allocation (NP-hard in general), so the planner
 // aims at the lower bound and stops as soon as it reaches it:
-//   1. Every order of the buffers, placed one by one each at the lowest aligned
-//      offset free of the already placed buffers it is live with ("first fit"),
-//      can be tried: some order gives an optimal plan (place in the order of an
-//      optimal plan's offsets: by induction each buffer lands at or below its
-//      optimal offset). With at most kExhaustiveBuffers buffers every order is
-//      searched (depth first, pruned at the best arena found), so the plan is
-//      optimal.
-//   2. Otherwise a portfolio of orders — largest first (TFLite Micro's greedy),
+//   1. A portfolio of orders — largest first (TFLite Micro's greedy),
 //      largest peak-step first (the tensors of the busiest op packed together),
 //      longest-lived first, earliest first, largest size x lifetime first,
 //      largest neighbourhood first — each with first fit, best fit (the
@@ -53,13 +50,26 @@ struct PlanSearch {
 //      bottom or the top, opposite to the latest-starting buffer it meets: on a
 //      chain the buffers alternate between the ends, which always meets the
 //      bound), and the best is kept.
-//   3. If that is above the bound, a seeded local search perturbs the best
+//   2. If that is above the bound and there are at most kExactSearchMaxBuffers
+//      buffers: every order of the buffers, placed one by one each at the
+//      lowest offset (a multiple of its alignment) free of the already placed
+//      buffers it is live with ("first fit"), can be tried: some order gives an
+//      optimal plan (place in the order of an optimal plan's offsets: by
+//      induction each buffer lands at or below its optimal offset). A branch
+//      and bound searches them depth first, pruned at the best arena found,
+//      each set of orders that differ only by swapping neighbours never live
+//      together searched once; if it finishes within kExactSearchWork, the
+//      plan is optimal.
+//   3. Otherwise, if still above the bound, a seeded local search perturbs the best
 //      order (moves a buffer that sets the high-water mark earlier, or swaps
 //      two) and keeps changes that do not grow the arena (early on, up to 1 %
 //      growth, decaying to none, to leave local minima), until the bound, a
 //      long run without gain, or a work budget.
-// Buffers occupy their size rounded up to `alignment`, so every offset is
-// aligned. Zero-size buffers get offset 0 and occupy nothing. The result is a
+// Each buffer's offset is a multiple of its own alignment (the request's, or
+// `alignment`); sizes are rounded up to the greatest common divisor of those
+// alignments (which loses nothing: every offset is a multiple of it), and the
+// arena is the real bytes' high-water mark rounded up to `alignment`.
+// Zero-size buffers get offset 0 and occupy nothing. The result is a
 // pure function of the input (fixed seed, stable tie breaks).
 // Cost: O(n * conflicts) per placement; a budget of placements bounds the search.
 //
@@ -68,7 +78,10 @@ struct PlanSearch {
 MemoryPlan plan_memory(const std::vector<BufferRequest>& requests, uint64_t alignment = 16,
                        PlanSearch* search = nullptr);
 
-inline constexpr size_t kExhaustiveBuffers = 9;
+// The exact search: graphs of up to kExactSearchMaxBuffers buffers, stopped
+// after kExactSearchWork conflict visits (some tens of milliseconds).
+inline constexpr size_t kExactSearchMaxBuffers = 24;
+inline constexpr uint64_t kExactSearchWork = uint64_t{4} << 20;
 
 // Independent checker, used by tests and by the converter as a final assertion.
 // It shares no placement, overlap or rounding code with the planner. Returns ""

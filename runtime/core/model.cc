@@ -241,10 +241,15 @@ Status Model::validate_tensors() {
       return fail(Status::kInvalidModel, FLOE_MSG("tensor size does not match dtype x shape"), -1,
                   index);
     }
-    if (t->offset() % (t->is_constant() ? kTensorAlignment : kActivationOffsetAlignment) != 0) {
+    // An activation needs its element size (reference kernels index it as an
+    // array of its type), up to a word; operands of the other kernels are
+    // checked for a whole word in validate_operators.
+    const size_t element = dtype_size(static_cast<DType>(t->dtype()));
+    const size_t activation_alignment = element < kActivationOffsetAlignment ? element : kActivationOffsetAlignment;
+    if (t->offset() % (t->is_constant() ? kTensorAlignment : activation_alignment) != 0) {
       return fail(Status::kInvalidModel,
                   t->is_constant() ? FLOE_MSG("constant's offset is not 16-byte aligned")
-                                   : FLOE_MSG("activation's offset is not 4-byte aligned"),
+                                   : FLOE_MSG("activation's offset is not a multiple of its element size"),
                   -1, index);
     }
     if (!t->is_constant() && t->region() >= region_count_) {
@@ -315,6 +320,19 @@ Status Model::validate_operators() {
                                        FLOE_MSG("operator writes a constant tensor")));
     if (uint64_t{op->inputs()->size()} + op->outputs()->size() > kMaxOperands) {
       return fail(Status::kInvalidModel, FLOE_MSG("operator has too many operands"), index);
+    }
+    // XNNPACK and the Cortex-M kernels load whole words (LDRD, VLDRW, packed
+    // int8 pairs) from their operands, whatever the element size.
+    if (op->backend() != schema::Backend::REFERENCE || op->cortexm_kernel() != schema::CortexMKernel::NONE) {
+      for (const auto* list : {op->inputs(), op->outputs()}) {
+        for (const int32_t t : *list) {
+          if (t >= 0 && !is_constant(static_cast<size_t>(t)) &&
+              tensor_offset(static_cast<size_t>(t)) % kActivationOffsetAlignment != 0) {
+            return fail(Status::kInvalidModel,
+                        FLOE_MSG("an XNNPACK or Cortex-M operand's offset is not 4-byte aligned"), index, t);
+          }
+        }
+      }
     }
   }
   return Status::kOk;

@@ -42,6 +42,7 @@
 #include "runtime/tools/npy.h"
 #include "schemas/floe_generated.h"
 #include "tests/conformance/corpus_case.h"
+#include "tests/support/arena_floor.h"
 
 namespace floe::conformance {
 namespace {
@@ -66,6 +67,14 @@ struct Outcome {
   std::string reason;  // one line
   std::string note;    // e.g. inputs kept constant
   std::vector<std::string> kept_constant = {};  // case inputs floe needed at conversion time
+  // The converted model's arena against its floor (tests/support/arena_floor.h);
+  // converted = false when conversion did not get that far.
+  struct Arena {
+    bool converted = false;
+    uint64_t bytes = 0, floor = 0;
+    bool chain = false;
+    double ratio() const { return floor == 0 ? (bytes == 0 ? 1.0 : INFINITY) : double(bytes) / double(floor); }
+  } arena = {};
 };
 
 // ---- tolerances ------------------------------------------------------------
@@ -168,6 +177,8 @@ struct Config {
   std::string failure_dir;  // when set: model + inputs of failing cases, for floe-run
   std::vector<std::string> disabled_passes;  // converter optimization passes to skip
   bool verbose = false;
+  bool convert_only = false;  // stop after conversion (arena checks need no run)
+  std::string model_dir;      // when set: every converted model, for outside tools (arena_bound.py)
 };
 
 struct Expected {
@@ -491,10 +502,25 @@ Outcome run_case(const Config& config, const CaseRow& row) {
     out.note = "kept constant (needed at conversion time):";
     for (const std::string& k : kept_constant) out.note += " " + k;
   }
+  if (!config.model_dir.empty()) {
+    std::string file = row.name;
+    for (char& c : file) {
+      if (c == '/') c = '_';
+    }
+    std::ofstream(config.model_dir + "/" + file + ".floe", std::ios::binary)
+        .write(reinterpret_cast<const char*>(model.data()), static_cast<std::streamsize>(model.size()));
+  }
+  Outcome::Arena arena;
+  arena.converted = true;
+  arena.bytes = schema::GetModel(model.data())->arena_size();
+  arena.floor = testing::live_bytes_floor(model);
+  arena.chain = testing::is_chain(schema::GetModel(model.data()));
   auto with_kept = [&](Outcome o) {
     o.kept_constant = kept_constant;
+    o.arena = arena;
     return o;
   };
+  if (config.convert_only) return with_kept({Verdict::kPassed, "", out.note, {}});
   std::map<std::string, HostTensor> inputs;
   for (const std::string& f : feeds) inputs[f] = values[f];
 
@@ -547,8 +573,68 @@ std::map<std::string, std::string> read_expected_results(const std::string& path
   return out;
 }
 
+// Cases known to plan over the ratio (case, arena bytes): each may not grow.
+std::map<std::string, uint64_t> read_known_arenas(const std::string& path) {
+  std::map<std::string, uint64_t> out;
+  if (path.empty()) return out;
+  std::ifstream in(path);
+  if (!in) throw std::runtime_error(path + ": cannot open");
+  for (std::string line; std::getline(in, line);) {
+    if (line.empty() || line[0] == '#') continue;
+    const size_t tab = line.find('\t');
+    if (tab == std::string::npos) throw std::runtime_error(path + ": expected 'case<TAB>arena bytes': " + line);
+    out[line.substr(0, tab)] = std::stoull(line.substr(tab + 1));
+  }
+  return out;
+}
+
+// Every converted case's arena against its floor: each over `max_ratio`, and
+// each chain over it (a chain's floor is always reachable; zero-copy reshapes
+// go under it), is listed and fails the run, unless `known` lists the case and
+// its arena has not grown; the worst few are printed either way. Returns the
+// number of violations.
+int report_arenas(const std::vector<std::pair<std::string, Outcome>>& outcomes, double max_ratio,
+                  const std::map<std::string, uint64_t>& known) {
+  std::vector<std::pair<std::string, Outcome::Arena>> arenas;
+  for (const auto& [name, o] : outcomes) {
+    if (o.arena.converted) arenas.emplace_back(name, o.arena);
+  }
+  std::stable_sort(arenas.begin(), arenas.end(),
+                   [](const auto& a, const auto& b) { return a.second.ratio() > b.second.ratio(); });
+  int over = 0, known_over = 0, chains = 0;
+  for (const auto& [name, a] : arenas) {
+    chains += a.chain ? 1 : 0;
+    const bool chain_off = a.chain && a.bytes > a.floor;
+    if (a.ratio() <= max_ratio && !chain_off) {
+      if (known.count(name)) std::cout << "note: " << name << " is now within the limit: drop it from the known list\n";
+      continue;
+    }
+    const auto it = known.find(name);
+    const bool tolerated = it != known.end() && a.bytes <= it->second;
+    (tolerated ? known_over : over) += 1;
+    std::cout << (tolerated ? "ARENA (known) " : "ARENA ") << name << ": " << a.bytes << " B, floor " << a.floor
+              << " B, ratio " << std::fixed << std::setprecision(4) << a.ratio()
+              << (a.chain ? " (a chain: must be at its floor)" : "")
+              << (it != known.end() && !tolerated ? " (grew from " + std::to_string(it->second) + " B)" : "") << "\n";
+  }
+  std::cout << "arena: " << arenas.size() << " conversions (" << chains << " chains), " << over + known_over
+            << " over the limit (ratio " << std::fixed << std::setprecision(4) << max_ratio << ", chains 1.0000), "
+            << known_over << " of them known";
+  if (!arenas.empty()) std::cout << "; worst " << arenas.front().first << " " << arenas.front().second.ratio();
+  std::cout << "\n";
+  const size_t shown = std::min<size_t>(arenas.size(), 5);
+  for (size_t i = 0; i < shown; ++i) {
+    const Outcome::Arena& a = arenas[i].second;
+    std::cout << "  " << std::left << std::setw(48) << arenas[i].first << std::right << std::setw(10) << a.bytes
+              << " B, floor " << std::setw(10) << a.floor << " B, ratio " << std::setprecision(4) << a.ratio()
+              << "\n";
+  }
+  return over;
+}
+
 int run_suite(const std::string& corpus_dir, const std::string& filter, const std::string& expected_path,
-              const std::string& results_path, double min_pass_rate, const Config& base_config) {
+              const std::string& results_path, double min_pass_rate, double max_arena_ratio,
+              const std::string& known_arenas_path, const Config& base_config) {
   const std::string cases_tsv = corpus_dir + "/dl4j_tf_graphs/CASES.tsv";
   if (!fs::exists(cases_tsv)) {
     std::cout << "SKIPPED: corpus not available (" << cases_tsv << ")\n";
@@ -607,7 +693,8 @@ int run_suite(const std::string& corpus_dir, const std::string& filter, const st
 
   FamilyCount total;
   std::cout << "\nfloe conformance: dl4j_tf_graphs (" << on_disk << " cases on disk, "
-            << outcomes.size() << " run)\n\n";
+            << outcomes.size() << " run" << (config.convert_only ? ", converted only: passed = converted" : "")
+            << ")\n\n";
   std::cout << std::left << std::setw(26) << "family" << std::right << std::setw(7) << "cases"
             << std::setw(8) << "passed" << std::setw(8) << "failed" << std::setw(9) << "refused"
             << std::setw(9) << "skipped" << "\n";
@@ -660,6 +747,10 @@ int run_suite(const std::string& corpus_dir, const std::string& filter, const st
   }
 
   int exit_code = 0;
+  if (max_arena_ratio > 0 && report_arenas(outcomes, max_arena_ratio, read_known_arenas(known_arenas_path)) > 0) {
+    exit_code = 1;
+  }
+  if (config.convert_only) return exit_code;  // verdicts without a run compare with nothing
   if (!expected_path.empty()) {
     const auto expected = read_expected_results(expected_path);
     int regressions = 0, improvements = 0;
@@ -692,8 +783,8 @@ int run_suite(const std::string& corpus_dir, const std::string& filter, const st
 
 int main(int argc, char** argv) {
   CLI::App app{"floe-conformance: the dl4j_tf_graphs conformance suite (TF-computed expectations)"};
-  std::string corpus, filter, expected, results;
-  double min_rate = 0.0;
+  std::string corpus, filter, expected, results, known_arenas;
+  double min_rate = 0.0, max_arena_ratio = 0.0;
   floe::conformance::Config config;
   app.add_option("--corpus", corpus, "the shared corpus directory (holds dl4j_tf_graphs/)")->required();
   app.add_option("--filter", filter, "run only cases whose name matches this regex");
@@ -704,13 +795,27 @@ int main(int argc, char** argv) {
                  "save each failing case's model and inputs there, with a floe-run --dump-intermediates command");
   app.add_option("--disable-pass", config.disabled_passes, "converter optimization pass to skip (repeatable)");
   app.add_flag("--verbose,-v", config.verbose, "one line per case as it runs");
+  app.add_option("--max-arena-ratio", max_arena_ratio,
+                 "fail when a converted case's arena is over this multiple of its live-bytes floor, or a chain's "
+                 "is not at it (the floor from the .floe alone, as arena_bound.py)");
+  app.add_option("--known-arenas", known_arenas,
+                 "TSV of cases known to plan over --max-arena-ratio (case, arena bytes): tolerated while not larger");
+  app.add_option("--model-dir", config.model_dir, "write every converted model there (CASE.floe, '/' as '_')");
+  app.add_flag("--convert-only", config.convert_only,
+               "convert each case without running it (no verdict comparison; for --max-arena-ratio)");
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     return app.exit(e) == 0 ? 0 : 2;
   }
+  if (config.convert_only && (!expected.empty() || !results.empty())) {
+    std::cerr << "floe-conformance: --convert-only gives no verdicts to compare or write (drop --expected, "
+                 "--write-results)\n";
+    return 2;
+  }
   try {
-    return floe::conformance::run_suite(corpus, filter, expected, results, min_rate, config);
+    return floe::conformance::run_suite(corpus, filter, expected, results, min_rate, max_arena_ratio, known_arenas,
+                                              config);
   } catch (const std::exception& e) {
     std::cerr << "floe-conformance: error: " << e.what() << "\n";
     return 2;

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <cstring>
+#include <limits>
 
 #include "converter/emit/emit.h"
 #include "converter/plan/arena_plan.h"
@@ -170,6 +171,85 @@ TEST(ZeroCopyReshape, LoadRefusesOtherOverlaps) {
                         &why),
             Status::kInvalidModel);
   EXPECT_NE(why.find("share arena bytes"), std::string::npos) << why;
+}
+
+// x (3 floats) -> IS_NAN -> b1 -> LOGICAL_NOT -> b2 -> LOGICAL_NOT -> b3:
+// 15 live bytes at the first op (12 + 3). Word slots give the bools 4 bytes
+// each (16 B, 6.7 % over), so the converter places bools at byte
+// granularity: only reference kernels touch them, element by element.
+struct BoolChain {
+  ModelBuilder b;
+  int x, b1, b2, b3;
+};
+
+BoolChain bool_chain() {
+  BoolChain m;
+  m.x = m.b.input("x", {3});
+  m.b1 = m.b.op(OpCode::IS_NAN, {m.x}, {3});
+  m.b2 = m.b.op(OpCode::LOGICAL_NOT, {m.b1}, {3});
+  m.b3 = m.b.op(OpCode::LOGICAL_NOT, {m.b2}, {3});
+  for (int v : {m.b1, m.b2, m.b3}) m.b.model.values[static_cast<size_t>(v)].dtype = DType::kBool;
+  m.b.output(m.b3);
+  return m;
+}
+
+TEST(ActivationSlots, BoolsArePackedAtByteGranularity) {
+  BoolChain m = bool_chain();
+  EXPECT_EQ(conv::plan_arena(m.b.model, 4).arena_size, 16u);
+  const conv::ArenaPlan plan = conv::plan_arena(m.b.model, 4, {}, /*element_slots=*/true);
+  EXPECT_EQ(plan.arena_size, 15u);
+  EXPECT_EQ(plan.offsets[static_cast<size_t>(m.x)] % 4, 0u);
+  conv::EmitStats stats;
+  const std::vector<uint8_t> bytes = conv::emit_model(m.b.model, "test", &stats);
+  std::unique_ptr<LoadedModel> l = load_model(bytes);
+  ASSERT_EQ(l->status, Status::kOk) << l->model.error().message;
+  EXPECT_EQ(l->model.activation_arena_size(), 15u);
+  EXPECT_EQ(stats.arena_lower_bound, 15u);
+  bool odd = false;
+  for (int v : {m.b1, m.b2, m.b3}) odd |= l->model.tensor_offset(static_cast<size_t>(v)) % 4 != 0;
+  EXPECT_TRUE(odd) << "no bool left a word boundary: the test no longer covers byte offsets";
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  const std::vector<HostTensor> out = run_model(bytes, {{"x", make_f32({3}, {nan, 1.0f, nan})}});
+  ASSERT_EQ(out.size(), 1u);
+  ASSERT_EQ(out[0].data.size(), 3u);
+  EXPECT_EQ(out[0].data, (std::vector<uint8_t>{1, 0, 1}));
+}
+
+// Model::Load accepts an activation at a multiple of its element size, up to
+// a word, and holds operands of XNNPACK and Cortex-M kernels to a word.
+TEST(ActivationSlots, LoadChecksOffsetsAgainstElementSizeAndKernel) {
+  BoolChain m = bool_chain();
+  const std::vector<uint8_t> bytes = conv::emit_model(m.b.model, "test");
+  std::unique_ptr<LoadedModel> l = load_model(bytes);
+  ASSERT_EQ(l->status, Status::kOk) << l->model.error().message;
+  int odd = -1;
+  for (int v : {m.b1, m.b2, m.b3}) {
+    if (l->model.tensor_offset(static_cast<size_t>(v)) % 2 != 0) odd = v;
+  }
+  ASSERT_GE(odd, 0);
+  std::string why;
+  // The same offset for a 2-byte dtype is misaligned.
+  EXPECT_EQ(load_edited(bytes,
+                        [&](conv::schema::ModelT& model) {
+                          auto& t = *model.tensors[static_cast<size_t>(odd)];
+                          t.dtype = conv::schema::DType::FLOAT16;
+                          t.size *= 2;  // dtype x shape, checked before the offset
+                        },
+                        &why),
+            Status::kInvalidModel);
+  EXPECT_NE(why.find("not a multiple of its element size"), std::string::npos) << why;
+  // A bool at an odd offset is an operand of a kernel that loads words.
+  EXPECT_EQ(load_edited(bytes,
+                        [&](conv::schema::ModelT& model) {
+                          for (auto& op : model.operators) {
+                            if (op->inputs[0] == odd || op->outputs[0] == odd) {
+                              op->cortexm_kernel = conv::schema::CortexMKernel::S8_DEPTHWISE;
+                            }
+                          }
+                        },
+                        &why),
+            Status::kInvalidModel);
+  EXPECT_NE(why.find("Cortex-M operand's offset is not 4-byte aligned"), std::string::npos) << why;
 }
 
 // Two branches, each a large value reduced to a small one, joined by an ADD.

@@ -307,6 +307,33 @@ TEST(MemoryPlanner, FewBuffersGetTheOptimalArena) {
   }
 }
 
+// Word-aligned buffers and byte-aligned ones (bools) in one plan: each offset
+// is a multiple of its own alignment, and sizes are not rounded to the
+// coarser one, so 4 + 1 + 4 live bytes take 9 bytes, not 12.
+TEST(MemoryPlanner, MixedAlignmentsMeetTheRawBound) {
+  const std::vector<BufferRequest> requests = {
+      {4, 0, 1, 4},  // float
+      {1, 0, 2, 1},  // bool
+      {4, 1, 2, 4},  // float
+      {3, 2, 3, 1},  // 3 bools
+  };
+  PlanSearch search;
+  const MemoryPlan plan = plan_memory(requests, 1, &search);
+  EXPECT_EQ(check_plan(requests, plan, 1), "");
+  EXPECT_EQ(plan.arena_size, 9u);
+  EXPECT_EQ(plan.arena_size, live_size_lower_bound(requests));
+  EXPECT_EQ(plan.offsets[0] % 4, 0u);
+  EXPECT_EQ(plan.offsets[2] % 4, 0u);
+  // Uniform word slots cost a whole word per bool.
+  std::vector<BufferRequest> words = requests;
+  for (BufferRequest& r : words) r.alignment = 0;
+  EXPECT_EQ(plan_memory(words, 4).arena_size, 12u);
+  // The checker holds each buffer to its own alignment.
+  const std::string why = check_plan(requests, MemoryPlan{{0, 8, 5, 4}, 9}, 1);
+  EXPECT_NE(why.find("buffer 2 (size 4, ops [1, 2]) at offset 5 is not a multiple of 4"), std::string::npos) << why;
+  EXPECT_EQ(check_plan(requests, MemoryPlan{{0, 8, 4, 0}, 9}, 1), "");
+}
+
 TEST(CheckPlan, CatchesOverlap) {
   const std::vector<BufferRequest> requests = {{64, 0, 2}, {64, 1, 3}};
   MemoryPlan plan = plan_memory(requests);
