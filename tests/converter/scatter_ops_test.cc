@@ -9,6 +9,7 @@
 #include <google/protobuf/text_format.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstring>
 #include <fstream>
 #include <random>
@@ -296,6 +297,35 @@ TEST(Scatter, UpdatesOfTheWrongShapeAndWrongIndexTypesAreRefused) {
                             op_node("scatter", "TensorScatterUpdate", {"tensor", "indices", "updates"},
                                     {{"T", "DT_FLOAT"}, {"Tindices", "DT_FLOAT"}});
   EXPECT_TRUE(contains(try_convert(text_graph_options(types, {"scatter"})).error, "attr 'Tindices' allows"));
+}
+
+// A fed permutation is inverted at run time (y[x[i]] = i, checked here for
+// random permutations); a value out of range fails Invoke().
+TEST(Scatter, InvertPermutationOfAFedInput) {
+  const std::string graph = input("perm", "DT_INT32", {7}) +
+                            op_node("inverse", "InvertPermutation", {"perm"}, {{"T", "DT_INT32"}});
+  const ConvertOutcome r = try_convert(text_graph_options(graph, {"inverse"}));
+  ASSERT_TRUE(r.error.empty()) << r.error;
+  EXPECT_TRUE(contains(r.summary, "SCATTER_ND_UPDATE")) << r.summary;
+  std::mt19937 rng(3);
+  for (int trial = 0; trial < 5; ++trial) {
+    std::vector<int32_t> perm = {0, 1, 2, 3, 4, 5, 6};
+    std::shuffle(perm.begin(), perm.end(), rng);
+    const auto out = run_model(r.model, {{"perm", make_i32({7}, perm)}});
+    ASSERT_EQ(out.size(), 1u);
+    ASSERT_EQ(out[0].num_elements(), 7);
+    for (int32_t i = 0; i < 7; ++i) EXPECT_EQ(out[0].as<int32_t>()[perm[static_cast<size_t>(i)]], i);
+  }
+  tools::AlignedBytes buffer = tools::aligned_bytes(r.model.size());
+  std::memcpy(buffer.get(), r.model.data(), r.model.size());
+  Model model;
+  ASSERT_EQ(model.Load(buffer.get(), r.model.size()), Status::kOk);
+  tools::AlignedBytes arena = tools::aligned_bytes(static_cast<size_t>(model.arena_size()));
+  Interpreter interpreter(model, arena.get(), static_cast<size_t>(model.arena_size()));
+  ASSERT_EQ(interpreter.Init(), Status::kOk);
+  const int32_t bad[7] = {0, 1, 2, 3, 4, 5, 7};
+  std::memcpy(interpreter.input(0).data, bad, sizeof bad);
+  EXPECT_EQ(interpreter.Invoke(), Status::kKernelError);
 }
 
 // An update reached only through a control edge stays dropped; the fetched one is computed.
