@@ -339,6 +339,16 @@ TEST(Scatter, UnfetchedUpdatesStayDropped) {
   ASSERT_TRUE(r.error.empty()) << r.error;
   EXPECT_TRUE(contains(r.summary, "reached only by control edges, dropped")) << r.summary;
   EXPECT_FALSE(contains(r.summary, "SCATTER")) << r.summary;
+  // Fetched, the same update is the assigned value with row 3 replaced; the
+  // variable needs no checkpoint (the Assign gives its value).
+  const ConvertOutcome fetched = try_convert(text_graph_options(graph, {"update"}));
+  ASSERT_TRUE(fetched.error.empty()) << fetched.error;
+  const HostTensor initial = random_f32({5, 3}, 12), row = random_f32({1, 3}, 13);
+  const auto out = run_model(fetched.model, {{"initial", initial}, {"indices", make_i32({1}, {3})}, {"updates", row}});
+  ASSERT_EQ(out.size(), 1u);
+  std::vector<float> want = as_floats(initial);
+  for (size_t j = 0; j < 3; ++j) want[9 + j] = as_floats(row)[j];
+  EXPECT_EQ(as_floats(out[0]), want);
 }
 
 }  // namespace

@@ -206,6 +206,13 @@ TEST(InferenceCheck, ClassifiesOps) {
   EXPECT_EQ(conv::classify_op("Conv2D"), OpClass::kSupported);
   EXPECT_EQ(conv::classify_op("FusedBatchNormV3"), OpClass::kSupported);
   EXPECT_EQ(conv::classify_op("NoSuchOp"), OpClass::kUnsupported);
+  // Fetched variable updates are computed; ScatterNd is no update at all.
+  EXPECT_EQ(conv::classify_op("ScatterUpdate"), OpClass::kSupported);
+  EXPECT_EQ(conv::classify_op("ScatterNdAdd"), OpClass::kSupported);
+  EXPECT_EQ(conv::classify_op("ScatterNd"), OpClass::kSupported);
+  EXPECT_FALSE(conv::is_training_only_op("ScatterNd"));
+  EXPECT_EQ(conv::classify_op("ResourceScatterAdd"), OpClass::kTrainingOnly);
+  EXPECT_EQ(conv::classify_op("AssignAdd"), OpClass::kTrainingOnly);
 }
 
 }  // namespace
