@@ -260,10 +260,16 @@ std::vector<TensorInfo> infer_where(const NodeContext& ctx) {
   return {TensorInfo::of(t)};
 }
 
-// InvertPermutation(x): its values decide nothing about shapes, but floe folds
-// it only from a constant (an int vector permutation).
+// InvertPermutation(x): folded from a constant (checked to be a permutation);
+// from a run-time x it is the scatter y[x[i]] = i (SCATTER_ND_UPDATE into zeros),
+// whose kernel fails Invoke() on an out-of-range value as TF does. A repeated
+// value, which TF also refuses, is not detected there: the last i wins.
 std::vector<TensorInfo> infer_invert_permutation(const NodeContext& ctx) {
   ctx.expect_inputs(1, 1);
+  if (!ctx.input(0).value) {
+    if (ctx.input(0).shape.size() != 1) ctx.fail("input must be a vector, has shape " + shape_to_string(ctx.input(0).shape));
+    return {TensorInfo{ctx.input(0).dtype, ctx.input(0).shape, nullptr}};
+  }
   const std::vector<int64_t> perm = ctx.constant_ints(0, "the permutation");
   std::vector<int64_t> inverse(perm.size(), -1);
   for (size_t i = 0; i < perm.size(); ++i) {
@@ -284,6 +290,24 @@ std::vector<TensorInfo> infer_invert_permutation(const NodeContext& ctx) {
     }
   }
   return {TensorInfo::of(t)};
+}
+
+void lower_invert_permutation(LowerContext& ctx) {
+  const int64_t n = ctx.input(0).shape[0];
+  HostTensor positions;
+  positions.dtype = ctx.input(0).dtype;
+  positions.shape = {n};
+  positions.data.resize(static_cast<size_t>(n) * dtype_size(positions.dtype));
+  for (int64_t i = 0; i < n; ++i) {
+    if (positions.dtype == DType::kInt64) {
+      positions.as<int64_t>()[i] = i;
+    } else {
+      positions.as<int32_t>()[i] = static_cast<int32_t>(i);
+    }
+  }
+  const int indices = ctx.reshaped_value(ctx.input_value(0), {n, 1}, "indices");
+  ctx.add_op(schema::OpCode::SCATTER_ND_UPDATE, {indices, ctx.constant_value("positions", std::move(positions))},
+             {ctx.output_value(0)});
 }
 
 // ParallelConcat(values...): concatenation along dim 0 (attr shape = the result).
@@ -317,7 +341,7 @@ const std::vector<OpHandler>& index_handlers() {
   static const std::vector<OpHandler> handlers = {
       {"Range", infer_range, nullptr},
       {"Where", infer_where, nullptr},
-      {"InvertPermutation", infer_invert_permutation, nullptr},
+      {"InvertPermutation", infer_invert_permutation, lower_invert_permutation},
       {"LinSpace", infer_lin_space, nullptr},
       {"DynamicPartition", infer_dynamic_partition, lower_dynamic_partition},
       {"DynamicStitch", infer_stitch, lower_stitch},

@@ -191,7 +191,7 @@ const std::map<std::string, const OpHandler*>& handler_table() {
     for (const auto* family :
          {&elementwise_handlers(), &nn_handlers(), &shape_handlers(), &source_handlers(),
           &batch_norm_handlers(), &layout_handlers(), &math_handlers(), &reduce_handlers(),
-          &slice_handlers(), &gather_handlers(), &batch_matmul_handlers(), &conv_handlers(),
+          &slice_handlers(), &gather_handlers(), &scatter_handlers(), &batch_matmul_handlers(), &conv_handlers(),
           &normalization_handlers(), &topk_handlers(), &cumulative_handlers(),
           &fake_quant_handlers(), &resize_handlers(), &space_depth_handlers(),
           &rnn_cell_handlers(), &index_handlers(), &audio_handlers(), &composite_handlers()}) {

@@ -140,6 +140,7 @@ const std::vector<OpHandler>& math_handlers();
 const std::vector<OpHandler>& reduce_handlers();
 const std::vector<OpHandler>& slice_handlers();
 const std::vector<OpHandler>& gather_handlers();
+const std::vector<OpHandler>& scatter_handlers();
 const std::vector<OpHandler>& batch_matmul_handlers();
 const std::vector<OpHandler>& conv_handlers();
 const std::vector<OpHandler>& normalization_handlers();

@@ -65,6 +65,10 @@ constexpr OpInputTypes kOpInputTypes[] = {
     {"ReverseV2", "T,Tidx"},
     {"Gather GatherNd", "Tparams,Tindices"},
     {"GatherV2", "Tparams,Tindices,Taxis"},
+    {"ScatterNd", "Tindices,T,Tindices"},
+    {"TensorScatterUpdate TensorScatterAdd TensorScatterSub TensorScatterMin TensorScatterMax ScatterNdUpdate "
+     "ScatterNdAdd ScatterNdSub ScatterUpdate ScatterAdd ScatterSub ScatterMul ScatterDiv ScatterMin ScatterMax",
+     "T,Tindices,T"},
     {"OneHot", "TI,int32,T,T"},
     {"TopKV2", "T,int32"},
     {"Cumsum Cumprod ArgMax ArgMin Sum Mean Max Min Prod", "T,Tidx"},

@@ -47,7 +47,7 @@ const OpNamePattern& training_only_ops() {
       {"Summary", "SummaryV2", "Grad", "GradV2", "GradV3"},
       {},
       // Conv2DBackpropInput is also the inference op behind conv2d_transpose.
-      {"Conv2DBackpropInput"}};
+      {"Conv2DBackpropInput", "ScatterNd"}};
   return ops;
 }
 
@@ -93,7 +93,13 @@ const std::vector<OpClassRule>& op_class_rules() {
   return rules;
 }
 
+bool is_fetchable_variable_update(const std::string& op) {
+  return in_set(op, {"ScatterUpdate", "ScatterAdd", "ScatterSub", "ScatterMul", "ScatterDiv", "ScatterMin",
+                     "ScatterMax", "ScatterNdUpdate", "ScatterNdAdd", "ScatterNdSub"});
+}
+
 OpClass classify_op(const std::string& op) {
+  if (is_fetchable_variable_update(op)) return OpClass::kSupported;  // dropped by prune when not fetched
   for (const OpClassRule& rule : op_class_rules()) {
     if (rule.names.matches(op)) return rule.op_class;
   }
@@ -246,17 +252,8 @@ void check_inference_graph(const Graph& graph, const std::vector<bool>& keep,
     const std::string& op = node.op();
     int category = -1;
     if (op == "FusedBatchNorm" || op == "FusedBatchNormV2" || op == "FusedBatchNormV3") {
-      const bool own = find_attr(node.def, "is_training") != nullptr;
-      if (attr_bool(node.def, "is_training", true)) {
-        training_bn.push_back("graph is in training mode: node " + node.name() + " (" + op +
-                              ") has is_training=true; export the inference graph (is_training=False / "
-                              "K.set_learning_phase(0))" +
-                              (own ? "" : " [the attr is absent and TF's default is true]"));
-        training_bn_nodes.nodes_by_op[op].push_back(node.name());
-        ++offenders;
-        continue;
-      }
-      if (node.inputs.size() >= 5 && (is_empty_const(node.inputs[3]) || is_empty_const(node.inputs[4]))) {
+      // Training mode is computed as Session.run computes it (ops/batch_norm.cc).
+      if (!attr_bool(node.def, "is_training", true) && node.inputs.size() >= 5 && (is_empty_const(node.inputs[3]) || is_empty_const(node.inputs[4]))) {
         training_bn.push_back("graph is in training mode: node " + node.name() + " (" + op +
                               ") has empty mean/variance inputs (a training-mode export); export the inference "
                               "graph (is_training=False / K.set_learning_phase(0))");
@@ -318,6 +315,29 @@ void check_inference_graph(const Graph& graph, const std::vector<bool>& keep,
   error.with_refusals(std::move(refusals));
   if (!categories[static_cast<int>(OpClass::kControlFlow)].ops.empty()) error.with_predicate();
   throw error;
+}
+
+void refuse_batch_norm_reserve_reads(const Graph& graph, const std::vector<bool>& keep,
+                                     const std::vector<TensorRef>& fetches) {
+  auto check = [&](const TensorRef& ref, const std::string& reader) {
+    const Node& bn = graph.node(ref.node);
+    const std::string& op = bn.op();
+    if (ref.port < 3 || !attr_bool(bn.def, "is_training", true) ||
+        (op != "FusedBatchNorm" && op != "FusedBatchNormV2" && op != "FusedBatchNormV3")) {
+      return;
+    }
+    throw ConvertError(graph.source() + ": node '" + bn.name() + "' (op " + op + "): " + reader + " '" +
+                           graph.tensor_name(ref) + "', a reserve space of training-mode batch norm (" +
+                           "what TF's kernels keep for the gradient, different on CPU and GPU); fetch y (:0), "
+                           "batch_mean (:1) or batch_variance (:2)",
+                       ErrorCategory::kUnsupported, ErrorLocation{graph.source(), bn.name(), op, -1});
+  };
+  for (const TensorRef& f : fetches) check(f, "the outputs fetch");
+  for (size_t n = 0; n < graph.size(); ++n) {
+    const Node& node = graph.node(static_cast<int>(n));
+    if (!keep[n] || node.removed) continue;
+    for (const TensorRef& in : node.inputs) check(in, "node '" + node.name() + "' reads");
+  }
 }
 
 }  // namespace floe::conv

@@ -427,4 +427,23 @@ ControlFlowReport resolve_static_control_flow(Graph& graph, std::vector<TensorRe
   return report;
 }
 
+int read_assigned_values(Graph& graph, const std::vector<TensorRef>& fetches, const std::set<TensorRef>& feeds) {
+  const PruneResult reach = prune_for_fetches(graph, fetches, feeds);
+  int rewritten = 0;
+  for (size_t n = 0; n < graph.size(); ++n) {
+    const Node& update = graph.node(static_cast<int>(n));
+    if (!reach.keep[n] || update.removed || !is_fetchable_variable_update(update.op()) || update.inputs.empty()) {
+      continue;
+    }
+    const TensorRef variable = update.inputs[0];
+    Node& assign = graph.node(variable.node);
+    if (assign.op() != "Assign" || assign.inputs.size() != 2 || feeds.count(variable)) continue;
+    assign.inputs.erase(assign.inputs.begin());
+    assign.def.set_op("Identity");
+    sync_def_inputs(graph, assign);
+    ++rewritten;
+  }
+  return rewritten;
+}
+
 }  // namespace floe::conv

@@ -55,6 +55,18 @@ ControlFlowReport resolve_static_control_flow(Graph& graph, std::vector<TensorRe
 // gradients, savers, summaries, initializers): never candidate outputs.
 bool is_training_only_op(const std::string& op);
 
+// Variable updates whose output (the variable after the update) floe computes
+// when it is fetched: Scatter{Update,Add,Sub,Mul,Div,Min,Max}, ScatterNd{Update,Add,Sub}.
+// Only the fetched value is computed; nothing is written back to a variable.
+bool is_fetchable_variable_update(const std::string& op);
+
+// A fetched variable update reads its variable's value; when that variable is
+// the output of an Assign (the initializer run in the same Session.run), the
+// Assign returns the assigned value, so it becomes an Identity of that value
+// and the variable itself is no longer needed. Updates reached only through
+// control edges stay dropped. Returns the number of Assigns rewritten.
+int read_assigned_values(Graph& graph, const std::vector<TensorRef>& fetches, const std::set<TensorRef>& feeds);
+
 // How an op fares on the inference path (check_inference_graph's categories).
 enum class OpClass {
   kRandom,
@@ -115,5 +127,11 @@ const char* op_class_key(OpClass c);
 void check_inference_graph(const Graph& graph, const std::vector<bool>& keep,
                            const ControlFlowReport& control_flow,
                            const std::set<TensorRef>& feeds = {});
+
+// Outputs 3..5 of a training-mode FusedBatchNorm* (TF's reserve spaces, kept for
+// the gradient and filled differently by each device's kernel) are refused when
+// fetched or read by a kept node, naming the node and the tensor.
+void refuse_batch_norm_reserve_reads(const Graph& graph, const std::vector<bool>& keep,
+                                     const std::vector<TensorRef>& fetches);
 
 }  // namespace floe::conv

@@ -202,10 +202,20 @@ void training_structure_stage(Conversion& c) {
   Graph& graph = *c.graph;
   c.control_flow = resolve_static_control_flow(graph, c.fetches, c.feed_set);
   select_input_dependent_conds(graph, c.fetches, c.feed_set, c.control_flow);
+  read_assigned_values(graph, c.fetches, c.feed_set);
   c.pruned = prune_for_fetches(graph, c.fetches, c.feed_set);
   // TF1 while loops and TensorArrays are unrolled after freezing (below); their
   // insides are checked once they are plain nodes.
   check_inference_graph(graph, outside_loops(graph, c.pruned.keep), c.control_flow, c.feed_set);
+  refuse_batch_norm_reserve_reads(graph, c.pruned.keep, c.fetches);
+  for (size_t n = 0; n < graph.size(); ++n) {
+    const Node& node = graph.node(static_cast<int>(n));
+    if (c.pruned.keep[n] && node.op().rfind("FusedBatchNorm", 0) == 0 && attr_bool(node.def, "is_training", true)) {
+      c.notes.push_back("node '" + node.name() + "' (" + node.op() +
+                        ") is in training mode: it normalizes with each batch's own mean and variance, as "
+                        "Session.run does (export the inference graph to use the moving statistics)");
+    }
+  }
   c.graph_nodes = graph.size();  // as loaded: unrolling appends nodes
   for (bool k : c.pruned.keep) c.kept_nodes += k;
 }

@@ -26,6 +26,7 @@
 #include "runtime/kernels/reference/reduce.h"
 #include "runtime/kernels/reference/reshape.h"
 #include "runtime/kernels/reference/resize.h"
+#include "runtime/kernels/reference/scatter.h"
 #include "runtime/kernels/reference/select.h"
 #include "runtime/kernels/reference/slice.h"
 #include "runtime/kernels/reference/softmax.h"

@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 // FusedBatchNorm / V2 / V3 in inference mode against the formula
-// y = (x - mean) * scale / sqrt(variance + epsilon) + offset, NHWC and NCHW, and
-// the training-mode refusals (is_training true or absent, empty statistics).
+// y = (x - mean) * scale / sqrt(variance + epsilon) + offset, NHWC and NCHW; the
+// empty statistics of a training export refused in inference mode; training mode
+// (is_training true or absent) against the batch statistics computed here in
+// double precision, and its reserve-space outputs refused.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -83,14 +85,93 @@ TEST(BatchNorm, ConstantInputIsFoldedWithItsStatisticsOutputs) {
   EXPECT_EQ(as_floats(out[2]), kVariance);
 }
 
-TEST(BatchNorm, AbsentIsTrainingMeansTrainingAndIsRefusedPrecisely) {
-  const std::string graph = bn_graph("FusedBatchNormV3", "", "dim { size: 1 } dim { size: 1 } dim { size: 1 } dim { size: 3 }");
-  const ConvertOutcome r = try_convert(text_graph_options(graph, {"bn"}));
-  EXPECT_TRUE(contains(r.error,
-                       "graph is in training mode: node bn (FusedBatchNormV3) has is_training=true; export the "
-                       "inference graph (is_training=False / K.set_learning_phase(0))"))
-      << r.error;
-  EXPECT_TRUE(contains(r.error, "the attr is absent and TF's default is true")) << r.error;
+// Session.run's training-mode outputs: y from the batch's own mean and biased
+// variance over every axis but the channels; batch_mean; batch_variance with
+// Bessel's correction; with exponential_avg_factor f, outputs 1/2 are
+// (1 - f) * input statistic + f * batch statistic.
+struct TrainingReference {
+  std::vector<double> y, mean, variance;
+};
+
+TrainingReference training_reference(const std::vector<float>& x, const std::vector<int64_t>& shape, int axis,
+                                     float epsilon, float factor) {
+  const int64_t channels = shape[static_cast<size_t>(axis)];
+  int64_t inner = 1;
+  for (size_t d = static_cast<size_t>(axis) + 1; d < shape.size(); ++d) inner *= shape[d];
+  auto channel_of = [&](size_t i) { return static_cast<int>((static_cast<int64_t>(i) / inner) % channels); };
+  const double n = static_cast<double>(x.size()) / static_cast<double>(channels);
+  std::vector<double> sum(static_cast<size_t>(channels)), squares(static_cast<size_t>(channels));
+  for (size_t i = 0; i < x.size(); ++i) sum[static_cast<size_t>(channel_of(i))] += x[i];
+  for (double& m : sum) m /= n;
+  for (size_t i = 0; i < x.size(); ++i) {
+    const double c = x[i] - sum[static_cast<size_t>(channel_of(i))];
+    squares[static_cast<size_t>(channel_of(i))] += c * c / n;
+  }
+  TrainingReference r;
+  for (size_t i = 0; i < x.size(); ++i) {
+    const int c = channel_of(i);
+    r.y.push_back((x[i] - sum[static_cast<size_t>(c)]) / std::sqrt(squares[static_cast<size_t>(c)] + epsilon) *
+                      kScale[static_cast<size_t>(c)] + kOffset[static_cast<size_t>(c)]);
+  }
+  for (int64_t c = 0; c < channels; ++c) {
+    const double corrected = squares[static_cast<size_t>(c)] * n / (n - 1);
+    r.mean.push_back((1 - factor) * kMean[static_cast<size_t>(c)] + factor * sum[static_cast<size_t>(c)]);
+    r.variance.push_back((1 - factor) * kVariance[static_cast<size_t>(c)] + factor * corrected);
+  }
+  return r;
+}
+
+void expect_near(const std::vector<float>& got, const std::vector<double>& want, double tolerance,
+                 const std::string& what) {
+  ASSERT_EQ(got.size(), want.size()) << what;
+  for (size_t i = 0; i < got.size(); ++i) EXPECT_NEAR(got[i], want[i], tolerance) << what << " element " << i;
+}
+
+TEST(BatchNorm, TrainingModeNormalizesWithTheBatchStatistics) {
+  struct Case {
+    const char* op;
+    const char* attrs;
+    std::vector<int64_t> shape;
+    int axis;
+    float epsilon, factor;
+  };
+  const Case cases[] = {
+      // No is_training attr: TF's default is true.
+      {"FusedBatchNorm", "attr { key: 'epsilon' value { f: 0.001 } }", {2, 2, 3, 3}, 3, 0.001f, 1.0f},
+      {"FusedBatchNormV2", "attr { key: 'is_training' value { b: true } } attr { key: 'data_format' value { s: 'NCHW' } }",
+       {2, 3, 2, 2}, 1, 0.0001f, 1.0f},
+      {"FusedBatchNormV3", "attr { key: 'is_training' value { b: true } } attr { key: 'exponential_avg_factor' value { f: 0.25 } }",
+       {1, 4, 2, 3}, 3, 0.0001f, 0.25f},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.op);
+    std::string dims;
+    for (int64_t d : c.shape) dims += "dim { size: " + std::to_string(d) + " } ";
+    const ConvertOutcome r = try_convert(text_graph_options(bn_graph(c.op, c.attrs, dims), {"bn", "bn:1", "bn:2"}));
+    ASSERT_TRUE(r.error.empty()) << r.error;
+    EXPECT_TRUE(contains(r.summary, "is in training mode: it normalizes with each batch's own mean and variance"))
+        << r.summary;
+    const HostTensor x = random_f32(c.shape, 21, -3.0f, 5.0f);
+    const auto out = run_model(r.model, {{"x", x}});
+    ASSERT_EQ(out.size(), 3u);
+    const TrainingReference want = training_reference(as_floats(x), c.shape, c.axis, c.epsilon, c.factor);
+    expect_near(as_floats(out[0]), want.y, 2e-5, "y");
+    expect_near(as_floats(out[1]), want.mean, 2e-6, "batch_mean");
+    expect_near(as_floats(out[2]), want.variance, 2e-5, "batch_variance");
+  }
+}
+
+TEST(BatchNorm, TrainingModeReserveSpacesAreRefused) {
+  const std::string graph = bn_graph("FusedBatchNormV3", "attr { key: 'is_training' value { b: true } }",
+                                     "dim { size: 1 } dim { size: 2 } dim { size: 2 } dim { size: 3 }");
+  for (const char* fetch : {"bn:3", "bn:4", "bn:5"}) {
+    const ConvertOutcome r = try_convert(text_graph_options(graph, {"bn", fetch}));
+    EXPECT_TRUE(contains(r.error, "node 'bn' (op FusedBatchNormV3): the outputs fetch '" + std::string(fetch) +
+                                      "', a reserve space of training-mode batch norm"))
+        << r.error;
+  }
+  const ConvertOutcome read = try_convert(text_graph_options(graph + unary("r", "Relu", "bn:4"), {"r"}));
+  EXPECT_TRUE(contains(read.error, "node 'r' reads 'bn:4', a reserve space")) << read.error;
 }
 
 TEST(BatchNorm, EmptyStatisticsOfATrainingExportAreRefused) {

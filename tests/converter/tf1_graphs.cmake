@@ -22,6 +22,11 @@ floe_add_test(batch_norm_test
   LIBS floe_converter floe_model_file
   LABELS converter)
 
+floe_add_test(scatter_ops_test
+  SOURCES ${CMAKE_CURRENT_LIST_DIR}/scatter_ops_test.cc ${PROJECT_SOURCE_DIR}/tests/support/model_runner.cc
+  LIBS floe_converter floe_model_file floe_npy
+  LABELS converter)
+
 floe_add_test(freeze_partitioned_test
   SOURCES ${CMAKE_CURRENT_LIST_DIR}/freeze_partitioned_test.cc ${PROJECT_SOURCE_DIR}/tests/support/model_runner.cc
   LIBS floe_converter floe_model_file
@@ -38,6 +43,6 @@ floe_add_test(frontend_throughput_test
   LABELS converter)
 
 foreach(test training_structure_test cond_to_select_test backend_assignment_test batch_norm_test freeze_partitioned_test signature_info_test
-             frontend_throughput_test)
+             frontend_throughput_test scatter_ops_test)
   target_compile_options(${test} PRIVATE ${FLOE_HOST_FLAGS})
 endforeach()

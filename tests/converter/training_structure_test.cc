@@ -223,6 +223,13 @@ TEST(InferenceCheck, ClassifiesOps) {
   EXPECT_EQ(conv::classify_op("_FusedBatchNormEx"), OpClass::kOptimizerInternal);
   EXPECT_EQ(conv::classify_op("_MklFusedConv2D"), OpClass::kOptimizerInternal);
   EXPECT_EQ(conv::classify_op("Conv2DBackpropInput"), OpClass::kSupported);
+  // Fetched variable updates are computed; ScatterNd is no update at all.
+  EXPECT_EQ(conv::classify_op("ScatterUpdate"), OpClass::kSupported);
+  EXPECT_EQ(conv::classify_op("ScatterNdAdd"), OpClass::kSupported);
+  EXPECT_EQ(conv::classify_op("ScatterNd"), OpClass::kSupported);
+  EXPECT_FALSE(conv::is_training_only_op("ScatterNd"));
+  EXPECT_EQ(conv::classify_op("ResourceScatterAdd"), OpClass::kTrainingOnly);
+  EXPECT_EQ(conv::classify_op("AssignAdd"), OpClass::kTrainingOnly);
 }
 
 // Each refused family names what the user can do, in the error the conversion throws.

@@ -3,15 +3,19 @@
 // Min over arbitrary axis sets vs a naive loop, int Mean truncation, All/Any,
 // ArgMax ties -> first index), slice (strided slice with negative strides =
 // ReverseV2, tile), select (three-way broadcast), gather (axis, batch_dims,
-// out-of-range index reported), gather_nd and one_hot.
+// out-of-range index reported), gather_nd and one_hot, scatter_nd (every mode
+// against a per-row loop, integer division by zero and the most negative
+// value divided by -1).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <random>
 #include <vector>
 
 #include "runtime/kernels/reference/gather.h"
 #include "runtime/kernels/reference/reduce.h"
+#include "runtime/kernels/reference/scatter.h"
 #include "runtime/kernels/reference/select.h"
 #include "runtime/kernels/reference/slice.h"
 
@@ -139,6 +143,59 @@ TEST(Gather, GatherNdAndOneHot) {
   const float on = 1.5f, off = -1.0f;
   one_hot(4, false, 1, {hot_idx.data(), shape_of(hd)}, &on, &off, {hot.data(), shape_of(hod)});
   EXPECT_EQ(hot, (std::vector<float>{-1, 1.5f, -1, -1, 1.5f, -1}));
+}
+
+// Every mode on int64 data [6, 2], rows [5, 1] with duplicates, against the
+// rows applied one by one with the mode's scalar operation.
+TEST(Scatter, ModesMatchRowByRowApplication) {
+  const std::vector<int32_t> dd = {6, 2}, id = {5, 1}, ud = {5, 2};
+  std::mt19937 rng(11);
+  std::vector<int64_t> data(12), updates(10);
+  for (auto& v : data) v = static_cast<int64_t>(rng() % 41) - 20;
+  for (auto& v : updates) v = static_cast<int64_t>(rng() % 9) + 1;  // nonzero divisors
+  const std::vector<int32_t> rows = {4, 0, 4, 5, 4};
+  const ScatterMode modes[] = {ScatterMode::kUpdate, ScatterMode::kAdd, ScatterMode::kSub, ScatterMode::kMul,
+                               ScatterMode::kDiv, ScatterMode::kMin, ScatterMode::kMax};
+  for (ScatterMode mode : modes) {
+    std::vector<int64_t> want = data, got(12);
+    for (size_t r = 0; r < rows.size(); ++r) {
+      for (size_t j = 0; j < 2; ++j) {
+        int64_t& x = want[static_cast<size_t>(rows[r]) * 2 + j];
+        const int64_t u = updates[r * 2 + j];
+        switch (mode) {
+          case ScatterMode::kUpdate: x = u; break;
+          case ScatterMode::kAdd: x += u; break;
+          case ScatterMode::kSub: x -= u; break;
+          case ScatterMode::kMul: x *= u; break;
+          case ScatterMode::kDiv: x /= u; break;
+          case ScatterMode::kMin: x = std::min(x, u); break;
+          case ScatterMode::kMax: x = std::max(x, u); break;
+        }
+      }
+    }
+    EXPECT_TRUE(scatter_nd(mode, DType::kInt64, false, {data.data(), shape_of(dd)}, {rows.data(), shape_of(id)},
+                           {updates.data(), shape_of(ud)}, {got.data(), shape_of(dd)}));
+    EXPECT_EQ(got, want) << static_cast<int>(mode);
+  }
+}
+
+TEST(Scatter, IntegerDivisionByZeroFailsAndMostNegativeOverMinusOneWraps) {
+  const std::vector<int32_t> dd = {2}, id = {1, 1}, ud = {1};
+  std::vector<int32_t> data = {INT32_MIN, 7}, out(2), row = {0}, divisor = {-1};
+  EXPECT_TRUE(scatter_nd(ScatterMode::kDiv, DType::kInt32, false, {data.data(), shape_of(dd)},
+                         {row.data(), shape_of(id)}, {divisor.data(), shape_of(ud)}, {out.data(), shape_of(dd)}));
+  EXPECT_EQ(out, (std::vector<int32_t>{INT32_MIN, 7}));
+  divisor = {0};
+  EXPECT_FALSE(scatter_nd(ScatterMode::kDiv, DType::kInt32, false, {data.data(), shape_of(dd)},
+                          {row.data(), shape_of(id)}, {divisor.data(), shape_of(ud)}, {out.data(), shape_of(dd)}));
+  // Without data (ScatterNd) the output starts at zero.
+  std::vector<int32_t> out_of_range = {2};
+  EXPECT_FALSE(scatter_nd(ScatterMode::kAdd, DType::kInt32, false, {nullptr, shape_of(dd)},
+                          {out_of_range.data(), shape_of(id)}, {divisor.data(), shape_of(ud)}, {out.data(), shape_of(dd)}));
+  divisor = {5};
+  EXPECT_TRUE(scatter_nd(ScatterMode::kAdd, DType::kInt32, false, {nullptr, shape_of(dd)}, {row.data(), shape_of(id)},
+                         {divisor.data(), shape_of(ud)}, {out.data(), shape_of(dd)}));
+  EXPECT_EQ(out, (std::vector<int32_t>{5, 0}));
 }
 
 }  // namespace
