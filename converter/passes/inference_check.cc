@@ -94,8 +94,9 @@ const std::vector<OpClassRule>& op_class_rules() {
 }
 
 bool is_fetchable_variable_update(const std::string& op) {
-  return in_set(op, {"ScatterUpdate", "ScatterAdd", "ScatterSub", "ScatterMul", "ScatterDiv", "ScatterMin",
-                     "ScatterMax", "ScatterNdUpdate", "ScatterNdAdd", "ScatterNdSub"});
+  static const OpNamePattern updates{{"ScatterUpdate", "ScatterAdd", "ScatterSub", "ScatterMul", "ScatterDiv",
+                                      "ScatterMin", "ScatterMax", "ScatterNdUpdate", "ScatterNdAdd", "ScatterNdSub"}};
+  return updates.matches(op);
 }
 
 OpClass classify_op(const std::string& op) {
