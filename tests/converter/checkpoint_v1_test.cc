@@ -530,5 +530,22 @@ TEST(CheckpointV1Synthetic, FuzzSeedsAreTheWritersOutput) {
   }
 }
 
+// The TF Serving session bundle (export.meta + the sharded V1 export-00000-of-00001):
+// fed at x (its tf_example parsing is not converted), y = 0.5 x + 2.
+TEST(CheckpointV1Corpus, SessionBundleConvertsFromItsShardedV1Save) {
+  const std::string meta = "tensorflow_serving/session_bundle/testdata/half_plus_two/00000123/export.meta";
+  FLOE_REQUIRE_CORPUS(meta);
+  conv::ConvertOptions options;
+  options.graph_path = corpus_path(meta);
+  options.outputs = {"y"};
+  options.inputs = {"x"};
+  const ConvertOutcome r = try_convert(options);
+  ASSERT_TRUE(r.error.empty()) << r.error;
+  EXPECT_TRUE(has(r.summary, "froze 2 variable(s)")) << r.summary;
+  const auto out = run_model(r.model, {{"x", make_f32({1, 1}, {3})}});
+  ASSERT_EQ(out.size(), 1u);
+  EXPECT_EQ(as_floats(out[0]), std::vector<float>{3.5f});
+}
+
 }  // namespace
 }  // namespace floe::testing
