@@ -115,7 +115,7 @@ TEST(CheckpointV1Synthetic, EveryDtypeV2SupportsReadsBack) {
       {"u16", conv::kTfUInt16, 7, {65535, 2}, {0xFF, 0xFF, 0x02, 0x00}},
       {"i32", conv::kTfInt32, 7, {-1, 70000}, {0xFF, 0xFF, 0xFF, 0xFF, 0x70, 0x11, 0x01, 0x00}},
       {"i64", conv::kTfInt64, 10, {-3, 1}, {0xFD, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 1, 0, 0, 0, 0, 0, 0, 0}},
-      {"b", conv::kTfBool, 11, {1, 0}, {1, 0}},
+      {"b", conv::kTfBool, 11, {5, 0}, {1, 0}},  // any non-zero varint is true
       {"h", conv::kTfHalf, 13, {0x3C00, 0xC000}, {0x00, 0x3C, 0x00, 0xC0}},
       {"bf", conv::kTfBFloat16, 13, {0x3F80, 0x4000}, {0x80, 0x3F, 0x00, 0x40}},
   };
@@ -136,6 +136,13 @@ TEST(CheckpointV1Synthetic, EveryDtypeV2SupportsReadsBack) {
     for (int i = 0; i < 8; ++i) doubles += static_cast<char>(bits >> (8 * i));
   }
   entries[v1_slice_key("f64", {{0, -1}})] = v1_slice_value("f64", {{0, -1}}, doubles);
+  // tensor_content (raw little-endian bytes) is accepted in place of the typed field.
+  metas.push_back({"raw", conv::kTfInt32, {2}, {{{0, -1}}}});
+  std::string raw;
+  put_tag(raw, 1, 0);
+  put_varint(raw, conv::kTfInt32);
+  put_len_field(raw, 4, std::string("\x07\x00\x00\x00\xff\xff\xff\xff", 8));
+  entries[v1_slice_key("raw", {{0, -1}})] = v1_slice_value("raw", {{0, -1}}, raw);
   // Strings are listed but not usable for inference.
   metas.push_back({"names", conv::kTfString, {2}, {{{0, -1}}}});
   std::string strings;
@@ -154,9 +161,10 @@ TEST(CheckpointV1Synthetic, EveryDtypeV2SupportsReadsBack) {
     EXPECT_EQ(t.data, c.bytes) << c.name;
   }
   EXPECT_EQ(values_of<double>(r.read("f64")), (std::vector<double>{1.5, -2.0}));
+  EXPECT_EQ(values_of<int32_t>(r.read("raw")), (std::vector<int32_t>{7, -1}));
   EXPECT_EQ(r.entry("names").tf_dtype, conv::kTfString);
   EXPECT_TRUE(has(convert_error_of([&] { r.read("names"); }), "DT_STRING"));
-  EXPECT_EQ(r.verify_all(), cases.size() + 2);
+  EXPECT_EQ(r.verify_all(), cases.size() + 3);
 }
 
 // Two shards as a sharded V1 Saver writes them: "emb" split over both files.

@@ -246,7 +246,10 @@ std::vector<uint8_t> decode_slice_values(std::string_view tensor_proto, int tf_d
   bool has_content = false;
   std::string_view content;
   WireReader r(tensor_proto, context + ": TensorProto");
+  // Bools are one byte holding 0 or 1, whatever the varint said.
+  const bool is_bool = tf_dtype == kTfBool;
   auto take = [&](uint64_t v) {
+    if (is_bool) v = v != 0;
     if (++values <= expected_values && f.encoding != ValueEncoding::kBytes) append_le(out, v, f.value_bytes);
   };
   while (r.next_field()) {
@@ -285,6 +288,8 @@ std::vector<uint8_t> decode_slice_values(std::string_view tensor_proto, int tf_d
                          std::to_string(count) + " elements of " + tf_dtype_name(tf_dtype));
     }
     out.assign(content.begin(), content.end());
+    if (is_bool)
+      for (uint8_t& b : out) b = b != 0;
     return out;
   }
   if (values != expected_values) {
