@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: Apache-2.0
-# Tests of the V2 checkpoint reader (converter/frontend/checkpoint), included from
+# Tests of the checkpoint reader (V2 bundles; V1 tables below) (converter/frontend/checkpoint), included from
 # tests/converter/CMakeLists.txt. Corpus-based cases skip visibly without ../shared.
 floe_add_test(checkpoint_test
   SOURCES
