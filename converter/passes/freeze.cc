@@ -47,10 +47,16 @@ std::map<int, std::pair<std::string, std::string>> keys_from_saver(const Graph& 
   std::map<int, std::pair<std::string, std::string>> keys;
   for (size_t n = 0; n < graph.size(); ++n) {
     const Node& restore = graph.node(static_cast<int>(n));
-    if (restore.op() != "RestoreV2" || restore.inputs.size() < 3) continue;
+    // V1 savers restore one tensor per op: Restore(file, name), RestoreSlice(file, name, slice).
+    const bool v2 = restore.op() == "RestoreV2" && restore.inputs.size() >= 3;
+    const bool v1 = (restore.op() == "Restore" && restore.inputs.size() >= 2) ||
+                    (restore.op() == "RestoreSlice" && restore.inputs.size() >= 3);
+    if (!v2 && !v1) continue;
     if (!scope.empty() && restore.name().rfind(scope, 0) != 0) continue;
     const std::vector<std::string> names = const_strings(graph.node(restore.inputs[1].node));
-    const std::vector<std::string> slices = const_strings(graph.node(restore.inputs[2].node));
+    const std::vector<std::string> slices =
+        restore.inputs.size() >= 3 ? const_strings(graph.node(restore.inputs[2].node)) : std::vector<std::string>{};
+    if (v1 && names.size() != 1) continue;
     for (size_t i = 0; i < names.size(); ++i) {
       // Consumers of output i, looking through Identity (resource variables).
       std::vector<int> frontier = consumers[TensorRef{static_cast<int>(n), static_cast<int>(i)}];

@@ -239,8 +239,9 @@ std::string describe_checkpoint(const std::string& path) {
   const CheckpointReader reader = CheckpointReader::open(path);
   std::ostringstream s;
   const std::vector<std::string> keys = reader.keys();
-  s << "checkpoint: " << reader.prefix() << " (V2, " << reader.num_shards() << " shard(s), " << keys.size()
-    << " tensors)\n";
+  const bool v1 = reader.format() == CheckpointFormat::kV1Table;
+  s << "checkpoint: " << reader.prefix() << (v1 ? " (V1, " : " (V2, ") << reader.num_shards()
+    << (v1 ? " file(s), " : " shard(s), ") << keys.size() << " tensors)\n";
   const size_t verified = reader.verify_all();
   for (const std::string& key : keys) {
     const CheckpointEntry& e = reader.entry(key);
@@ -248,7 +249,11 @@ std::string describe_checkpoint(const std::string& path) {
       << (e.partitioned ? "  (partitioned, " + std::to_string(e.slices.size()) + " slices)" : std::string())
       << "\n";
   }
-  s << "  CRC32C verified for " << verified << " stored tensor(s)\n";
+  if (v1) {
+    s << "  block CRC32C verified; values of " << verified << " stored slice(s) decoded\n";
+  } else {
+    s << "  CRC32C verified for " << verified << " stored tensor(s)\n";
+  }
   return s.str();
 }
 

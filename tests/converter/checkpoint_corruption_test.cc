@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // Malformed and unsupported inputs: corrupted data and index bytes (on copies in a
 // temp dir, never under ../shared), truncation at every length, byte flips at every
-// position, missing keys and prefixes, and the V1 checkpoints of the corpus.
+// position, missing keys and prefixes, and a non-checkpoint file (not called V1).
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -19,8 +19,6 @@ using floe::testing::corpus_path;
 using floe::testing::TempDir;
 
 constexpr const char* kRegression = "tf2onnx/models/regression/checkpoint";
-constexpr const char* kV1Text =
-    "checkpoint V1 format is not supported; re-save with tf.train.Saver(write_version=V2)";
 
 bool contains(const std::string& haystack, const std::string& needle) {
   return haystack.find(needle) != std::string::npos;
@@ -195,28 +193,6 @@ TEST(CheckpointCorruption, StateFileNamingMissingCheckpoint) {
   const std::string error = convert_error_of([&] { CheckpointReader::open(dir.path()); });
   EXPECT_TRUE(contains(error, "names checkpoint '/elsewhere/model.ckpt-5'")) << error;
   EXPECT_TRUE(contains(error, dir.file("model.ckpt-5.index"))) << error;
-}
-
-TEST(CheckpointV1, CorpusV1CheckpointsGetTheV1Message) {
-  const std::vector<std::string> v1_paths = {
-      "tensorflow_haskell/tensorflow-mnist/data/MNISTWts.ckpt",
-      "tensorflow_haskell/tensorflow-mnist/data/MNISTBias.ckpt",
-      "tensorflow_serving/servables/tensorflow/testdata/bad_half_plus_two/00000123",  // via state
-                                                                                      // file
-      "tensorflow_serving/servables/tensorflow/testdata/bad_half_plus_two/00000123/export",
-      "tensorflow_serving/session_bundle/testdata/half_plus_two/00000123/export-00000-of-00001",
-  };
-  for (const std::string& rel : v1_paths) {
-    FLOE_REQUIRE_CORPUS(rel);
-    const std::string error = convert_error_of([&] { CheckpointReader::open(corpus_path(rel)); });
-    EXPECT_TRUE(contains(error, kV1Text)) << rel << ": " << error;
-  }
-  // Prefix of a sharded V1 save: only "export-00000-of-00001" exists.
-  const std::string sharded =
-      "tensorflow_serving/session_bundle/testdata/half_plus_two/00000123/export";
-  FLOE_REQUIRE_CORPUS(sharded + "-00000-of-00001");
-  const std::string error = convert_error_of([&] { CheckpointReader::open(corpus_path(sharded)); });
-  EXPECT_TRUE(contains(error, kV1Text)) << error;
 }
 
 TEST(CheckpointV1, NonCheckpointFileIsNotCalledV1) {

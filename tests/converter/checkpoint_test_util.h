@@ -133,13 +133,16 @@ inline std::string entry_proto(int dtype, const std::vector<int64_t>& dims, int 
 
 // Writes a LevelDB-format table: uncompressed blocks of at most `entries_per_block`
 // entries, a restart every `restart_interval` entries, an empty metaindex block.
+// With `compress_block` (e.g. Snappy), every block is stored compressed (type 1).
 inline std::string build_table(const std::vector<std::pair<std::string, std::string>>& sorted,
-                               size_t entries_per_block = 1000, size_t restart_interval = 16) {
+                               size_t entries_per_block = 1000, size_t restart_interval = 16,
+                               std::string (*compress_block)(const std::string&) = nullptr) {
   std::string file;
-  auto finish_block = [&file](std::string contents) {
+  auto finish_block = [&file, compress_block](std::string contents) {
     const uint64_t offset = file.size();
+    if (compress_block != nullptr) contents = compress_block(contents);
     file += contents;
-    const char type = 0;
+    const char type = compress_block != nullptr ? 1 : 0;
     contents += type;
     file += type;
     put_le32(file, floe::conv::ckpt::crc32c_mask(

@@ -38,6 +38,11 @@ cp "$ex/conv_seed/model/model.ckpt.index" "$tmp/model.ckpt.index"
 printf 'corrupted' | cat - "$ex/conv_seed/model/model.ckpt.data-00000-of-00001" | head -c 108 \
   > "$tmp/model.ckpt.data-00000-of-00001"
 check corrupt_checkpoint 2 --graph "$ex/conv_seed/model/conv_seed.meta" --checkpoint "$tmp/model.ckpt" --outputs conv
+# A V1 checkpoint (the fuzz seed) with 8 bytes of its first block overwritten: table magic intact.
+v1_seed=$src/tests/fuzz/corpus/fuzz_ckpt_v1/kernel_two_slices.ckpt
+{ head -c 60 "$v1_seed"; printf 'XXXXXXXX'; tail -c +69 "$v1_seed"; } > "$tmp/v1.ckpt"
+check corrupt_v1_checkpoint 2 --graph "$ex/conv_seed/model/conv_seed.meta" --checkpoint "$tmp/v1.ckpt" --outputs conv
+check v1_checkpoint 0 --graph "$ex/conv_seed/model/conv_seed.meta" --checkpoint "$v1_seed" --outputs conv
 check unknown_output 2 --graph "$src/tests/fuzz/graphs/zoo_conv.pbtxt" --outputs no_such_node
 head -c 700 "$src/tests/fuzz/graphs/zoo_conv.pbtxt" > "$tmp/truncated.pbtxt"
 check truncated_text_graph 2 --graph "$tmp/truncated.pbtxt" --outputs prob
@@ -61,7 +66,7 @@ if [ -f "$corpus/tf2onnx/models/regression/checkpoint/model.meta" ]; then
   # Refusals: each throws from a different stage.
   check corpus_signature_ambiguous 2 --graph "$serving/saved_model_counter/00000123"
   check corpus_tf2_saved_model 2 --graph "$serving/saved_model_half_plus_two_tf2_cpu/00000123"
-  check corpus_v1_checkpoint 2 --graph "$serving/bad_half_plus_two/00000123/export.meta" --outputs Add
+  check corpus_v1_checkpoint 0 --graph "$serving/bad_half_plus_two/00000123/export.meta" --outputs Add
   check corpus_unsupported_ops 2 --graph "$corpus/TensorFlow.NET/graph/kmeans.meta" --outputs mul_2,cond/cond_3/Merge
   check corpus_loop_not_constant 2 --graph "$corpus/dl4j_tf_graphs/examples/simplewhile_0/frozen_model.pb" \
     --outputs output --input-shape input_0=2,2 --input-shape input_1=2,2

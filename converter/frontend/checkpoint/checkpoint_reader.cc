@@ -6,11 +6,11 @@
 #include "converter/frontend/checkpoint/checkpoint_reader.h"
 
 #include <cstdio>
-#include <limits>
 #include <memory>
 
 #include "converter/frontend/checkpoint/crc32c.h"
 #include "converter/frontend/checkpoint/data_file.h"
+#include "converter/frontend/checkpoint/reader_text.h"
 #include "converter/frontend/checkpoint/table_reader.h"
 #include "converter/frontend/checkpoint/tf_dtype.h"
 #include "converter/frontend/checkpoint/wire.h"
@@ -18,6 +18,10 @@
 
 namespace floe::conv {
 namespace {
+
+using ckpt::element_count;
+using ckpt::printable_key;
+using ckpt::render_shape;
 
 // kTensorBundleVersion / kTensorBundleMinProducer of TF's tensor_bundle.
 constexpr int32_t kBundleConsumerVersion = 1;
@@ -28,38 +32,6 @@ std::string hex32(uint32_t value) {
   char buf[16];
   std::snprintf(buf, sizeof(buf), "0x%08x", value);
   return buf;
-}
-
-std::string render_shape(const std::vector<int64_t>& shape) {
-  std::string out = "[";
-  for (size_t i = 0; i < shape.size(); ++i) out += (i ? "," : "") + std::to_string(shape[i]);
-  return out + "]";
-}
-
-// Keys may hold any byte (slice keys do); keep messages printable.
-std::string printable_key(const std::string& key) {
-  std::string out;
-  for (unsigned char c : key) {
-    if (c >= 0x20 && c < 0x7F) {
-      out += static_cast<char>(c);
-    } else {
-      char buf[8];
-      std::snprintf(buf, sizeof(buf), "\\x%02x", c);
-      out += buf;
-    }
-  }
-  return out;
-}
-
-// Element count of a fully known shape; false on a negative dim or int64 overflow.
-bool element_count(const std::vector<int64_t>& shape, uint64_t& count) {
-  count = 1;
-  for (int64_t d : shape) {
-    if (d < 0) return false;
-    if (d != 0 && count > uint64_t(std::numeric_limits<int64_t>::max()) / uint64_t(d)) return false;
-    count *= uint64_t(d);
-  }
-  return true;
 }
 
 void byte_swap_elements(std::vector<uint8_t>& data, size_t element_size) {
@@ -74,6 +46,10 @@ void byte_swap_elements(std::vector<uint8_t>& data, size_t element_size) {
 std::string CheckpointReader::describe() const { return "checkpoint '" + prefix_ + "'"; }
 
 std::string CheckpointReader::data_file_path(int shard_id) const {
+  if (format_ == CheckpointFormat::kV1Table) {
+    return shard_id >= 0 && static_cast<size_t>(shard_id) < v1_files_.size() ? v1_files_[static_cast<size_t>(shard_id)]
+                                                                              : prefix_;
+  }
   char suffix[64];
   std::snprintf(suffix, sizeof(suffix), ".data-%05d-of-%05d", shard_id, num_shards_);
   return prefix_ + suffix;
@@ -81,8 +57,14 @@ std::string CheckpointReader::data_file_path(int shard_id) const {
 
 CheckpointReader CheckpointReader::open(const std::string& path) {
   CheckpointReader reader;
-  reader.prefix_ = resolve_checkpoint_prefix(path);
-  reader.load_index();
+  const CheckpointLocation location = locate_checkpoint(path);
+  reader.prefix_ = location.prefix;
+  reader.format_ = location.format;
+  if (location.format == CheckpointFormat::kV1Table) {
+    reader.load_v1_tables(location.v1_files);
+  } else {
+    reader.load_index();
+  }
   return reader;
 }
 
@@ -243,7 +225,7 @@ HostTensor CheckpointReader::read(const std::string& key) const {
     throw ConvertError(describe() + ": tensor '" + printable_key(key) + "' has dtype " +
                        tf_dtype_name(e.tf_dtype) + ", which floe cannot use for inference");
   }
-  if (e.partitioned) return assemble_partitioned(key, e);
+  if (e.partitioned || format_ == CheckpointFormat::kV1Table) return assemble_partitioned(key, e);
   HostTensor tensor;
   tensor.dtype = dtype;
   tensor.shape = e.shape;
@@ -276,6 +258,20 @@ void CheckpointReader::verify_entry(const std::string& key, const CheckpointEntr
 }
 
 size_t CheckpointReader::verify_all() const {
+  if (format_ == CheckpointFormat::kV1Table) {
+    size_t decoded = 0;
+    for (const auto& [key, e] : entries_) {
+      for (const std::vector<CheckpointSliceExtent>& slice : e.slices) {
+        std::vector<int64_t> extent;
+        for (size_t d = 0; d < slice.size() && d < e.shape.size(); ++d) {
+          extent.push_back(slice[d].length < 0 ? e.shape[d] : slice[d].length);
+        }
+        read_v1_slice(key, e, slice, extent, describe() + ": tensor '" + printable_key(key) + "'");
+        ++decoded;
+      }
+    }
+    return decoded;
+  }
   // Open each shard once: sharded saves can hold thousands of small tensors.
   std::map<int32_t, std::unique_ptr<ckpt::DataFile>> shards;
   size_t verified = 0;
