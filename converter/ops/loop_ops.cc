@@ -2,7 +2,7 @@
 // The two nodes a run-time loop becomes (passes/control_flow_runtime.cc):
 // _FloeWhileLoop lowers to the WHILE op (initial values -> loop variables) and
 // records the loop; _FloeWhileEnd appends the next values and the condition to
-// that op's inputs. Neither is ever folded: a loop variable is not a constant
+// that op's inputs and passes the variables on (no op). Neither is ever folded: a loop variable is not a constant
 // even when its initial value is.
 #include "converter/frontend/graphdef/attrs.h"
 #include "converter/ops/op_registry.h"
@@ -37,7 +37,11 @@ std::vector<TensorInfo> infer_while_end(const NodeContext& ctx) {
   if (cond.dtype != DType::kBool || cond.shape.size() > 1 || (cond.shape.size() == 1 && cond.shape[0] != 1)) {
     ctx.fail("a loop condition must be one bool");
   }
-  return {};
+  // Inputs: condition, n next values, n loop variables; outputs: the variables.
+  std::vector<TensorInfo> out;
+  const int n = (ctx.input_count() - 1) / 2;
+  for (int k = 0; k < n; ++k) out.push_back(TensorInfo{ctx.input(1 + n + k).dtype, ctx.input(1 + n + k).shape, nullptr});
+  return out;
 }
 
 void lower_while_end(LowerContext& ctx) {
@@ -49,7 +53,8 @@ void lower_while_end(LowerContext& ctx) {
   }
   if (loop == nullptr) ctx.fail("internal error: the loop's WHILE op was not lowered before its end");
   std::vector<int> next;
-  for (int k = 1; k < ctx.input_count(); ++k) {
+  const int n = (ctx.input_count() - 1) / 2;
+  for (int k = 1; k <= n; ++k) {
     const int v = ctx.input_value(k);
     const Value& var = ctx.value_info(loop->outputs.at(static_cast<size_t>(k - 1)));
     const Value& value = ctx.value_info(v);
@@ -60,9 +65,10 @@ void lower_while_end(LowerContext& ctx) {
     next.push_back(v);
   }
   if (next.size() != loop->outputs.size()) ctx.fail("internal error: next values do not match the loop variables");
-  // Re-find: input_value may have grown model.values, not model.ops.
   loop->inputs.insert(loop->inputs.end(), next.begin(), next.end());
   loop->inputs.push_back(ctx.input_value(0));
+  // After the loop, the variables hold its results.
+  for (int k = 0; k < n; ++k) ctx.alias_output(k, loop->outputs.at(static_cast<size_t>(k)));
 }
 
 }  // namespace

@@ -4,11 +4,12 @@
 //
 //   _FloeWhileLoop(initial values..., ^every tensor the loop reads from outside)
 //       -> the loop variables (what the loop's Merges gave)
-//   _FloeWhileEnd(condition, next values...)
+//   _FloeWhileEnd(condition, next values..., loop variables...)
+//       -> the loop variables after the loop
 //
 // with Enter, Merge, Switch, LoopCond and NextIteration removed (their readers
-// read what they forwarded) and each Exit an Identity of its variable that
-// runs after _FloeWhileEnd. The graph then has no cycle; lowering makes the
+// read what they forwarded) and each Exit an Identity of _FloeWhileEnd's
+// output (a data edge: pruning follows those only). The graph then has no cycle; lowering makes the
 // first node a WHILE op and the second fills in its condition and next values
 // (ops/loop_ops.cc), and each op lowered from a node of the loop carries the
 // node's tag, so the ops can be grouped after their WHILE (condition first).
@@ -186,6 +187,7 @@ std::string make_runtime_loop(const Unroller& unroller, Graph& graph, std::vecto
   (*end.def.mutable_attr())["_floe_loop"].set_i(id);
   end.inputs.push_back(graph.node(anchor).inputs.at(0));
   for (const auto& [init, next] : init_next) end.inputs.push_back(next);
+  for (size_t k = 0; k < init_next.size(); ++k) end.inputs.push_back(TensorRef{loop_node, static_cast<int>(k)});
   const int end_node = graph.add_node(std::move(end));
   keep.resize(graph.size(), false);
   keep[static_cast<size_t>(loop_node)] = keep[static_cast<size_t>(end_node)] = true;
@@ -208,9 +210,10 @@ std::string make_runtime_loop(const Unroller& unroller, Graph& graph, std::vecto
       if (removed.count(c)) c = loop_node;
     }
     if (exits(node.op())) {
+      // Reads the variable as _FloeWhileEnd passes it on: after the loop.
       node.def.set_op("Identity");
       node.def.mutable_attr()->erase("frame_name");
-      node.control_inputs.push_back(end_node);
+      if (node.inputs.size() == 1 && node.inputs[0].node == loop_node) node.inputs[0].node = end_node;
     } else if (members.count(ni)) {
       (*node.def.mutable_attr())["_floe_loop"].set_i(id);
       (*node.def.mutable_attr())["_floe_loop_cond"].set_b(cond_nodes.count(ni) > 0);

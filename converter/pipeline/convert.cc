@@ -640,6 +640,7 @@ ConvertResult convert(const ConvertOptions& options) {
                         e.category(), e.where());
     hinted.with_tensor(e.tensor()).with_refusals(e.refusals());
     if (e.needs_predicate()) hinted.with_predicate();
+    if (e.needs_loop_bound()) hinted.with_loop_bound();
     throw hinted;
   }
   if (options.quantize_int8) {
