@@ -50,8 +50,10 @@ void extend_over_loops(const LoweredModel& model, std::vector<int32_t>* first, s
   const int32_t count = static_cast<int32_t>(model.ops.size());
   for (int32_t w = 0; w < count; ++w) {
     const LoweredOp& loop_op = model.ops[static_cast<size_t>(w)];
-    if (loop_op.opcode != schema::OpCode::WHILE) continue;
-    const int32_t end = loop_op.options.AsWhileOptions()->body_end - 1;
+    // Without its ranges (assign_loop_ranges not run) Model::Load refuses it anyway.
+    const auto* options = loop_op.options.AsWhileOptions();
+    if (loop_op.opcode != schema::OpCode::WHILE || options == nullptr) continue;
+    const int32_t end = std::min(options->body_end, count) - 1;
     auto grow = [&](int v) {
       if (v < 0) return;
       int32_t& f = (*first)[static_cast<size_t>(v)];
