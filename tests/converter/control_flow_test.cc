@@ -19,6 +19,7 @@
 
 #include "converter/ir/error.h"
 #include "runtime/core/interpreter.h"
+#include "tests/support/loaded_model.h"
 #include "schemas/floe_generated.h"
 #include "tests/converter/tf_graph_text.h"
 #include "tests/support/corpus.h"
@@ -238,8 +239,9 @@ TEST(RuntimeLoop, TripCountFromAnInputRunsInTheRuntime) {
 
 TEST(RuntimeLoop, ExceedingTheBoundFailsInvokeCleanlyInsideTheArena) {
   const conv::ConvertResult r = convert_bounded(placeholder_limit_loop(), "bounded", 3);
-  Model model;
-  ASSERT_EQ(model.Load(r.model.data(), r.model.size()), Status::kOk) << model.error().message;
+  const std::unique_ptr<LoadedModel> loaded = load_model(r.model);
+  ASSERT_EQ(loaded->status, Status::kOk) << loaded->model.error().message;
+  const Model& model = loaded->model;
   int32_t while_op = -1;
   for (uint32_t i = 0; i < model.schema()->operators()->size(); ++i) {
     if (model.schema()->operators()->Get(i)->opcode() == schema::OpCode::WHILE) while_op = static_cast<int32_t>(i);
@@ -297,8 +299,9 @@ TEST(RuntimeLoop, BodyOnXnnpackMatchesTheReferenceKernels) {
   const G g = matmul_loop();
   const conv::ConvertResult host = convert_bounded(g, "xnnpack_body", 50, "host");
   const conv::ConvertResult reference = convert_bounded(g, "reference_body", 50, "reference");
-  Model model;
-  ASSERT_EQ(model.Load(host.model.data(), host.model.size()), Status::kOk);
+  const std::unique_ptr<LoadedModel> loaded = load_model(host.model);
+  ASSERT_EQ(loaded->status, Status::kOk);
+  const Model& model = loaded->model;
   int xnnpack_in_body = 0;
   for (const schema::Operator* op : *model.schema()->operators()) {
     xnnpack_in_body += op->backend() == schema::Backend::XNNPACK;
@@ -314,6 +317,54 @@ TEST(RuntimeLoop, BodyOnXnnpackMatchesTheReferenceKernels) {
     for (size_t i = 0; i < fb.size(); ++i) EXPECT_NEAR(fa[i], fb[i], 1e-5f + 1e-4f * std::fabs(fb[i])) << n;
     if (n == 0) EXPECT_EQ(fb, x);
   }
+}
+
+// Rewrites one converted model (object API) and loads it; the refusal's text.
+std::string load_edited(const std::vector<uint8_t>& bytes, const std::function<void(conv::schema::ModelT&)>& edit) {
+  std::unique_ptr<conv::schema::ModelT> model(conv::schema::GetModel(bytes.data())->UnPack());
+  edit(*model);
+  flatbuffers::FlatBufferBuilder fbb;
+  conv::schema::FinishModelBuffer(fbb, conv::schema::Model::Pack(fbb, model.get()));
+  const std::unique_ptr<LoadedModel> l =
+      load_model(std::vector<uint8_t>(fbb.GetBufferPointer(), fbb.GetBufferPointer() + fbb.GetSize()));
+  return l->status == Status::kOk ? "" : l->model.error().message;
+}
+
+TEST(RuntimeLoop, LoadRefusesLoopRangesOutsideThePlanAndLifetimesEndingInsideTheLoop) {
+  const conv::ConvertResult r = convert_bounded(placeholder_limit_loop(), "tampered", 5);
+  EXPECT_EQ(load_edited(r.model, [](conv::schema::ModelT&) {}), "");
+  auto while_options = [](conv::schema::ModelT& m) {
+    for (auto& op : m.operators) {
+      if (op->opcode == conv::schema::OpCode::WHILE) return op->options.AsWhileOptions();
+    }
+    return static_cast<conv::schema::WhileOptionsT*>(nullptr);
+  };
+  const std::string outside = "while's op ranges are outside the plan or out of order";
+  EXPECT_EQ(load_edited(r.model, [&](conv::schema::ModelT& m) {
+              while_options(m)->body_end = static_cast<int32_t>(m.operators.size()) + 1;
+            }),
+            outside);
+  EXPECT_EQ(load_edited(r.model, [&](conv::schema::ModelT& m) { while_options(m)->cond_end = 0; }), outside);
+  EXPECT_EQ(load_edited(r.model, [&](conv::schema::ModelT& m) {
+              while_options(m)->cond_end = while_options(m)->body_end + 1;
+            }),
+            outside);
+  // The limit 'n' is read by the condition only: its bytes must stay until
+  // the loop's last op, or the body could overwrite them before the next test.
+  EXPECT_EQ(load_edited(r.model, [&](conv::schema::ModelT& m) {
+              int32_t n = -1;
+              for (size_t t = 0; t < m.tensors.size(); ++t) {
+                if (m.tensors[t]->name == "n:0" || m.tensors[t]->name == "n") n = static_cast<int32_t>(t);
+              }
+              int32_t last_use = 0;
+              for (size_t i = 0; i < m.operators.size(); ++i) {
+                for (int32_t in : m.operators[i]->inputs) {
+                  if (in == n) last_use = static_cast<int32_t>(i);
+                }
+              }
+              m.tensors[static_cast<size_t>(n)]->live_last_op = last_use;
+            }),
+            "a tensor a loop reads across iterations dies inside the loop");
 }
 
 TEST(RuntimeLoop, MaximumIterationsCounterGivesTheBound) {
