@@ -204,10 +204,10 @@ Status Interpreter::Init() {
 // nesting), so loops need neither recursion nor memory outside the arena.
 Status Interpreter::Invoke() {
   if (!initialized_) return fail(Status::kNotInitialized, FLOE_MSG("Init() has not succeeded"));
-  struct LoopFrame {
-    uint32_t op;
+  struct LoopFrame {  // 8 bytes: Invoke's stack stays small (tests/cortexm stack budget)
+    uint32_t op : 31;  // < kMaxModelOps
+    uint32_t in_body : 1;
     uint32_t iterations;
-    bool in_body;
   };
   LoopFrame loops[kMaxLoopNesting] = {};
   uint32_t depth = 0;
@@ -227,14 +227,14 @@ Status Interpreter::Invoke() {
           return fail(Status::kLoopBoundExceeded, FLOE_MSG("loop still running at its bound of iterations"),
                       static_cast<int32_t>(loop.op));
         }
-        loop.in_body = true;
+        loop.in_body = 1;
         continue;
       }
       if (loop.in_body && i == p.body_end) {
         ops::while_take_next_values(w);
         ++loop.iterations;
-        loop.in_body = false;
-        i = loop.op + 1;
+        loop.in_body = 0;
+        i = loop.op + 1u;
         continue;
       }
     }
@@ -251,7 +251,7 @@ Status Interpreter::Invoke() {
     if (observer_ != nullptr) {
       observer_(observer_user_, i, find_kernel(static_cast<schema::OpCode>(op.opcode))->name);
     }
-    if ((op.flags & PreparedOp::kLoop) != 0) loops[depth++] = LoopFrame{static_cast<uint32_t>(i), 0, false};
+    if ((op.flags & PreparedOp::kLoop) != 0) loops[depth++] = LoopFrame{static_cast<uint32_t>(i), 0, 0};
     ++i;
   }
   return Status::kOk;
