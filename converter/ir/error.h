@@ -51,6 +51,8 @@ class ConvertError : public std::runtime_error {
   const std::string& tensor() const { return tensor_; }
   // A cond predicate (a bool) would have to be known at conversion time.
   bool needs_predicate() const { return needs_predicate_; }
+  // A loop runs at run time but has no bound: --max-loop-iterations gives one.
+  bool needs_loop_bound() const { return needs_loop_bound_; }
 
   ConvertError& with_refusals(std::vector<Refusal> refusals) {
     refusals_ = std::move(refusals);
@@ -64,6 +66,10 @@ class ConvertError : public std::runtime_error {
     needs_predicate_ = true;
     return *this;
   }
+  ConvertError& with_loop_bound() {
+    needs_loop_bound_ = true;
+    return *this;
+  }
 
  private:
   ErrorCategory category_;
@@ -71,6 +77,7 @@ class ConvertError : public std::runtime_error {
   std::vector<Refusal> refusals_;
   std::string tensor_;
   bool needs_predicate_ = false;
+  bool needs_loop_bound_ = false;
 };
 
 // "<file>: <count> node(s) use ops floe does not support:" with each op, its

@@ -64,6 +64,20 @@ struct LoweredOp {
   schema::CortexMKernel cortexm_kernel = schema::CortexMKernel::NONE;
   // int8 ops: the kernel's integers, set by converter/quantize (shared: ops are copied).
   std::shared_ptr<schema::RequantizationT> requantization;
+  // Run-time loops (LoweredModel::loops): the loop whose condition (loop_cond)
+  // or body this op is part of, -1 outside loops; for a WHILE op, the loop it
+  // runs. Passes copy ops, so the tags follow them; plan/loops.h turns them
+  // into WhileOptions' op ranges after the last pass.
+  int loop = -1;
+  bool loop_cond = false;
+  int runs_loop = -1;
+};
+
+// A TF1 while loop the runtime runs (WHILE op): its name and bound.
+struct RuntimeLoop {
+  std::string name;             // the loop's name scope ("while")
+  uint32_t max_iterations = 0;  // bodies allowed; more fail Invoke()
+  std::string bound_source;     // where the bound came from (summary)
 };
 
 // The fused-activation field of an op's options (CONV2D, DEPTHWISE_CONV2D,
@@ -111,6 +125,7 @@ struct LoweredModel {
   std::string target;
   uint64_t xnnpack_budget = 0;
   std::vector<XnnpackRewrite> xnnpack_rewrites;
+  std::vector<RuntimeLoop> loops;  // indexed by LoweredOp::loop / runs_loop
 
   int add_value(Value value) {
     values.push_back(std::move(value));

@@ -27,6 +27,27 @@ void check_supported_ops(const Graph& graph, const std::vector<bool>& keep) {
 }
 
 bool is_model_input_op(const std::string& op) { return op == "Placeholder" || op == "PlaceholderV2"; }
+// Each WHILE op followed by its loop's ops, the condition's first, each group
+// in lowering order. Valid: a loop's ops read only its variables, each other
+// and values that exist before the WHILE (_FloeWhileLoop waits for every
+// tensor the loop reads from outside), and nothing outside reads them.
+static void group_loop_ops(LoweredModel& model) {
+  if (model.loops.empty()) return;
+  std::vector<LoweredOp> ordered;
+  ordered.reserve(model.ops.size());
+  for (LoweredOp& op : model.ops) {
+    if (op.loop >= 0) continue;
+    const int id = op.runs_loop;
+    ordered.push_back(std::move(op));
+    if (id < 0) continue;
+    for (const bool cond : {true, false}) {
+      for (LoweredOp& member : model.ops) {
+        if (member.loop == id && member.loop_cond == cond) ordered.push_back(std::move(member));
+      }
+    }
+  }
+  model.ops = std::move(ordered);
+}
 
 LoweredModel lower_graph(const Graph& graph, const std::vector<bool>& keep,
                          const std::vector<Feed>& feeds, const std::vector<TensorRef>& fetches,
@@ -81,12 +102,12 @@ LoweredModel lower_graph(const Graph& graph, const std::vector<bool>& keep,
     const NodeContext node_context(graph, node, inputs);
     check_input_types(node_context);
     std::vector<TensorInfo> outs = handler->infer(node_context);
-    bool outputs_constant = true;
+    bool outputs_constant = !handler->never_fold;
     for (const TensorInfo& o : outs) outputs_constant = outputs_constant && o.value != nullptr;
     // Values known from inference alone (Identity of a constant, Shape, ...).
     if (outputs_constant && !node.inputs.empty()) ++st.folded_nodes;
 
-    if (!outputs_constant && inputs_constant && handler->lower != nullptr) {
+    if (!outputs_constant && inputs_constant && handler->lower != nullptr && !handler->never_fold) {
       // Fold: run this node alone on its constant inputs.
       std::vector<HostTensor> results = fold_node(graph, node, *handler, inputs, outs);
       for (size_t port = 0; port < outs.size(); ++port) {
@@ -129,7 +150,16 @@ LoweredModel lower_graph(const Graph& graph, const std::vector<bool>& keep,
     values[static_cast<size_t>(n)] =
         lower_node(graph, node, *handler, inputs, infos[static_cast<size_t>(n)], model, input_values);
     if (model.ops.size() == ops_before) ++st.aliased_nodes;
+    // Nodes of a run-time loop (passes/control_flow_runtime.cc) tag their ops.
+    if (const auto* loop = find_attr(node.def, "_floe_loop"); loop != nullptr && node.op() != "_FloeWhileEnd") {
+      const auto* cond = find_attr(node.def, "_floe_loop_cond");
+      for (size_t i = ops_before; i < model.ops.size(); ++i) {
+        model.ops[i].loop = static_cast<int>(loop->i());
+        model.ops[i].loop_cond = cond != nullptr && cond->b();
+      }
+    }
   }
+  group_loop_ops(model);
 
   // Fetches become outputs, named as TensorFlow names them.
   for (const TensorRef& ref : fetches) {

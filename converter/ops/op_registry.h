@@ -97,6 +97,8 @@ class LowerContext : public NodeContext {
   }
 
   const std::vector<int>& output_values() const { return output_values_; }
+  // The model being built (run-time loop nodes edit their WHILE op).
+  LoweredModel& model() { return model_; }
   const TensorInfo& output_info(int port) const { return outputs_[static_cast<size_t>(port)]; }
 
  private:
@@ -113,6 +115,7 @@ struct OpHandler {
   const char* tf_op;
   InferFn infer;
   LowerFn lower;  // nullptr: the op is always folded at conversion time (Shape, Const, ...)
+  bool never_fold = false;  // lowered even over constants (run-time loop nodes)
 };
 
 // nullptr when floe does not support `tf_op`.
@@ -136,6 +139,7 @@ const std::vector<OpHandler>& elementwise_handlers();
 const std::vector<OpHandler>& nn_handlers();
 const std::vector<OpHandler>& shape_handlers();
 const std::vector<OpHandler>& source_handlers();
+const std::vector<OpHandler>& loop_handlers();
 const std::vector<OpHandler>& math_handlers();
 const std::vector<OpHandler>& reduce_handlers();
 const std::vector<OpHandler>& slice_handlers();

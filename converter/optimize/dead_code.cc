@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // Dead-code elimination over the lowered model. Walking the ops backwards, an
 // op is live when one of its outputs is a graph output or is read by a live op
-// (ops have no side effects). Then every value no live op, graph input or graph
+// (ops have no side effects; a WHILE's next values are read by ops before
+// them, so the walk repeats until nothing more becomes live). Then every value no live op, graph input or graph
 // output refers to is dropped and the survivors are renumbered in their
 // original order, so names and execution order are unchanged.
 #include <string>
@@ -14,22 +15,35 @@ namespace floe::conv::opt {
 int eliminate_dead_code(LoweredModel& model, PassLog& log) {
   std::vector<bool> needed(model.values.size(), false);
   for (int v : model.outputs) needed[static_cast<size_t>(v)] = true;
-  std::vector<bool> remove(model.ops.size(), false);
+  // A WHILE reads its next values from ops after it (they rerun): repeat the
+  // walk until no op becomes live (once, without run-time loops).
+  std::vector<bool> remove;
   int removed_ops = 0;
-  for (size_t i = model.ops.size(); i-- > 0;) {
-    const LoweredOp& op = model.ops[i];
-    bool live = false;
-    for (int v : op.outputs) live = live || needed[static_cast<size_t>(v)];
-    if (!live) {
-      remove[i] = true;
-      ++removed_ops;
-      log.push_back(std::string("removed unused ") + schema::EnumNameOpCode(op.opcode) + " '" +
-                    op.node_name + "'");
-      continue;
+  for (bool grew = true; grew;) {
+    grew = false;
+    remove.assign(model.ops.size(), false);
+    removed_ops = 0;
+    for (size_t i = model.ops.size(); i-- > 0;) {
+      const LoweredOp& op = model.ops[i];
+      bool live = false;
+      for (int v : op.outputs) live = live || needed[static_cast<size_t>(v)];
+      if (!live) {
+        remove[i] = true;
+        ++removed_ops;
+        continue;
+      }
+      for (int v : op.inputs) {
+        if (v >= 0 && !needed[static_cast<size_t>(v)]) {
+          needed[static_cast<size_t>(v)] = true;
+          grew = grew || op.opcode == schema::OpCode::WHILE;
+        }
+      }
     }
-    for (int v : op.inputs) {
-      if (v >= 0) needed[static_cast<size_t>(v)] = true;
-    }
+  }
+  for (size_t i = remove.size(); i-- > 0;) {
+    if (!remove[i]) continue;
+    log.push_back(std::string("removed unused ") + schema::EnumNameOpCode(model.ops[i].opcode) + " '" +
+                  model.ops[i].node_name + "'");
   }
   if (removed_ops > 0) erase_ops(model, remove);
 

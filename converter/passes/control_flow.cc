@@ -447,7 +447,7 @@ void Unroller::process_ordinary(Instance& inst, int n, const std::vector<const S
   // Fold as the lowering driver does (ops/evaluate.h), so loop conditions and
   // shape arguments computed inside the body are known. Nodes with narrow dtypes
   // are left unknown here (lowering folds them later).
-  if (!outputs_constant && inputs_constant && !any_narrow && handler->lower != nullptr) {
+  if (!outputs_constant && inputs_constant && !any_narrow && handler->lower != nullptr && !handler->never_fold) {
     std::vector<HostTensor> results = fold_node(graph_, node, *handler, infos, outs);
     for (size_t port = 0; port < outs.size(); ++port) {
       outs[port].value = std::make_shared<const HostTensor>(std::move(results[port]));
@@ -541,6 +541,10 @@ void Unroller::run_loop(Instance& parent, int frame) {
   ++report_.loops;
   if (parent.parent == nullptr) {
     report_.details.push_back("while loop '" + f.name + "': " + std::to_string(k) + " iteration(s)");
+    const std::string& cond_name = graph_.node(f.loop_cond).name();
+    const size_t slash = cond_name.rfind('/');
+    report_.unrolled_loops.push_back("loop '" + (slash == std::string::npos ? cond_name : cond_name.substr(0, slash)) +
+                                     "': unrolled " + std::to_string(k) + "x");
   }
 }
 
@@ -655,18 +659,53 @@ std::vector<bool> outside_loops(const Graph& graph, const std::vector<bool>& kee
   return out;
 }
 
-UnrollReport unroll_control_flow(Graph& graph, const std::vector<bool>& keep, const std::vector<Feed>& feeds) {
+UnrollReport unroll_control_flow(Graph& graph, const std::vector<bool>& keep, const std::vector<Feed>& feeds,
+                                 uint32_t max_loop_iterations) {
   if (!has_loops_or_tensor_arrays(graph, keep)) return UnrollReport();
-  cf::Unroller unroller(graph, keep, feeds);
-  return unroller.run(graph);
+  // A top-level loop whose condition depends on a graph input runs at run
+  // time: rewritten (control_flow_runtime.cc), then the rest is unrolled again.
+  std::vector<bool> kept = keep;
+  std::vector<std::string> runtime_loops;
+  for (;;) {
+    cf::Unroller unroller(graph, kept, feeds);
+    int frame = -1;
+    try {
+      UnrollReport report = unroller.run(graph);
+      report.runtime_loops = runtime_loops;
+      return report;
+    } catch (const ConvertError& e) {
+      if (e.category() != ErrorCategory::kNeedsConstant || e.where().op != "LoopCond") throw;
+      const int cond = graph.find(e.where().node);
+      if (cond < 0) throw;
+      frame = unroller.frame_index(cond);
+      if (unroller.frame(frame).parent != 0) {
+        throw unroller.error_at(cond,
+                                "while loop '" + unroller.frame(frame).name +
+                                    "' is nested in another loop and its condition depends on a graph input; "
+                                    "floe runs only outermost loops at run time (fix the input with "
+                                    "--freeze-input to unroll it)",
+                                ErrorCategory::kUnsupported)
+            .with_refusals({Refusal{"nested run-time while loop", {{"LoopCond", {e.where().node}}}}});
+      }
+    }
+    runtime_loops.push_back(cf::make_runtime_loop(unroller, graph, kept, frame,
+                                                  static_cast<int>(runtime_loops.size()), max_loop_iterations));
+  }
 }
 
 std::string UnrollReport::summary() const {
   if (!changed()) return "";
+  if (loops == 0 && tensor_arrays == 0 && nodes_added == 0) {
+    std::string s;
+    for (const std::string& d : runtime_loops) s += "  " + d + "\n";
+    return s;
+  }
   std::string s = "  unrolled " + std::to_string(loops) + " while loop instance(s) (" + std::to_string(iterations) +
                   " iteration(s), " + std::to_string(nodes_added) + " node(s) added), resolved " +
                   std::to_string(tensor_arrays) + " TensorArray(s)\n";
   for (const std::string& d : details) s += "    " + d + "\n";
+  for (const std::string& d : unrolled_loops) s += "  " + d + "\n";
+  for (const std::string& d : runtime_loops) s += "  " + d + "\n";
   return s;
 }
 

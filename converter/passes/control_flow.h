@@ -23,8 +23,12 @@ struct UnrollReport {
   int tensor_arrays = 0;  // TensorArrays resolved into ordinary tensors
   int nodes_added = 0;
   std::vector<std::string> details;  // one line per top-level loop
+  // "loop 'while': unrolled 5x" per top-level loop unrolled, and
+  // "loop 'while': run-time WHILE, bound 100 (...)" per loop left to the runtime.
+  std::vector<std::string> unrolled_loops;
+  std::vector<std::string> runtime_loops;
 
-  bool changed() const { return loops > 0 || tensor_arrays > 0 || nodes_added > 0; }
+  bool changed() const { return loops > 0 || tensor_arrays > 0 || nodes_added > 0 || !runtime_loops.empty(); }
   std::string summary() const;  // indented lines for floe-convert's summary ("" when nothing changed)
 };
 
@@ -45,6 +49,11 @@ std::vector<bool> outside_loops(const Graph& graph, const std::vector<bool>& kee
 // resolve); nodes that become unreachable stay in the graph, so re-prune from the
 // fetches afterwards. Throws ConvertError naming the loop/node and why when a
 // loop or TensorArray cannot be resolved statically.
-UnrollReport unroll_control_flow(Graph& graph, const std::vector<bool>& keep, const std::vector<Feed>& feeds);
+// A top-level loop whose condition depends on a graph input is not unrolled:
+// it becomes a run-time loop (a WHILE op), bounded by the graph's
+// maximum_iterations or by `max_loop_iterations` (0 = not given; then such a
+// loop without maximum_iterations is refused, naming it).
+UnrollReport unroll_control_flow(Graph& graph, const std::vector<bool>& keep, const std::vector<Feed>& feeds,
+                                 uint32_t max_loop_iterations = 0);
 
 }  // namespace floe::conv

@@ -74,6 +74,9 @@ class Unroller {
   UnrollReport run(Graph& target);
   // Kept nodes that are in no while frame (frame analysis only).
   std::vector<bool> root_nodes() const;
+  // The frame node `n` is directly in (0 = the root), and a frame by index.
+  int frame_index(int n) const { return frame_of_[static_cast<size_t>(n)]; }
+  const Frame& frame(int index) const { return frames_[static_cast<size_t>(index)]; }
 
   // ---- used by the TensorArray half ----
   [[noreturn]] void fail(int node, const std::string& message) const;
@@ -123,6 +126,17 @@ class Unroller {
 };
 
 bool is_tensor_array_op(const std::string& op);
+
+// Run-time loops (control_flow_runtime.cc). Rewrites top-level loop `frame` of
+// `unroller`'s graph into _FloeWhileLoop (initial values -> loop variables)
+// and _FloeWhileEnd (condition and next values) nodes, removes its loop nodes,
+// rewires their readers and tags its nodes as the loop's condition or body
+// (attrs _floe_loop, _floe_loop_cond), so the graph has no cycle and lowering
+// emits one WHILE op. `max_loop_iterations` 0 = none given: the bound is then
+// the graph's maximum_iterations counter, else the loop is refused.
+// Returns the loop's summary line.
+std::string make_runtime_loop(const Unroller& unroller, Graph& graph, std::vector<bool>& keep, int frame, int id,
+                              uint32_t max_loop_iterations);
 // Resolves TensorArray op `n` (handle/flow semantics; see control_flow_tensor_array.cc).
 void process_tensor_array(Unroller& u, Instance& inst, int n, const std::vector<const Sym*>& in, NodeSyms& out);
 

@@ -33,6 +33,7 @@
 #include "converter/lower/backend_cortexm.h"
 #include "converter/lower/backend_xnnpack.h"
 #include "converter/lower/lower_graph.h"
+#include "converter/plan/loops.h"
 #include "converter/ops/op_registry.h"
 #include "converter/passes/cond_to_select.h"
 #include "converter/passes/control_flow.h"
@@ -314,8 +315,8 @@ void feed_shapes_stage(const ConvertOptions& options, Conversion& c) {
 }
 
 // TF1 while loops and TensorArrays become plain nodes; the result is checked again.
-void unroll_stage(Conversion& c) {
-  c.unrolled = unroll_control_flow(*c.graph, c.pruned.keep, c.feeds);
+void unroll_stage(const ConvertOptions& options, Conversion& c) {
+  c.unrolled = unroll_control_flow(*c.graph, c.pruned.keep, c.feeds, options.max_loop_iterations);
   if (c.unrolled.changed()) {
     c.pruned = prune_for_fetches(*c.graph, c.fetches, c.feed_set);
     check_inference_graph(*c.graph, c.pruned.keep, c.control_flow, c.feed_set);
@@ -497,8 +498,11 @@ void backend_stage(const ConvertOptions& options, Conversion& c) {
 // The op order with the smallest peak of live activations, unless the file's
 // order is asked for (it is still measured, for the summary).
 void schedule_stage(const ConvertOptions& options, Conversion& c) {
-  c.keep_op_order = options.keep_op_order;
-  if (options.keep_op_order) {
+  // A run-time loop's ops stay grouped after their WHILE (plan/loops.h): the
+  // lowering's order is kept.
+  const bool loops = has_runtime_loops(c.lowered);
+  c.keep_op_order = options.keep_op_order || loops;
+  if (c.keep_op_order) {
     std::vector<int> file_order(c.lowered.ops.size());
     for (size_t i = 0; i < file_order.size(); ++i) file_order[i] = static_cast<int>(i);
     c.schedule.order = file_order;
@@ -634,7 +638,7 @@ ConvertResult convert(const ConvertOptions& options) {
   freeze_stage(options, c);
   feed_shapes_stage(options, c);
   try {
-    unroll_stage(c);
+    unroll_stage(options, c);
     lower_and_optimize_stage(options, c);
   } catch (const ConvertError& e) {
     // A `shape {}` read as a scalar where TF would read unknown rank may be
@@ -646,14 +650,21 @@ ConvertResult convert(const ConvertOptions& options) {
                         e.category(), e.where());
     hinted.with_tensor(e.tensor()).with_refusals(e.refusals());
     if (e.needs_predicate()) hinted.with_predicate();
+    if (e.needs_loop_bound()) hinted.with_loop_bound();
     throw hinted;
   }
   if (options.quantize_int8) {
+    if (has_runtime_loops(c.lowered)) {
+      throw ConvertError(c.loaded.path + ": --quantize int8 of a model with a loop run at run time is not supported",
+                         ErrorCategory::kUnsupported)
+          .with_refusals({Refusal{"run-time while loop with --quantize", {{"WHILE", {c.lowered.loops.front().name}}}}});
+    }
     post_training_stage(options, calibration, c);
   } else {
     int8_arithmetic_stage(c);
   }
   backend_stage(options, c);
+  assign_loop_ranges(c.lowered);  // after the last pass that adds, removes or moves ops
   runtime_check_stage(c);
   schedule_stage(options, c);
   const std::string selftest = selftest_stage(options, c);

@@ -50,6 +50,10 @@ struct ConvertOptions {
   // go to the first regions, the rest to the last (plan/arena_plan.h); the
   // conversion is refused when they cannot fit. Empty: one arena, no limit.
   std::vector<MemoryRegion> memory_regions;
+  // Bound of a TF1 while loop run at run time (its condition depends on an
+  // input) when the graph gives none (no maximum_iterations); 0 = not given,
+  // and such a loop is refused. More iterations fail Interpreter::Invoke().
+  uint32_t max_loop_iterations = 0;
 };
 
 // Parses "fast=64K,slow=4M" (sizes in bytes, or with K / M: 1024 / 1024^2)

@@ -6,6 +6,7 @@
 #include <numeric>
 
 #include "converter/ir/error.h"
+#include "converter/plan/loops.h"
 #include "converter/plan/memory_planner.h"
 
 namespace floe::conv {
@@ -33,6 +34,7 @@ Lifetimes lifetimes(const LoweredModel& model) {
       if (v >= 0) t.last[static_cast<size_t>(v)] = std::max(t.last[static_cast<size_t>(v)], i);
     }
   }
+  extend_over_loops(model, &t.first, &t.last);
   for (int v : model.outputs) t.last[static_cast<size_t>(v)] = end;
   for (size_t v = 0; v < model.values.size(); ++v) {
     t.first[v] = std::max(t.first[v], 0);

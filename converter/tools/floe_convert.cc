@@ -92,6 +92,10 @@ int main(int argc, char** argv) {
   app.add_flag("--keep-op-order", options.keep_op_order,
                "run the ops in the order the graph lists them instead of the order with the smallest "
                "peak of live activations");
+  app.add_option("--max-loop-iterations", options.max_loop_iterations,
+                 "bound of a while loop whose trip count depends on an input (it then runs in the runtime as a "
+                 "WHILE op) when the graph has no maximum_iterations; more iterations fail Invoke()")
+      ->check(CLI::Range(1u, 0xFFFFFFFFu));
   std::string quantize, io, calibration_method;
   bool strict_int8 = false;
   app.add_option("--quantize", quantize,

@@ -4,6 +4,7 @@
 #include "runtime/core/interpreter.h"
 
 #include "runtime/core/dispatch.h"
+#include "runtime/kernels/reference/while_loop.h"
 #include "schemas/floe_generated.h"
 
 namespace floe {
@@ -156,6 +157,7 @@ Status Interpreter::Init() {
     record.inputs = static_cast<uint16_t>(input_count);
     record.outputs = static_cast<uint16_t>(operand_count - input_count);
     record.opcode = static_cast<uint16_t>(op->opcode());
+    record.flags = op->opcode() == schema::OpCode::WHILE ? PreparedOp::kLoop : 0;
     const OpContext ctx{op, &model_, arenas_, &record};
     if (const char* reason = kernel->prepare(ctx)) {
       return fail(Status::kInvalidModel, reason, static_cast<int32_t>(i));
@@ -181,7 +183,7 @@ Status Interpreter::Init() {
     for (uint32_t i = 0; i < op_count; ++i) {
       if (!backend_owns(backend.state, i)) continue;
       // The converter marks ops too small for the thread pool; they run on the caller's thread.
-      records[i].flags = PreparedOp::kOnBackend;
+      records[i].flags |= PreparedOp::kOnBackend;
       if (!ops->Get(i)->single_threaded()) records[i].flags |= PreparedOp::kUseThreadPool;
     }
     backend_ = backend.state;
@@ -195,9 +197,48 @@ Status Interpreter::Init() {
   return Status::kOk;
 }
 
+// Ops run in plan order; a WHILE (kLoop) pushes a frame and its ranges decide
+// where to go next: at cond_end the condition is read (false: past the loop;
+// true: the body runs), at body_end the next values become the variables and
+// the condition runs again. Frames live on this stack (Model::Load bounds the
+// nesting), so loops need neither recursion nor memory outside the arena.
 Status Interpreter::Invoke() {
   if (!initialized_) return fail(Status::kNotInitialized, FLOE_MSG("Init() has not succeeded"));
-  for (size_t i = 0; i < op_count_; ++i) {
+  struct LoopFrame {  // 8 bytes: Invoke's stack stays small (tests/cortexm stack budget)
+    uint32_t op : 31;  // < kMaxModelOps
+    uint32_t in_body : 1;
+    uint32_t iterations;
+  };
+  LoopFrame loops[kMaxLoopNesting] = {};
+  uint32_t depth = 0;
+  size_t i = 0;
+  for (;;) {
+    if (depth > 0) {
+      LoopFrame& loop = loops[depth - 1];
+      const PreparedOp& w = ops_[loop.op];
+      const auto& p = w.params_as<ops::WhileParams>();
+      if (!loop.in_body && i == p.cond_end) {
+        if (!ops::while_condition(w)) {
+          i = p.body_end;
+          --depth;
+          continue;
+        }
+        if (loop.iterations == p.max_iterations) {
+          return fail(Status::kLoopBoundExceeded, FLOE_MSG("loop still running at its bound of iterations"),
+                      static_cast<int32_t>(loop.op));
+        }
+        loop.in_body = 1;
+        continue;
+      }
+      if (loop.in_body && i == p.body_end) {
+        ops::while_take_next_values(w);
+        ++loop.iterations;
+        loop.in_body = 0;
+        i = loop.op + 1u;
+        continue;
+      }
+    }
+    if (i >= op_count_) break;
     const PreparedOp& op = ops_[i];
     const Status status =
         !kHasBackend || (op.flags & PreparedOp::kOnBackend) == 0
@@ -210,6 +251,8 @@ Status Interpreter::Invoke() {
     if (observer_ != nullptr) {
       observer_(observer_user_, i, find_kernel(static_cast<schema::OpCode>(op.opcode))->name);
     }
+    if ((op.flags & PreparedOp::kLoop) != 0) loops[depth++] = LoopFrame{static_cast<uint32_t>(i), 0, 0};
+    ++i;
   }
   return Status::kOk;
 }

@@ -114,6 +114,7 @@ Status Model::load(const void* data, size_t size, ChecksumStep checksum) {
   FLOE_RETURN_IF_ERROR(validate_tensors());
   FLOE_RETURN_IF_ERROR(validate_operators());
   FLOE_RETURN_IF_ERROR(validate_io());
+  FLOE_RETURN_IF_ERROR(validate_loops());
   int32_t bad_tensor = -1;
   if (const char* reason = verify_memory_plan(*model_, &bad_tensor)) {
     return fail(Status::kInvalidModel, reason, -1, bad_tensor);
@@ -343,6 +344,37 @@ Status Model::validate_io() {
   FLOE_RETURN_IF_ERROR(check_indices(model_->inputs(), 0, true, -1, out_of_range,
                                      FLOE_MSG("model input is a constant tensor")));
   return check_indices(model_->outputs(), 0, false, -1, out_of_range, nullptr);
+}
+
+// Each WHILE's ranges lie after it inside the plan, ordered (condition, then
+// body), and nest: a WHILE inside another's condition or body ends within that
+// range; at most kMaxLoopNesting deep (Invoke's frame stack).
+Status Model::validate_loops() {
+  const auto* ops = model_->operators();
+  const int64_t count = ops->size();
+  int64_t ends[2 * kMaxLoopNesting];  // enclosing ranges' ends, innermost last
+  uint32_t depth = 0;
+  for (int64_t i = 0; i < count; ++i) {
+    while (depth > 0 && i >= ends[depth - 1]) --depth;
+    const schema::Operator* op = ops->Get(static_cast<uint32_t>(i));
+    if (op->opcode() != schema::OpCode::WHILE) continue;
+    const auto* options = op->options_as_WhileOptions();  // present: checked above
+    const int64_t cond_end = options->cond_end(), body_end = options->body_end();
+    const int32_t index = static_cast<int32_t>(i);
+    if (cond_end <= i || cond_end > body_end || body_end > count) {
+      return fail(Status::kInvalidModel, FLOE_MSG("while's op ranges are outside the plan or out of order"), index);
+    }
+    if (depth > 0 && body_end > ends[depth - 1]) {
+      return fail(Status::kInvalidModel, FLOE_MSG("while's op ranges cross an enclosing loop's range"), index);
+    }
+    if (depth / 2 >= kMaxLoopNesting) {
+      return fail(Status::kInvalidModel, FLOE_MSG("while loops nested deeper than kMaxLoopNesting"), index);
+    }
+    // The body, then the condition, each a range that encloses what follows.
+    ends[depth++] = body_end;
+    ends[depth++] = cond_end;
+  }
+  return Status::kOk;
 }
 
 bool Model::is_constant(size_t index) const {

@@ -112,6 +112,7 @@ class Model {
   Status validate_tensors();
   Status validate_operators();
   Status validate_io();
+  Status validate_loops();
   Status check_indices(const void* list, int32_t lowest, bool written, int32_t op,
                        const char* out_of_range, const char* constant);
   Status verify_checksum(size_t size);

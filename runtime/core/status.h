@@ -24,6 +24,8 @@ enum class Status : uint8_t {
   kNotInitialized = 24,
   // Data-dependent kernel failures (e.g. an index out of range).
   kKernelError = 30,
+  // A WHILE op's condition still held after its bound of iterations.
+  kLoopBoundExceeded = 31,
 };
 
 #if defined(FLOE_STRIP_MESSAGES)

@@ -79,15 +79,17 @@ constexpr uint8_t kSlots[] = {
     kU32, kU32, kU32, kU8,
     // 26 MfccOptions: first_bin, sample_rate
     kU32, kU32,
-    // 27 TensorQuantization: scale, zero_point, quantized_dimension
+    // 27 WhileOptions: cond_end, body_end, max_iterations
+    kU32, kU32, kU32,
+    // 28 TensorQuantization: scale, zero_point, quantized_dimension
     kVec32, kVector | 8, kU32,
-    // 28 Requantization: input_offsets, output_offset, output_multiplier,
+    // 29 Requantization: input_offsets, output_offset, output_multiplier,
     // output_shift, input_multipliers, input_shifts, left_shift,
     // activation_min, activation_max, diff_min, input_range_radius
     kVec32, kU32, kU32, kU32, kVec32, kVec32, kU32, kU32, kU32, kU32, kU32,
 };
 
-constexpr uint8_t kStart[kTableCount + 1] = {0, 16, 27, 37, 40, 49, 59, 68, 69, 71, 72, 73, 76, 77, 78, 80, 82, 83, 85, 94, 96, 97, 100, 102, 106, 114, 118, 120, 123, 134};
+constexpr uint8_t kStart[kTableCount + 1] = {0, 16, 27, 37, 40, 49, 59, 68, 69, 71, 72, 73, 76, 77, 78, 80, 82, 83, 85, 94, 96, 97, 100, 102, 106, 114, 118, 120, 123, 126, 137};
 static_assert(sizeof(kSlots) == kStart[kTableCount], "kStart must cover kSlots");
 
 // The last slot of each table sits where the generated code says.
@@ -127,10 +129,11 @@ static_assert(slot_voffset(23, 1) == LrnOptions::VT_BETA, "LrnOptions");
 static_assert(slot_voffset(24, 1) == ExtractPatchesOptions::VT_PAD_LEFT, "ExtractPatches");
 static_assert(slot_voffset(25, 1) == AudioSpectrogramOptions::VT_MAGNITUDE_SQUARED, "AudioSpectrogramOptions");
 static_assert(slot_voffset(26, 1) == MfccOptions::VT_SAMPLE_RATE, "MfccOptions");
-static_assert(slot_voffset(27, 1) == TensorQuantization::VT_QUANTIZED_DIMENSION, "TensorQuantization");
-static_assert(slot_voffset(28, 1) == Requantization::VT_INPUT_RANGE_RADIUS, "Requantization");
+static_assert(slot_voffset(27, 1) == WhileOptions::VT_MAX_ITERATIONS, "WhileOptions");
+static_assert(slot_voffset(28, 1) == TensorQuantization::VT_QUANTIZED_DIMENSION, "TensorQuantization");
+static_assert(slot_voffset(29, 1) == Requantization::VT_INPUT_RANGE_RADIUS, "Requantization");
 static_assert(static_cast<uint32_t>(OpOptions::MAX) == kUnionMembers, "OpOptions members");
-static_assert(static_cast<uint32_t>(OpOptions::MfccOptions) + 2 == kFirstFieldTable - 1,
+static_assert(static_cast<uint32_t>(OpOptions::WhileOptions) + 2 == kFirstFieldTable - 1,
               "union member k is table 2 + k");
 
 }  // namespace

@@ -85,6 +85,26 @@ const char* verify_memory_plan(const schema::Model& model, int32_t* tensor) {
       }
     }
   }
+  // A WHILE reruns its ranges: its operands, and every arena tensor its ops
+  // read that exists when the loop starts, are live until its last op.
+  for (int32_t w = 0; w < op_count; ++w) {
+    const schema::Operator* loop = ops.Get(static_cast<uint32_t>(w));
+    if (loop->opcode() != schema::OpCode::WHILE) continue;
+    const int32_t last = loop->options_as_WhileOptions()->body_end() - 1;  // ranges checked by Model::Load
+    for (int32_t i = w; i <= last; ++i) {
+      const schema::Operator* op = ops.Get(static_cast<uint32_t>(i));
+      for (const auto* list : {op->inputs(), op->outputs()}) {
+        for (const int32_t index : *list) {
+          if (index < 0) continue;
+          const Span s = span_of(model, index, op_count);
+          *tensor = index;
+          if (s.in_arena && (i == w || s.first <= w) && s.last < last) {
+            return FLOE_MSG("a tensor a loop reads across iterations dies inside the loop");
+          }
+        }
+      }
+    }
+  }
   // The caller writes inputs before op 0 and reads outputs after the last op.
   for (const int32_t index : *model.inputs()) {
     *tensor = index;

@@ -29,5 +29,8 @@ constexpr size_t kBackendRegionAlignment = 64;
 // Most memory regions (floe-convert --memory-regions) one model may use: the
 // interpreter keeps one arena pointer per region.
 constexpr size_t kMaxMemoryRegions = 4;
+// Most WHILE ops nested inside one another: Invoke keeps one frame per level
+// on its stack (runtime/core/interpreter.cc); Model::Load refuses deeper nesting.
+constexpr uint32_t kMaxLoopNesting = 8;
 
 }  // namespace floe

@@ -37,7 +37,8 @@ def _names(value):
 def convert(graph, checkpoint=None, outputs=(), inputs=(), input_shapes=None, target="host",
             tags=("serve",), signature="", freeze_inputs=None, optimize=True, disable_passes=(),
             quantize=None, calibration=None, io="float", strict_int8=False,
-            calibration_method="minmax", selftest_inputs=None, memory_regions=None, verbose=False):
+            calibration_method="minmax", selftest_inputs=None, memory_regions=None, max_loop_iterations=0,
+            verbose=False):
     """Converts a model and returns the .floe bytes; raises floe.ConvertError.
 
     graph, checkpoint, outputs, inputs, target, tags, signature, quantize, io,
@@ -52,6 +53,8 @@ def convert(graph, checkpoint=None, outputs=(), inputs=(), input_shapes=None, ta
     for floe::SelfTest on the device (Interpreter.self_test() on the host).
     memory_regions: {name: bytes or "64K"/"4M"}, fastest first (--memory-regions);
     the Interpreter lays the regions out in its one arena.
+    max_loop_iterations: bound of a while loop run at run time when the graph
+    has no maximum_iterations (--max-loop-iterations; 0 = none).
     verbose: print floe-convert's summary.
     """
     frozen = {}
@@ -80,7 +83,8 @@ def convert(graph, checkpoint=None, outputs=(), inputs=(), input_shapes=None, ta
             tags=_names(tags), signature=signature, freeze_inputs=frozen, optimize=optimize,
             disable_passes=_names(disable_passes), quantize=quantize or "", calibration=calibration_path,
             io=io, strict_int8=strict_int8, calibration_method=calibration_method, selftest_inputs=selftest,
-            memory_regions=",".join("%s=%s" % (name, size) for name, size in (memory_regions or {}).items()))
+            memory_regions=",".join("%s=%s" % (name, size) for name, size in (memory_regions or {}).items()),
+            max_loop_iterations=int(max_loop_iterations))
     if verbose:
         print(summary, end="")
     return model

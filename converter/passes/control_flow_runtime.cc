@@ -1,0 +1,230 @@
+// SPDX-License-Identifier: Apache-2.0
+// Run-time loops (see control_flow_internal.h, make_runtime_loop). A loop whose
+// condition depends on a graph input cannot be unrolled; it becomes
+//
+//   _FloeWhileLoop(initial values..., ^every tensor the loop reads from outside)
+//       -> the loop variables (what the loop's Merges gave)
+//   _FloeWhileEnd(condition, next values..., loop variables...)
+//       -> the loop variables after the loop
+//
+// with Enter, Merge, Switch, LoopCond and NextIteration removed (their readers
+// read what they forwarded) and each Exit an Identity of _FloeWhileEnd's
+// output (a data edge: pruning follows those only). The graph then has no cycle; lowering makes the
+// first node a WHILE op and the second fills in its condition and next values
+// (ops/loop_ops.cc), and each op lowered from a node of the loop carries the
+// node's tag, so the ops can be grouped after their WHILE (condition first).
+#include <algorithm>
+#include <set>
+
+#include "converter/frontend/graphdef/attrs.h"
+#include "converter/ir/error.h"
+#include "converter/passes/control_flow_internal.h"
+
+namespace floe::conv::cf {
+namespace {
+
+bool enters(const std::string& op) { return op == "Enter" || op == "RefEnter"; }
+bool exits(const std::string& op) { return op == "Exit" || op == "RefExit"; }
+bool next_iteration(const std::string& op) { return op == "NextIteration" || op == "RefNextIteration"; }
+
+// The constant a node holds (a Const, or a frozen variable); null otherwise.
+std::shared_ptr<const HostTensor> constant_of(const Node& node) {
+  if (node.frozen_value) return node.frozen_value;
+  if (node.op() != "Const") return nullptr;
+  return std::make_shared<const HostTensor>(attr_tensor(node.def, "value"));
+}
+
+bool scalar_equals(const HostTensor* t, int64_t value) {
+  if (t == nullptr || t->num_elements() != 1) return false;
+  if (t->dtype == DType::kInt32) return *t->as<int32_t>() == value;
+  if (t->dtype == DType::kInt64) return *t->as<int64_t>() == value;
+  return false;
+}
+
+// The node a tensor comes from through Identity-like nodes and Enters.
+int through_forwarding(const Graph& graph, int n) {
+  for (;;) {
+    const std::string& op = graph.node(n).op();
+    if ((op != "Identity" && !enters(op)) || graph.node(n).inputs.empty()) return n;
+    n = graph.node(n).inputs[0].node;
+  }
+}
+
+// TF1's while_loop(maximum_iterations=N) adds a counter: a variable that
+// starts at 0 and grows by 1, and Less(counter, N) ANDed into the condition.
+// Returns N when the loop has such a counter, else -1.
+int64_t maximum_iterations(const Graph& graph, const Frame& f,
+                           const std::vector<std::pair<TensorRef, TensorRef>>& init_next) {
+  const int cond = graph.node(f.loop_cond).inputs.at(0).node;
+  std::vector<int> terms{cond};
+  for (size_t i = 0; i < terms.size(); ++i) {
+    const Node& node = graph.node(terms[i]);
+    if (node.op() == "LogicalAnd") {
+      for (const TensorRef& in : node.inputs) terms.push_back(in.node);
+      continue;
+    }
+    if (node.op() != "Less" || node.inputs.size() != 2) continue;
+    const int merge = node.inputs[0].node;
+    const auto var = std::find(f.loop_merges.begin(), f.loop_merges.end(), merge);
+    if (var == f.loop_merges.end()) continue;
+    const auto& [init, next] = init_next[static_cast<size_t>(var - f.loop_merges.begin())];
+    const auto limit = constant_of(graph.node(through_forwarding(graph, node.inputs[1].node)));
+    const auto start = constant_of(graph.node(through_forwarding(graph, init.node)));
+    if (!limit || limit->num_elements() != 1 || !scalar_equals(start.get(), 0)) continue;
+    // next = Add(the variable, 1)
+    const Node& add = graph.node(next.node);
+    if ((add.op() != "Add" && add.op() != "AddV2") || add.inputs.size() != 2) continue;
+    bool counts = false;
+    for (int k = 0; k < 2; ++k) {
+      const int step = through_forwarding(graph, add.inputs[static_cast<size_t>(1 - k)].node);
+      int from = add.inputs[static_cast<size_t>(k)].node;
+      while (graph.node(from).op() == "Identity" || is_switch_op(graph.node(from).op())) {
+        from = graph.node(from).inputs.at(0).node;
+      }
+      const auto one = constant_of(graph.node(step));
+      counts = counts || (from == merge && scalar_equals(one.get(), 1));
+    }
+    if (!counts) continue;
+    const int64_t n = limit->dtype == DType::kInt64 ? *limit->as<int64_t>() : *limit->as<int32_t>();
+    return std::max<int64_t>(n, 0);
+  }
+  return -1;
+}
+
+}  // namespace
+
+std::string make_runtime_loop(const Unroller& unroller, Graph& graph, std::vector<bool>& keep, int frame_index,
+                              int id, uint32_t max_loop_iterations) {
+  const Frame& f = unroller.frame(frame_index);
+  const int anchor = f.loop_cond;
+  // The loop's name scope: "while" for "while/LoopCond".
+  const std::string& cond_name = graph.node(anchor).name();
+  const size_t slash = cond_name.rfind('/');
+  const std::string name = slash == std::string::npos ? cond_name : cond_name.substr(0, slash);
+  for (int m : f.members) {
+    const std::string& op = graph.node(m).op();
+    if (is_tensor_array_op(op)) {
+      throw unroller.error_at(m, "TensorArrays in a loop run at run time (loop '" + name +
+                                      "') are not supported; fix the inputs its condition depends on with "
+                                      "--freeze-input to unroll it",
+                              ErrorCategory::kUnsupported)
+          .with_refusals({Refusal{"TensorArray in a run-time while loop", {{op, {graph.node(m).name()}}}}});
+    }
+    if (is_switch_op(op) && graph.node(m).inputs.size() == 2 &&
+        graph.node(graph.node(m).inputs[1].node).op() != "LoopCond") {
+      throw unroller.error_at(m, "a tf.cond inside loop '" + name +
+                                      "', which runs at run time, is not supported; fix the inputs its "
+                                      "condition depends on with --freeze-input to unroll it",
+                              ErrorCategory::kUnsupported)
+          .with_refusals({Refusal{"cond in a run-time while loop", {{op, {graph.node(m).name()}}}}});
+    }
+  }
+
+  // Loop variables: (initial value, next value) per Merge.
+  std::vector<std::pair<TensorRef, TensorRef>> init_next;
+  for (int m : f.loop_merges) {
+    TensorRef init, next;
+    for (const TensorRef& in : graph.node(m).inputs) {
+      if (enters(graph.node(in.node).op())) init = graph.node(in.node).inputs.at(0);
+      if (next_iteration(graph.node(in.node).op())) next = graph.node(in.node).inputs.at(0);
+    }
+    if (init.node < 0 || next.node < 0) unroller.fail(m, "is a loop Merge without an Enter and a NextIteration input");
+    init_next.emplace_back(init, next);
+  }
+
+  uint32_t bound = max_loop_iterations;
+  std::string source = "--max-loop-iterations";
+  if (bound == 0) {
+    const int64_t counter = maximum_iterations(graph, f, init_next);
+    if (counter < 0) {
+      throw unroller.error_at(anchor,
+                              "while loop '" + name +
+                                  "' runs at run time (its condition depends on a graph input) and has no "
+                                  "maximum_iterations: pass --max-loop-iterations N to bound it",
+                              ErrorCategory::kInvalidInput)
+          .with_loop_bound();
+    }
+    if (counter > UINT32_MAX) unroller.fail(anchor, "maximum_iterations over 2^32 - 1");
+    bound = static_cast<uint32_t>(counter);
+    source = "maximum_iterations";
+  }
+
+  // What each removed loop node stands for.
+  std::map<int, int> merge_var;  // Merge -> variable index
+  for (size_t k = 0; k < f.loop_merges.size(); ++k) merge_var[f.loop_merges[k]] = static_cast<int>(k);
+  std::set<int> removed;
+  for (int m : f.members) {
+    const std::string& op = graph.node(m).op();
+    if (enters(op) || is_merge_op(op) || is_switch_op(op) || op == "LoopCond" || next_iteration(op)) removed.insert(m);
+  }
+  // Nodes in the condition: what LoopCond reads, back to the variables.
+  std::set<int> members(f.members.begin(), f.members.end());
+  std::set<int> cond_nodes;
+  std::vector<int> stack{graph.node(anchor).inputs.at(0).node};
+  while (!stack.empty()) {
+    const int n = stack.back();
+    stack.pop_back();
+    if (!members.count(n) || removed.count(n) || !cond_nodes.insert(n).second) continue;
+    for (const TensorRef& in : graph.node(n).inputs) stack.push_back(in.node);
+    for (int c : graph.node(n).control_inputs) stack.push_back(c);
+  }
+
+  // The two new nodes.
+  std::set<int> outside_reads;
+  for (int e : f.enters) outside_reads.insert(graph.node(e).inputs.at(0).node);
+  Node loop;
+  loop.def.set_name(name + "/floe_while");
+  loop.def.set_op("_FloeWhileLoop");
+  (*loop.def.mutable_attr())["_floe_runs_loop"].set_i(id);
+  (*loop.def.mutable_attr())["max_iterations"].set_i(bound);
+  (*loop.def.mutable_attr())["loop_name"].set_s(name);
+  for (const auto& [init, next] : init_next) loop.inputs.push_back(init);
+  loop.control_inputs.assign(outside_reads.begin(), outside_reads.end());
+  const int loop_node = graph.add_node(std::move(loop));
+  Node end;
+  end.def.set_name(name + "/floe_while_end");
+  end.def.set_op("_FloeWhileEnd");
+  (*end.def.mutable_attr())["_floe_loop"].set_i(id);
+  end.inputs.push_back(graph.node(anchor).inputs.at(0));
+  for (const auto& [init, next] : init_next) end.inputs.push_back(next);
+  for (size_t k = 0; k < init_next.size(); ++k) end.inputs.push_back(TensorRef{loop_node, static_cast<int>(k)});
+  const int end_node = graph.add_node(std::move(end));
+  keep.resize(graph.size(), false);
+  keep[static_cast<size_t>(loop_node)] = keep[static_cast<size_t>(end_node)] = true;
+
+  // Where a read of a removed node's output now goes.
+  auto replacement = [&](TensorRef ref) -> TensorRef {
+    for (int hops = 0; removed.count(ref.node) && hops < 64; ++hops) {
+      const Node& node = graph.node(ref.node);
+      if (is_merge_op(node.op())) return TensorRef{loop_node, merge_var.at(ref.node)};
+      ref = node.inputs.at(0);  // Enter, Switch (either side), LoopCond, NextIteration
+    }
+    return ref;
+  };
+  for (size_t n = 0; n < graph.size(); ++n) {
+    const int ni = static_cast<int>(n);
+    if (!keep[n] || removed.count(ni) || ni == loop_node) continue;
+    Node& node = graph.node(ni);
+    for (TensorRef& in : node.inputs) in = replacement(in);
+    for (int& c : node.control_inputs) {
+      if (removed.count(c)) c = loop_node;
+    }
+    if (exits(node.op())) {
+      // Reads the variable as _FloeWhileEnd passes it on: after the loop.
+      node.def.set_op("Identity");
+      node.def.mutable_attr()->erase("frame_name");
+      if (node.inputs.size() == 1 && node.inputs[0].node == loop_node) node.inputs[0].node = end_node;
+    } else if (members.count(ni)) {
+      (*node.def.mutable_attr())["_floe_loop"].set_i(id);
+      (*node.def.mutable_attr())["_floe_loop_cond"].set_b(cond_nodes.count(ni) > 0);
+    }
+    sync_def_inputs(graph, node);
+  }
+  for (int r : removed) {
+    keep[static_cast<size_t>(r)] = false;
+    graph.node(r).removed = true;
+  }
+  return "loop '" + name + "': run-time WHILE, bound " + std::to_string(bound) + " (" + source + ")";
+}
+
+}  // namespace floe::conv::cf
