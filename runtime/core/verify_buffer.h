@@ -46,8 +46,8 @@ enum Kind : uint8_t {
   kTable = 0x60,        // one table; argument: its id - kFirstFieldTable
 };
 
-constexpr uint32_t kUnionMembers = 24;  // OpOptions values 1..24 -> table ids 3..26
-constexpr uint32_t kFirstFieldTable = 3 + kUnionMembers;  // 27 TensorQuantization, 28 Requantization
+constexpr uint32_t kUnionMembers = 27;  // OpOptions values 1..27 -> table ids 3..29
+constexpr uint32_t kFirstFieldTable = 3 + kUnionMembers;  // 30 TensorQuantization, 31 Requantization
 constexpr uint32_t kTableCount = kFirstFieldTable + 2;
 
 // Slot codes of table `id` (its vtable slot i is codes[i]); returns the count.
