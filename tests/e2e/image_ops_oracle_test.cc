@@ -10,6 +10,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <algorithm>
 #include <cstring>
 #include <fstream>
 #include <functional>
@@ -84,8 +85,12 @@ std::string write_binary_graph(const std::string& text_path, const std::string& 
 }
 
 // Runs the oracle on the graph; one Result per output.
+// TF.js's MaxPoolWithArgmax returns its indices as an int32 tensor holding a
+// Float32Array, which tfjs_oracle.js writes as '<i4': `float_bits` outputs are
+// read back as the float32 values they hold.
 std::vector<Result> run_oracle(const std::string& dir, const std::string& graph_text,
-                               const std::map<std::string, HostTensor>& feeds, const std::vector<std::string>& outputs) {
+                               const std::map<std::string, HostTensor>& feeds, const std::vector<std::string>& outputs,
+                               const std::vector<std::string>& float_bits = {}) {
   const std::string pb = write_binary_graph(graph_text, dir + "/graph.pb");
   std::string cmd = "node " + peers_dir() + "/tfjs_oracle.js " + pb;
   for (const auto& [name, t] : feeds) {
@@ -102,7 +107,8 @@ std::vector<Result> run_oracle(const std::string& dir, const std::string& graph_
     const tools::NpyArray a = tools::read_npy(dir + "/out_" + file_name(out) + ".npy");
     int64_t n = 1;
     for (int64_t d : a.shape) n *= d;
-    results.push_back({a.shape, as_doubles(a.dtype, a.data.data(), n)});
+    const bool bits = std::find(float_bits.begin(), float_bits.end(), out) != float_bits.end();
+    results.push_back({a.shape, as_doubles(bits && a.dtype == DType::kInt32 ? DType::kFloat32 : a.dtype, a.data.data(), n)});
   }
   return results;
 }
@@ -128,6 +134,9 @@ struct OracleCase {
   std::map<std::string, HostTensor> feeds;
   std::vector<std::string> outputs;
   double tolerance = 1e-5;
+  std::vector<std::string> oracle_float_bits = {};
+  // Outputs asked of TF.js when it has fewer than floe (default: all).
+  std::vector<std::string> oracle_outputs = {};
 };
 
 double worst(const Result& a, const Result& b) {
@@ -140,13 +149,30 @@ double worst(const Result& a, const Result& b) {
   return w;
 }
 
+// Where `a` and `b` differ most, for failure messages.
+std::string first_difference(const Result& a, const Result& b) {
+  size_t at = 0;
+  double most = -1.0;
+  for (size_t i = 0; i < a.values.size() && i < b.values.size(); ++i) {
+    const double d = std::fabs(a.values[i] - b.values[i]);
+    if (d > most || (std::isnan(d) && most >= 0.0)) {
+      most = std::isnan(d) ? INFINITY : d;
+      at = i;
+    }
+  }
+  if (most <= 0.0) return "";
+  return "; largest difference at " + std::to_string(at) + ": floe " + std::to_string(a.values[at]) + ", TF.js " +
+         std::to_string(b.values[at]);
+}
+
 // Converts and runs `c` both ways; returns (floe, oracle) outputs.
 std::pair<std::vector<Result>, std::vector<Result>> run_both(const OracleCase& c) {
   const std::string dir = make_temp_dir();
   G g;
   c.graph(g);
   const std::string text = g.write(dir + "/" + c.name + ".pbtxt");
-  return {run_floe(text, c.feeds, c.outputs), run_oracle(dir, text, c.feeds, c.outputs)};
+  return {run_floe(text, c.feeds, c.outputs),
+          run_oracle(dir, text, c.feeds, c.oracle_outputs.empty() ? c.outputs : c.oracle_outputs, c.oracle_float_bits)};
 }
 
 void expect_matches(const OracleCase& c) {
@@ -155,7 +181,7 @@ void expect_matches(const OracleCase& c) {
   ASSERT_EQ(oracle.size(), c.outputs.size()) << c.name;
   for (size_t i = 0; i < c.outputs.size(); ++i) {
     EXPECT_EQ(floe[i].shape, oracle[i].shape) << c.name << " " << c.outputs[i];
-    EXPECT_LE(worst(floe[i], oracle[i]), c.tolerance) << c.name << " " << c.outputs[i];
+    EXPECT_LE(worst(floe[i], oracle[i]), c.tolerance) << c.name << " " << c.outputs[i] << first_difference(floe[i], oracle[i]);
   }
 }
 
@@ -281,47 +307,85 @@ std::function<void(G&)> nms_graph(const std::string& op, int n, int max_out, dou
   };
 }
 
-TEST(ImageOpsOracle, NonMaxSuppressionV4PaddedWithFedScoreThreshold) {
-  FLOE_REQUIRE_ORACLE();
-  for (uint32_t seed : {1u, 2u, 3u}) {
-    // max_output_size 12 > the 10 boxes: the padding is exercised whatever survives.
-    expect_matches({"nms_v4_" + std::to_string(seed), nms_graph("NonMaxSuppressionV4", 10, 12, 0.4, true, 0.0),
-                    {{"boxes", nms_boxes(10, seed)},
-                     {"scores", random_f32({10}, seed + 100, 0.0f, 1.0f)},
-                     {"score_threshold", make_f32({}, {0.15f})}},
-                    {"nms:0", "nms:1"},
-                    0.0});
+// TF pads the selected indices (and V5's scores) with 0 to max_output_size.
+// TF.js does not: its V4 pads only to min(max_output_size, boxes) and its V5
+// ignores pad_to_max_output_size and returns the selected entries alone (and
+// no valid count). floe follows TF: every entry TF.js returns must match, the
+// rest be 0, and the valid count equal TF.js's selection.
+void expect_padded_nms_matches(const OracleCase& c, bool v5) {
+  const auto [floe, oracle] = run_both(c);
+  ASSERT_EQ(floe.size(), v5 ? 3u : 2u) << c.name;
+  ASSERT_EQ(oracle.size(), 2u) << c.name;
+  const size_t max_out = static_cast<size_t>(floe[0].shape.at(0));
+  const size_t valid = static_cast<size_t>(floe.back().values.at(0));
+  if (v5) {
+    EXPECT_EQ(valid, oracle[0].values.size()) << c.name;
+  } else {
+    EXPECT_EQ(valid, static_cast<size_t>(oracle[1].values.at(0))) << c.name;
+  }
+  for (int k = 0; k < (v5 ? 2 : 1); ++k) {
+    ASSERT_EQ(floe[k].values.size(), max_out) << c.name;
+    ASSERT_LE(oracle[k].values.size(), max_out) << c.name;
+    for (size_t i = 0; i < max_out; ++i) {
+      const double want = i < oracle[k].values.size() ? oracle[k].values[i] : 0.0;
+      EXPECT_NEAR(floe[k].values[i], i < valid ? want : 0.0, k == 0 ? 0.0 : 1e-6)
+          << c.name << " output " << k << " entry " << i;
+    }
   }
 }
 
-// TF.js's NonMaxSuppressionV5 ignores pad_to_max_output_size and returns only
-// the selected entries; TF pads indices and scores with 0 to max_output_size.
-// floe follows TF: the first `valid` entries must equal TF.js's, the rest be 0.
-void expect_v5_matches(const OracleCase& c) {
-  const auto [floe, oracle] = run_both(c);
-  ASSERT_EQ(floe.size(), 3u);
-  ASSERT_EQ(oracle.size(), 2u);
-  const size_t valid = static_cast<size_t>(floe[2].values.at(0));
-  EXPECT_EQ(valid, oracle[0].values.size()) << c.name;
-  for (int k = 0; k < 2; ++k) {
-    ASSERT_EQ(floe[k].values.size(), static_cast<size_t>(floe[0].shape.at(0)));
-    for (size_t i = 0; i < floe[k].values.size(); ++i) {
-      const double want = i < valid && i < oracle[k].values.size() ? oracle[k].values[i] : 0.0;
-      EXPECT_NEAR(floe[k].values[i], want, k == 0 ? 0.0 : 1e-6) << c.name << " output " << k << " entry " << i;
-    }
+TEST(ImageOpsOracle, NonMaxSuppressionV4PaddedWithFedScoreThreshold) {
+  FLOE_REQUIRE_ORACLE();
+  for (uint32_t seed : {1u, 2u, 3u}) {
+    // max_output_size 12 > the 10 boxes: TF's padding beyond the box count is exercised.
+    expect_padded_nms_matches({"nms_v4_" + std::to_string(seed), nms_graph("NonMaxSuppressionV4", 10, 12, 0.4, true, 0.0),
+                               {{"boxes", nms_boxes(10, seed)},
+                                {"scores", random_f32({10}, seed + 100, 0.0f, 1.0f)},
+                                {"score_threshold", make_f32({}, {0.15f})}},
+                               {"nms:0", "nms:1"}},
+                              false);
   }
 }
 
 TEST(ImageOpsOracle, NonMaxSuppressionV5HardAndSoft) {
   FLOE_REQUIRE_ORACLE();
+  // Soft NMS with iou_threshold 1: TF.js hard-suppresses any overlap >= the
+  // threshold even in soft mode, where TF only decays it (see the next test);
+  // at 1 the two agree.
   for (uint32_t seed : {4u, 5u}) {
     for (double sigma : {0.0, 0.5}) {
-      expect_v5_matches({"nms_v5_" + std::to_string(seed) + (sigma > 0 ? "_soft" : "_hard"),
-                         nms_graph("NonMaxSuppressionV5", 12, 8, 0.5, false, sigma),
-                         {{"boxes", nms_boxes(12, seed)}, {"scores", random_f32({12}, seed + 100, 0.0f, 1.0f)}},
-                         {"nms:0", "nms:1", "nms:2"}});
+      OracleCase c{"nms_v5_" + std::to_string(seed) + (sigma > 0 ? "_soft" : "_hard"),
+                   nms_graph("NonMaxSuppressionV5", 12, 8, sigma > 0 ? 1.0 : 0.5, false, sigma),
+                   {{"boxes", nms_boxes(12, seed)}, {"scores", random_f32({12}, seed + 100, 0.0f, 1.0f)}},
+                   {"nms:0", "nms:1", "nms:2"}};
+      c.oracle_outputs = {"nms:0", "nms:1"};
+      expect_padded_nms_matches(c, true);
     }
   }
+}
+
+// TF's soft NMS decays a candidate whatever its overlap and selects it once
+// its decayed score is the highest left; TF.js drops it when the overlap
+// reaches iou_threshold. floe follows TF: box B overlaps the selected box A
+// with IoU 0.6 > 0.5, so its score 0.8 becomes 0.8 * exp(-0.5 * 0.6^2 / 0.5)
+// and it is selected second.
+TEST(ImageOps, SoftNonMaxSuppressionDecaysOverlapsBeyondTheThresholdAsTf) {
+  const std::string dir = make_temp_dir();
+  G g;
+  nms_graph("NonMaxSuppressionV5", 2, 3, 0.5, false, 0.5)(g);
+  // A = [0, 0, 1, 1]; B = [0, 0.25, 1, 1.25]: intersection 0.75, union 1.25.
+  const std::vector<Result> out =
+      run_floe(g.write(dir + "/soft.pbtxt"),
+               {{"boxes", make_f32({2, 4}, {0, 0, 1, 1, 0, 0.25f, 1, 1.25f})}, {"scores", make_f32({2}, {0.9f, 0.8f})}},
+               {"nms:0", "nms:1", "nms:2"});
+  ASSERT_EQ(out.size(), 3u);
+  const float iou = 0.75f / 1.25f;
+  EXPECT_EQ(out[0].values, (std::vector<double>{0, 1, 0}));
+  ASSERT_EQ(out[1].values.size(), 3u);
+  EXPECT_FLOAT_EQ(static_cast<float>(out[1].values[0]), 0.9f);
+  EXPECT_FLOAT_EQ(static_cast<float>(out[1].values[1]), 0.8f * std::exp(-0.5f * iou * iou / 0.5f));
+  EXPECT_EQ(out[1].values[2], 0.0);
+  EXPECT_EQ(out[2].values, (std::vector<double>{2}));
 }
 
 // The forms whose output length depends on the data are refused, naming the
@@ -441,34 +505,71 @@ TEST(ImageOpsOracle, MaxPoolWithArgmaxWithAndWithoutBatchInIndex) {
                       },
                       {{"x", random_f32({2, 5, 7, 3}, 41)}},
                       {"pool:0", "pool:1"},
-                      0.0});
+                      0.0,
+                      {"pool:1"}});
     }
   }
 }
 
 // ---- ImageProjectiveTransformV3 ------------------------------------------------------------
 
+std::function<void(G&)> transform_graph(int64_t batch, const std::string& fill, const std::string& interpolation) {
+  return [=](G& g) {
+    g.placeholder("images", "DT_FLOAT", {batch, 6, 5, 2});
+    g.placeholder("transforms", "DT_FLOAT", {batch, 8});
+    g.constant("shape", "DT_INT32", {2}, {7, 4});
+    g.constant("fill", "DT_FLOAT", {}, {0.25});
+    g.node("warp", "ImageProjectiveTransformV3", {"images", "transforms", "shape", "fill"},
+           {G::type("dtype", "DT_FLOAT"), G::str("interpolation", interpolation), G::str("fill_mode", fill)});
+  };
+}
+
+HostTensor slice0(const HostTensor& t, int64_t index) {
+  HostTensor s = t;
+  s.shape[0] = 1;
+  const size_t bytes = t.data.size() / static_cast<size_t>(t.shape[0]);
+  s.data.assign(t.data.begin() + static_cast<ptrdiff_t>(bytes * static_cast<size_t>(index)),
+                t.data.begin() + static_cast<ptrdiff_t>(bytes * static_cast<size_t>(index + 1)));
+  return s;
+}
+
+// TF.js's Transform kernel returns after the first image (a `return` inside
+// its batch loop), leaving the others at fill_value; TF transforms every image
+// with its own row of transforms. So floe runs the batch of 2 and TF.js each
+// image alone. Per image: rotation + shear + translation with a perspective
+// term, and a zoom-out that reads far outside the image (every fill mode's
+// folding). The values avoid points exactly between pixels, where TF's
+// std::round and TF.js's Math.round differ (negative halves) and float32 vs
+// float64 arithmetic could fall on either side.
 TEST(ImageOpsOracle, ImageProjectiveTransformEveryFillModeAndInterpolation) {
   FLOE_REQUIRE_ORACLE();
-  // Per image: rotation + shear + translation with a perspective term, and a
-  // zoom-out that samples far outside the image (every fill mode's folding).
-  const HostTensor transforms = make_f32(
-      {2, 8}, {0.9f, -0.3f, 1.5f, 0.25f, 1.1f, -2.0f, 0.01f, -0.02f, 2.5f, 0.0f, -4.0f, 0.0f, 2.5f, -3.5f, 0.0f, 0.0f});
+  const HostTensor images = random_f32({2, 6, 5, 2}, 51);
+  const HostTensor transforms = make_f32({2, 8}, {0.93f, -0.31f, 1.37f, 0.27f, 1.13f, -1.91f, 0.011f, -0.017f,  //
+                                                  2.47f, 0.03f, -3.93f, 0.02f, 2.53f, -3.41f, 0.0f, 0.0f});
   for (const char* fill : {"CONSTANT", "REFLECT", "WRAP", "NEAREST"}) {
     for (const char* interpolation : {"NEAREST", "BILINEAR"}) {
-      expect_matches({std::string("transform_") + fill + "_" + interpolation,
-                      [=](G& g) {
-                        g.placeholder("images", "DT_FLOAT", {2, 6, 5, 2});
-                        g.placeholder("transforms", "DT_FLOAT", {2, 8});
-                        g.constant("shape", "DT_INT32", {2}, {7, 4});
-                        g.constant("fill", "DT_FLOAT", {}, {0.25});
-                        g.node("warp", "ImageProjectiveTransformV3", {"images", "transforms", "shape", "fill"},
-                               {G::type("dtype", "DT_FLOAT"), G::str("interpolation", interpolation),
-                                G::str("fill_mode", fill)});
-                      },
-                      {{"images", random_f32({2, 6, 5, 2}, 51)}, {"transforms", transforms}},
-                      {"warp:0"},
-                      1e-5});
+      const std::string name = std::string("transform_") + fill + "_" + interpolation;
+      const std::string dir = make_temp_dir();
+      G batch2;
+      transform_graph(2, fill, interpolation)(batch2);
+      const std::vector<Result> floe =
+          run_floe(batch2.write(dir + "/batch2.pbtxt"), {{"images", images}, {"transforms", transforms}}, {"warp:0"});
+      ASSERT_EQ(floe.size(), 1u) << name;
+      ASSERT_EQ(floe[0].shape, (std::vector<int64_t>{2, 7, 4, 2})) << name;
+      for (int64_t b = 0; b < 2; ++b) {
+        G single;
+        transform_graph(1, fill, interpolation)(single);
+        const std::string image_dir = make_temp_dir();
+        const std::vector<Result> oracle =
+            run_oracle(image_dir, single.write(image_dir + "/single.pbtxt"),
+                       {{"images", slice0(images, b)}, {"transforms", slice0(transforms, b)}}, {"warp:0"});
+        ASSERT_EQ(oracle.size(), 1u) << name;
+        Result mine;
+        mine.shape = {1, 7, 4, 2};
+        mine.values.assign(floe[0].values.begin() + b * 56, floe[0].values.begin() + (b + 1) * 56);
+        EXPECT_EQ(mine.shape, oracle[0].shape) << name;
+        EXPECT_LE(worst(mine, oracle[0]), 1e-5) << name << " image " << b << first_difference(mine, oracle[0]);
+      }
     }
   }
 }

@@ -55,7 +55,8 @@ Status non_max_suppression_f32(In<float> boxes, In<float> scores, float iou_thre
     bool suppressed = false;
     for (ptrdiff_t j = count - 1; j >= scratch.compared[best]; --j) {
       const float iou = box_iou(boxes.data + 4 * best, boxes.data + 4 * selected.data[j]);
-      score *= iou <= iou_threshold ? expf(scale * iou * iou) : 0.0f;
+      // Soft NMS decays every overlap; hard NMS drops the candidate past the threshold.
+      score *= soft || iou <= iou_threshold ? expf(scale * iou * iou) : 0.0f;
       if (!soft && iou > iou_threshold) {
         suppressed = true;
         break;
