@@ -511,6 +511,26 @@ TEST(ImageOpsOracle, MaxPoolWithArgmaxWithAndWithoutBatchInIndex) {
   }
 }
 
+// TF's flat index without TF.js: batch 1's maximum of a 2x2 window over a
+// [2, 2, 2, 1] input sits at (y, x) = (1, 0), flat (1 * 2 + 0) * 1 = 2 within
+// its image, 4 + 2 = 6 with the batch term; ties go to the first in window order.
+TEST(ImageOps, MaxPoolWithArgmaxFlatIndicesAsTf) {
+  for (bool batch : {false, true}) {
+    const std::string dir = make_temp_dir();
+    G g;
+    g.placeholder("x", "DT_FLOAT", {2, 2, 2, 1});
+    g.node("pool", "MaxPoolWithArgmax", {"x"},
+           {f("T"), G::ints("ksize", {1, 2, 2, 1}), G::ints("strides", {1, 1, 1, 1}), G::str("padding", "VALID"),
+            G::boolean("include_batch_in_index", batch)});
+    const std::vector<Result> out = run_floe(g.write(dir + "/argmax.pbtxt"),
+                                             {{"x", make_f32({2, 2, 2, 1}, {5, 5, 1, 2, 0, 1, 7, 3})}},
+                                             {"pool:0", "pool:1"});
+    ASSERT_EQ(out.size(), 2u);
+    EXPECT_EQ(out[0].values, (std::vector<double>{5, 7}));
+    EXPECT_EQ(out[1].values, (std::vector<double>{0, batch ? 6.0 : 2.0})) << "include_batch_in_index " << batch;
+  }
+}
+
 // ---- ImageProjectiveTransformV3 ------------------------------------------------------------
 
 std::function<void(G&)> transform_graph(int64_t batch, const std::string& fill, const std::string& interpolation) {
