@@ -159,6 +159,7 @@ const std::vector<OpHandler>& batch_norm_handlers();
 const std::vector<OpHandler>& composite_handlers();
 const std::vector<OpHandler>& layout_handlers();
 const std::vector<OpHandler>& audio_handlers();
+const std::vector<OpHandler>& image_handlers();
 
 // Shared helpers for handlers.
 std::vector<int64_t> broadcast_shapes(const NodeContext& ctx, const std::vector<int64_t>& a,

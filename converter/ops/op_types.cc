@@ -85,6 +85,14 @@ constexpr OpInputTypes kOpInputTypes[] = {
     {"LSTMBlockCell", "T,T,T,T,T,T,T,T"},
     {"GRUBlockCell", "T,T,T,T,T,T"},
     {"PlaceholderWithDefault", "dtype"},
+    // Image, detection and 3-D pooling ops.
+    {"CropAndResize", "T,float,int32,int32"},
+    {"NonMaxSuppressionV2", "T,T,int32,T_threshold"},
+    {"NonMaxSuppressionV3 NonMaxSuppressionV4", "T,T,int32,T_threshold,T_threshold"},
+    {"NonMaxSuppressionV5", "T,T,int32,T,T,T"},
+    {"Dilation2D", "T,T"},
+    {"MaxPool3D AvgPool3D MaxPoolWithArgmax", "T"},
+    {"ImageProjectiveTransformV3", "dtype,float,int32,float"},
 };
 
 // Index-like type attrs and the types their OpDefs allow.
@@ -138,6 +146,8 @@ int tf_output_count(const tfproto::NodeDef& node) {
   if (op == "IdentityN") return -1;  // as many as its inputs
   if (op == "TopKV2" || op == "SoftmaxCrossEntropyWithLogits") return 2;
   if (op == "GRUBlockCell") return 4;
+  if (op == "NonMaxSuppressionV4" || op == "MaxPoolWithArgmax") return 2;
+  if (op == "NonMaxSuppressionV5") return 3;
   if (op == "FusedBatchNorm" || op == "FusedBatchNormV2") return 5;
   if (op == "FusedBatchNormV3") return 6;
   if (op == "LSTMBlockCell" || op == "BlockLSTM") return 7;

@@ -37,8 +37,8 @@ constexpr uint8_t kSlots[] = {
     kU32, kU32, kU32, kU32, kU32, kU32, kU32, kU32, kU8,
     // 5 DepthwiseConv2DOptions: 9 ints, activation
     kU32, kU32, kU32, kU32, kU32, kU32, kU32, kU32, kU32, kU8,
-    // 6 Pool2DOptions: 8 ints, activation
-    kU32, kU32, kU32, kU32, kU32, kU32, kU32, kU32, kU8,
+    // 6 Pool2DOptions: 8 ints, activation, include_batch_in_index
+    kU32, kU32, kU32, kU32, kU32, kU32, kU32, kU32, kU8, kU8,
     // 7 ConcatOptions
     kU32,
     // 8 ReduceOptions: axes, keep_dims
@@ -81,15 +81,21 @@ constexpr uint8_t kSlots[] = {
     kU32, kU32,
     // 27 WhileOptions: cond_end, body_end, max_iterations
     kU32, kU32, kU32,
-    // 28 TensorQuantization: scale, zero_point, quantized_dimension
+    // 28 Pool3DOptions: 9 ints
+    kU32, kU32, kU32, kU32, kU32, kU32, kU32, kU32, kU32,
+    // 29 CropAndResizeOptions: nearest, extrapolation_value
+    kU8, kU32,
+    // 30 ImageTransformOptions: nearest, fill_mode
+    kU8, kU8,
+    // 31 TensorQuantization: scale, zero_point, quantized_dimension
     kVec32, kVector | 8, kU32,
-    // 29 Requantization: input_offsets, output_offset, output_multiplier,
+    // 32 Requantization: input_offsets, output_offset, output_multiplier,
     // output_shift, input_multipliers, input_shifts, left_shift,
     // activation_min, activation_max, diff_min, input_range_radius
     kVec32, kU32, kU32, kU32, kVec32, kVec32, kU32, kU32, kU32, kU32, kU32,
 };
 
-constexpr uint8_t kStart[kTableCount + 1] = {0, 16, 27, 37, 40, 49, 59, 68, 69, 71, 72, 73, 76, 77, 78, 80, 82, 83, 85, 94, 96, 97, 100, 102, 106, 114, 118, 120, 123, 126, 137};
+constexpr uint8_t kStart[kTableCount + 1] = {0, 16, 27, 37, 40, 49, 59, 69, 70, 72, 73, 74, 77, 78, 79, 81, 83, 84, 86, 95, 97, 98, 101, 103, 107, 115, 119, 121, 124, 133, 135, 137, 140, 151};
 static_assert(sizeof(kSlots) == kStart[kTableCount], "kStart must cover kSlots");
 
 // The last slot of each table sits where the generated code says.
@@ -108,7 +114,8 @@ static_assert(slot_voffset(2, 6) == Operator::VT_OPTIONS, "Operator union slot")
 static_assert(slot_voffset(3, 1) == MatMulOptions::VT_ACTIVATION, "MatMulOptions");
 static_assert(slot_voffset(4, 1) == Conv2DOptions::VT_ACTIVATION, "Conv2DOptions");
 static_assert(slot_voffset(5, 1) == DepthwiseConv2DOptions::VT_ACTIVATION, "Depthwise");
-static_assert(slot_voffset(6, 1) == Pool2DOptions::VT_ACTIVATION, "Pool2DOptions");
+static_assert(slot_voffset(6, 1) == Pool2DOptions::VT_INCLUDE_BATCH_IN_INDEX, "Pool2DOptions");
+static_assert(slot_voffset(6, 2) == Pool2DOptions::VT_ACTIVATION, "Pool2DOptions");
 static_assert(slot_voffset(7, 1) == ConcatOptions::VT_AXIS, "ConcatOptions");
 static_assert(slot_voffset(8, 1) == ReduceOptions::VT_KEEP_DIMS, "ReduceOptions");
 static_assert(slot_voffset(9, 1) == SoftmaxOptions::VT_BETA, "SoftmaxOptions");
@@ -130,10 +137,13 @@ static_assert(slot_voffset(24, 1) == ExtractPatchesOptions::VT_PAD_LEFT, "Extrac
 static_assert(slot_voffset(25, 1) == AudioSpectrogramOptions::VT_MAGNITUDE_SQUARED, "AudioSpectrogramOptions");
 static_assert(slot_voffset(26, 1) == MfccOptions::VT_SAMPLE_RATE, "MfccOptions");
 static_assert(slot_voffset(27, 1) == WhileOptions::VT_MAX_ITERATIONS, "WhileOptions");
-static_assert(slot_voffset(28, 1) == TensorQuantization::VT_QUANTIZED_DIMENSION, "TensorQuantization");
-static_assert(slot_voffset(29, 1) == Requantization::VT_INPUT_RANGE_RADIUS, "Requantization");
+static_assert(slot_voffset(28, 1) == Pool3DOptions::VT_PAD_LEFT, "Pool3DOptions");
+static_assert(slot_voffset(29, 1) == CropAndResizeOptions::VT_EXTRAPOLATION_VALUE, "CropAndResizeOptions");
+static_assert(slot_voffset(30, 1) == ImageTransformOptions::VT_FILL_MODE, "ImageTransformOptions");
+static_assert(slot_voffset(31, 1) == TensorQuantization::VT_QUANTIZED_DIMENSION, "TensorQuantization");
+static_assert(slot_voffset(32, 1) == Requantization::VT_INPUT_RANGE_RADIUS, "Requantization");
 static_assert(static_cast<uint32_t>(OpOptions::MAX) == kUnionMembers, "OpOptions members");
-static_assert(static_cast<uint32_t>(OpOptions::WhileOptions) + 2 == kFirstFieldTable - 1,
+static_assert(static_cast<uint32_t>(OpOptions::ImageTransformOptions) + 2 == kFirstFieldTable - 1,
               "union member k is table 2 + k");
 
 }  // namespace

@@ -83,6 +83,16 @@ constexpr DefaultEntry kDefaults[] = {
     {"LRN", "alpha", "f: 1.0"},
     {"LRN", "beta", "f: 0.5"},
     {"TopKV2", "sorted", "b: true"},
+    // Image, detection and 3-D pooling ops (TF's op definitions).
+    {"CropAndResize", "method", "s: 'bilinear'"},
+    {"CropAndResize", "extrapolation_value", "f: 0"},
+    {"NonMaxSuppressionV4 NonMaxSuppressionV5", "pad_to_max_output_size", "b: false"},
+    {"NonMaxSuppressionV2 NonMaxSuppressionV3 NonMaxSuppressionV4", "T_threshold", "type: DT_FLOAT"},
+    {"NonMaxSuppressionV2 NonMaxSuppressionV3 NonMaxSuppressionV4 NonMaxSuppressionV5", "T", "type: DT_FLOAT"},
+    {"MaxPool3D AvgPool3D", "data_format", "s: 'NDHWC'"},
+    {"MaxPoolWithArgmax", "Targmax", "type: DT_INT64"},
+    {"MaxPoolWithArgmax", "include_batch_in_index", "b: false"},
+    {"ImageProjectiveTransformV3", "fill_mode", "s: 'CONSTANT'"},
 };
 
 using DefaultTable = std::map<std::pair<std::string, std::string>, AttrValue>;

@@ -1,0 +1,34 @@
+// SPDX-License-Identifier: Apache-2.0
+// CROP_AND_RESIZE: TF's CropAndResize on a float32 NHWC image: each box
+// (y1, x1, y2, x2 in normalized coordinates, corners mapped to the first and
+// last pixel) of image box_index[b] sampled to [crop_h, crop_w], bilinear or
+// nearest; samples outside the image get the extrapolation value. Shapes are
+// validated by the op's prepare step (below); box indices, which may be fed
+// at run time, by the kernel.
+#pragma once
+
+#include "runtime/core/status.h"
+#include "runtime/core/tensor.h"
+#include "runtime/core/dispatch.h"
+
+namespace floe::ref {
+
+struct CropAndResizeParams {
+  float extrapolation_value = 0.0f;
+  uint8_t nearest = 0;
+  uint8_t reserved[3] = {0, 0, 0};
+};
+
+// kKernelError when a box index is outside [0, batch).
+Status crop_and_resize_f32(const CropAndResizeParams& p, In<float> image, In<float> boxes, In<int32_t> box_index,
+                           Out<float> output);
+
+}  // namespace floe::ref
+
+// The op's adapter (runtime/ops.def names it; runtime/core/dispatch.h).
+namespace floe::ops {
+
+const char* prepare_crop_and_resize(const OpContext& ctx);
+Status eval_crop_and_resize(const PreparedOp& ctx);
+
+}  // namespace floe::ops
