@@ -192,7 +192,8 @@ const OpHandler* find_handler(const std::string& tf_op) {
           &slice_handlers(), &gather_handlers(), &batch_matmul_handlers(), &conv_handlers(),
           &normalization_handlers(), &topk_handlers(), &cumulative_handlers(),
           &fake_quant_handlers(), &resize_handlers(), &space_depth_handlers(),
-          &rnn_cell_handlers(), &index_handlers(), &audio_handlers(), &composite_handlers()}) {
+          &rnn_cell_handlers(), &index_handlers(), &audio_handlers(), &composite_handlers(),
+          &spectral_handlers(), &counting_handlers()}) {
       for (const OpHandler& h : *family) t.emplace(h.tf_op, &h);
     }
     return t;

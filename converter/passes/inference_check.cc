@@ -29,7 +29,7 @@ bool is_training_only_op(const std::string& op) {
       "NoOp", "SaveV2", "Save", "SaveSlices", "RestoreV2", "Restore", "RestoreSlice", "MergeV2Checkpoints",
       "ShardedFilename", "ShardedFilespec", "Assign", "AssignAdd", "AssignSub", "AssignVariableOp",
       "AssignAddVariableOp", "AssignSubVariableOp", "VarIsInitializedOp", "IsVariableInitialized",
-      "MergeSummary", "BroadcastGradientArgs", "CountUpTo", "Assert", "Print", "PrintV2",
+      "MergeSummary", "BroadcastGradientArgs", "CountUpTo", "Assert", "PrintV2",
       "ReportUninitializedVariables"};
   if (exact.count(op)) return true;
   auto starts = [&](const char* p) { return op.rfind(p, 0) == 0; };
