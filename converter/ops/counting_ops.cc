@@ -8,6 +8,7 @@
 // weighted), so no new kernel is needed; the cost is one bool per pair.
 #include "converter/frontend/graphdef/attrs.h"
 #include "converter/ir/error.h"
+#include "converter/ir/limits.h"
 #include "converter/ops/op_registry.h"
 
 namespace floe::conv {
@@ -76,6 +77,9 @@ BincountShape bincount_shape(const NodeContext& ctx) {
   const std::vector<int64_t> size = ctx.constant_ints(1, "size");
   if (size.size() != 1 || size[0] < 0) ctx.fail("size must be a non-negative scalar");
   s.size = size[0];
+  if (static_cast<uint64_t>(s.size) * sizeof(int64_t) > kMaxTensorBytes) {
+    ctx.fail("size " + std::to_string(s.size) + " is over the limit of one constant's bytes");
+  }
   const TensorInfo& arr = ctx.input(0);
   if (arr.dtype != DType::kInt32 && arr.dtype != DType::kInt64) {
     ctx.fail("input 0 must be int32 or int64, got " + std::string(dtype_name(arr.dtype)));
@@ -163,6 +167,13 @@ std::vector<TensorInfo> infer_data_dependent(const NodeContext& ctx) {
 }
 
 }  // namespace
+
+const char* refusal_reason(const std::string& tf_op) {
+  if (tf_op == "Unique" || tf_op == "UniqueV2" || tf_op == "ListDiff") {
+    return "its output size depends on the values; floe models have static shapes";
+  }
+  return nullptr;
+}
 
 const std::vector<OpHandler>& counting_handlers() {
   static const std::vector<OpHandler> handlers = {

@@ -20,6 +20,7 @@
 
 #include "converter/frontend/checkpoint/tf_dtype.h"
 #include "converter/frontend/graphdef/attrs.h"
+#include "converter/ir/limits.h"
 #include "converter/ops/op_registry.h"
 
 namespace floe::conv {
@@ -69,6 +70,17 @@ int64_t inner_dim(const NodeContext& ctx) {
   return s.back();
 }
 
+// The [rows, cols] float32 DFT matrix must fit one constant tensor; checked at
+// inference, before anything is allocated.
+void check_matrix(const NodeContext& ctx, int64_t rows, int64_t cols) {
+  const double bytes = static_cast<double>(rows) * static_cast<double>(cols) * sizeof(float);
+  if (bytes > static_cast<double>(kMaxTensorBytes)) {
+    ctx.fail("its DFT matrix [" + std::to_string(rows) + ", " + std::to_string(cols) + "] would take " +
+             std::to_string(static_cast<uint64_t>(bytes)) + " bytes, over the " + std::to_string(kMaxTensorBytes) +
+             "-byte limit of one constant");
+  }
+}
+
 // cos and sin of 2 pi k t / n, exact for the multiples of a quarter turn.
 void twiddle(int64_t k, int64_t t, int64_t n, double* c, double* s) {
   const int64_t r = (k % n) * (t % n) % n;
@@ -110,7 +122,8 @@ void lower_as_matmul(LowerContext& ctx, const HostTensor& m) {
 std::vector<TensorInfo> infer_fft(const NodeContext& ctx) {
   ctx.expect_inputs(1, 1);
   expect_complex(ctx, 0);
-  inner_dim(ctx);
+  const int64_t n = inner_dim(ctx);
+  check_matrix(ctx, 2 * n, 2 * n);
   return {complex_info(tf_shape(ctx.input(0)))};
 }
 
@@ -139,7 +152,7 @@ void lower_fft(LowerContext& ctx) {
 std::vector<TensorInfo> infer_rfft(const NodeContext& ctx) {
   ctx.expect_inputs(2, 2);
   expect_real(ctx, 0);
-  inner_dim(ctx);
+  check_matrix(ctx, inner_dim(ctx), 2 * (fft_length(ctx) / 2 + 1));
   std::vector<int64_t> s = tf_shape(ctx.input(0));
   s.back() = fft_length(ctx) / 2 + 1;
   return {complex_info(s)};
@@ -163,7 +176,7 @@ void lower_rfft(LowerContext& ctx) {
 std::vector<TensorInfo> infer_irfft(const NodeContext& ctx) {
   ctx.expect_inputs(2, 2);
   expect_complex(ctx, 0);
-  inner_dim(ctx);
+  check_matrix(ctx, 2 * inner_dim(ctx), fft_length(ctx));
   std::vector<int64_t> s = tf_shape(ctx.input(0));
   s.back() = fft_length(ctx);
   return {TensorInfo{DType::kFloat32, s, nullptr}};

@@ -15,6 +15,7 @@
 #include "converter/frontend/graphdef/attrs.h"
 #include "converter/ir/error.h"
 #include "converter/passes/freeze.h"
+#include "converter/ops/op_registry.h"
 #include "converter/passes/training_structure.h"
 #include "converter/pipeline/signature.h"
 
@@ -371,7 +372,9 @@ std::string describe_ops(const InfoOptions& options) {
     const OpClass c = classify_op(op);
     std::string how;
     switch (c) {
-      case OpClass::kSupported: how = "supported"; break;
+      case OpClass::kSupported:
+        how = refusal_reason(op) ? std::string("refused: ") + refusal_reason(op) : "supported";
+        break;
       case OpClass::kTrainingOnly: how = "training/saver structure (dropped unless an output needs it)"; break;
       case OpClass::kControlFlow: how = "resolved when its predicate is known at conversion time"; break;
       default: {

@@ -286,6 +286,16 @@ TEST(Spectral, RefusesWrongOperands) {
     const std::string e = refusal(g, {"abs"});
     EXPECT_NE(e.find("fft_length must be positive, got 0"), std::string::npos) << e;
   }
+  {
+    G g;
+    g.placeholder("x", "DT_FLOAT", {1, 1 << 20});
+    add_rfft(g, "spectrum", "x", 1 << 20);
+    add_part(g, "abs", "ComplexAbs", "spectrum");
+    const std::string e = refusal(g, {"abs"});
+    EXPECT_NE(e.find("node 'spectrum' (op RFFT): its DFT matrix [1048576, 1048578] would take 4398054899712 bytes"),
+              std::string::npos)
+        << e;
+  }
 }
 
 // TF.js's GraphModel runs the same graph (its RFFT takes the input's length as

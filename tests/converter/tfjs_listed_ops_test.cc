@@ -11,6 +11,7 @@
 #include <cmath>
 
 #include "converter/ir/error.h"
+#include "converter/pipeline/info.h"
 #include "tests/converter/tfjs_oracle.h"
 
 namespace floe::testing {
@@ -243,6 +244,12 @@ TEST(TfjsListedOps, DataDependentSizesAreRefusedWithTheReason) {
     const std::string e = refusal(g, {"u"});
     EXPECT_NE(e.find("node 'u' (op " + std::string(op) + "): its output size is "), std::string::npos) << e;
     EXPECT_NE(e.find("known only at run time; floe models have static shapes"), std::string::npos) << e;
+    conv::InfoOptions info;
+    info.graph_path = g.write(make_temp_dir() + "/list_ops.pbtxt");
+    const std::string listed = conv::describe_ops(info);
+    EXPECT_NE(listed.find("refused: its output size depends on the values; floe models have static shapes"),
+              std::string::npos)
+        << listed;
   }
 }
 
