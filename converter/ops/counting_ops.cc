@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // Ops that count by comparison: LowerBound / UpperBound (searchsorted),
-// Bincount / DenseBincount; and Unique / UniqueV2 / ListDiff, refused.
+// Bincount / DenseBincount; and why Unique / UniqueV2 / ListDiff are refused.
 //
 // Each is lowered onto existing ops as an all-pairs comparison reduced over
 // the compared axis (LowerBound: how many of a row's sorted values are below
@@ -154,23 +154,14 @@ void lower_bincount(LowerContext& ctx) {
   ctx.add_op(OpCode::SUM, {counted}, {ctx.output_value(0)}, LowerContext::options(o));
 }
 
-// ---- Unique / UniqueV2 / ListDiff: output sizes known only from the values ----
-std::vector<TensorInfo> infer_data_dependent(const NodeContext& ctx) {
-  const std::string what = ctx.node().op() == "ListDiff" ? "the number of values of x missing from y"
-                                                          : "the number of distinct values";
-  throw ConvertError(ctx.graph().source() + ": node '" + ctx.node().name() + "' (op " + ctx.node().op() +
-                         "): its output size is " + what +
-                         ", known only at run time; floe models have static shapes and no op of floe can declare "
-                         "a bound for it: compute it outside the model and feed the result (--inputs)",
-                     ErrorCategory::kUnsupported,
-                     ErrorLocation{ctx.graph().source(), ctx.node().name(), ctx.node().op(), -1});
-}
-
 }  // namespace
 
+// Unique / UniqueV2 / ListDiff have no handler: the inference check refuses
+// them, all at once with the other offenders, giving this reason.
 const char* refusal_reason(const std::string& tf_op) {
   if (tf_op == "Unique" || tf_op == "UniqueV2" || tf_op == "ListDiff") {
-    return "its output size depends on the values; floe models have static shapes";
+    return "its output size depends on the values and floe models have static shapes: compute it outside the "
+           "model and feed the result (--inputs)";
   }
   return nullptr;
 }
@@ -181,9 +172,6 @@ const std::vector<OpHandler>& counting_handlers() {
       {"UpperBound", infer_bound, lower_bound<OpCode::LESS_EQUAL>},
       {"Bincount", infer_bincount, lower_bincount},
       {"DenseBincount", infer_bincount, lower_bincount},
-      {"Unique", infer_data_dependent, nullptr},
-      {"UniqueV2", infer_data_dependent, nullptr},
-      {"ListDiff", infer_data_dependent, nullptr},
   };
   return handlers;
 }

@@ -159,8 +159,8 @@ const std::vector<OpHandler>& spectral_handlers();
 const std::vector<OpHandler>& counting_handlers();
 // Whether `tf_op` may read complex tensors (the spectral family).
 bool reads_complex(const std::string& tf_op);
-// Why floe refuses every node of `tf_op` although it knows the op (its output
-// size depends on the values: Unique, ListDiff), or nullptr.
+// Why floe has no handler for `tf_op` when the reason is the op's nature (its
+// output size depends on the values: Unique, ListDiff), or nullptr.
 const char* refusal_reason(const std::string& tf_op);
 
 // Shared helpers for handlers.

@@ -218,6 +218,9 @@ void check_inference_graph(const Graph& graph, const std::vector<bool>& keep,
     if (category < 0) continue;
     std::string label = node.name();
     if (category == static_cast<int>(OpClass::kIo)) label += computable_readers(graph, keep, feeds, static_cast<int>(n));
+    if (category == static_cast<int>(OpClass::kUnsupported) && refusal_reason(op) != nullptr) {
+      label += std::string(" (") + refusal_reason(op) + ")";
+    }
     if (is_switch_op(op) && category == static_cast<int>(OpClass::kControlFlow)) {
       const auto it = control_flow.unresolved.find(static_cast<int>(n));
       if (it != control_flow.unresolved.end()) label += " (" + it->second + ")";

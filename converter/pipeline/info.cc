@@ -372,14 +372,13 @@ std::string describe_ops(const InfoOptions& options) {
     const OpClass c = classify_op(op);
     std::string how;
     switch (c) {
-      case OpClass::kSupported:
-        how = refusal_reason(op) ? std::string("refused: ") + refusal_reason(op) : "supported";
-        break;
+      case OpClass::kSupported: how = "supported"; break;
       case OpClass::kTrainingOnly: how = "training/saver structure (dropped unless an output needs it)"; break;
       case OpClass::kControlFlow: how = "resolved when its predicate is known at conversion time"; break;
       default: {
         std::string d = op_class_description(c);
-        how = "refused on the inference path: " + d.substr(0, d.find(" ("));
+        how = refusal_reason(op) ? std::string("refused: ") + refusal_reason(op)
+                                 : "refused on the inference path: " + d.substr(0, d.find(" ("));
       }
     }
     s << "  " << op << std::string(width - op.size() + 2, ' ') << "x" << count << "  " << how << "\n";
