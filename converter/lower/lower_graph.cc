@@ -100,6 +100,14 @@ LoweredModel lower_graph(const Graph& graph, const std::vector<bool>& keep,
       inputs_constant = inputs_constant && inputs.back()->value != nullptr;
     }
     const NodeContext node_context(graph, node, inputs);
+    for (size_t i = 0; i < inputs.size(); ++i) {
+      // Complex values are float pairs only the spectral ops know how to read.
+      if (inputs[i]->complex && !reads_complex(node.op())) {
+        node_context.fail("input " + std::to_string(i) + " ('" + graph.tensor_name(node.inputs[i]) +
+                          "') is complex64, which floe computes only inside FFT, IFFT, RFFT, IRFFT, Real, "
+                          "Imag and ComplexAbs");
+      }
+    }
     check_input_types(node_context);
     std::vector<TensorInfo> outs = handler->infer(node_context);
     bool outputs_constant = !handler->never_fold;
@@ -166,6 +174,13 @@ LoweredModel lower_graph(const Graph& graph, const std::vector<bool>& keep,
     const std::string name = graph.tensor_name(ref);
     int id = -1;
     const auto f = fed.find(ref);
+    if (f == fed.end() && info_of(graph.node(ref.node), ref)->complex) {
+      const Node& node = graph.node(ref.node);
+      throw ConvertError(graph.source() + ": node '" + node.name() + "' (op " + node.op() + "): fetch '" + name +
+                             "' is complex64; a floe model's outputs are real: fetch its Real, Imag or "
+                             "ComplexAbs instead",
+                         ErrorCategory::kUnsupported, ErrorLocation{graph.source(), node.name(), node.op(), -1});
+    }
     if (f != fed.end()) {
       id = f->second.second;
     } else {

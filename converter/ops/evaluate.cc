@@ -167,6 +167,12 @@ std::shared_ptr<const HostTensor> evaluate_constant(const Graph& graph, const st
       inputs.push_back(&produced[static_cast<size_t>(in.port)]);
       inputs_constant = inputs_constant && inputs.back()->value != nullptr;
     }
+    for (size_t i = 0; i < inputs.size(); ++i) {
+      if (inputs[i]->complex && !reads_complex(node.op())) {
+        throw ConvertError(graph.source() + ": node '" + node.name() + "' (op " + node.op() + ") reads complex64 '" +
+                           graph.tensor_name(node.inputs[i]) + "', which only the spectral ops read");
+      }
+    }
     std::vector<TensorInfo> outs = handler->infer(NodeContext(graph, node, inputs));
     bool outputs_constant = true;
     for (const TensorInfo& o : outs) outputs_constant = outputs_constant && o.value != nullptr;

@@ -26,6 +26,17 @@ std::vector<TensorInfo> infer_compare(const NodeContext& ctx) {
   return out;
 }
 
+// BitwiseAnd: integers only (the narrow ones arrive widened to int32, whose
+// low bits AND exactly as theirs do).
+std::vector<TensorInfo> infer_bitwise(const NodeContext& ctx) {
+  const DType t = ctx.input(0).dtype;
+  if (t != DType::kInt32 && t != DType::kInt64 && t != DType::kInt8 && t != DType::kInt16 && t != DType::kUInt8 &&
+      t != DType::kUInt16) {
+    ctx.fail(std::string("bitwise ops take integers, got ") + dtype_name(t));
+  }
+  return infer_same_dtype_binary(ctx);
+}
+
 template <schema::OpCode kCode>
 void lower_binary_op(LowerContext& ctx) {
   ctx.add_op(kCode, {ctx.input_value(0), ctx.input_value(1)}, {ctx.output_value(0)});
@@ -159,6 +170,17 @@ std::vector<TensorInfo> infer_ones_like(const NodeContext& ctx) {
   return {TensorInfo::of(filled(ctx.input(0).dtype, ctx.input(0).shape, 1.0))};
 }
 
+// Ones / Zeros (TF.js's names in graphs TF.js writes): shape input, dtype attr T.
+template <int kValue>
+std::vector<TensorInfo> infer_constant_of_shape(const NodeContext& ctx) {
+  ctx.expect_inputs(1, 1);
+  const std::vector<int64_t> dims = ctx.constant_ints(0, "the shape");
+  for (int64_t d : dims) {
+    if (d < 0) ctx.fail("shape " + shape_to_string(dims) + " has a negative dim");
+  }
+  return {TensorInfo::of(filled(dtype_attr(ctx, "T"), dims, kValue))};
+}
+
 // Fill(dims, value): dims must be known; a run-time value is tiled.
 std::vector<TensorInfo> infer_fill(const NodeContext& ctx) {
   ctx.expect_inputs(2, 2);
@@ -187,6 +209,7 @@ const std::vector<OpHandler>& math_handlers() {
       {"TruncateDiv", infer_same_dtype_binary, lower_binary_op<OpCode::TRUNCATE_DIV>},
       {"Pow", infer_same_dtype_binary, lower_binary_op<OpCode::POW>},
       {"Atan2", infer_same_dtype_binary, lower_binary_op<OpCode::ATAN2>},
+      {"BitwiseAnd", infer_bitwise, lower_binary_op<OpCode::BITWISE_AND>},
       {"SquaredDifference", infer_same_dtype_binary, lower_binary_op<OpCode::SQUARED_DIFFERENCE>},
       {"Equal", infer_compare, lower_binary_op<OpCode::EQUAL>},
       {"NotEqual", infer_compare, lower_binary_op<OpCode::NOT_EQUAL>},
@@ -232,6 +255,8 @@ const std::vector<OpHandler>& math_handlers() {
       {"ZerosLike", infer_zeros_like, nullptr},
       {"OnesLike", infer_ones_like, nullptr},
       {"Fill", infer_fill, lower_fill},
+      {"Ones", infer_constant_of_shape<1>, nullptr},
+      {"Zeros", infer_constant_of_shape<0>, nullptr},
   };
   return handlers;
 }

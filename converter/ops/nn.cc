@@ -4,6 +4,7 @@
 // AvgPool, Softmax. Window geometry (SAME/VALID/EXPLICIT padding) is resolved
 // here, once, into explicit pads the kernels consume.
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <iterator>
 
@@ -235,6 +236,58 @@ void lower_depthwise(LowerContext& ctx) {
               LowerContext::options(o));
 }
 
+// Conv1D (TF.js's op in graphs TF.js writes): x [N, W, C] (NWC), filter
+// [K, C, O], int attrs stride and dilation; a CONV2D over a height of 1.
+struct Conv1DWindow {
+  int64_t stride, dilation;
+  Axis w;
+};
+Conv1DWindow conv1d_window(const NodeContext& ctx) {
+  ctx.expect_inputs(2, 2);
+  ctx.expect_rank(0, 3);
+  ctx.expect_rank(1, 3);
+  if (attr_string(ctx.node().def, "data_format", "NWC") != "NWC") ctx.fail("only data_format NWC is supported");
+  const auto& in = ctx.input(0).shape;
+  const auto& f = ctx.input(1).shape;
+  if (f[1] != in[2]) {
+    ctx.fail("filter " + shape_to_string(f) + " expects " + std::to_string(f[1]) + " input channels, input " +
+             shape_to_string(in) + " has " + std::to_string(in[2]));
+  }
+  std::string padding = attr_string(ctx.node().def, "padding", "");
+  for (char& c : padding) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  if (padding != "SAME" && padding != "VALID") ctx.fail("padding must be SAME or VALID, got '" + padding + "'");
+  Conv1DWindow cw;
+  cw.stride = attr_int(ctx.node().def, "stride", 1);
+  cw.dilation = attr_int(ctx.node().def, "dilation", 1);
+  if (cw.stride < 1 || cw.dilation < 1) ctx.fail("stride/dilation must be >= 1");
+  cw.w = resolve_axis(ctx, padding, in[1], f[0], cw.stride, cw.dilation, 0, 0);
+  return cw;
+}
+
+std::vector<TensorInfo> infer_conv1d(const NodeContext& ctx) {
+  const Conv1DWindow cw = conv1d_window(ctx);
+  return {TensorInfo{ctx.input(0).dtype, {ctx.input(0).shape[0], cw.w.out, ctx.input(1).shape[2]}, nullptr}};
+}
+
+void lower_conv1d(LowerContext& ctx) {
+  require_f32(ctx);
+  const Conv1DWindow cw = conv1d_window(ctx);
+  const auto& in = ctx.input(0).shape;
+  const auto& f = ctx.input(1).shape;
+  const int x = ctx.reshaped_value(ctx.input_value(0), {in[0], 1, in[1], in[2]}, "nhwc");
+  const int filter = ctx.reshaped_value(ctx.input_value(1), {1, f[0], f[1], f[2]}, "hwio");
+  schema::Conv2DOptionsT o;
+  o.stride_h = 1;
+  o.stride_w = static_cast<int32_t>(cw.stride);
+  o.dilation_h = 1;
+  o.dilation_w = static_cast<int32_t>(cw.dilation);
+  o.pad_left = static_cast<int32_t>(cw.w.pad_before);
+  o.pad_right = static_cast<int32_t>(cw.w.pad_after);
+  const int out = ctx.new_value(DType::kFloat32, {in[0], 1, cw.w.out, f[2]}, "conv2d");
+  ctx.add_op(schema::OpCode::CONV2D, {x, filter}, {out}, LowerContext::options(o));
+  ctx.add_op(schema::OpCode::RESHAPE, {out}, {ctx.output_value(0)});
+}
+
 // TF's graph optimizer (grappler's remapper) writes _FusedConv2D, _FusedMatMul
 // and _FusedDepthwiseConv2dNative (TF.js's converter spells the last without the
 // underscore) into graphs it rewrites, frozen ones included:
@@ -436,6 +489,8 @@ const std::vector<OpHandler>& nn_handlers() {
       {"MatMul", infer_matmul, lower_matmul},
       {"Conv2D", infer_conv2d, lower_conv2d},
       {"DepthwiseConv2dNative", infer_depthwise, lower_depthwise},
+      {"DepthwiseConv2d", infer_depthwise, lower_depthwise},  // TF.js's name, same attrs
+      {"Conv1D", infer_conv1d, lower_conv1d},
       {"_FusedConv2D", infer_fused, lower_fused},
       {"_FusedMatMul", infer_fused, lower_fused},
       {"FusedDepthwiseConv2dNative", infer_fused, lower_fused},

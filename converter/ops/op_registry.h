@@ -25,6 +25,9 @@ struct TensorInfo {
   DType dtype = DType::kInvalid;
   std::vector<int64_t> shape;                // fully known (the converter resolves every dim)
   std::shared_ptr<const HostTensor> value;   // set when the tensor is a known constant
+  // A complex64 tensor (floe has no complex dtype; see spectral_ops.cc): dtype
+  // float32, the shape TF's plus a last dim of 2 holding (real, imaginary).
+  bool complex = false;
 
   // From a constant value (float64 values are narrowed to float32).
   static TensorInfo of(std::shared_ptr<const HostTensor> value);
@@ -160,6 +163,15 @@ const std::vector<OpHandler>& composite_handlers();
 const std::vector<OpHandler>& layout_handlers();
 const std::vector<OpHandler>& audio_handlers();
 const std::vector<OpHandler>& image_handlers();
+const std::vector<OpHandler>& spectral_handlers();
+const std::vector<OpHandler>& counting_handlers();
+// Whether `tf_op` may read complex tensors (the spectral family).
+bool reads_complex(const std::string& tf_op);
+// Why floe has no handler for `tf_op` when the reason is the op's nature (its
+// output size depends on the values: Unique, ListDiff), or nullptr.
+const char* refusal_reason(const std::string& tf_op);
+// The ops refusal_reason explains (listed by --list-ops --all).
+const std::vector<const char*>& data_dependent_shape_ops();
 
 // Shared helpers for handlers.
 std::vector<int64_t> broadcast_shapes(const NodeContext& ctx, const std::vector<int64_t>& a,

@@ -40,11 +40,12 @@ constexpr OpInputTypes kOpInputTypes[] = {
     // Binary elementwise: x:T, y:T.
     {"Add AddV2 Sub Mul Div RealDiv FloorDiv FloorMod Mod TruncateDiv Maximum Minimum Pow Atan2 "
      "SquaredDifference Equal NotEqual Greater GreaterEqual Less LessEqual BiasAdd BiasAddV1 MatMul BatchMatMul "
-     "BatchMatMulV2 Conv2D DepthwiseConv2dNative Conv3D SoftmaxCrossEntropyWithLogits",
+     "BatchMatMulV2 Conv2D DepthwiseConv2dNative DepthwiseConv2d Conv1D Conv3D SoftmaxCrossEntropyWithLogits",
      "T,T"},
     {"Select SelectV2", "bool,T,T"},
     {"AddN Pack ParallelConcat", "T*"},
     {"ConcatV2", "T*,Tidx"},
+    {"Concat", "int32,T*"},
     {"Cast", "SrcT"},
     {"Conv2DBackpropInput", "int32,T,T"},
     {"FusedBatchNorm", "T,T,T,T,T"},
@@ -63,6 +64,7 @@ constexpr OpInputTypes kOpInputTypes[] = {
     {"Split", "int32,T"},
     {"SplitV", "T,Tlen,int32"},
     {"ReverseV2", "T,Tidx"},
+    {"Reverse", "T,bool"},
     {"Gather GatherNd", "Tparams,Tindices"},
     {"GatherV2", "Tparams,Tindices,Taxis"},
     {"ScatterNd", "Tindices,T,Tindices"},
@@ -71,7 +73,7 @@ constexpr OpInputTypes kOpInputTypes[] = {
      "T,Tindices,T"},
     {"OneHot", "TI,int32,T,T"},
     {"TopKV2", "T,int32"},
-    {"Cumsum Cumprod ArgMax ArgMin Sum Mean Max Min Prod", "T,Tidx"},
+    {"Cumsum Cumprod ArgMax ArgMin Sum Mean Max Min Prod EuclideanNorm", "T,Tidx"},
     {"All Any", "bool,Tidx"},
     {"DynamicPartition", "T,int32"},
     {"SpaceToBatchND", "T,Tblock_shape,Tpaddings"},
@@ -93,6 +95,15 @@ constexpr OpInputTypes kOpInputTypes[] = {
     {"Dilation2D", "T,T"},
     {"MaxPool3D AvgPool3D MaxPoolWithArgmax", "T"},
     {"ImageProjectiveTransformV3", "dtype,float,int32,float"},
+    // Complex inputs are float pairs checked by the spectral handlers ("*").
+    {"FFT IFFT Real Imag ComplexAbs", "*"},
+    {"RFFT IRFFT", "*,int32"},
+    {"Complex", "T,T"},
+    {"LowerBound UpperBound", "T,T"},
+    {"Bincount", "int32,int32,T"},
+    {"DenseBincount", "Tidx,Tidx,T"},
+    {"BroadcastArgs", "T,T"},
+    {"BitwiseAnd", "T,T"},
 };
 
 // Index-like type attrs and the types their OpDefs allow.

@@ -19,6 +19,31 @@ void lower_reduce(LowerContext& ctx) {
   ctx.add_op(kCode, {ctx.input_value(0)}, {ctx.output_value(0)}, LowerContext::options(o));
 }
 
+// EuclideanNorm: sqrt(sum(x^2)) over the axes (float only: TF's integer
+// variant truncates a square root, which no model relies on).
+std::vector<TensorInfo> infer_euclidean_norm(const NodeContext& ctx) {
+  if (ctx.input(0).dtype != DType::kFloat32) {
+    ctx.fail("floe computes EuclideanNorm of float32 (or float64) only, got " +
+             std::string(dtype_name(ctx.input(0).dtype)));
+  }
+  return infer_reduction(ctx);
+}
+
+void lower_euclidean_norm(LowerContext& ctx) {
+  const std::vector<int32_t> axes = reduction_axes(ctx);
+  if (axes.empty()) {  // the norm of each element alone
+    ctx.add_op(schema::OpCode::ABS, {ctx.input_value(0)}, {ctx.output_value(0)});
+    return;
+  }
+  const int squares = ctx.new_value(DType::kFloat32, ctx.input(0).shape, "squares");
+  ctx.add_op(schema::OpCode::SQUARE, {ctx.input_value(0)}, {squares});
+  const int sum = ctx.new_value(DType::kFloat32, ctx.output_info(0).shape, "sum_of_squares");
+  schema::ReduceOptionsT o;
+  o.axes = axes;
+  ctx.add_op(schema::OpCode::SUM, {squares}, {sum}, LowerContext::options(o));
+  ctx.add_op(schema::OpCode::SQRT, {sum}, {ctx.output_value(0)});
+}
+
 std::vector<TensorInfo> infer_arg(const NodeContext& ctx) {
   ctx.expect_inputs(2, 2);
   const auto& in = ctx.input(0).shape;
@@ -53,6 +78,7 @@ const std::vector<OpHandler>& reduce_handlers() {
       {"Min", infer_reduction, lower_reduce<OpCode::REDUCE_MIN>},
       {"All", infer_reduction, lower_reduce<OpCode::REDUCE_ALL>},
       {"Any", infer_reduction, lower_reduce<OpCode::REDUCE_ANY>},
+      {"EuclideanNorm", infer_euclidean_norm, lower_euclidean_norm},
       {"ArgMax", infer_arg, lower_arg<OpCode::ARG_MAX>},
       {"ArgMin", infer_arg, lower_arg<OpCode::ARG_MIN>},
   };

@@ -97,17 +97,29 @@ void lower_reshape(LowerContext& ctx) {
   ctx.add_op(schema::OpCode::RESHAPE, {ctx.input_value(0)}, {ctx.output_value(0)});
 }
 
-std::vector<TensorInfo> infer_concat(const NodeContext& ctx) {
-  if (ctx.input_count() < 2) ctx.fail("ConcatV2 needs at least one value and an axis");
+// ConcatV2 takes the axis last, Concat (V1) first: `first` is the values'
+// first input, `n` their count, `axis_input` the axis'.
+struct ConcatInputs {
+  int first, n, axis_input;
+};
+ConcatInputs concat_inputs(const NodeContext& ctx) {
+  if (ctx.input_count() < 2) ctx.fail("concat needs at least one value and an axis");
   const int n = ctx.input_count() - 1;
-  const std::vector<int64_t> axis_v = ctx.constant_ints(n, "the concat axis");
+  return ctx.node().op() == "Concat" ? ConcatInputs{1, n, 0} : ConcatInputs{0, n, n};
+}
+
+std::vector<TensorInfo> infer_concat(const NodeContext& ctx) {
+  const ConcatInputs c = concat_inputs(ctx);
+  const int n = c.n;
+  const std::vector<int64_t> axis_v = ctx.constant_ints(c.axis_input, "the concat axis");
   if (axis_v.size() != 1) ctx.fail("axis must be a scalar");
-  std::vector<int64_t> shape = ctx.input(0).shape;
+  const TensorInfo& first = ctx.input(c.first);
+  std::vector<int64_t> shape = first.shape;
   const int64_t axis = normalize_axis(ctx, axis_v[0], static_cast<int64_t>(shape.size()));
   int64_t total = 0;
-  for (int i = 0; i < n; ++i) {
+  for (int i = c.first; i < c.first + n; ++i) {
     const TensorInfo& in = ctx.input(i);
-    if (in.dtype != ctx.input(0).dtype || in.shape.size() != shape.size()) {
+    if (in.dtype != first.dtype || in.shape.size() != shape.size()) {
       ctx.fail("input " + std::to_string(i) + " differs in dtype or rank");
     }
     for (size_t d = 0; d < shape.size(); ++d) {
@@ -119,20 +131,38 @@ std::vector<TensorInfo> infer_concat(const NodeContext& ctx) {
     total += in.shape[static_cast<size_t>(axis)];
   }
   shape[static_cast<size_t>(axis)] = total;
-  return {TensorInfo{ctx.input(0).dtype, shape, nullptr}};
+  return {TensorInfo{first.dtype, shape, nullptr}};
 }
 
 void lower_concat(LowerContext& ctx) {
-  const int n = ctx.input_count() - 1;
-  if (n > kMaxConcatInputs) ctx.fail("concat of more than " + std::to_string(kMaxConcatInputs) + " tensors is not supported yet");
+  const ConcatInputs c = concat_inputs(ctx);
+  if (c.n > kMaxConcatInputs) ctx.fail("concat of more than " + std::to_string(kMaxConcatInputs) + " tensors is not supported yet");
   const int32_t axis = static_cast<int32_t>(normalize_axis(
-      ctx, ctx.constant_ints(n, "the concat axis")[0],
-      static_cast<int64_t>(ctx.input(0).shape.size())));
+      ctx, ctx.constant_ints(c.axis_input, "the concat axis")[0],
+      static_cast<int64_t>(ctx.input(c.first).shape.size())));
   std::vector<int> inputs;
-  for (int i = 0; i < n; ++i) inputs.push_back(ctx.input_value(i));
+  for (int i = c.first; i < c.first + c.n; ++i) inputs.push_back(ctx.input_value(i));
   schema::ConcatOptionsT options;
   options.axis = axis;
   ctx.add_op(schema::OpCode::CONCAT, inputs, {ctx.output_value(0)}, LowerContext::options(options));
+}
+
+// BroadcastArgs(s0, s1): the broadcast of two shapes. Shapes are static in
+// floe, so both are known and the result is folded.
+std::vector<TensorInfo> infer_broadcast_args(const NodeContext& ctx) {
+  ctx.expect_inputs(2, 2);
+  const std::vector<int64_t> a = ctx.constant_ints(0, "shape s0");
+  const std::vector<int64_t> b = ctx.constant_ints(1, "shape s1");
+  const std::vector<int64_t> out = broadcast_shapes(ctx, a, b);
+  auto t = std::make_shared<HostTensor>();
+  t->dtype = ctx.input(0).dtype;
+  t->shape = {static_cast<int64_t>(out.size())};
+  t->data.resize(out.size() * dtype_size(t->dtype));
+  for (size_t i = 0; i < out.size(); ++i) {
+    if (t->dtype == DType::kInt32) t->as<int32_t>()[i] = static_cast<int32_t>(out[i]);
+    else t->as<int64_t>()[i] = out[i];
+  }
+  return {TensorInfo::of(std::move(t))};
 }
 
 void lower_mean(LowerContext& ctx) {
@@ -154,6 +184,8 @@ const std::vector<OpHandler>& shape_handlers() {
       {"Squeeze", infer_squeeze, lower_reshape},
       {"ExpandDims", infer_expand_dims, lower_reshape},
       {"ConcatV2", infer_concat, lower_concat},
+      {"Concat", infer_concat, lower_concat},
+      {"BroadcastArgs", infer_broadcast_args, nullptr},
       {"Mean", infer_reduction, lower_mean},
   };
   return handlers;

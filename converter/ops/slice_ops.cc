@@ -271,20 +271,48 @@ std::vector<TensorInfo> infer_reverse(const NodeContext& ctx) {
   ctx.expect_inputs(2, 2);
   return {TensorInfo{ctx.input(0).dtype, ctx.input(0).shape, nullptr}};
 }
-void lower_reverse(LowerContext& ctx) {
+// Reverses input 0 along `axes` (non-negative) with one negative-stride slice.
+void emit_reverse(LowerContext& ctx, const std::vector<size_t>& axes) {
   const auto& in = ctx.input(0).shape;
   SliceSpec s;
   s.counts = in;
   s.final_shape = in;
   s.begin.assign(in.size(), 0);
   s.stride.assign(in.size(), 1);
-  for (int64_t a : ctx.constant_ints(1, "ReverseV2 axes")) {
-    const size_t d = static_cast<size_t>(normalize_axis(ctx, a, static_cast<int64_t>(in.size())));
+  for (size_t d : axes) {
     s.begin[d] = static_cast<int32_t>(in[d] > 0 ? in[d] - 1 : 0);
     s.stride[d] = -1;
   }
   emit_slice(ctx, ctx.input_value(0), s, ctx.output_value(0), "reverse");
 }
+void lower_reverse(LowerContext& ctx) {
+  std::vector<size_t> axes;
+  for (int64_t a : ctx.constant_ints(1, "ReverseV2 axes")) {
+    axes.push_back(static_cast<size_t>(normalize_axis(ctx, a, static_cast<int64_t>(ctx.input(0).shape.size()))));
+  }
+  emit_reverse(ctx, axes);
+}
+
+// Reverse (V1): one bool per dim says whether to reverse it.
+std::vector<size_t> reverse_v1_axes(const NodeContext& ctx) {
+  const HostTensor& dims = ctx.constant_input(1, "Reverse dims");
+  const size_t rank = ctx.input(0).shape.size();
+  if (dims.dtype != DType::kBool || static_cast<size_t>(dims.num_elements()) != rank) {
+    ctx.fail("dims must be a bool vector with one value per dim of input 0 (rank " + std::to_string(rank) +
+             "), got " + dtype_name(dims.dtype) + " " + shape_to_string(dims.shape));
+  }
+  std::vector<size_t> axes;
+  for (size_t d = 0; d < rank; ++d) {
+    if (dims.as<uint8_t>()[d] != 0) axes.push_back(d);
+  }
+  return axes;
+}
+std::vector<TensorInfo> infer_reverse_v1(const NodeContext& ctx) {
+  ctx.expect_inputs(2, 2);
+  reverse_v1_axes(ctx);
+  return {TensorInfo{ctx.input(0).dtype, ctx.input(0).shape, nullptr}};
+}
+void lower_reverse_v1(LowerContext& ctx) { emit_reverse(ctx, reverse_v1_axes(ctx)); }
 
 }  // namespace
 
@@ -298,6 +326,7 @@ const std::vector<OpHandler>& slice_handlers() {
       {"Pack", infer_pack, lower_pack},
       {"Tile", infer_tile, lower_tile},
       {"ReverseV2", infer_reverse, lower_reverse},
+      {"Reverse", infer_reverse_v1, lower_reverse_v1},
   };
   return handlers;
 }

@@ -54,6 +54,14 @@ std::vector<TensorInfo> infer_first(const NodeContext& ctx) {
   return {ctx.input(0)};
 }
 
+// Print: output 0 is input 0; its printing is dropped (the summary notes it)
+// and with it the use of the other inputs, the tensors it would print.
+std::vector<TensorInfo> infer_print(const NodeContext& ctx) {
+  if (ctx.input_count() < 1) ctx.fail("expects at least one input");
+  return {ctx.input(0)};
+}
+void lower_first(LowerContext& ctx) { ctx.alias_output(0, ctx.input_value(0)); }
+
 void lower_forward(LowerContext& ctx) {
   for (int i = 0; i < ctx.input_count(); ++i) ctx.alias_output(i, ctx.input_value(i));
 }
@@ -109,6 +117,7 @@ const std::vector<OpHandler>& source_handlers() {
       {"PlaceholderV2", infer_unfed_placeholder, nullptr},
       {"PlaceholderWithDefault", infer_first, lower_forward},
       {"Identity", infer_forward, lower_forward},
+      {"Print", infer_print, lower_first},
       {"IdentityN", infer_forward, lower_forward},
       {"ReadVariableOp", infer_forward, lower_forward},
       {"StopGradient", infer_forward, lower_forward},

@@ -40,7 +40,7 @@ const OpNamePattern& training_only_ops() {
       {"NoOp", "SaveV2", "Save", "SaveSlices", "RestoreV2", "Restore", "RestoreSlice", "MergeV2Checkpoints",
        "ShardedFilename", "ShardedFilespec", "Assign", "AssignAdd", "AssignSub", "AssignVariableOp",
        "AssignAddVariableOp", "AssignSubVariableOp", "VarIsInitializedOp", "IsVariableInitialized",
-       "MergeSummary", "BroadcastGradientArgs", "CountUpTo", "Assert", "Print", "PrintV2",
+       "MergeSummary", "BroadcastGradientArgs", "CountUpTo", "Assert", "PrintV2",
        "ReportUninitializedVariables"},
       {"Apply", "ResourceApply", "SparseApply", "ResourceSparseApply", "Scatter", "ResourceScatter",
        "Conv2DBackprop", "DepthwiseConv2dNativeBackprop", "Conv3DBackprop"},
@@ -281,6 +281,9 @@ void check_inference_graph(const Graph& graph, const std::vector<bool>& keep,
     if (category < 0) continue;
     std::string label = node.name();
     if (category == static_cast<int>(OpClass::kIo)) label += computable_readers(graph, keep, feeds, static_cast<int>(n));
+    if (category == static_cast<int>(OpClass::kUnsupported) && refusal_reason(op) != nullptr) {
+      label += std::string(" (") + refusal_reason(op) + ")";
+    }
     if (is_switch_op(op) && category == static_cast<int>(OpClass::kControlFlow)) {
       const auto it = control_flow.unresolved.find(static_cast<int>(n));
       if (it != control_flow.unresolved.end()) label += " (" + it->second + ")";

@@ -264,6 +264,12 @@ void feed_shapes_stage(const ConvertOptions& options, Conversion& c) {
       break;
     }
   }
+  for (size_t n = 0; n < graph.size(); ++n) {
+    const Node& node = graph.node(static_cast<int>(n));
+    if (c.pruned.keep[n] && node.op() == "Print") {
+      c.notes.push_back("Print node '" + node.name() + "' passes its input through; its printing is dropped");
+    }
+  }
   for (const TensorRef& ref : feed_refs) {
     bool unknown_rank = false, empty_shape_before_22 = false;
     const int producer = c.loaded.graph.versions().producer();

@@ -19,6 +19,7 @@
 #include "converter/ops/op_registry.h"
 #include "converter/passes/control_flow.h"
 #include "converter/passes/freeze.h"
+#include "converter/ops/op_registry.h"
 #include "converter/passes/training_structure.h"
 #include "converter/pipeline/signature.h"
 
@@ -406,6 +407,7 @@ OpTreatment op_treatment(const std::string& op) {
   }
   if (const OpClassRule* rule = matching_rule(op)) return rule_treatment(*rule);
   const OpHandler* handler = find_handler(op);
+  if (handler == nullptr && refusal_reason(op) != nullptr) return {OpTreatment::Kind::kRefused, refusal_reason(op)};
   if (handler == nullptr) return {OpTreatment::Kind::kUnknown, "floe has no handler for it"};
   if (is_model_input_op(op)) {
     return {OpTreatment::Kind::kLowered, "a model input (or a constant when --freeze-input fixes it)"};
@@ -437,7 +439,8 @@ std::string describe_ops(const InfoOptions& options) {
       case OpTreatment::Kind::kRefused:
       case OpTreatment::Kind::kUnknown: {
         const std::string d = op_class_description(classify_op(op));
-        how = "refused on the inference path: " + d.substr(0, d.find(" ("));
+        how = refusal_reason(op) ? std::string("refused: ") + refusal_reason(op)
+                                 : "refused on the inference path: " + d.substr(0, d.find(" ("));
       }
     }
     s << "  " << op << std::string(width - op.size() + 2, ' ') << "x" << count << "  " << how << "\n";
@@ -449,6 +452,7 @@ std::string describe_all_ops() {
   std::set<std::string> names;
   for (const OpHandler* handler : registered_handlers()) names.insert(handler->tf_op);
   for (const char* op : resolved_tensor_array_ops()) names.insert(op);
+  for (const char* op : data_dependent_shape_ops()) names.insert(op);
   std::vector<std::pair<std::string, OpTreatment>> patterns;
   for (const OpClassRule& rule : op_class_rules()) {
     const OpNamePattern& p = rule.names;

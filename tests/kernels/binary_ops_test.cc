@@ -55,6 +55,19 @@ TEST(BinaryOps, IntMinByMinusOneWrapsAndZeroDivisorFails) {
   EXPECT_FALSE(ok);
 }
 
+TEST(BinaryOps, BitwiseAndOnIntegersBroadcastsAndRefusesFloats) {
+  EXPECT_EQ((run_arith<int32_t>(ArithOp::kBitwiseAnd, DType::kInt32, {12, -1, -8, 0x7fffffff}, {4}, {10}, {1}, {4})),
+            (std::vector<int32_t>{8, 10, 8, 10}));
+  EXPECT_EQ((run_arith<int64_t>(ArithOp::kBitwiseAnd, DType::kInt64, {int64_t{1} << 40 | 5, -2}, {2, 1},
+                                {-1, 3}, {1, 2}, {2, 2})),
+            (std::vector<int64_t>{int64_t{1} << 40 | 5, 1, -2, 2}));
+  bool ok = true;
+  run_arith<float>(ArithOp::kBitwiseAnd, DType::kFloat32, {1}, {1}, {1}, {1}, {1}, &ok);
+  EXPECT_FALSE(ok);
+  EXPECT_FALSE(arith_supports(ArithOp::kBitwiseAnd, DType::kFloat32));
+  EXPECT_TRUE(arith_supports(ArithOp::kBitwiseAnd, DType::kInt64));
+}
+
 TEST(BinaryOps, FloatFloorModPowAtan2) {
   const std::vector<int32_t> s = {4};
   const auto m = run_arith<float>(ArithOp::kFloorMod, DType::kFloat32, {5.5f, -5.5f, 5.5f, -5.5f}, s,

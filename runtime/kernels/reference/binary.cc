@@ -277,6 +277,7 @@ bool arith_int(const TypedBinaryOperands& ops) {
       if (has_zero<T>(ops.b)) return false;
       run<T>(ops, FloorModInt<T>());
       return true;
+    case ArithOp::kBitwiseAnd: run<T>(ops, [](T a, T b) -> T { return a & b; }); return true;
     case ArithOp::kAtan2: return false;
   }
   return false;
@@ -297,6 +298,7 @@ bool arith_float(const TypedBinaryOperands& ops) {
     case ArithOp::kPow: run<float>(ops, PowF()); return true;
     case ArithOp::kAtan2: run<float>(ops, Atan2F()); return true;
     case ArithOp::kSquaredDifference: run<float>(ops, SquaredDifference<float>()); return true;
+    case ArithOp::kBitwiseAnd: return false;
   }
   return false;
 }
@@ -320,7 +322,7 @@ void compare_typed(CompareOp op, const TypedBinaryOperands& ops) {
 }  // namespace
 
 bool arith_supports(ArithOp op, DType dtype) {
-  if (dtype == DType::kFloat32) return true;
+  if (dtype == DType::kFloat32) return op != ArithOp::kBitwiseAnd;
   if (dtype == DType::kInt32 || dtype == DType::kInt64) return op != ArithOp::kAtan2;
   return false;
 }
@@ -342,7 +344,7 @@ bool arith_op(DType dtype, const TypedBinaryOperands& ops) {
 #define FLOE_ARITH_OP(op) template bool arith_op<ArithOp::op>(DType, const TypedBinaryOperands&);
 FLOE_ARITH_OP(kAdd) FLOE_ARITH_OP(kSub) FLOE_ARITH_OP(kMul) FLOE_ARITH_OP(kDiv) FLOE_ARITH_OP(kMaximum)
 FLOE_ARITH_OP(kMinimum) FLOE_ARITH_OP(kFloorDiv) FLOE_ARITH_OP(kFloorMod) FLOE_ARITH_OP(kTruncateDiv)
-FLOE_ARITH_OP(kPow) FLOE_ARITH_OP(kAtan2) FLOE_ARITH_OP(kSquaredDifference)
+FLOE_ARITH_OP(kPow) FLOE_ARITH_OP(kAtan2) FLOE_ARITH_OP(kSquaredDifference) FLOE_ARITH_OP(kBitwiseAnd)
 #undef FLOE_ARITH_OP
 
 bool arith(ArithOp op, DType dtype, const TypedBinaryOperands& ops) {
@@ -359,6 +361,7 @@ bool arith(ArithOp op, DType dtype, const TypedBinaryOperands& ops) {
     case ArithOp::kPow: return arith_op<ArithOp::kPow>(dtype, ops);
     case ArithOp::kAtan2: return arith_op<ArithOp::kAtan2>(dtype, ops);
     case ArithOp::kSquaredDifference: return arith_op<ArithOp::kSquaredDifference>(dtype, ops);
+    case ArithOp::kBitwiseAnd: return arith_op<ArithOp::kBitwiseAnd>(dtype, ops);
   }
   return false;
 }
@@ -591,6 +594,8 @@ FLOE_ARITH(pow, ArithOp::kPow)
 FLOE_ARITH(atan2, ArithOp::kAtan2)
 
 FLOE_ARITH(squared_difference, ArithOp::kSquaredDifference)
+
+FLOE_ARITH(bitwise_and, ArithOp::kBitwiseAnd)
 
 #undef FLOE_ARITH
 

@@ -137,7 +137,7 @@ namespace floe::ref {
 
 enum class ArithOp : uint8_t {
   kAdd, kSub, kMul, kDiv, kMaximum, kMinimum, kFloorDiv, kFloorMod, kTruncateDiv, kPow,
-  kAtan2, kSquaredDifference
+  kAtan2, kSquaredDifference, kBitwiseAnd  // kBitwiseAnd: integers only
 };
 enum class CompareOp : uint8_t { kEqual, kNotEqual, kLess, kLessEqual, kGreater, kGreaterEqual };
 enum class LogicalOp : uint8_t { kAnd, kOr };
@@ -193,6 +193,8 @@ const char* prepare_minimum(const OpContext& ctx);
 Status eval_minimum(const PreparedOp& ctx);
 const char* prepare_floor_div(const OpContext& ctx);
 Status eval_floor_div(const PreparedOp& ctx);
+const char* prepare_bitwise_and(const OpContext& ctx);
+Status eval_bitwise_and(const PreparedOp& ctx);
 const char* prepare_floor_mod(const OpContext& ctx);
 Status eval_floor_mod(const PreparedOp& ctx);
 const char* prepare_truncate_div(const OpContext& ctx);

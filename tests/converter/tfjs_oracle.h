@@ -1,0 +1,149 @@
+// SPDX-License-Identifier: Apache-2.0
+// Runs a graph the test wrote (TfGraphText) through floe and through the
+// TensorFlow.js oracle (../shared/tools/peers/tfjs_oracle.js: tfjs-converter's
+// GraphModel on the cpu backend) on the same inputs, for op-by-op checks of
+// the ops TF.js executes. The oracle needs node and the peers' node_modules;
+// without them FLOE_REQUIRE_TFJS_ORACLE skips the test with a visible message.
+#pragma once
+
+#include <google/protobuf/text_format.h>
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+#include <fstream>
+#include <map>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "converter/ir/graph.h"
+#include "runtime/tools/npy.h"
+#include "tests/converter/tf_graph_text.h"
+#include "tests/support/corpus.h"
+#include "tests/support/model_runner.h"
+
+namespace floe::testing {
+
+inline std::string tfjs_peers_dir() { return shared_dir() + "/tools/peers"; }
+
+// Why the oracle cannot run here, or "" when it can.
+inline std::string tfjs_oracle_unavailable() {
+  const std::string peers = tfjs_peers_dir();
+  if (!path_exists(peers + "/tfjs_oracle.js")) return peers + "/tfjs_oracle.js not available";
+  if (!path_exists(peers + "/node_modules/@tensorflow/tfjs-converter")) {
+    return peers + "/node_modules not installed (npm ci there)";
+  }
+  if (std::system("node --version >/dev/null 2>&1") != 0) return "node not installed";
+  return "";
+}
+
+#define FLOE_REQUIRE_TFJS_ORACLE()                                                       \
+  do {                                                                                   \
+    const std::string why = ::floe::testing::tfjs_oracle_unavailable();                  \
+    if (!why.empty()) GTEST_SKIP() << "SKIPPED: the TF.js oracle cannot run: " << why;   \
+  } while (0)
+
+// One graph, its inputs and the tensors to compare.
+struct OracleGraph {
+  TfGraphText graph;
+  std::map<std::string, HostTensor> inputs;  // by placeholder name
+  std::vector<std::string> outputs;          // "node" or "node:k"
+};
+
+// The graph as a binary GraphDef (tfjs_oracle.js reads binary only).
+inline std::string write_binary_graph(const TfGraphText& g, const std::string& dir) {
+  std::ifstream text_file(g.write(dir + "/graph.pbtxt"));
+  std::stringstream text;
+  text << text_file.rdbuf();
+  tfproto::GraphDef def;
+  if (!google::protobuf::TextFormat::ParseFromString(text.str(), &def)) {
+    ADD_FAILURE() << "the test's graph does not parse:\n" << text.str();
+    return "";
+  }
+  const std::string path = dir + "/graph.pb";
+  std::ofstream(path, std::ios::binary) << def.SerializeAsString();
+  return path;
+}
+
+inline HostTensor tensor_of(const tools::NpyArray& a) {
+  HostTensor t;
+  t.dtype = a.dtype;
+  t.shape = a.shape;
+  t.data = a.data;
+  return t;
+}
+
+// The oracle's values of `c.outputs`; {} (and a test failure) when it fails.
+inline std::vector<HostTensor> run_tfjs_oracle(const OracleGraph& c) {
+  const std::string dir = make_temp_dir();
+  const std::string pb = write_binary_graph(c.graph, dir);
+  if (pb.empty()) return {};
+  std::string command = "node " + tfjs_peers_dir() + "/tfjs_oracle.js " + pb;
+  for (const auto& [name, value] : c.inputs) {
+    const std::string path = dir + "/in_" + name + ".npy";
+    tools::write_npy(path, value.dtype, value.shape, value.data.data());
+    command += " -i " + name + "=" + path;
+  }
+  std::vector<std::string> paths;
+  for (size_t i = 0; i < c.outputs.size(); ++i) {
+    paths.push_back(dir + "/out" + std::to_string(i) + ".npy");
+    command += " -o " + c.outputs[i] + "=" + paths.back();
+  }
+  const CommandResult r = run_command(command);
+  if (r.exit_code != 0) {
+    ADD_FAILURE() << "tfjs_oracle.js failed (" << r.exit_code << "): " << command << "\n" << r.output;
+    return {};
+  }
+  std::vector<HostTensor> out;
+  for (const std::string& p : paths) out.push_back(tensor_of(tools::read_npy(p)));
+  return out;
+}
+
+// floe's values of `c.outputs` (the graph converted in-process for the host).
+inline std::vector<HostTensor> run_floe(const OracleGraph& c) {
+  conv::ConvertOptions options;
+  options.graph_path = c.graph.write(make_temp_dir() + "/graph.pbtxt");
+  options.outputs = c.outputs;
+  return run_model(conv::convert(options).model, c.inputs);
+}
+
+inline std::vector<double> values_of(const HostTensor& t) {
+  std::vector<double> v;
+  for (int64_t i = 0; i < t.num_elements(); ++i) {
+    switch (t.dtype) {
+      case DType::kFloat32: v.push_back(t.as<float>()[i]); break;
+      case DType::kInt32: v.push_back(t.as<int32_t>()[i]); break;
+      case DType::kInt64: v.push_back(static_cast<double>(t.as<int64_t>()[i])); break;
+      case DType::kBool: case DType::kUInt8: v.push_back(t.as<uint8_t>()[i]); break;
+      case DType::kInt8: v.push_back(t.as<int8_t>()[i]); break;
+      default: ADD_FAILURE() << "unexpected dtype " << dtype_name(t.dtype); return v;
+    }
+  }
+  return v;
+}
+
+// floe against the oracle: same shapes, every value within `tolerance`
+// (absolute, scaled by max(1, |oracle value|)). TF.js returns int64 tensors as
+// int32 and floe may keep int64: values are compared, not dtypes.
+inline void expect_matches_tfjs(const OracleGraph& c, double tolerance) {
+  const std::vector<HostTensor> want = run_tfjs_oracle(c);
+  const std::vector<HostTensor> got = run_floe(c);
+  ASSERT_EQ(want.size(), c.outputs.size());
+  ASSERT_EQ(got.size(), c.outputs.size());
+  for (size_t i = 0; i < want.size(); ++i) {
+    SCOPED_TRACE(c.outputs[i]);
+    // TF.js writes a scalar as shape [] and floe too; compare element counts and shapes.
+    EXPECT_EQ(got[i].shape, want[i].shape);
+    const std::vector<double> w = values_of(want[i]), g = values_of(got[i]);
+    ASSERT_EQ(w.size(), g.size());
+    ASSERT_FALSE(w.empty()) << "the oracle returned an empty tensor: nothing compared";
+    for (size_t k = 0; k < w.size(); ++k) {
+      EXPECT_LE(std::abs(w[k] - g[k]), tolerance * std::max(1.0, std::abs(w[k])))
+          << "element " << k << ": floe " << g[k] << ", TF.js " << w[k];
+    }
+  }
+}
+
+}  // namespace floe::testing
