@@ -3,6 +3,7 @@
 #include "converter/plan/order_search.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <random>
 
 #include "converter/plan/arena_plan.h"
@@ -66,6 +67,10 @@ OrderSearch search_order_for_arena(const LoweredModel& model, uint64_t alignment
   // Randomized list schedules near the starting order: each step runs the
   // ready op of smallest (its place in the starting order + noise), noise up
   // to a width that grows round by round (a few places, then the whole graph).
+  // The walk below starts from the best quick plan (which may still be
+  // above the starting order's full one).
+  std::vector<int> seed;
+  uint64_t seed_arena = UINT64_MAX, seed_floor = 0;
   std::vector<size_t> missing(n);
   for (int round = 0; round < kOrderSearchOrders / 2 && best_arena > best_floor; ++round) {
     const size_t width = std::max<size_t>(2, std::min<size_t>(n, size_t{2} << (round % 8)));
@@ -91,51 +96,59 @@ OrderSearch search_order_for_arena(const LoweredModel& model, uint64_t alignment
     }
     const ArenaPlan plan = quick_plan(order);
     if (better(plan.arena_size, plan.lower_bound, best_arena, best_floor)) {
-      best = std::move(order);
+      best = order;
       best_arena = plan.arena_size;
       best_floor = plan.lower_bound;
     }
+    if (better(plan.arena_size, plan.lower_bound, seed_arena, seed_floor)) {
+      seed = std::move(order);
+      seed_arena = plan.arena_size;
+      seed_floor = plan.lower_bound;
+    }
   }
 
-  // Then a walk from the best: one op at a time moved to another place.
-  std::vector<int> current = best;
-  uint64_t current_arena = best_arena, current_floor = best_floor;
-  std::vector<size_t> position(n);
-  for (size_t k = 0; k < n; ++k) position[static_cast<size_t>(current[k])] = k;
-  int attempts = 0;
-  while (best_arena > best_floor && result.orders_tried < kOrderSearchOrders && attempts < 20 * kOrderSearchOrders) {
-    ++attempts;
-    // Move one op anywhere between its last producer and its first consumer.
-    const size_t from = static_cast<size_t>(rng() % n);
-    const size_t op = static_cast<size_t>(current[from]);
-    size_t lo = 0, hi = n - 1;
-    for (int p : preds[op]) lo = std::max(lo, position[static_cast<size_t>(p)] + 1);
-    for (int s : succs[op]) hi = std::min(hi, position[static_cast<size_t>(s)] - 1);
-    if (hi <= lo) continue;
-    const size_t to = lo + static_cast<size_t>(rng() % (hi - lo + 1));
-    if (to == from) continue;
-    std::vector<int> order = current;
-    if (to < from) {
-      std::rotate(order.begin() + static_cast<std::ptrdiff_t>(to), order.begin() + static_cast<std::ptrdiff_t>(from),
-                  order.begin() + static_cast<std::ptrdiff_t>(from) + 1);
-    } else {
-      std::rotate(order.begin() + static_cast<std::ptrdiff_t>(from),
-                  order.begin() + static_cast<std::ptrdiff_t>(from) + 1,
-                  order.begin() + static_cast<std::ptrdiff_t>(to) + 1);
-    }
-    const ArenaPlan plan = quick_plan(order);
-    if (better(current_arena, current_floor, plan.arena_size, plan.lower_bound)) continue;  // worse
-    current = std::move(order);
-    current_arena = plan.arena_size;
-    current_floor = plan.lower_bound;
+  // Then walks: one op at a time moved to another place, from the best order
+  // and from the best quick plan, half the remaining budget each.
+  auto walk = [&](std::vector<int> current, uint64_t current_arena, uint64_t current_floor, int until) {
+    std::vector<size_t> position(n);
     for (size_t k = 0; k < n; ++k) position[static_cast<size_t>(current[k])] = k;
-    if (better(current_arena, current_floor, best_arena, best_floor)) {
-      best = current;
-      best_arena = current_arena;
-      best_floor = current_floor;
+    int attempts = 0;
+    while (best_arena > best_floor && result.orders_tried < until && attempts < 20 * kOrderSearchOrders) {
+      ++attempts;
+      // Move one op anywhere between its last producer and its first consumer.
+      const size_t from = static_cast<size_t>(rng() % n);
+      const size_t op = static_cast<size_t>(current[from]);
+      size_t lo = 0, hi = n - 1;
+      for (int p : preds[op]) lo = std::max(lo, position[static_cast<size_t>(p)] + 1);
+      for (int s : succs[op]) hi = std::min(hi, position[static_cast<size_t>(s)] - 1);
+      if (hi <= lo) continue;
+      const size_t to = lo + static_cast<size_t>(rng() % (hi - lo + 1));
+      if (to == from) continue;
+      std::vector<int> order = current;
+      if (to < from) {
+        std::rotate(order.begin() + static_cast<std::ptrdiff_t>(to), order.begin() + static_cast<std::ptrdiff_t>(from),
+                    order.begin() + static_cast<std::ptrdiff_t>(from) + 1);
+      } else {
+        std::rotate(order.begin() + static_cast<std::ptrdiff_t>(from),
+                    order.begin() + static_cast<std::ptrdiff_t>(from) + 1,
+                    order.begin() + static_cast<std::ptrdiff_t>(to) + 1);
+      }
+      const ArenaPlan plan = quick_plan(order);
+      if (better(current_arena, current_floor, plan.arena_size, plan.lower_bound)) continue;  // worse
+      current = std::move(order);
+      current_arena = plan.arena_size;
+      current_floor = plan.lower_bound;
+      for (size_t k = 0; k < n; ++k) position[static_cast<size_t>(current[k])] = k;
+      if (better(current_arena, current_floor, best_arena, best_floor)) {
+        best = current;
+        best_arena = current_arena;
+        best_floor = current_floor;
+      }
     }
-    if (best_arena <= best_floor) break;  // at its floor: ratio 1
-  }
+  };
+  const int remaining = kOrderSearchOrders - result.orders_tried;
+  walk(best, best_arena, best_floor, result.orders_tried + remaining / 2);
+  if (!seed.empty()) walk(seed, seed_arena, seed_floor, kOrderSearchOrders);
 
   if (best == result.order) return result;
   for (size_t k = 0; k < n; ++k) work.ops[k] = model.ops[static_cast<size_t>(best[k])];

@@ -23,7 +23,7 @@
 namespace floe::conv {
 
 inline constexpr size_t kOrderSearchMaxOps = 400;
-inline constexpr int kOrderSearchOrders = 600;  // quick plans per model
+inline constexpr int kOrderSearchOrders = 1000;  // quick plans per model
 
 struct OrderSearch {
   std::vector<int> order;      // indices into model.ops (the identity when nothing better was found)
