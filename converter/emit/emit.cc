@@ -83,23 +83,10 @@ std::vector<uint8_t> emit_model(const LoweredModel& model, const std::string& pr
   // region's arena goes on with XNNPACK's region, every other one gets 16
   // bytes of tail.
   if (uses_xnnpack) regions.tail = kAlignment;
-  ArenaPlan plan = plan_arena(model, kAlignment, regions);
-  // 16-byte slots round every activation up; on a graph of a few scalars that
-  // is several times its live bytes. With one region, when they are above the
-  // floor, finer slots are planned: 4-byte ones, all any kernel needs
-  // (kActivationOffsetAlignment), then element slots (bools, bytes and halves
-  // that only reference kernels touch, at multiples of their size: 3 bools
-  // take 3 bytes, not 12). A finer plan is taken when it meets the floor, or
-  // when the 16-byte one is over 2 % above it and the finer one is smaller.
-  if (memory_regions.empty() && plan.arena_size > plan.lower_bound) {
-    const bool far_over = plan.arena_size * 50 > plan.lower_bound * 51;
-    for (bool element_slots : {false, true}) {
-      ArenaPlan finer = plan_arena(model, kActivationOffsetAlignment, regions, element_slots);
-      const bool at_floor = finer.arena_size <= finer.lower_bound;
-      if (at_floor || (far_over && finer.arena_size < plan.arena_size)) plan = std::move(finer);
-      if (at_floor) break;
-    }
-  }
+  // 16-byte slots, or finer ones (4-byte, kActivationOffsetAlignment, all any
+  // kernel needs; then element slots: bools, bytes and halves that only
+  // reference kernels touch, at multiples of their size) when they do better.
+  ArenaPlan plan = plan_model_arena(model, kAlignment, kActivationOffsetAlignment, regions);
   // The XNNPACK and persistent regions follow the last region's activations.
   const bool several = plan.region_sizes.size() > 1;
   const uint32_t home = several ? static_cast<uint32_t>(plan.region_sizes.size() - 1) : 0;

@@ -30,6 +30,8 @@
 #include "converter/frontend/calibration/calibration_file.h"
 #include "converter/ir/error.h"
 #include "converter/ir/limits.h"
+#include "converter/plan/order_search.h"
+#include "schemas/contract/limits.h"
 #include "converter/lower/backend_cortexm.h"
 #include "converter/lower/backend_xnnpack.h"
 #include "converter/lower/lower_graph.h"
@@ -519,6 +521,25 @@ void schedule_stage(const ConvertOptions& options, Conversion& c) {
   c.schedule = schedule_ops(c.lowered, kTensorAlignment);
   c.schedule_milliseconds = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
   if (c.schedule.reordered) apply_op_order(&c.lowered, c.schedule.order);
+  // Small graphs whose plan is stuck above the floor: order and placement
+  // together (one region only; regions are filled by heat, not by this plan).
+  if (options.memory_regions.empty()) {
+    c.order_search = search_order_for_arena(c.lowered, kTensorAlignment, kActivationOffsetAlignment);
+    if (c.order_search.reordered) {
+      apply_op_order(&c.lowered, c.order_search.order);
+      std::vector<int> composed(c.order_search.order.size());
+      for (size_t k = 0; k < composed.size(); ++k)
+        composed[k] = c.schedule.order[static_cast<size_t>(c.order_search.order[k])];
+      c.schedule.order = std::move(composed);
+      c.schedule.reordered = true;
+      std::vector<int> identity(c.lowered.ops.size());
+      for (size_t i = 0; i < identity.size(); ++i) identity[i] = static_cast<int>(i);
+      c.schedule.chosen_peak = order_peak_bytes(c.lowered, identity);
+      c.schedule.chosen_aligned_peak = order_aligned_peak_bytes(c.lowered, identity, kTensorAlignment);
+      c.schedule.exact = false;  // the peak is no longer what the order was chosen by
+    }
+  }
+  c.schedule_milliseconds = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
 }
 
 // The whole file when it is a .tflite (sniffed from its bytes, never the name).

@@ -161,6 +161,12 @@ std::string conversion_summary(const Conversion& c) {
         << (c.schedule.exact ? "minimal over all orders" : "no better order found");
     }
     s << ", chosen in " << schedule_time << " ms)\n";
+    const OrderSearch& joint = c.order_search;
+    if (joint.orders_tried > 0) {
+      s << "  order searched with the placement: " << joint.orders_tried << " orders tried, arena "
+        << joint.start_arena << " bytes (floor " << joint.start_floor << ") -> " << joint.arena << " (floor "
+        << joint.floor << ")" << (joint.reordered ? "" : ", order kept") << "\n";
+    }
   }
   // The device's arena: activations, XNNPACK's region when it runs ops, and
   // the prepared ops (runtime/core/dispatch.h) for its pointer width.

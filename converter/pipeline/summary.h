@@ -23,6 +23,7 @@
 #include "converter/passes/prune.h"
 #include "converter/passes/training_structure.h"
 #include "converter/plan/op_schedule.h"
+#include "converter/plan/order_search.h"
 #include "converter/quantize/int8_arithmetic.h"
 #include "converter/quantize/post_training.h"
 #include "converter/pipeline/signature.h"
@@ -81,6 +82,8 @@ struct Conversion {
   OpSchedule schedule;
   bool keep_op_order = false;
   double schedule_milliseconds = 0;
+  // op order searched with the placement (converter/plan/order_search.h)
+  OrderSearch order_search;
   // emission
   EmitStats stats;
   size_t model_bytes = 0;

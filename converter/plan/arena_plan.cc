@@ -224,7 +224,7 @@ std::vector<uint64_t> value_alignments(const LoweredModel& model, uint64_t align
 }  // namespace
 
 ArenaPlan plan_arena(const LoweredModel& model, uint64_t alignment, const RegionRequest& regions,
-                     bool element_slots) {
+                     bool element_slots, PlanEffort effort) {
   // Regions are filled by first fit in uniform slots (assign_regions).
   element_slots = element_slots && regions.regions.size() <= 1;
   const std::vector<uint64_t> value_alignment = value_alignments(model, alignment, element_slots);
@@ -270,7 +270,7 @@ ArenaPlan plan_arena(const LoweredModel& model, uint64_t alignment, const Region
     PlanSearch search;
     // With element slots the arena ends at the last real byte.
     const uint64_t granularity = element_slots ? 1 : alignment;
-    MemoryPlan placed = plan_memory(subset, granularity, &search);
+    MemoryPlan placed = plan_memory(subset, granularity, &search, effort);
     // A faster region keeps its first-fit placement when the planner's is larger.
     if (r + 1 < region_count) {
       MemoryPlan first;
@@ -310,6 +310,21 @@ ArenaPlan plan_arena(const LoweredModel& model, uint64_t alignment, const Region
     plan.naive_bytes += (model.values[v].byte_size() + alignment - 1) / alignment * alignment;
   }
   if (region_count == 1) plan.region_sizes.clear();
+  return plan;
+}
+
+ArenaPlan plan_model_arena(const LoweredModel& model, uint64_t alignment, uint64_t finer_alignment,
+                           const RegionRequest& regions, PlanEffort effort) {
+  ArenaPlan plan = plan_arena(model, alignment, regions, false, effort);
+  if (regions.regions.empty() && plan.arena_size > plan.lower_bound) {
+    const bool far_over = plan.arena_size * 50 > plan.lower_bound * 51;
+    for (bool element_slots : {false, true}) {
+      ArenaPlan finer = plan_arena(model, finer_alignment, regions, element_slots, effort);
+      const bool at_floor = finer.arena_size <= finer.lower_bound;
+      if (at_floor || (far_over && finer.arena_size < plan.arena_size)) plan = std::move(finer);
+      if (at_floor) break;
+    }
+  }
   return plan;
 }
 

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "converter/ir/lowered.h"
+#include "converter/plan/memory_planner.h"
 
 namespace floe::conv {
 
@@ -73,7 +74,15 @@ struct ArenaPlan {
 // size instead of `alignment`, and the arena ends at the last real byte; the
 // rest keeps `alignment`. Model::Load accepts exactly these offsets.
 ArenaPlan plan_arena(const LoweredModel& model, uint64_t alignment, const RegionRequest& regions = {},
-                     bool element_slots = false);
+                     bool element_slots = false, PlanEffort effort = PlanEffort::kFull);
+
+// The plan the converter writes: `alignment`-byte slots; with one region,
+// when that is above the floor, finer slots too — `finer_alignment`, then
+// element slots — taken when one meets the floor, or when the first plan is
+// over 2 % above it and the finer one is smaller (on a graph of a few
+// scalars, 16-byte slots are several times its live bytes).
+ArenaPlan plan_model_arena(const LoweredModel& model, uint64_t alignment, uint64_t finer_alignment,
+                           const RegionRequest& regions = {}, PlanEffort effort = PlanEffort::kFull);
 
 
 }  // namespace floe::conv

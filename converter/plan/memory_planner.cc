@@ -427,7 +427,7 @@ class Placer {
 }  // namespace
 
 MemoryPlan plan_memory(const std::vector<BufferRequest>& requests, uint64_t alignment,
-                       PlanSearch* search) {
+                       PlanSearch* search, PlanEffort effort) {
   if (alignment == 0) throw ConvertError("memory planner: alignment must be > 0");
   const size_t count = requests.size();
   // Every offset is a multiple of the finest alignment (the greatest common
@@ -471,10 +471,11 @@ MemoryPlan plan_memory(const std::vector<BufferRequest>& requests, uint64_t alig
   }
   // Small graphs: branch and bound, proven optimal unless out of budget (then
   // its best order, if better, is where the local search starts).
-  if (best.high > target && items <= kExactSearchMaxBuffers) {
+  const bool full = effort == PlanEffort::kFull;
+  if (full && best.high > target && items <= kExactSearchMaxBuffers) {
     exhaustive = placer.search_orders(target, kExactSearchWork, &best, &tried);
   }
-  if (best.high > target && !exhaustive) placer.local_search(target, &best, &tried);
+  if (full && best.high > target && !exhaustive) placer.local_search(target, &best, &tried);
   if (best.high == kMaxU64) {
     throw ConvertError("memory planner: arena exceeds 64 bits");
   }

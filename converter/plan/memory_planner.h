@@ -75,8 +75,12 @@ struct PlanSearch {
 //
 // Throws ConvertError when alignment is 0, a request has last_op < first_op, or
 // the arena would not fit in 64 bits.
+//
+// PlanEffort::kPortfolio stops after stage 1: a quick plan for comparing many
+// op orders (the full search only ever makes its arena smaller).
+enum class PlanEffort { kFull, kPortfolio };
 MemoryPlan plan_memory(const std::vector<BufferRequest>& requests, uint64_t alignment = 16,
-                       PlanSearch* search = nullptr);
+                       PlanSearch* search = nullptr, PlanEffort effort = PlanEffort::kFull);
 
 // The exact search: graphs of up to kExactSearchMaxBuffers buffers, stopped
 // after kExactSearchWork conflict visits (some tens of milliseconds).

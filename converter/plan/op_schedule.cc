@@ -231,6 +231,10 @@ uint64_t order_peak_bytes(const LoweredModel& model, const std::vector<int>& ord
   return peak_of(OpGraph(model, 1), order);
 }
 
+uint64_t order_aligned_peak_bytes(const LoweredModel& model, const std::vector<int>& order, uint64_t alignment) {
+  return peak_of(OpGraph(model, alignment), order);
+}
+
 OpSchedule schedule_ops(const LoweredModel& model, uint64_t alignment) {
   if (alignment == 0) throw ConvertError("internal error: op scheduling needs an alignment > 0");
   const OpGraph graph(model, alignment);

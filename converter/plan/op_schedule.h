@@ -45,6 +45,8 @@ struct OpSchedule {
 // Live-byte peak of running the model's ops in `order` (a permutation of
 // their indices that respects data dependencies).
 uint64_t order_peak_bytes(const LoweredModel& model, const std::vector<int>& order);
+// The same with each value's bytes rounded up to `alignment`.
+uint64_t order_aligned_peak_bytes(const LoweredModel& model, const std::vector<int>& order, uint64_t alignment);
 
 // Minimizes the peak with each value's bytes rounded up to `alignment` (the
 // slots the planner places them in, so many small values weigh what they

@@ -582,53 +582,28 @@ std::map<std::string, std::string> read_expected_results(const std::string& path
   return out;
 }
 
-// Cases known to plan over the ratio (case, arena bytes): each may not grow.
-std::map<std::string, uint64_t> read_known_arenas(const std::string& path) {
-  std::map<std::string, uint64_t> out;
-  if (path.empty()) return out;
-  std::ifstream in(path);
-  if (!in) throw std::runtime_error(path + ": cannot open");
-  for (std::string line; std::getline(in, line);) {
-    if (line.empty() || line[0] == '#') continue;
-    const size_t tab = line.find('\t');
-    if (tab == std::string::npos) throw std::runtime_error(path + ": expected 'case<TAB>arena bytes': " + line);
-    out[line.substr(0, tab)] = std::stoull(line.substr(tab + 1));
-  }
-  return out;
-}
-
 // Every converted case's arena against its floor: each over `max_ratio`, and
 // each chain over it (a chain's floor is always reachable; zero-copy reshapes
-// go under it), is listed and fails the run, unless `known` lists the case and
-// its arena has not grown; the worst few are printed either way. Returns the
-// number of violations.
-int report_arenas(const std::vector<std::pair<std::string, Outcome>>& outcomes, double max_ratio,
-                  const std::map<std::string, uint64_t>& known) {
+// go under it), is listed and fails the run; the worst few are printed
+// either way. Returns the number of violations.
+int report_arenas(const std::vector<std::pair<std::string, Outcome>>& outcomes, double max_ratio) {
   std::vector<std::pair<std::string, Outcome::Arena>> arenas;
   for (const auto& [name, o] : outcomes) {
     if (o.arena.converted) arenas.emplace_back(name, o.arena);
   }
   std::stable_sort(arenas.begin(), arenas.end(),
                    [](const auto& a, const auto& b) { return a.second.ratio() > b.second.ratio(); });
-  int over = 0, known_over = 0, chains = 0;
+  int over = 0, chains = 0;
   for (const auto& [name, a] : arenas) {
     chains += a.chain ? 1 : 0;
     const bool chain_off = a.chain && a.bytes > a.floor;
-    if (a.ratio() <= max_ratio && !chain_off) {
-      if (known.count(name)) std::cout << "note: " << name << " is now within the limit: drop it from the known list\n";
-      continue;
-    }
-    const auto it = known.find(name);
-    const bool tolerated = it != known.end() && a.bytes <= it->second;
-    (tolerated ? known_over : over) += 1;
-    std::cout << (tolerated ? "ARENA (known) " : "ARENA ") << name << ": " << a.bytes << " B, floor " << a.floor
-              << " B, ratio " << std::fixed << std::setprecision(4) << a.ratio()
-              << (a.chain ? " (a chain: must be at its floor)" : "")
-              << (it != known.end() && !tolerated ? " (grew from " + std::to_string(it->second) + " B)" : "") << "\n";
+    if (a.ratio() <= max_ratio && !chain_off) continue;
+    ++over;
+    std::cout << "ARENA " << name << ": " << a.bytes << " B, floor " << a.floor << " B, ratio " << std::fixed
+              << std::setprecision(4) << a.ratio() << (a.chain ? " (a chain: must be at its floor)" : "") << "\n";
   }
-  std::cout << "arena: " << arenas.size() << " conversions (" << chains << " chains), " << over + known_over
-            << " over the limit (ratio " << std::fixed << std::setprecision(4) << max_ratio << ", chains 1.0000), "
-            << known_over << " of them known";
+  std::cout << "arena: " << arenas.size() << " conversions (" << chains << " chains), " << over
+            << " over the limit (ratio " << std::fixed << std::setprecision(4) << max_ratio << ", chains 1.0000)";
   if (!arenas.empty()) std::cout << "; worst " << arenas.front().first << " " << arenas.front().second.ratio();
   std::cout << "\n";
   const size_t shown = std::min<size_t>(arenas.size(), 5);
@@ -643,7 +618,7 @@ int report_arenas(const std::vector<std::pair<std::string, Outcome>>& outcomes, 
 
 int run_suite(const std::string& corpus_dir, const std::string& filter, const std::string& expected_path,
               const std::string& results_path, double min_pass_rate, double max_arena_ratio,
-              const std::string& known_arenas_path, const Config& base_config) {
+              const Config& base_config) {
   const std::string cases_tsv = corpus_dir + "/dl4j_tf_graphs/CASES.tsv";
   if (!fs::exists(cases_tsv)) {
     std::cout << "SKIPPED: corpus not available (" << cases_tsv << ")\n";
@@ -756,7 +731,7 @@ int run_suite(const std::string& corpus_dir, const std::string& filter, const st
   }
 
   int exit_code = 0;
-  if (max_arena_ratio > 0 && report_arenas(outcomes, max_arena_ratio, read_known_arenas(known_arenas_path)) > 0) {
+  if (max_arena_ratio > 0 && report_arenas(outcomes, max_arena_ratio) > 0) {
     exit_code = 1;
   }
   if (config.convert_only) return exit_code;  // verdicts without a run compare with nothing
@@ -792,7 +767,7 @@ int run_suite(const std::string& corpus_dir, const std::string& filter, const st
 
 int main(int argc, char** argv) {
   CLI::App app{"floe-conformance: the dl4j_tf_graphs conformance suite (TF-computed expectations)"};
-  std::string corpus, filter, expected, results, known_arenas;
+  std::string corpus, filter, expected, results;
   double min_rate = 0.0, max_arena_ratio = 0.0;
   floe::conformance::Config config;
   app.add_option("--corpus", corpus, "the shared corpus directory (holds dl4j_tf_graphs/)")->required();
@@ -807,8 +782,6 @@ int main(int argc, char** argv) {
   app.add_option("--max-arena-ratio", max_arena_ratio,
                  "fail when a converted case's arena is over this multiple of its live-bytes floor, or a chain's "
                  "is not at it (the floor from the .floe alone, as arena_bound.py)");
-  app.add_option("--known-arenas", known_arenas,
-                 "TSV of cases known to plan over --max-arena-ratio (case, arena bytes): tolerated while not larger");
   app.add_option("--model-dir", config.model_dir, "write every converted model there (CASE.floe, '/' as '_')");
   app.add_flag("--convert-only", config.convert_only,
                "convert each case without running it (no verdict comparison; for --max-arena-ratio)");
@@ -823,7 +796,7 @@ int main(int argc, char** argv) {
     return 2;
   }
   try {
-    return floe::conformance::run_suite(corpus, filter, expected, results, min_rate, max_arena_ratio, known_arenas,
+    return floe::conformance::run_suite(corpus, filter, expected, results, min_rate, max_arena_ratio,
                                               config);
   } catch (const std::exception& e) {
     std::cerr << "floe-conformance: error: " << e.what() << "\n";
