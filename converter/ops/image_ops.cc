@@ -349,14 +349,23 @@ void lower_image_transform(LowerContext& ctx) {
 
 }  // namespace
 
+namespace {
+constexpr const char* kNmsDataDependentLength =
+    "its output length depends on the data (0 to max_output_size): export it as NonMaxSuppressionV4/V5 with "
+    "pad_to_max_output_size=True";
+constexpr const char* kNmsUnpadded =
+    "lowered with pad_to_max_output_size=True (indices padded to max_output_size, plus the valid count); "
+    "refused without it: the output length would depend on the data";
+}  // namespace
+
 const std::vector<OpHandler>& image_handlers() {
   using schema::OpCode;
   static const std::vector<OpHandler> handlers = {
       {"CropAndResize", infer_crop_and_resize, lower_crop_and_resize},
-      {"NonMaxSuppressionV2", infer_nms, lower_nms},
-      {"NonMaxSuppressionV3", infer_nms, lower_nms},
-      {"NonMaxSuppressionV4", infer_nms, lower_nms},
-      {"NonMaxSuppressionV5", infer_nms, lower_nms},
+      {"NonMaxSuppressionV2", infer_nms, lower_nms, false, kNmsDataDependentLength, true},
+      {"NonMaxSuppressionV3", infer_nms, lower_nms, false, kNmsDataDependentLength, true},
+      {"NonMaxSuppressionV4", infer_nms, lower_nms, false, kNmsUnpadded},
+      {"NonMaxSuppressionV5", infer_nms, lower_nms, false, kNmsUnpadded},
       {"Dilation2D", infer_dilation2d, lower_dilation2d},
       {"MaxPool3D", infer_pool3d, lower_pool3d<OpCode::MAX_POOL3D>},
       {"AvgPool3D", infer_pool3d, lower_pool3d<OpCode::AVG_POOL3D>},

@@ -119,6 +119,10 @@ struct OpHandler {
   InferFn infer;
   LowerFn lower;  // nullptr: the op is always folded at conversion time (Shape, Const, ...)
   bool never_fold = false;  // lowered even over constants (run-time loop nodes)
+  // When the handler refuses some of the op's uses at lowering: why, for
+  // --list-ops --all; `refuses_every_use` when no use is lowered.
+  const char* refusal = nullptr;
+  bool refuses_every_use = false;
 };
 
 // nullptr when floe does not support `tf_op`.

@@ -79,7 +79,8 @@ const std::vector<OpClassRule>& op_class_rules() {
       {OpClass::kWhileLoop,
        {{"Enter", "Exit", "NextIteration", "LoopCond", "RefEnter", "RefExit", "RefNextIteration"}},
        "TF1 while loop unrolled at conversion time when every iteration's condition folds to a constant "
-       "(passes/control_flow)"},
+       "(passes/control_flow), otherwise run by the runtime as a WHILE op bounded by maximum_iterations or "
+       "--max-loop-iterations (passes/control_flow_runtime)"},
       {OpClass::kFunctionalControlFlow, {{"While", "StatelessWhile", "If", "StatelessIf"}}},
       {OpClass::kFunctionCall, {{"StatefulPartitionedCall", "PartitionedCall", "Case", "StatelessCase"}}},
       {OpClass::kTrainingOnly, training_only_ops(),
@@ -121,8 +122,9 @@ const char* op_class_description(OpClass c) {
              "saver ops: fetch the inference tensors instead)";
     case OpClass::kControlFlow: return "control flow whose predicate is not known at conversion time";
     case OpClass::kWhileLoop:
-      return "TF1 while loops floe could not unroll (Enter/Exit/NextIteration/LoopCond: the trip count must be "
-             "known at conversion time; fix the inputs it depends on with --freeze-input)";
+      return "TF1 while loops floe could neither unroll nor run as a run-time WHILE (Enter/Exit/NextIteration/"
+             "LoopCond: the conversion error says why; fixing the inputs the trip count depends on with "
+             "--freeze-input unrolls it)";
     case OpClass::kFunctionCall:
       return "TF2 function calls (tf.function / TF2 SavedModel: the computation lives in FunctionDefLibrary "
              "functions; floe converts TF1 graphs: export with TF1 SavedModelBuilder / tf.compat.v1, or "

@@ -412,6 +412,8 @@ OpTreatment op_treatment(const std::string& op) {
   if (is_model_input_op(op)) {
     return {OpTreatment::Kind::kLowered, "a model input (or a constant when --freeze-input fixes it)"};
   }
+  if (handler->refuses_every_use) return {OpTreatment::Kind::kRefused, handler->refusal};
+  if (handler->refusal != nullptr) return {OpTreatment::Kind::kLowered, handler->refusal};
   if (handler->lower == nullptr) {
     return {OpTreatment::Kind::kLowered,
             "folded: its output is computed at conversion time (refused, naming the tensor, when that needs "

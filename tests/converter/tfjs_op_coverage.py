@@ -22,17 +22,6 @@ import sys
 
 SKIP = 77
 
-# Lowered in parallel on branches not merged yet; excluded from the missing
-# count. Removed when those branches merge (then every name here must be known).
-LOWERED_ON_OTHER_BRANCHES = frozenset("""
-    CropAndResize NonMaxSuppressionV2 NonMaxSuppressionV3 NonMaxSuppressionV4 NonMaxSuppressionV5
-    Dilation2D MaxPool3D AvgPool3D MaxPoolWithArgmax ImageProjectiveTransformV3
-    FFT IFFT RFFT IRFFT Complex Real Imag ComplexAbs
-    Concat Reverse BroadcastArgs EuclideanNorm LowerBound UpperBound Bincount DenseBincount BitwiseAnd
-    Print Conv1D DepthwiseConv2d Ones Zeros Unique UniqueV2 ListDiff ScatterNd TensorScatterUpdate
-    While If
-""".split())
-
 # What TF's graph optimizer writes into graphs it rewrites (grappler's remapper,
 # and oneDNN's layout pass on Intel builds): a frozen dump of an optimized graph
 # can hold them, so floe must say what it does with each.
@@ -101,7 +90,7 @@ def render(version, names, exact, patterns):
     def cell(name):
         t = treatment(name, exact, patterns)
         if t is None:
-            kind = "missing (lowered on another branch)" if name in LOWERED_ON_OTHER_BRANCHES else "MISSING"
+            kind = "MISSING"
             return kind, "", ""
         kind, detail, matched = t
         note = ""
@@ -115,7 +104,6 @@ def render(version, names, exact, patterns):
     rows = [(n,) + cell(n) for n in names]
     fused = [(n,) + cell(n) for n in GRAPH_OPTIMIZER_FUSED_OPS]
     count = lambda kind: sum(r[1] == kind for r in rows)
-    pending = count("missing (lowered on another branch)")
     missing = [r[0] for r in rows + fused if r[1] == "MISSING"]
     out = ["# TF.js op list × floe", "",
            "<!-- Generated: tests/converter/tfjs_op_coverage.py --write (see below). Do not edit by hand. -->", "",
@@ -131,7 +119,6 @@ def render(version, names, exact, patterns):
            "| lowered (to floe ops, or folded at conversion time) | " + str(count("lowered")) + " |",
            "| handled by a pass (control flow, TensorArrays, training structure) | " + str(count("handled")) + " |",
            "| refused with a reason | " + str(count("refused")) + " |",
-           "| missing, lowered on a branch not merged yet | " + str(pending) + " |",
            "| missing | " + str(len(missing)) + " |", "",
            "A name floe knows by a family pattern (`String*`, `Sparse*`, ...) shows the pattern.", "",
            "| TF.js op | floe | note | matched by |", "|---|---|---|---|"]
@@ -141,7 +128,7 @@ def render(version, names, exact, patterns):
     out += ["| `%s` | %s | %s | %s |" % r for r in fused]
     out += ["", "## Notes", ""]
     out += ["- **%s**: %s" % (key, detail) for detail, key in reasons.items()]
-    return "\n".join(out) + "\n", missing, pending
+    return "\n".join(out) + "\n", missing
 
 
 def main():
@@ -156,9 +143,9 @@ def main():
         print("SKIPPED: TF.js op coverage not checked: " + why)
         return SKIP
     exact, patterns = floe_treatments(args.floe_convert)
-    text, missing, pending = render(listed["version"], listed["names"], exact, patterns)
-    print("TF.js %s: %d op names; floe knows %d exact names and %d patterns; %d pending on other branches, "
-          "%d missing" % (listed["version"], len(listed["names"]), len(exact), len(patterns), pending, len(missing)))
+    text, missing = render(listed["version"], listed["names"], exact, patterns)
+    print("TF.js %s: %d op names; floe knows %d exact names and %d patterns; %d missing"
+          % (listed["version"], len(listed["names"]), len(exact), len(patterns), len(missing)))
     status = 0
     if missing:
         print("MISSING (neither lowered, handled nor refused with a reason): " + " ".join(missing))
