@@ -405,6 +405,11 @@ OpTreatment op_treatment(const std::string& op) {
               "constants (passes/control_flow)"};
     }
   }
+  if (is_fetchable_variable_update(op)) {
+    return {OpTreatment::Kind::kLowered,
+            "a fetched variable update: computed as Session.run returns it (the variable's value with the update "
+            "applied, nothing written back); dropped when no output needs it"};
+  }
   if (const OpClassRule* rule = matching_rule(op)) return rule_treatment(*rule);
   const OpHandler* handler = find_handler(op);
   if (handler == nullptr && refusal_reason(op) != nullptr) return {OpTreatment::Kind::kRefused, refusal_reason(op)};

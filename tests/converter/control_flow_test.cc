@@ -211,15 +211,6 @@ conv::ConvertResult convert_bounded(const G& g, const std::string& name, uint32_
   return conv::convert(options);
 }
 
-HostTensor make_i32(std::vector<int64_t> shape, const std::vector<int32_t>& values) {
-  HostTensor t;
-  t.dtype = DType::kInt32;
-  t.shape = std::move(shape);
-  t.data.resize(values.size() * sizeof(int32_t));
-  std::memcpy(t.data.data(), values.data(), t.data.size());
-  return t;
-}
-
 std::vector<HostTensor> run_loop_model(const std::vector<uint8_t>& model, const std::vector<float>& x, int32_t n) {
   return run_model(model, {{"x", make_f32({static_cast<int64_t>(x.size())}, x)}, {"n", make_i32({}, {n})}});
 }

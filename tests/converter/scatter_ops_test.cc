@@ -20,6 +20,7 @@
 #include "runtime/tools/npy.h"
 #include "tests/converter/tf1_test_util.h"
 #include "tests/support/corpus.h"
+#include "tests/support/model_runner.h"
 
 namespace floe::testing {
 namespace {
@@ -68,15 +69,6 @@ std::string op_node(const std::string& name, const std::string& op, const std::v
   for (const std::string& in : inputs) text += "input: '" + in + "' ";
   for (const auto& [attr, type] : types) text += "attr { key: '" + attr + "' value { type: " + type + " } } ";
   return text + "}\n";
-}
-
-HostTensor make_i32(std::vector<int64_t> shape, const std::vector<int32_t>& values) {
-  HostTensor t;
-  t.dtype = DType::kInt32;
-  t.shape = std::move(shape);
-  t.data.resize(values.size() * sizeof(int32_t));
-  std::memcpy(t.data.data(), values.data(), t.data.size());
-  return t;
 }
 
 // Runs `pbtxt` on TF.js with `inputs` and returns `outputs`.

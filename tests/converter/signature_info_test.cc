@@ -141,11 +141,13 @@ TEST(Info, AllOpsComeFromTheRegistryThePassesAndTheRefusalRules) {
     return it != rows.end() && it->second.rfind(prefix, 0) == 0;
   };
   for (const conv::OpHandler* h : conv::registered_handlers()) {
-    if (conv::classify_op(h->tf_op) == conv::OpClass::kSupported) {
-      EXPECT_TRUE(starts(h->tf_op, "lowered")) << h->tf_op;
-    }
+    if (conv::classify_op(h->tf_op) != conv::OpClass::kSupported) continue;
+    // A handler that refuses every use (its output length would depend on the data) says so.
+    EXPECT_TRUE(starts(h->tf_op, h->refuses_every_use ? "refused" : "lowered")) << h->tf_op;
   }
   EXPECT_TRUE(starts("Conv2D", "lowered")) << text;
+  EXPECT_TRUE(starts("ScatterUpdate", "lowered: a fetched variable update")) << text;
+  EXPECT_TRUE(starts("NonMaxSuppressionV3", "refused: its output length depends on the data")) << text;
   EXPECT_TRUE(starts("Shape", "lowered: folded")) << text;
   EXPECT_TRUE(starts("TensorArrayGatherV3", "handled: TensorArray resolved")) << text;
   EXPECT_TRUE(starts("LoopCond", "handled: TF1 while loop unrolled")) << text;

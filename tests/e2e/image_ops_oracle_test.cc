@@ -185,15 +185,6 @@ void expect_matches(const OracleCase& c) {
   }
 }
 
-HostTensor make_i32(std::vector<int64_t> shape, const std::vector<int32_t>& values) {
-  HostTensor t;
-  t.dtype = DType::kInt32;
-  t.shape = std::move(shape);
-  t.data.resize(values.size() * sizeof(int32_t));
-  std::memcpy(t.data.data(), values.data(), t.data.size());
-  return t;
-}
-
 std::string f(const char* key) { return G::type(key, "DT_FLOAT"); }
 
 // ---- CropAndResize ----------------------------------------------------------------------

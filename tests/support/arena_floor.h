@@ -3,8 +3,9 @@
 // converter's planner and of its own numbers (the same rule as
 // ../shared/tools/floe-model/arena_bound.py): lifetimes from the operator list
 // (a tensor is live from its first writer, or op 0 for graph inputs, to its
-// last reader, or the op count for graph outputs); the floor is the largest sum
-// of the real sizes of the arena tensors live at one op.
+// last reader, or the op count for graph outputs; a run-time loop's operands and
+// what it reads from before it live over the whole loop); the floor is the
+// largest sum of the real sizes of the arena tensors live at one op.
 #pragma once
 
 #include <algorithm>
@@ -35,6 +36,29 @@ inline ArenaLifetimes arena_lifetimes(const schema::Model* model) {
     }
   }
   for (int32_t v : *model->outputs()) t.last[v] = ops;
+  // A WHILE reruns the ops [op, body_end): its operands and every tensor those
+  // ops read that exists when the loop starts are live until the loop's last
+  // op, since the next iteration reads them again (what the file's op list
+  // alone does not say; arena_bound.py predates run-time loops). The operands
+// themselves are live over the whole loop.
+  for (int32_t w = 0; w < ops; ++w) {
+    const schema::Operator* loop = model->operators()->Get(static_cast<uint32_t>(w));
+    if (loop->opcode() != schema::OpCode::WHILE || loop->options_as_WhileOptions() == nullptr) continue;
+    const int32_t end = std::min(ops, loop->options_as_WhileOptions()->body_end()) - 1;
+    for (int32_t i = w; i <= end; ++i) {
+      const schema::Operator* op = model->operators()->Get(static_cast<uint32_t>(i));
+      for (const auto* list : {op->inputs(), op->outputs()}) {
+        for (int32_t v : *list) {
+          if (v < 0 || !t.first.count(v)) continue;
+          if (i == w || t.first[v] <= w) t.last[v] = std::max(t.last[v], end);
+          // The WHILE op stands for the loop's entry and every iteration's end,
+          // where it reads the next values and the condition: its operands are
+          // in use at op w (the runtime's plan check holds it to that).
+          if (i == w) t.first[v] = std::min(t.first[v], w);
+        }
+      }
+    }
+  }
   for (auto it = t.first.begin(); it != t.first.end();) {
     if (model->tensors()->Get(static_cast<uint32_t>(it->first))->is_constant()) {
       t.last.erase(it->first);

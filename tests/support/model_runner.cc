@@ -74,6 +74,15 @@ HostTensor make_f32(std::vector<int64_t> shape, const std::vector<float>& values
   return t;
 }
 
+HostTensor make_i32(std::vector<int64_t> shape, const std::vector<int32_t>& values) {
+  HostTensor t;
+  t.dtype = DType::kInt32;
+  t.shape = std::move(shape);
+  t.data.resize(values.size() * sizeof(int32_t));
+  std::memcpy(t.data.data(), values.data(), t.data.size());
+  return t;
+}
+
 HostTensor random_f32(std::vector<int64_t> shape, uint32_t seed, float lo, float hi) {
   int64_t n = 1;
   for (int64_t d : shape) n *= d;

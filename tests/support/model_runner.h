@@ -20,6 +20,7 @@ std::vector<HostTensor> run_model(const std::vector<uint8_t>& model,
                                   const std::map<std::string, HostTensor>& inputs);
 
 HostTensor make_f32(std::vector<int64_t> shape, const std::vector<float>& values);
+HostTensor make_i32(std::vector<int64_t> shape, const std::vector<int32_t>& values);
 // Seeded uniform values in [lo, hi).
 HostTensor random_f32(std::vector<int64_t> shape, uint32_t seed, float lo = -1.0f, float hi = 1.0f);
 std::vector<float> as_floats(const HostTensor& t);

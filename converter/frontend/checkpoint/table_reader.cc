@@ -13,6 +13,7 @@
 #include <fstream>
 
 #include "converter/frontend/checkpoint/crc32c.h"
+#include "converter/frontend/checkpoint/reader_text.h"
 #include "converter/ir/error.h"
 #include "converter/ir/limits.h"
 
@@ -88,8 +89,8 @@ class TableParser {
       std::vector<TableEntry> block_entries = decode_block(contents, block_label(data));
       for (TableEntry& entry : block_entries) {
         if (!entries.empty() && !(entries.back().key < entry.key)) {
-          fail(block_label(data) + ": key '" + printable(entry.key) + "' is not greater than the " +
-               "previous key '" + printable(entries.back().key) + "'");
+          fail(block_label(data) + ": key '" + printable_key(entry.key) + "' is not greater than the " +
+               "previous key '" + printable_key(entries.back().key) + "'");
         }
         entries.push_back(std::move(entry));
       }
@@ -99,20 +100,6 @@ class TableParser {
 
  private:
   [[noreturn]] void fail(const std::string& what) const { throw ConvertError(name_ + ": " + what); }
-
-  static std::string printable(const std::string& key) {
-    std::string out;
-    for (unsigned char c : key) {
-      if (c >= 0x20 && c < 0x7F) {
-        out += static_cast<char>(c);
-      } else {
-        char buf[8];
-        std::snprintf(buf, sizeof(buf), "\\x%02x", c);
-        out += buf;
-      }
-    }
-    return out;
-  }
 
   static std::string block_label(const BlockHandle& h) {
     return "block at offset " + std::to_string(h.offset) + " (size " + std::to_string(h.size) + ")";
