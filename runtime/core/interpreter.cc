@@ -200,16 +200,11 @@ Status Interpreter::Init() {
 // Ops run in plan order; a WHILE (kLoop) pushes a frame and its ranges decide
 // where to go next: at cond_end the condition is read (false: past the loop;
 // true: the body runs), at body_end the next values become the variables and
-// the condition runs again. Frames live on this stack (Model::Load bounds the
-// nesting), so loops need neither recursion nor memory outside the arena.
+// the condition runs again. Frames live in the interpreter (Model::Load bounds
+// the nesting), so loops need neither recursion nor memory outside the arena.
 Status Interpreter::Invoke() {
   if (!initialized_) return fail(Status::kNotInitialized, FLOE_MSG("Init() has not succeeded"));
-  struct LoopFrame {  // 8 bytes: Invoke's stack stays small (tests/cortexm stack budget)
-    uint32_t op : 31;  // < kMaxModelOps
-    uint32_t in_body : 1;
-    uint32_t iterations;
-  };
-  LoopFrame loops[kMaxLoopNesting] = {};
+  LoopFrame* const loops = loops_;
   uint32_t depth = 0;
   size_t i = 0;
   for (;;) {
