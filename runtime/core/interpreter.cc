@@ -115,6 +115,7 @@ size_t Interpreter::arena_used() const {
 
 Status Interpreter::Init() {
   initialized_ = false;
+  has_loops_ = false;
   backend_ = nullptr;
   backend_ops_ = 0;
   backend_bytes_used_ = 0;
@@ -158,6 +159,7 @@ Status Interpreter::Init() {
     record.outputs = static_cast<uint16_t>(operand_count - input_count);
     record.opcode = static_cast<uint16_t>(op->opcode());
     record.flags = op->opcode() == schema::OpCode::WHILE ? PreparedOp::kLoop : 0;
+    has_loops_ = has_loops_ || op->opcode() == schema::OpCode::WHILE;
     const OpContext ctx{op, &model_, arenas_, &record};
     if (const char* reason = kernel->prepare(ctx)) {
       return fail(Status::kInvalidModel, reason, static_cast<int32_t>(i));
@@ -197,13 +199,43 @@ Status Interpreter::Init() {
   return Status::kOk;
 }
 
-// Ops run in plan order; a WHILE (kLoop) pushes a frame and its ranges decide
-// where to go next: at cond_end the condition is read (false: past the loop;
-// true: the body runs), at body_end the next values become the variables and
-// the condition runs again. Frames live in the interpreter (Model::Load bounds
-// the nesting), so loops need neither recursion nor memory outside the arena.
+// One op, on its backend or its kernel; the observer sees it after it ran.
+#if defined(__GNUC__)
+__attribute__((always_inline))
+#endif
+inline Status Interpreter::run_op(size_t i) {
+  const PreparedOp& op = ops_[i];
+  const Status status =
+      !kHasBackend || (op.flags & PreparedOp::kOnBackend) == 0
+          ? op.eval(op)
+          : backend_run(backend_, static_cast<uint32_t>(i),
+                        (op.flags & PreparedOp::kUseThreadPool) != 0 ? thread_pool_ : nullptr);
+  if (status != Status::kOk) {
+    return fail(status, FLOE_MSG("kernel failed"), static_cast<int32_t>(i));
+  }
+  if (observer_ != nullptr) {
+    observer_(observer_user_, i, find_kernel(static_cast<schema::OpCode>(op.opcode))->name);
+  }
+  return Status::kOk;
+}
+
+// Ops run in plan order. A model without run-time loops takes the plain loop
+// (no per-op loop bookkeeping). Otherwise a WHILE (kLoop) pushes a frame and
+// its ranges decide where to go next: at cond_end the condition is read
+// (false: past the loop; true: the body runs), at body_end the next values
+// become the variables and the condition runs again. Frames live in the
+// interpreter (Model::Load bounds the nesting), so loops need neither
+// recursion nor memory outside the arena.
 Status Interpreter::Invoke() {
   if (!initialized_) return fail(Status::kNotInitialized, FLOE_MSG("Init() has not succeeded"));
+  if (!has_loops_) {
+    const size_t count = op_count_;
+    for (size_t i = 0; i < count; ++i) {
+      const Status status = run_op(i);
+      if (status != Status::kOk) return status;
+    }
+    return Status::kOk;
+  }
   LoopFrame* const loops = loops_;
   uint32_t depth = 0;
   size_t i = 0;
@@ -234,19 +266,9 @@ Status Interpreter::Invoke() {
       }
     }
     if (i >= op_count_) break;
-    const PreparedOp& op = ops_[i];
-    const Status status =
-        !kHasBackend || (op.flags & PreparedOp::kOnBackend) == 0
-            ? op.eval(op)
-            : backend_run(backend_, static_cast<uint32_t>(i),
-                          (op.flags & PreparedOp::kUseThreadPool) != 0 ? thread_pool_ : nullptr);
-    if (status != Status::kOk) {
-      return fail(status, FLOE_MSG("kernel failed"), static_cast<int32_t>(i));
-    }
-    if (observer_ != nullptr) {
-      observer_(observer_user_, i, find_kernel(static_cast<schema::OpCode>(op.opcode))->name);
-    }
-    if ((op.flags & PreparedOp::kLoop) != 0) loops[depth++] = LoopFrame{static_cast<uint32_t>(i), 0, 0};
+    const Status status = run_op(i);
+    if (status != Status::kOk) return status;
+    if ((ops_[i].flags & PreparedOp::kLoop) != 0) loops[depth++] = LoopFrame{static_cast<uint32_t>(i), 0, 0};
     ++i;
   }
   return Status::kOk;

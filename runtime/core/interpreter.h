@@ -96,6 +96,7 @@ class Interpreter {
 
  private:
   Status fail(Status status, const char* message, int32_t op = -1);
+  Status run_op(size_t i);
   Status check_arenas();
   void bind_arenas();
   int find_io(const void* list, const char* name) const;
@@ -128,6 +129,7 @@ class Interpreter {
     uint32_t iterations;
   };
   LoopFrame loops_[kMaxLoopNesting] = {};
+  bool has_loops_ = false;  // any WHILE: Invoke takes the loop-aware path
 };
 
 }  // namespace floe
