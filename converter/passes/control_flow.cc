@@ -63,8 +63,9 @@ bool is_tensor_array_op(const std::string& op) {
   return op.rfind("TensorArray", 0) == 0 && op.size() >= 13 && op.compare(op.size() - 2, 2, "V3") == 0;
 }
 
-Unroller::Unroller(const Graph& graph, const std::vector<bool>& keep, const std::vector<Feed>& feeds)
-    : graph_(graph), keep_(keep), in_place_(graph.size()), rewritten_(graph.size(), false) {
+Unroller::Unroller(const Graph& graph, const std::vector<bool>& keep, const std::vector<Feed>& feeds,
+                   const LoopPolicy* policy)
+    : graph_(graph), keep_(keep), in_place_(graph.size()), rewritten_(graph.size(), false), policy_(policy) {
   for (size_t n = 0; n < graph.size(); ++n) names_.insert(graph.node(static_cast<int>(n)).name());
   for (const Feed& f : feeds) {
     Sym s;
@@ -307,6 +308,7 @@ tfproto::NodeDef Unroller::rewired(const Instance& inst, int n, const std::vecto
 }
 
 std::string Unroller::append(tfproto::NodeDef def, const std::string& base) {
+  if (counting_) return base;  // the loop runs at run time: its clones are never used
   std::string name = base;
   for (int k = 1; names_.count(name); ++k) name = base + "_" + std::to_string(k);
   names_.insert(name);
@@ -453,6 +455,12 @@ void Unroller::process_ordinary(Instance& inst, int n, const std::vector<const S
       outs[port].value = std::make_shared<const HostTensor>(std::move(results[port]));
     }
   }
+  // An op that stays in an unrolled loop (constants fold, forwarding aliases).
+  if (inst.parent != nullptr && !is_forwarding(node.op())) {
+    bool folded = true;
+    for (const TensorInfo& o : outs) folded = folded && o.value != nullptr;
+    if (!folded) ++loop_ops_;
+  }
   const std::string name = emit(inst, n, rewired(inst, n, in));
   for (size_t port = 0; port < outs.size(); ++port) {
     Sym s;
@@ -486,16 +494,47 @@ void Unroller::run_loop(Instance& parent, int frame) {
   }
   bool dead = false;
   for (int e : f.enters) dead = dead || lookup(parent, graph_.node(e).inputs.at(0))->dead;
+
+  // A top-level loop: unrolled, or run at run time (policy_, LoopPolicy).
+  const bool top = parent.parent == nullptr && policy_ != nullptr && !dead;
+  const std::string name = loop_name(frame);
+  std::string unroll_reason;
+  int64_t budget = -1;  // ops the unrolled loop may add before it runs at run time instead; -1: no limit
+  int64_t while_ops = 1;  // the WHILE op and the ops of its condition and body
+  if (top) {
+    for (int m : f.members) {
+      const std::string& op = graph_.node(m).op();
+      if (!is_loop_op(op) && !is_merge_op(op) && !is_switch_op(op) && !is_forwarding(op) && op != "Const") ++while_ops;
+    }
+    const auto forced = policy_->unroll.find(name);
+    std::string blocker = forced != policy_->unroll.end() ? forced->second : runtime_blocker(frame);
+    for (const Var& v : vars) {
+      bool known = !v.value.array;
+      for (int64_t d : v.value.info.shape) known = known && d >= 0;
+      if (blocker.empty() && !known) {
+        blocker = "its variable '" + graph_.node(v.merge).name() + "' has no static shape";
+      }
+    }
+    if (policy_->mode == LoopMode::kUnroll) {
+      unroll_reason = "--loops=unroll";
+    } else if (!blocker.empty()) {
+      if (policy_->mode == LoopMode::kRuntime) {
+        throw error_at(f.loop_cond, "while loop '" + name + "' cannot run at run time (--loops=runtime): " + blocker,
+                       ErrorCategory::kUnsupported)
+            .with_refusals({Refusal{"while loop that cannot run at run time",
+                                    {{"LoopCond", {graph_.node(f.loop_cond).name()}}}}});
+      }
+      unroll_reason = blocker;
+    } else if (!policy_->runtime_allowed) {
+      unroll_reason = "--quantize int8 takes no run-time loops";
+    } else {
+      budget = std::max<int64_t>(kUnrollSmallOps, kUnrollGrowth * while_ops);
+    }
+    loop_ops_ = 0;
+    counting_ = budget >= 0 && policy_->mode == LoopMode::kRuntime;
+  }
   int k = 0;
   for (; !dead; ++k) {
-    if (k >= kMaxIterations) {
-      throw error_at(f.loop_cond,
-                     "floe refuses to unroll TF1 while loop '" + f.name + "': it is still running after " +
-                         std::to_string(k) + " iterations (floe unrolls at most " +
-                         std::to_string(kMaxIterations) + ")",
-                     ErrorCategory::kUnsupported)
-          .with_refusals({Refusal{"while loop", {{"LoopCond", {graph_.node(f.loop_cond).name()}}}}});
-    }
     Instance inst;
     inst.parent = &parent;
     inst.suffix = parent.suffix.empty() ? "/iter" + std::to_string(k) : parent.suffix + "_" + std::to_string(k);
@@ -505,14 +544,45 @@ void Unroller::run_loop(Instance& parent, int frame) {
     const Sym* cond = lookup(inst, TensorRef{f.loop_cond, 0});
     if (cond == nullptr || cond->dead || !cond->info.value) fail(f.loop_cond, "internal error: condition not evaluated");
     if (!nonzero(*cond->info.value)) break;
+    if (k >= kMaxIterations) {  // a loop of exactly kMaxIterations iterations is fine
+      throw error_at(f.loop_cond,
+                     "floe refuses to unroll TF1 while loop '" + f.name + "': it is still running after " +
+                         std::to_string(k) + " iterations (floe unrolls at most " +
+                         std::to_string(kMaxIterations) + ")",
+                     ErrorCategory::kUnsupported)
+          .with_refusals({Refusal{"while loop", {{"LoopCond", {graph_.node(f.loop_cond).name()}}}}});
+    }
     for (Var& v : vars) {
       const TensorRef next_in = graph_.node(v.next).inputs.at(0);
       const Sym* next = lookup(inst, next_in);
       if (next == nullptr || next->dead) fail(v.next, "has no value at the end of an iteration");
+      if (budget >= 0 && (next->array || next->info.dtype != v.value.info.dtype || next->info.shape != v.value.info.shape)) {
+        // A WHILE keeps each variable's dtype and shape: this loop must unroll.
+        const std::string why = "its variable '" + graph_.node(v.merge).name() + "' changes shape between iterations";
+        if (policy_->mode == LoopMode::kRuntime) {
+          counting_ = false;
+          throw error_at(f.loop_cond, "while loop '" + name + "' cannot run at run time (--loops=runtime): " + why,
+                         ErrorCategory::kUnsupported)
+              .with_refusals({Refusal{"while loop that cannot run at run time",
+                                      {{"LoopCond", {graph_.node(f.loop_cond).name()}}}}});
+        }
+        counting_ = false;
+        throw LoopDecision{frame, name, false, 0, why};
+      }
       v.value = *next;
     }
     ++report_.iterations;
+    if (budget >= 0 && loop_ops_ > budget) counting_ = true;
   }
+  if (top && counting_ && k > 0) {
+    counting_ = false;
+    const std::string why = policy_->mode == LoopMode::kRuntime
+                                ? "--loops=runtime"
+                                : "unrolled would be " + std::to_string(loop_ops_) + " ops, a WHILE " +
+                                      std::to_string(while_ops);
+    throw LoopDecision{frame, name, true, static_cast<uint32_t>(k), why};
+  }
+  counting_ = false;
   for (int x : f.exits) {
     const Node& exit = graph_.node(x);
     const int merge = graph_.node(exit.inputs.at(0).node).inputs.at(0).node;  // Exit <- Switch:0 <- Merge
@@ -543,9 +613,36 @@ void Unroller::run_loop(Instance& parent, int frame) {
     report_.details.push_back("while loop '" + f.name + "': " + std::to_string(k) + " iteration(s)");
     const std::string& cond_name = graph_.node(f.loop_cond).name();
     const size_t slash = cond_name.rfind('/');
-    report_.unrolled_loops.push_back("loop '" + (slash == std::string::npos ? cond_name : cond_name.substr(0, slash)) +
-                                     "': unrolled " + std::to_string(k) + "x");
+    std::string line = "loop '" + (slash == std::string::npos ? cond_name : cond_name.substr(0, slash)) +
+                       "': unrolled " + std::to_string(k) + "x";
+    if (top && !unroll_reason.empty()) {
+      line += " (" + unroll_reason + ")";
+    } else if (top) {
+      line += " (" + std::to_string(loop_ops_) + " ops, a run-time WHILE " + std::to_string(while_ops) + ")";
+    }
+    report_.unrolled_loops.push_back(line);
   }
+}
+
+std::string Unroller::loop_name(int frame) const {
+  const Frame& f = frames_[static_cast<size_t>(frame)];
+  if (f.loop_cond < 0) return f.name;
+  const std::string& cond_name = graph_.node(f.loop_cond).name();
+  const size_t slash = cond_name.rfind('/');
+  return slash == std::string::npos ? cond_name : cond_name.substr(0, slash);
+}
+
+std::string Unroller::runtime_blocker(int frame) const {
+  const Frame& f = frames_[static_cast<size_t>(frame)];
+  if (!f.children.empty()) return "it contains a nested loop, which a run-time loop does not run yet";
+  for (int m : f.members) {
+    const Node& node = graph_.node(m);
+    if (is_tensor_array_op(node.op())) return "it uses TensorArrays, which a run-time loop does not support yet";
+    if (is_switch_op(node.op()) && node.inputs.size() == 2 && graph_.node(node.inputs[1].node).op() != "LoopCond") {
+      return "it contains a tf.cond, which a run-time loop does not support";
+    }
+  }
+  return "";
 }
 
 // Why `ref` is not a conversion-time constant: the graph inputs it depends on.
@@ -660,19 +757,32 @@ std::vector<bool> outside_loops(const Graph& graph, const std::vector<bool>& kee
 }
 
 UnrollReport unroll_control_flow(Graph& graph, const std::vector<bool>& keep, const std::vector<Feed>& feeds,
-                                 uint32_t max_loop_iterations) {
+                                 uint32_t max_loop_iterations, const LoopPolicy& policy) {
   if (!has_loops_or_tensor_arrays(graph, keep)) return UnrollReport();
   // A top-level loop whose condition depends on a graph input runs at run
-  // time: rewritten (control_flow_runtime.cc), then the rest is unrolled again.
+  // time, and so does one the policy sends there: rewritten
+  // (control_flow_runtime.cc), then the rest is unrolled again.
   std::vector<bool> kept = keep;
-  std::vector<std::string> runtime_loops;
+  std::vector<std::string> runtime_loops, by_choice;
+  LoopPolicy local = policy;
   for (;;) {
-    cf::Unroller unroller(graph, kept, feeds);
+    cf::Unroller unroller(graph, kept, feeds, &local);
     int frame = -1;
     try {
       UnrollReport report = unroller.run(graph);
       report.runtime_loops = runtime_loops;
+      report.runtime_by_choice = by_choice;
       return report;
+    } catch (const cf::LoopDecision& d) {
+      if (!d.runtime) {
+        local.unroll[d.loop] = d.reason;
+        continue;
+      }
+      runtime_loops.push_back(cf::make_runtime_loop(unroller, graph, kept, d.frame,
+                                                    static_cast<int>(runtime_loops.size()), max_loop_iterations,
+                                                    d.trip_count, d.reason));
+      if (policy.mode == LoopMode::kAuto) by_choice.push_back(d.loop);
+      continue;
     } catch (const ConvertError& e) {
       if (e.category() != ErrorCategory::kNeedsConstant || e.where().op != "LoopCond") throw;
       const int cond = graph.find(e.where().node);

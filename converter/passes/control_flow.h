@@ -9,6 +9,7 @@
 // outside loops are training_structure's (resolve_static_control_flow).
 #pragma once
 
+#include <map>
 #include <string>
 #include <vector>
 
@@ -27,10 +28,40 @@ struct UnrollReport {
   // "loop 'while': run-time WHILE, bound 100 (...)" per loop left to the runtime.
   std::vector<std::string> unrolled_loops;
   std::vector<std::string> runtime_loops;
+  // Loops with a conversion-time trip count that LoopMode::kAuto chose to run
+  // at run time (a later failure of their WHILE can fall back to unrolling).
+  std::vector<std::string> runtime_by_choice;
 
   bool changed() const { return loops > 0 || tensor_arrays > 0 || nodes_added > 0 || !runtime_loops.empty(); }
   std::string summary() const;  // indented lines for floe-convert's summary ("" when nothing changed)
 };
+
+// How a loop whose trip count is known at conversion is converted (--loops).
+// kAuto unrolls it when that stays small (see LoopPolicy) and otherwise runs
+// it as a WHILE op; kUnroll unrolls every such loop (floe before --loops);
+// kRuntime runs every top-level loop as a WHILE op and refuses, with the
+// reason, one that cannot run at run time. A loop whose condition depends on a
+// graph input always runs at run time.
+enum class LoopMode { kAuto, kUnroll, kRuntime };
+
+struct LoopPolicy {
+  LoopMode mode = LoopMode::kAuto;
+  // False when the rest of the conversion cannot take a WHILE op (int8
+  // quantization): kAuto then unrolls.
+  bool runtime_allowed = true;
+  // Loops (by name) kAuto must unroll, with the reason: a run-time WHILE of
+  // them failed later in the conversion.
+  std::map<std::string, std::string> unroll;
+};
+
+// The cost rule of LoopMode::kAuto. An unrolled loop costs its ops that do not
+// fold away (each an op in the model and one dispatch per inference); a WHILE
+// costs its body and condition once, plus per iteration the condition's ops and
+// copying the loop variables. Unrolling is kept when it adds at most
+// kUnrollSmallOps ops, or at most kUnrollGrowth times the ops the WHILE would
+// have (so short loops and loops that fold away stay unrolled).
+constexpr int kUnrollSmallOps = 64;
+constexpr int kUnrollGrowth = 4;
 
 // The TensorArray ops unroll_control_flow resolves into ordinary tensors.
 const std::vector<const char*>& resolved_tensor_array_ops();
@@ -53,7 +84,9 @@ std::vector<bool> outside_loops(const Graph& graph, const std::vector<bool>& kee
 // it becomes a run-time loop (a WHILE op), bounded by the graph's
 // maximum_iterations or by `max_loop_iterations` (0 = not given; then such a
 // loop without maximum_iterations is refused, naming it).
+// A top-level loop whose trip count is known at conversion is unrolled or run
+// at run time as `policy` decides; the summary says which and why.
 UnrollReport unroll_control_flow(Graph& graph, const std::vector<bool>& keep, const std::vector<Feed>& feeds,
-                                 uint32_t max_loop_iterations = 0);
+                                 uint32_t max_loop_iterations = 0, const LoopPolicy& policy = LoopPolicy());
 
 }  // namespace floe::conv

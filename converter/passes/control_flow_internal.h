@@ -65,10 +65,23 @@ struct Frame {
   std::vector<TensorRef> external_inputs;  // read inside the subtree, produced outside
 };
 
+// Thrown by Unroller::run when a top-level loop with a conversion-time trip
+// count is better run at run time (or, found late, must be unrolled):
+// unroll_control_flow rewrites the graph or notes the loop, then unrolls again.
+struct LoopDecision {
+  int frame = -1;
+  std::string loop;      // the loop's name scope ("while" for "while/LoopCond")
+  bool runtime = false;  // true: make it a WHILE; false: unroll it (`reason` says why)
+  uint32_t trip_count = 0;
+  std::string reason;
+};
+
 class Unroller {
  public:
-  // Splits the kept nodes into frames (throws on malformed loops).
-  Unroller(const Graph& graph, const std::vector<bool>& keep, const std::vector<Feed>& feeds);
+  // Splits the kept nodes into frames (throws on malformed loops). Without a
+  // policy every loop whose condition folds is unrolled.
+  Unroller(const Graph& graph, const std::vector<bool>& keep, const std::vector<Feed>& feeds,
+           const LoopPolicy* policy = nullptr);
   // Unrolls and resolves everything, then replaces `target` (the graph given to
   // the constructor) with the rewritten graph.
   UnrollReport run(Graph& target);
@@ -108,6 +121,9 @@ class Unroller {
   void process_node(Instance& inst, int n);
   void process_ordinary(Instance& inst, int n, const std::vector<const Sym*>& in, NodeSyms& out);
   void run_loop(Instance& parent, int frame);
+  // Why top-level loop `frame` cannot run at run time ("" when it can).
+  std::string runtime_blocker(int frame) const;
+  std::string loop_name(int frame) const;
   tfproto::NodeDef rewired(const Instance& inst, int n, const std::vector<const Sym*>& in) const;
   void analyze_frames();
 
@@ -123,6 +139,12 @@ class Unroller {
   std::unordered_set<std::string> names_;
   UnrollReport report_;
   int arrays_ = 0;
+  const LoopPolicy* policy_ = nullptr;
+  // While a top-level loop is unrolled: the ops its iterations added that do
+  // not fold away, and whether iterations are only counted (nothing emitted)
+  // because the loop will run at run time.
+  int64_t loop_ops_ = 0;
+  bool counting_ = false;
 };
 
 bool is_tensor_array_op(const std::string& op);
@@ -135,8 +157,10 @@ bool is_tensor_array_op(const std::string& op);
 // emits one WHILE op. `max_loop_iterations` 0 = none given: the bound is then
 // the graph's maximum_iterations counter, else the loop is refused.
 // Returns the loop's summary line.
+// `trip_count` > 0: the loop's trip count is known at conversion (it is the
+// bound, and `why` says why the loop runs at run time anyway).
 std::string make_runtime_loop(const Unroller& unroller, Graph& graph, std::vector<bool>& keep, int frame, int id,
-                              uint32_t max_loop_iterations);
+                              uint32_t max_loop_iterations, uint32_t trip_count = 0, const std::string& why = "");
 // Resolves TensorArray op `n` (handle/flow semantics; see control_flow_tensor_array.cc).
 void process_tensor_array(Unroller& u, Instance& inst, int n, const std::vector<const Sym*>& in, NodeSyms& out);
 

@@ -94,7 +94,7 @@ int64_t maximum_iterations(const Graph& graph, const Frame& f,
 }  // namespace
 
 std::string make_runtime_loop(const Unroller& unroller, Graph& graph, std::vector<bool>& keep, int frame_index,
-                              int id, uint32_t max_loop_iterations) {
+                              int id, uint32_t max_loop_iterations, uint32_t trip_count, const std::string& why) {
   const Frame& f = unroller.frame(frame_index);
   const int anchor = f.loop_cond;
   // The loop's name scope: "while" for "while/LoopCond".
@@ -132,9 +132,11 @@ std::string make_runtime_loop(const Unroller& unroller, Graph& graph, std::vecto
     init_next.emplace_back(init, next);
   }
 
-  uint32_t bound = max_loop_iterations;
+  uint32_t bound = trip_count > 0 ? trip_count : max_loop_iterations;
   std::string source = "--max-loop-iterations";
-  if (bound == 0) {
+  if (trip_count > 0) {
+    source = "";
+  } else if (bound == 0) {
     const int64_t counter = maximum_iterations(graph, f, init_next);
     if (counter < 0) {
       throw unroller.error_at(anchor,
@@ -223,6 +225,9 @@ std::string make_runtime_loop(const Unroller& unroller, Graph& graph, std::vecto
   for (int r : removed) {
     keep[static_cast<size_t>(r)] = false;
     graph.node(r).removed = true;
+  }
+  if (trip_count > 0) {
+    return "loop '" + name + "': run-time WHILE, " + std::to_string(trip_count) + " iterations (" + why + ")";
   }
   return "loop '" + name + "': run-time WHILE, bound " + std::to_string(bound) + " (" + source + ")";
 }

@@ -323,8 +323,14 @@ void feed_shapes_stage(const ConvertOptions& options, Conversion& c) {
 }
 
 // TF1 while loops and TensorArrays become plain nodes; the result is checked again.
-void unroll_stage(const ConvertOptions& options, Conversion& c) {
-  c.unrolled = unroll_control_flow(*c.graph, c.pruned.keep, c.feeds, options.max_loop_iterations);
+// `must_unroll`: loops --loops=auto must unroll (their WHILE failed before).
+void unroll_stage(const ConvertOptions& options, const std::map<std::string, std::string>& must_unroll,
+                  Conversion& c) {
+  LoopPolicy policy;
+  policy.mode = options.loops;
+  policy.runtime_allowed = !options.quantize_int8;
+  policy.unroll = must_unroll;
+  c.unrolled = unroll_control_flow(*c.graph, c.pruned.keep, c.feeds, options.max_loop_iterations, policy);
   if (c.unrolled.changed()) {
     c.pruned = prune_for_fetches(*c.graph, c.fetches, c.feed_set);
     check_inference_graph(*c.graph, c.pruned.keep, c.control_flow, c.feed_set);
@@ -653,11 +659,14 @@ std::vector<MemoryRegion> parse_memory_regions(const std::string& text) {
   return regions;
 }
 
-ConvertResult convert(const ConvertOptions& options) {
-  if (const std::optional<std::string> tflite = read_if_tflite(options.graph_path)) {
-    return convert_tflite(options, *tflite);
-  }
-  const std::vector<CalibrationArray> calibration = read_calibration_if_asked(options);  // a bad file fails first
+namespace {
+
+// One conversion of a graph; empty when a loop --loops=auto chose to run at
+// run time failed to lower as a WHILE: it is added to `must_unroll` and the
+// caller converts again.
+std::optional<ConvertResult> convert_graph(const ConvertOptions& options,
+                                           const std::vector<CalibrationArray>& calibration,
+                                           std::map<std::string, std::string>& must_unroll) {
   Conversion c;
   load_stage(options, c);
   resolve_io_stage(options, c);
@@ -665,9 +674,17 @@ ConvertResult convert(const ConvertOptions& options) {
   freeze_stage(options, c);
   feed_shapes_stage(options, c);
   try {
-    unroll_stage(options, c);
+    unroll_stage(options, must_unroll, c);
     lower_and_optimize_stage(options, c);
   } catch (const ConvertError& e) {
+    if (!c.unrolled.runtime_by_choice.empty()) {
+      std::string first_line = e.what();
+      first_line = first_line.substr(0, first_line.find('\n'));
+      for (const std::string& loop : c.unrolled.runtime_by_choice) {
+        must_unroll[loop] = "its run-time WHILE failed: " + first_line;
+      }
+      return std::nullopt;
+    }
     // A `shape {}` read as a scalar where TF would read unknown rank may be
     // why: the refusal says so.
     if (c.scalar_before_22.empty()) throw;
@@ -703,6 +720,19 @@ ConvertResult convert(const ConvertOptions& options) {
   result.summary = conversion_summary(c) + selftest;
   result.optimization = std::move(c.optimization);
   return result;
+}
+
+}  // namespace
+
+ConvertResult convert(const ConvertOptions& options) {
+  if (const std::optional<std::string> tflite = read_if_tflite(options.graph_path)) {
+    return convert_tflite(options, *tflite);
+  }
+  const std::vector<CalibrationArray> calibration = read_calibration_if_asked(options);  // a bad file fails first
+  std::map<std::string, std::string> must_unroll;
+  for (;;) {
+    if (std::optional<ConvertResult> result = convert_graph(options, calibration, must_unroll)) return *result;
+  }
 }
 
 }  // namespace floe::conv

@@ -10,6 +10,7 @@
 
 #include "converter/emit/emit.h"
 #include "converter/optimize/optimize.h"
+#include "converter/passes/control_flow.h"
 #include "converter/quantize/post_training.h"
 
 namespace floe::conv {
@@ -54,6 +55,10 @@ struct ConvertOptions {
   // input) when the graph gives none (no maximum_iterations); 0 = not given,
   // and such a loop is refused. More iterations fail Interpreter::Invoke().
   uint32_t max_loop_iterations = 0;
+  // --loops: a loop whose trip count is known at conversion is unrolled or run
+  // as a WHILE op by the cost rule (kAuto), always unrolled, or always run at
+  // run time (refused, with the reason, when it cannot); passes/control_flow.h.
+  LoopMode loops = LoopMode::kAuto;
 };
 
 // Parses "fast=64K,slow=4M" (sizes in bytes, or with K / M: 1024 / 1024^2)

@@ -96,6 +96,12 @@ int main(int argc, char** argv) {
                  "bound of a while loop whose trip count depends on an input (it then runs in the runtime as a "
                  "WHILE op) when the graph has no maximum_iterations; more iterations fail Invoke()")
       ->check(CLI::Range(1u, 0xFFFFFFFFu));
+  std::string loops = "auto";
+  app.add_option("--loops", loops,
+                 "a while loop whose trip count is known at conversion: auto (default: unrolled when that adds at "
+                 "most 64 ops or 4x the ops of a WHILE, else run at run time as a WHILE op), unroll (always), or "
+                 "runtime (always a WHILE; a loop that cannot run at run time is refused with the reason)")
+      ->check(CLI::IsMember({"auto", "unroll", "runtime"}));
   std::string quantize, io, calibration_method;
   bool strict_int8 = false;
   app.add_option("--quantize", quantize,
@@ -174,6 +180,9 @@ int main(int argc, char** argv) {
       throw floe::conv::ConvertError("--quantize '" + quantize + "': only int8 is supported");
     }
     options.quantize_int8 = quantize == "int8";
+    options.loops = loops == "unroll"    ? floe::conv::LoopMode::kUnroll
+                    : loops == "runtime" ? floe::conv::LoopMode::kRuntime
+                                         : floe::conv::LoopMode::kAuto;
     if (!options.quantize_int8) {
       const char* stray = !options.calibration_path.empty() ? "--calibration"
                           : !io.empty()                     ? "--io"

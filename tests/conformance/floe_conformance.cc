@@ -179,6 +179,8 @@ struct Config {
   bool verbose = false;
   bool convert_only = false;  // stop after conversion (arena checks need no run)
   std::string model_dir;      // when set: every converted model, for outside tools (arena_bound.py)
+  conv::LoopMode loops = conv::LoopMode::kAuto;  // floe-convert --loops
+  bool fail_on_mismatch = false;  // a case whose values differ from TF's fails the run (refusals do not)
 };
 
 struct Expected {
@@ -429,6 +431,7 @@ Outcome run_case(const Config& config, const CaseRow& row) {
   std::map<std::string, HostTensor> values;
   conv::ConvertOptions options;
   options.graph_path = graph_path;
+  options.loops = config.loops;
   for (const std::string& pass : config.disabled_passes) options.optimize.disabled.insert(pass);
   for (const Expected& e : expected) options.outputs.push_back(e.tensor);
   static const std::regex kInputName("in_[0-9]+");
@@ -731,6 +734,11 @@ int run_suite(const std::string& corpus_dir, const std::string& filter, const st
   }
 
   int exit_code = 0;
+  if (config.fail_on_mismatch) {
+    for (const auto& [name, o] : outcomes) {
+      if (o.verdict == Verdict::kFailed) exit_code = 1;
+    }
+  }
   if (max_arena_ratio > 0 && report_arenas(outcomes, max_arena_ratio) > 0) {
     exit_code = 1;
   }
@@ -785,11 +793,21 @@ int main(int argc, char** argv) {
   app.add_option("--model-dir", config.model_dir, "write every converted model there (CASE.floe, '/' as '_')");
   app.add_flag("--convert-only", config.convert_only,
                "convert each case without running it (no verdict comparison; for --max-arena-ratio)");
+  std::string loops = "auto";
+  app.add_option("--loops", loops,
+                 "floe-convert --loops for every case: auto, unroll or runtime (with runtime, each loop runs as "
+                 "a WHILE op or the case is refused with the reason)")
+      ->check(CLI::IsMember({"auto", "unroll", "runtime"}));
+  app.add_flag("--fail-on-mismatch", config.fail_on_mismatch,
+               "fail the run when any case's values differ from TensorFlow's (refused cases do not fail it)");
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     return app.exit(e) == 0 ? 0 : 2;
   }
+  config.loops = loops == "unroll"    ? floe::conv::LoopMode::kUnroll
+                 : loops == "runtime" ? floe::conv::LoopMode::kRuntime
+                                      : floe::conv::LoopMode::kAuto;
   if (config.convert_only && (!expected.empty() || !results.empty())) {
     std::cerr << "floe-conformance: --convert-only gives no verdicts to compare or write (drop --expected, "
                  "--write-results)\n";

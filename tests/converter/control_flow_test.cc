@@ -7,6 +7,7 @@
 // while loops) against the values TensorFlow recorded.
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <cmath>
 #include <cstring>
 #include <dirent.h>
@@ -60,12 +61,25 @@ std::string counted_loop(G& g, const std::string& p, const std::string& init, co
 }
 
 conv::ConvertResult convert_graph(const G& g, const std::string& name, std::vector<std::string> outputs,
-                                  std::map<std::string, std::string> frozen = {}) {
+                                  std::map<std::string, std::string> frozen = {},
+                                  conv::LoopMode loops = conv::LoopMode::kAuto) {
   conv::ConvertOptions options;
   options.graph_path = g.write(make_temp_dir() + "/" + name + ".pbtxt");
   options.outputs = std::move(outputs);
   options.frozen_inputs = std::move(frozen);
+  options.loops = loops;
   return conv::convert(options);
+}
+
+// The ConvertError of converting `g` with --loops=runtime ("" when it converts).
+std::string runtime_refusal(const G& g, const std::string& name, std::vector<std::string> outputs) {
+  try {
+    convert_graph(g, name, std::move(outputs), {}, conv::LoopMode::kRuntime);
+  } catch (const conv::ConvertError& e) {
+    EXPECT_EQ(e.category(), conv::ErrorCategory::kUnsupported) << e.what();
+    return e.what();
+  }
+  return "";
 }
 
 std::vector<float> run1(const conv::ConvertResult& r, const std::vector<float>& x) {
@@ -109,6 +123,10 @@ TEST(ControlFlow, NestedLoopWhoseInnerTripCountDependsOnTheOuterVariable) {
   EXPECT_EQ(run1(r, {1.0f, -0.5f}), (std::vector<float>{6.0f, -3.0f}));
   // 1 outer instance + 3 inner instances; 3 + (1 + 2 + 3) iterations.
   EXPECT_NE(r.summary.find("unrolled 4 while loop instance(s) (9 iteration(s)"), std::string::npos) << r.summary;
+  EXPECT_NE(r.summary.find("loop 'outer': unrolled 3x (it contains a nested loop"), std::string::npos) << r.summary;
+  EXPECT_NE(runtime_refusal(g, "nested_runtime", {"y"})
+                .find("while loop 'outer' cannot run at run time (--loops=runtime): it contains a nested loop"),
+            std::string::npos);
 }
 
 // ta[i] = x * (i + 1) for i in 0..2, then stack: [x, 2x, 3x].
@@ -148,6 +166,10 @@ TEST(ControlFlow, TensorArrayWrittenInALoopThenStacked) {
   ASSERT_EQ(out[1].dtype, DType::kInt32);
   EXPECT_EQ(out[1].as<int32_t>()[0], 3);
   EXPECT_NE(r.summary.find("resolved 1 TensorArray(s)"), std::string::npos) << r.summary;
+  EXPECT_NE(runtime_refusal(g, "tensor_array_runtime", {"stacked", "size"})
+                .find("node 'while/LoopCond' (op LoopCond): while loop 'while' cannot run at run time "
+                      "(--loops=runtime): it uses TensorArrays"),
+            std::string::npos);
 }
 
 // y = 0; for i in 0..2: y = (i < 2) ? y + x : y * x  ->  2x^2
@@ -403,6 +425,80 @@ TEST(RuntimeLoop, MaximumIterationsCounterGivesTheBound) {
   EXPECT_EQ(as_floats(run_loop_model(r.model, {1.0f, 3.0f}, 2).at(0)), (std::vector<float>{4.0f, 12.0f}));
   // The graph's own counter stops at 6 before the bound is reached.
   EXPECT_EQ(as_floats(run_loop_model(r.model, {1.0f, 3.0f}, 100).at(0)), (std::vector<float>{64.0f, 192.0f}));
+}
+
+// ---- unroll or loop: the choice for a loop with a conversion-time trip count ----
+
+// y = x + n (one Add per iteration; the counter and condition fold away).
+G adding_loop(int32_t n) {
+  G g;
+  g.placeholder("x", "DT_FLOAT", {2}).constant("n", "DT_INT32", {}, {n}).constant("one_f", "DT_FLOAT", {}, {1});
+  const std::string exit = counted_loop(g, "while", "x", "n", "DT_FLOAT", [](G& b) {
+    b.enter("while/one_f", "one_f", "while/while_context", true, "DT_FLOAT");
+    b.node("while/next", "Add", {"while/Identity_1", "while/one_f"}, {G::type("T", "DT_FLOAT")});
+  });
+  g.node("y", "Identity", {exit}, {G::type("T", "DT_FLOAT")});
+  return g;
+}
+
+TEST(LoopChoice, ShortLoopStaysUnrolled) {
+  const conv::ConvertResult r = convert_graph(adding_loop(5), "short_loop", {"y"});
+  EXPECT_EQ(run1(r, {1.5f, -3.0f}), (std::vector<float>{6.5f, 2.0f}));
+  // 5 Adds unrolled; a WHILE would hold Less, the counter's Add and the body's Add.
+  EXPECT_NE(r.summary.find("loop 'while': unrolled 5x (5 ops, a run-time WHILE 4)"), std::string::npos) << r.summary;
+  EXPECT_EQ(r.summary.find("WHILE x"), std::string::npos) << r.summary;
+  // Forced to run at run time: one WHILE, same values.
+  const conv::ConvertResult forced = convert_graph(adding_loop(5), "short_runtime", {"y"}, {}, conv::LoopMode::kRuntime);
+  EXPECT_NE(forced.summary.find("loop 'while': run-time WHILE, 5 iterations (--loops=runtime)"), std::string::npos)
+      << forced.summary;
+  EXPECT_EQ(run1(forced, {1.5f, -3.0f}), (std::vector<float>{6.5f, 2.0f}));
+}
+
+TEST(LoopChoice, LongLoopRunsAsAWhileOp) {
+  const conv::ConvertResult r = convert_graph(adding_loop(1000), "long_loop", {"y"});
+  EXPECT_NE(r.summary.find("loop 'while': run-time WHILE, 1000 iterations (unrolled would be "), std::string::npos)
+      << r.summary;
+  EXPECT_NE(r.summary.find("WHILE x1"), std::string::npos) << r.summary;
+  EXPECT_EQ(run1(r, {1.5f, -3.0f}), (std::vector<float>{1001.5f, 997.0f}));
+  // --loops=unroll keeps the old behaviour: 1000 Adds, same values, a larger model.
+  const conv::ConvertResult unrolled = convert_graph(adding_loop(1000), "long_unrolled", {"y"}, {}, conv::LoopMode::kUnroll);
+  EXPECT_NE(unrolled.summary.find("loop 'while': unrolled 1000x (--loops=unroll)"), std::string::npos)
+      << unrolled.summary;
+  EXPECT_EQ(run1(unrolled, {1.5f, -3.0f}), (std::vector<float>{1001.5f, 997.0f}));
+  EXPECT_GT(unrolled.model.size(), 10 * r.model.size());
+}
+
+TEST(LoopChoice, LoopAtTheUnrollCapConvertsFast) {
+  const auto start = std::chrono::steady_clock::now();
+  const conv::ConvertResult r = convert_graph(adding_loop(10000), "cap_loop", {"y"});
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  EXPECT_NE(r.summary.find("loop 'while': run-time WHILE, 10000 iterations"), std::string::npos) << r.summary;
+  EXPECT_EQ(run1(r, {0.5f, -1.0f}), (std::vector<float>{10000.5f, 9999.0f}));
+  EXPECT_LT(seconds, 5.0);
+}
+
+// acc = x; for i in 0..n-1: acc = acc * 1 + i: a loop variable that grows
+// (Concat) cannot be a WHILE variable, so the loop is unrolled, saying why.
+TEST(LoopChoice, LoopWhoseVariableChangesShapeIsUnrolled) {
+  G g;
+  g.placeholder("x", "DT_FLOAT", {1}).constant("n", "DT_INT32", {}, {80}).constant("axis", "DT_INT32", {}, {0});
+  const std::string exit = counted_loop(g, "while", "x", "n", "DT_FLOAT", [](G& b) {
+    b.enter("while/x", "x", "while/while_context", true, "DT_FLOAT");
+    b.enter("while/axis", "axis", "while/while_context", true, "DT_INT32");
+    b.node("while/twice", "Add", {"while/x", "while/x"}, {G::type("T", "DT_FLOAT")});
+    b.node("while/next", "ConcatV2", {"while/Identity_1", "while/twice", "while/axis"},
+           {G::type("T", "DT_FLOAT"), G::integer("N", 2), G::type("Tidx", "DT_INT32")});
+  });
+  g.node("y", "Identity", {exit}, {G::type("T", "DT_FLOAT")});
+  const conv::ConvertResult r = convert_graph(g, "growing", {"y"});
+  EXPECT_NE(r.summary.find("loop 'while': unrolled 80x (its variable 'while/Merge_1' changes shape between "
+                           "iterations)"),
+            std::string::npos)
+      << r.summary;
+  const std::vector<float> out = run1(r, {3.0f});
+  ASSERT_EQ(out.size(), 81u);
+  EXPECT_EQ(out.back(), 6.0f);
+  EXPECT_NE(runtime_refusal(g, "growing_runtime", {"y"}).find("changes shape between iterations"), std::string::npos);
 }
 
 TEST(ControlFlow, EndlessLoopIsRefused) {
