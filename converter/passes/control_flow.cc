@@ -521,7 +521,7 @@ void Unroller::run_loop(Instance& parent, int frame) {
       if (policy_->mode == LoopMode::kRuntime) {
         throw error_at(f.loop_cond, "while loop '" + name + "' cannot run at run time (--loops=runtime): " + blocker,
                        ErrorCategory::kUnsupported)
-            .with_refusals({Refusal{"while loop that cannot run at run time",
+            .with_refusals({Refusal{"while loop that cannot run at run time (" + blocker + ")",
                                     {{"LoopCond", {graph_.node(f.loop_cond).name()}}}}});
       }
       unroll_reason = blocker;
@@ -563,7 +563,7 @@ void Unroller::run_loop(Instance& parent, int frame) {
           counting_ = false;
           throw error_at(f.loop_cond, "while loop '" + name + "' cannot run at run time (--loops=runtime): " + why,
                          ErrorCategory::kUnsupported)
-              .with_refusals({Refusal{"while loop that cannot run at run time",
+              .with_refusals({Refusal{"while loop that cannot run at run time (" + why + ")",
                                       {{"LoopCond", {graph_.node(f.loop_cond).name()}}}}});
         }
         counting_ = false;
