@@ -6,6 +6,7 @@
 //   3. otherwise lower into the model being built.
 #include "converter/lower/lower_graph.h"
 
+#include <functional>
 #include <map>
 
 #include "converter/frontend/graphdef/attrs.h"
@@ -31,20 +32,23 @@ bool is_model_input_op(const std::string& op) { return op == "Placeholder" || op
 // in lowering order. Valid: a loop's ops read only its variables, each other
 // and values that exist before the WHILE (_FloeWhileLoop waits for every
 // tensor the loop reads from outside), and nothing outside reads them.
+// A WHILE nested in a loop is one of that loop's ops; its own group follows it.
 static void group_loop_ops(LoweredModel& model) {
   if (model.loops.empty()) return;
   std::vector<LoweredOp> ordered;
   ordered.reserve(model.ops.size());
-  for (LoweredOp& op : model.ops) {
-    if (op.loop >= 0) continue;
+  std::function<void(LoweredOp&)> place = [&](LoweredOp& op) {
     const int id = op.runs_loop;
     ordered.push_back(std::move(op));
-    if (id < 0) continue;
+    if (id < 0) return;
     for (const bool cond : {true, false}) {
       for (LoweredOp& member : model.ops) {
-        if (member.loop == id && member.loop_cond == cond) ordered.push_back(std::move(member));
+        if (member.loop == id && member.loop_cond == cond) place(member);
       }
     }
+  };
+  for (LoweredOp& op : model.ops) {
+    if (op.loop < 0) place(op);
   }
   model.ops = std::move(ordered);
 }

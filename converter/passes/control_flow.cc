@@ -501,10 +501,13 @@ void Unroller::run_loop(Instance& parent, int frame) {
   std::string unroll_reason;
   int64_t budget = -1;  // ops the unrolled loop may add before it runs at run time instead; -1: no limit
   int64_t while_ops = 1;  // the WHILE op and the ops of its condition and body
+  std::string holds_runtime_loop;  // the name of a run-time loop inside it
   if (top) {
-    for (int m : f.members) {
+    // A loop holding a run-time loop (an inner loop on a graph input) must run at run time too.
+    for (int m : subtree_members(frame)) {
       const std::string& op = graph_.node(m).op();
       if (!is_loop_op(op) && !is_merge_op(op) && !is_switch_op(op) && !is_forwarding(op) && op != "Const") ++while_ops;
+      if (op == "_FloeWhileLoop") holds_runtime_loop = attr_string(graph_.node(m).def, "loop_name", "");
     }
     const auto forced = policy_->unroll.find(name);
     std::string blocker = forced != policy_->unroll.end() ? forced->second : runtime_blocker(frame);
@@ -515,7 +518,23 @@ void Unroller::run_loop(Instance& parent, int frame) {
         blocker = "its variable '" + graph_.node(v.merge).name() + "' has no static shape";
       }
     }
-    if (policy_->mode == LoopMode::kUnroll) {
+    if (!holds_runtime_loop.empty() && (!blocker.empty() || !policy_->runtime_allowed)) {
+      if (policy_->runtime_allowed) {
+        throw error_at(f.loop_cond,
+                       "while loop '" + name + "' holds the run-time loop '" + holds_runtime_loop +
+                           "', so it must run at run time too, but " + blocker,
+                       ErrorCategory::kUnsupported)
+            .with_refusals({Refusal{"loop around a run-time loop that cannot run at run time (" + blocker + ")",
+                                    {{"LoopCond", {graph_.node(f.loop_cond).name()}}}}});
+      }
+      throw error_at(f.loop_cond, "while loop '" + name + "' holds the run-time loop '" + holds_runtime_loop +
+                                      "'; --quantize int8 takes no run-time loops",
+                     ErrorCategory::kUnsupported)
+          .with_refusals({Refusal{"run-time while loop with --quantize", {{"LoopCond", {graph_.node(f.loop_cond).name()}}}}});
+    }
+    if (!holds_runtime_loop.empty()) {
+      budget = 0;
+    } else if (policy_->mode == LoopMode::kUnroll) {
       unroll_reason = "--loops=unroll";
     } else if (!blocker.empty()) {
       if (policy_->mode == LoopMode::kRuntime) {
@@ -531,7 +550,9 @@ void Unroller::run_loop(Instance& parent, int frame) {
       budget = std::max<int64_t>(kUnrollSmallOps, kUnrollGrowth * while_ops);
     }
     loop_ops_ = 0;
-    counting_ = budget >= 0 && policy_->mode == LoopMode::kRuntime;
+    counting_ = budget >= 0 && (policy_->mode == LoopMode::kRuntime || !holds_runtime_loop.empty());
+    nested_trips_.clear();
+    nested_unstable_.clear();
   }
   int k = 0;
   for (; !dead; ++k) {
@@ -556,7 +577,14 @@ void Unroller::run_loop(Instance& parent, int frame) {
       const TensorRef next_in = graph_.node(v.next).inputs.at(0);
       const Sym* next = lookup(inst, next_in);
       if (next == nullptr || next->dead) fail(v.next, "has no value at the end of an iteration");
-      if (budget >= 0 && (next->array || next->info.dtype != v.value.info.dtype || next->info.shape != v.value.info.shape)) {
+      const bool changes =
+          next->array || next->info.dtype != v.value.info.dtype || next->info.shape != v.value.info.shape;
+      if (changes && policy_ != nullptr && parent.parent != nullptr && nested_unstable_.empty()) {
+        // A nested loop: its enclosing top-level loop decides (below) whether that matters.
+        nested_unstable_ = "its nested loop's variable '" + graph_.node(v.merge).name() +
+                           "' changes shape between iterations";
+      }
+      if (budget >= 0 && changes) {
         // A WHILE keeps each variable's dtype and shape: this loop must unroll.
         const std::string why = "its variable '" + graph_.node(v.merge).name() + "' changes shape between iterations";
         if (policy_->mode == LoopMode::kRuntime) {
@@ -567,12 +595,27 @@ void Unroller::run_loop(Instance& parent, int frame) {
                                       {{"LoopCond", {graph_.node(f.loop_cond).name()}}}}});
         }
         counting_ = false;
-        throw LoopDecision{frame, name, false, 0, why};
+        throw LoopDecision{frame, name, false, 0, why, {}};
       }
       v.value = *next;
     }
     ++report_.iterations;
     if (budget >= 0 && loop_ops_ > budget) counting_ = true;
+  }
+  if (policy_ != nullptr && parent.parent != nullptr && !dead) {
+    uint32_t& most = nested_trips_[frame];
+    most = std::max(most, static_cast<uint32_t>(k));
+  }
+  if (top && (counting_ || loop_ops_ > budget) && budget >= 0 && !nested_unstable_.empty()) {
+    counting_ = false;
+    if (policy_->mode == LoopMode::kRuntime) {
+      throw error_at(f.loop_cond,
+                     "while loop '" + name + "' cannot run at run time (--loops=runtime): " + nested_unstable_,
+                     ErrorCategory::kUnsupported)
+          .with_refusals({Refusal{"while loop that cannot run at run time (" + nested_unstable_ + ")",
+                                  {{"LoopCond", {graph_.node(f.loop_cond).name()}}}}});
+    }
+    throw LoopDecision{frame, name, false, 0, nested_unstable_, {}};
   }
   if (top && counting_ && k > 0) {
     counting_ = false;
@@ -580,9 +623,29 @@ void Unroller::run_loop(Instance& parent, int frame) {
                                 ? "--loops=runtime"
                                 : "unrolled would be " + std::to_string(loop_ops_) + " ops, a WHILE " +
                                       std::to_string(while_ops);
-    throw LoopDecision{frame, name, true, static_cast<uint32_t>(k), why};
+    LoopDecision decision{frame, name, true, static_cast<uint32_t>(k), why, {}};
+    if (!holds_runtime_loop.empty()) decision.reason = "it holds the run-time loop '" + holds_runtime_loop + "'";
+    // Nested loops become WHILE ops inside its body, deepest first, each bounded
+    // by the most iterations it ran in the simulation.
+    std::vector<int> nested, stack(f.children.begin(), f.children.end());
+    while (!stack.empty()) {  // every nested loop, also one that never ran (bound 1)
+      const int inner = stack.back();
+      stack.pop_back();
+      nested.push_back(inner);
+      const auto& children = frames_[static_cast<size_t>(inner)].children;
+      stack.insert(stack.end(), children.begin(), children.end());
+    }
+    std::stable_sort(nested.begin(), nested.end(), [&](int a, int b) {
+      return frames_[static_cast<size_t>(a)].depth > frames_[static_cast<size_t>(b)].depth;
+    });
+    for (int inner : nested) {
+      const auto trips = nested_trips_.find(inner);
+      decision.nested.emplace_back(frames_[static_cast<size_t>(inner)].name,
+                                   std::max<uint32_t>(trips == nested_trips_.end() ? 0 : trips->second, 1));
+    }
+    throw decision;
   }
-  counting_ = false;
+  if (top) counting_ = false;
   for (int x : f.exits) {
     const Node& exit = graph_.node(x);
     const int merge = graph_.node(exit.inputs.at(0).node).inputs.at(0).node;  // Exit <- Switch:0 <- Merge
@@ -632,10 +695,19 @@ std::string Unroller::loop_name(int frame) const {
   return slash == std::string::npos ? cond_name : cond_name.substr(0, slash);
 }
 
+std::vector<int> Unroller::subtree_members(int frame) const {
+  std::vector<int> out, stack{frame};
+  while (!stack.empty()) {
+    const Frame& f = frames_[static_cast<size_t>(stack.back())];
+    stack.pop_back();
+    out.insert(out.end(), f.members.begin(), f.members.end());
+    stack.insert(stack.end(), f.children.begin(), f.children.end());
+  }
+  return out;
+}
+
 std::string Unroller::runtime_blocker(int frame) const {
-  const Frame& f = frames_[static_cast<size_t>(frame)];
-  if (!f.children.empty()) return "it contains a nested loop, which a run-time loop does not run yet";
-  for (int m : f.members) {
+  for (int m : subtree_members(frame)) {
     const Node& node = graph_.node(m);
     if (is_tensor_array_op(node.op())) return "it uses TensorArrays, which a run-time loop does not support yet";
     if (is_switch_op(node.op()) && node.inputs.size() == 2 && graph_.node(node.inputs[1].node).op() != "LoopCond") {
@@ -778,9 +850,19 @@ UnrollReport unroll_control_flow(Graph& graph, const std::vector<bool>& keep, co
         local.unroll[d.loop] = d.reason;
         continue;
       }
-      runtime_loops.push_back(cf::make_runtime_loop(unroller, graph, kept, d.frame,
-                                                    static_cast<int>(runtime_loops.size()), max_loop_iterations,
-                                                    d.trip_count, d.reason));
+      // Nested loops first (deepest first), each found again in the graph as
+      // the previous rewrite left it; then the loop itself.
+      std::vector<std::pair<std::string, uint32_t>> loops = d.nested;
+      loops.emplace_back(unroller.frame(d.frame).name, d.trip_count);
+      for (size_t i = 0; i < loops.size(); ++i) {
+        const cf::Unroller current(graph, kept, feeds);
+        const int frame = current.find_frame(loops[i].first);
+        if (frame < 0) throw ConvertError("internal error: while loop '" + loops[i].first + "' vanished");
+        const std::string why = i + 1 < loops.size() ? "nested in loop '" + d.loop + "'" : d.reason;
+        runtime_loops.push_back(cf::make_runtime_loop(current, graph, kept, frame,
+                                                      static_cast<int>(runtime_loops.size()), max_loop_iterations,
+                                                      loops[i].second, why));
+      }
       if (policy.mode == LoopMode::kAuto) by_choice.push_back(d.loop);
       continue;
     } catch (const ConvertError& e) {
@@ -788,12 +870,16 @@ UnrollReport unroll_control_flow(Graph& graph, const std::vector<bool>& keep, co
       const int cond = graph.find(e.where().node);
       if (cond < 0) throw;
       frame = unroller.frame_index(cond);
-      if (unroller.frame(frame).parent != 0) {
+      // An inner loop on a graph input inside a top-level loop runs at run time
+      // as a WHILE nested in its enclosing loop's WHILE (which must then run at
+      // run time too: Unroller::run_loop).
+      const int outer = unroller.frame(frame).parent;
+      if (outer != 0 && unroller.frame(outer).parent != 0) {
         throw unroller.error_at(cond,
                                 "while loop '" + unroller.frame(frame).name +
-                                    "' is nested in another loop and its condition depends on a graph input; "
-                                    "floe runs only outermost loops at run time (fix the input with "
-                                    "--freeze-input to unroll it)",
+                                    "' is nested two loops deep and its condition depends on a graph input; "
+                                    "floe runs such a loop at run time only inside an outermost loop (fix the "
+                                    "input with --freeze-input to unroll it)",
                                 ErrorCategory::kUnsupported)
             .with_refusals({Refusal{"nested run-time while loop", {{"LoopCond", {e.where().node}}}}});
       }

@@ -74,6 +74,8 @@ struct LoopDecision {
   bool runtime = false;  // true: make it a WHILE; false: unroll it (`reason` says why)
   uint32_t trip_count = 0;
   std::string reason;
+  // Runtime: its nested loops (frame names, deepest first) with their bounds.
+  std::vector<std::pair<std::string, uint32_t>> nested;
 };
 
 class Unroller {
@@ -90,6 +92,12 @@ class Unroller {
   // The frame node `n` is directly in (0 = the root), and a frame by index.
   int frame_index(int n) const { return frame_of_[static_cast<size_t>(n)]; }
   const Frame& frame(int index) const { return frames_[static_cast<size_t>(index)]; }
+  int find_frame(const std::string& frame_name) const {  // -1 when none
+    for (size_t i = 1; i < frames_.size(); ++i) {
+      if (frames_[i].name == frame_name) return static_cast<int>(i);
+    }
+    return -1;
+  }
 
   // ---- used by the TensorArray half ----
   [[noreturn]] void fail(int node, const std::string& message) const;
@@ -123,6 +131,7 @@ class Unroller {
   void run_loop(Instance& parent, int frame);
   // Why top-level loop `frame` cannot run at run time ("" when it can).
   std::string runtime_blocker(int frame) const;
+  std::vector<int> subtree_members(int frame) const;  // nodes of the frame and its nested frames
   std::string loop_name(int frame) const;
   tfproto::NodeDef rewired(const Instance& inst, int n, const std::vector<const Sym*>& in) const;
   void analyze_frames();
@@ -145,6 +154,10 @@ class Unroller {
   // because the loop will run at run time.
   int64_t loop_ops_ = 0;
   bool counting_ = false;
+  // Nested loops seen while a top-level loop is simulated: the most iterations
+  // each ran, and why one could not be a WHILE ("" if none).
+  std::map<int, uint32_t> nested_trips_;
+  std::string nested_unstable_;
 };
 
 bool is_tensor_array_op(const std::string& op);

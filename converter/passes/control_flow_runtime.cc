@@ -211,12 +211,13 @@ std::string make_runtime_loop(const Unroller& unroller, Graph& graph, std::vecto
     for (int& c : node.control_inputs) {
       if (removed.count(c)) c = loop_node;
     }
-    if (exits(node.op())) {
+    if (exits(node.op()) && members.count(ni)) {  // this loop's Exits (another loop's stay)
       // Reads the variable as _FloeWhileEnd passes it on: after the loop.
       node.def.set_op("Identity");
       node.def.mutable_attr()->erase("frame_name");
       if (node.inputs.size() == 1 && node.inputs[0].node == loop_node) node.inputs[0].node = end_node;
-    } else if (members.count(ni)) {
+    } else if (members.count(ni) && node.def.attr().count("_floe_loop") == 0) {
+      // (a nested run-time loop's nodes keep their own loop; its WHILE node is ours)
       (*node.def.mutable_attr())["_floe_loop"].set_i(id);
       (*node.def.mutable_attr())["_floe_loop_cond"].set_b(cond_nodes.count(ni) > 0);
     }

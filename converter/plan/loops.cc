@@ -18,6 +18,26 @@ bool has_runtime_loops(const LoweredModel& model) {
 
 void assign_loop_ranges(LoweredModel& model) {
   const size_t count = model.ops.size();
+  // A nested loop's WHILE is an op of its enclosing loop: each loop's parent.
+  std::vector<int> while_of(model.loops.size(), -1);  // loop -> index of its WHILE op
+  for (size_t j = 0; j < count; ++j) {
+    const int id = model.ops[j].runs_loop;
+    if (id >= 0 && static_cast<size_t>(id) < while_of.size()) while_of[static_cast<size_t>(id)] = static_cast<int>(j);
+  }
+  // Whether op `j` is in loop `id` (directly or in a nested loop), and then
+  // whether in its condition (a nested loop's ops are where its WHILE is).
+  auto member = [&](size_t j, int id, bool* in_cond) {
+    const LoweredOp* op = &model.ops[j];
+    for (size_t hops = 0; op->loop >= 0 && hops <= while_of.size(); ++hops) {
+      if (op->loop == id) {
+        *in_cond = op->loop_cond;
+        return true;
+      }
+      if (static_cast<size_t>(op->loop) >= while_of.size() || while_of[static_cast<size_t>(op->loop)] < 0) return false;
+      op = &model.ops[static_cast<size_t>(while_of[static_cast<size_t>(op->loop)])];
+    }
+    return false;
+  };
   for (size_t w = 0; w < count; ++w) {
     LoweredOp& loop_op = model.ops[w];
     if (loop_op.opcode != schema::OpCode::WHILE) continue;
@@ -26,13 +46,14 @@ void assign_loop_ranges(LoweredModel& model) {
       throw ConvertError("internal error: WHILE op of node '" + loop_op.node_name + "' names no loop");
     }
     const RuntimeLoop& loop = model.loops[static_cast<size_t>(id)];
+    bool in_cond = false;
     size_t i = w + 1;
-    while (i < count && model.ops[i].loop == id && model.ops[i].loop_cond) ++i;
+    while (i < count && member(i, id, &in_cond) && in_cond) ++i;
     const size_t cond_end = i;
-    while (i < count && model.ops[i].loop == id && !model.ops[i].loop_cond) ++i;
+    while (i < count && member(i, id, &in_cond) && !in_cond) ++i;
     const size_t body_end = i;
     for (size_t j = 0; j < count; ++j) {
-      if (model.ops[j].loop == id && (j <= w || j >= body_end)) {
+      if (member(j, id, &in_cond) && (j <= w || j >= body_end)) {
         throw ConvertError("internal error: op of node '" + model.ops[j].node_name + "' of loop '" + loop.name +
                            "' lies outside the loop's op range (an optimization pass moved it; "
                            "--disable-pass NAME turns passes off)");

@@ -123,10 +123,75 @@ TEST(ControlFlow, NestedLoopWhoseInnerTripCountDependsOnTheOuterVariable) {
   EXPECT_EQ(run1(r, {1.0f, -0.5f}), (std::vector<float>{6.0f, -3.0f}));
   // 1 outer instance + 3 inner instances; 3 + (1 + 2 + 3) iterations.
   EXPECT_NE(r.summary.find("unrolled 4 while loop instance(s) (9 iteration(s)"), std::string::npos) << r.summary;
-  EXPECT_NE(r.summary.find("loop 'outer': unrolled 3x (it contains a nested loop"), std::string::npos) << r.summary;
-  EXPECT_NE(runtime_refusal(g, "nested_runtime", {"y"})
-                .find("while loop 'outer' cannot run at run time (--loops=runtime): it contains a nested loop"),
-            std::string::npos);
+  EXPECT_NE(r.summary.find("loop 'outer': unrolled 3x ("), std::string::npos) << r.summary;
+  // At run time: the inner loop is a WHILE inside the outer WHILE's body, its
+  // trip count (i + 1) computed there; bounded by the most it ran (3).
+  const conv::ConvertResult nested = convert_graph(g, "nested_runtime", {"y"}, {}, conv::LoopMode::kRuntime);
+  EXPECT_NE(nested.summary.find("loop 'outer/inner': run-time WHILE, 3 iterations (nested in loop 'outer')"),
+            std::string::npos)
+      << nested.summary;
+  EXPECT_NE(nested.summary.find("loop 'outer': run-time WHILE, 3 iterations (--loops=runtime)"), std::string::npos)
+      << nested.summary;
+  EXPECT_NE(nested.summary.find("WHILE x2"), std::string::npos) << nested.summary;
+  EXPECT_EQ(run1(nested, {1.0f, -0.5f}), (std::vector<float>{6.0f, -3.0f}));
+}
+
+// for i in 0..n-1: for j in 0..m-1: acc += x  ->  acc = n * m * x, with m a
+// graph input or a constant.
+G nested_adding_loops(int32_t n, int m) {
+  G g;
+  g.placeholder("x", "DT_FLOAT", {2}).constant("n", "DT_INT32", {}, {static_cast<double>(n)});
+  g.constant("zeros", "DT_FLOAT", {2}, {0, 0});
+  if (m < 0) {
+    g.placeholder("m", "DT_INT32", {});
+  } else {
+    g.constant("m", "DT_INT32", {}, {static_cast<double>(m)});
+  }
+  const std::string exit = counted_loop(g, "outer", "zeros", "n", "DT_FLOAT", [](G& b) {
+    b.enter("outer/x", "x", "outer/while_context", true, "DT_FLOAT");
+    b.enter("outer/m", "m", "outer/while_context", true, "DT_INT32");
+    const std::string inner = counted_loop(
+        b, "outer/inner", "outer/Identity_1", "outer/m", "DT_FLOAT",
+        [](G& c) {
+          c.enter("outer/inner/x", "outer/x", "outer/outer/inner/while_context", true, "DT_FLOAT");
+          c.node("outer/inner/next", "Add", {"outer/inner/Identity_1", "outer/inner/x"}, {G::type("T", "DT_FLOAT")});
+        },
+        "outer/");
+    b.node("outer/next", "Identity", {inner}, {G::type("T", "DT_FLOAT")});
+  });
+  g.node("y", "Identity", {exit}, {G::type("T", "DT_FLOAT")});
+  return g;
+}
+
+TEST(NestedRuntimeLoop, InnerLoopOnAGraphInputRunsInsideTheOuterWhile) {
+  conv::ConvertOptions options;
+  options.graph_path = nested_adding_loops(3, -1).write(make_temp_dir() + "/nested_input.pbtxt");
+  options.outputs = {"y"};
+  options.max_loop_iterations = 10;
+  const conv::ConvertResult r = conv::convert(options);
+  EXPECT_NE(r.summary.find("loop 'outer/inner': run-time WHILE, bound 10 (--max-loop-iterations)"), std::string::npos)
+      << r.summary;
+  EXPECT_NE(r.summary.find("loop 'outer': run-time WHILE, 3 iterations (it holds the run-time loop 'outer/inner')"),
+            std::string::npos)
+      << r.summary;
+  for (int32_t m : {0, 1, 4, 10}) {
+    const std::vector<HostTensor> out =
+        run_model(r.model, {{"x", make_f32({2}, {1.0f, -0.5f})}, {"m", make_i32({}, {m})}});
+    ASSERT_EQ(out.size(), 1u) << m;
+    EXPECT_EQ(as_floats(out[0]), (std::vector<float>{3.0f * m, -1.5f * m})) << m;
+  }
+}
+
+TEST(NestedRuntimeLoop, LongOuterLoopWithAShortInnerLoopBecomesNestedWhileOps) {
+  const conv::ConvertResult r = convert_graph(nested_adding_loops(200, 3), "nested_long", {"y"});
+  EXPECT_NE(r.summary.find("loop 'outer/inner': run-time WHILE, 3 iterations (nested in loop 'outer')"),
+            std::string::npos)
+      << r.summary;
+  EXPECT_NE(r.summary.find("loop 'outer': run-time WHILE, 200 iterations (unrolled would be 600 ops"),
+            std::string::npos)
+      << r.summary;
+  EXPECT_NE(r.summary.find("WHILE x2"), std::string::npos) << r.summary;
+  EXPECT_EQ(run1(r, {1.0f, -0.5f}), (std::vector<float>{600.0f, -300.0f}));
 }
 
 // ta[i] = x * (i + 1) for i in 0..2, then stack: [x, 2x, 3x].
@@ -466,6 +531,27 @@ TEST(LoopChoice, LongLoopRunsAsAWhileOp) {
       << unrolled.summary;
   EXPECT_EQ(run1(unrolled, {1.5f, -3.0f}), (std::vector<float>{1001.5f, 997.0f}));
   EXPECT_GT(unrolled.model.size(), 10 * r.model.size());
+}
+
+// y = (x + 300) + 200: two loops one after the other, each a WHILE; rewriting
+// the first must leave the second's Exits alone.
+TEST(LoopChoice, TwoLongLoopsInSequenceAreTwoWhileOps) {
+  G g;
+  g.placeholder("x", "DT_FLOAT", {2}).constant("na", "DT_INT32", {}, {300}).constant("nb", "DT_INT32", {}, {200});
+  g.constant("one_f", "DT_FLOAT", {}, {1});
+  const std::string a = counted_loop(g, "a", "x", "na", "DT_FLOAT", [](G& b) {
+    b.enter("a/one_f", "one_f", "a/while_context", true, "DT_FLOAT");
+    b.node("a/next", "Add", {"a/Identity_1", "a/one_f"}, {G::type("T", "DT_FLOAT")});
+  });
+  const std::string b = counted_loop(g, "b", a, "nb", "DT_FLOAT", [](G& c) {
+    c.enter("b/one_f", "one_f", "b/while_context", true, "DT_FLOAT");
+    c.node("b/next", "Add", {"b/Identity_1", "b/one_f"}, {G::type("T", "DT_FLOAT")});
+  });
+  g.node("y", "Identity", {b}, {G::type("T", "DT_FLOAT")});
+  const conv::ConvertResult r = convert_graph(g, "two_loops", {"y"});
+  EXPECT_NE(r.summary.find("loop 'a': run-time WHILE, 300 iterations"), std::string::npos) << r.summary;
+  EXPECT_NE(r.summary.find("loop 'b': run-time WHILE, 200 iterations"), std::string::npos) << r.summary;
+  EXPECT_EQ(run1(r, {0.5f, -1.0f}), (std::vector<float>{500.5f, 499.0f}));
 }
 
 TEST(LoopChoice, LoopAtTheUnrollCapConvertsFast) {
