@@ -53,5 +53,8 @@ TEST(XnnpackSelfTest, KwsInt8PassesExactly) { expect_selftest_passes("selftest_k
 // WHILE op, its body's ADD and MUL on XNNPACK; its output against the host's.
 TEST(XnnpackSelfTest, RunTimeWhileLoopPasses) { expect_selftest_passes("selftest_while_loop", true, true); }
 
+// examples/nested_loop: that loop as a WHILE inside another WHILE's body.
+TEST(XnnpackSelfTest, NestedRunTimeWhileLoopsPass) { expect_selftest_passes("selftest_nested_loop", true, true); }
+
 }  // namespace
 }  // namespace floe
