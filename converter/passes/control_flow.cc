@@ -19,6 +19,7 @@
 #include "converter/ir/error.h"
 #include "converter/ops/evaluate.h"
 #include "converter/passes/control_flow_internal.h"
+#include "converter/passes/loop_fallback.h"
 
 namespace floe::conv {
 namespace cf {
@@ -866,7 +867,11 @@ UnrollReport unroll_control_flow(Graph& graph, const std::vector<bool>& keep, co
       if (policy.mode == LoopMode::kAuto) by_choice.push_back(d.loop);
       continue;
     } catch (const ConvertError& e) {
-      if (e.category() != ErrorCategory::kNeedsConstant || e.where().op != "LoopCond") throw;
+      if (e.category() != ErrorCategory::kNeedsConstant || e.where().op != "LoopCond") {
+        if (by_choice.empty()) throw;
+        std::string first_line = e.what();
+        throw RuntimeLoopsFailed{by_choice, first_line.substr(0, first_line.find('\n'))};
+      }
       const int cond = graph.find(e.where().node);
       if (cond < 0) throw;
       frame = unroller.frame_index(cond);

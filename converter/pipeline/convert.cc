@@ -23,6 +23,7 @@
 #include "converter/eval/run_lowered.h"
 #include "converter/frontend/tflite/tflite_import.h"
 #include "converter/optimize/passes.h"
+#include "converter/passes/loop_fallback.h"
 #include "converter/quantize/fake_quant_ranges.h"
 #include "converter/quantize/int8_arithmetic.h"
 #include "converter/quantize/quantization_aware.h"
@@ -676,6 +677,9 @@ std::optional<ConvertResult> convert_graph(const ConvertOptions& options,
   try {
     unroll_stage(options, must_unroll, c);
     lower_and_optimize_stage(options, c);
+  } catch (const RuntimeLoopsFailed& failed) {
+    for (const std::string& loop : failed.loops) must_unroll[loop] = "its run-time WHILE failed: " + failed.reason;
+    return std::nullopt;
   } catch (const ConvertError& e) {
     if (!c.unrolled.runtime_by_choice.empty()) {
       std::string first_line = e.what();

@@ -554,6 +554,33 @@ TEST(LoopChoice, TwoLongLoopsInSequenceAreTwoWhileOps) {
   EXPECT_EQ(run1(r, {0.5f, -1.0f}), (std::vector<float>{500.5f, 499.0f}));
 }
 
+// acc = x; for i in 0..99: acc += sum(range(i)): range(i) needs i at
+// conversion (its length), so the WHILE the cost rule picks fails to lower and
+// the loop is unrolled instead (every range folds): y = x + C(100, 3).
+TEST(LoopChoice, LoopWhoseWhileCannotLowerFallsBackToUnrolling) {
+  G g;
+  g.placeholder("x", "DT_FLOAT", {1}).constant("n", "DT_INT32", {}, {100});
+  const std::string exit = counted_loop(g, "while", "x", "n", "DT_FLOAT", [](G& b) {
+    b.enter("while/zero_i", "while/zero", "while/while_context", true, "DT_INT32");
+    b.node("while/range", "Range", {"while/zero_i", "while/Identity", "while/step"}, {G::type("Tidx", "DT_INT32")});
+    b.node("while/sum", "Sum", {"while/range", "while/zero_i"},
+           {G::type("T", "DT_INT32"), G::type("Tidx", "DT_INT32"), G::boolean("keep_dims", false)});
+    b.node("while/cast", "Cast", {"while/sum"}, {G::type("SrcT", "DT_INT32"), G::type("DstT", "DT_FLOAT")});
+    b.node("while/next", "Add", {"while/Identity_1", "while/cast"}, {G::type("T", "DT_FLOAT")});
+  });
+  g.node("y", "Identity", {exit}, {G::type("T", "DT_FLOAT")});
+  const conv::ConvertResult r = convert_graph(g, "fallback", {"y"});
+  EXPECT_NE(r.summary.find("loop 'while': unrolled 100x (its run-time WHILE failed: "), std::string::npos) << r.summary;
+  EXPECT_EQ(run1(r, {0.5f}), (std::vector<float>{161700.5f}));
+  // Forced to run at run time, the conversion fails naming the op.
+  try {
+    convert_graph(g, "fallback_runtime", {"y"}, {}, conv::LoopMode::kRuntime);
+    ADD_FAILURE() << "expected an error";
+  } catch (const conv::ConvertError& e) {
+    EXPECT_NE(std::string(e.what()).find("node 'while/range' (op Range)"), std::string::npos) << e.what();
+  }
+}
+
 TEST(LoopChoice, LoopAtTheUnrollCapConvertsFast) {
   const auto start = std::chrono::steady_clock::now();
   const conv::ConvertResult r = convert_graph(adding_loop(10000), "cap_loop", {"y"});
