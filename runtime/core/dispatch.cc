@@ -43,9 +43,7 @@
 #include "runtime/kernels/reference/while_loop.h"
 #include "runtime/kernels/cortexm/conv2d.h"
 #include "schemas/contract/op_traits.h"
-#if defined(FLOE_OP_SELECTION_HEADER)
-#include FLOE_OP_SELECTION_HEADER  // namespace floe: constexpr schema::OpCode kSelectedOps[]
-#endif
+#include "runtime/core/op_selection.h"
 
 namespace floe {
 
@@ -80,22 +78,10 @@ namespace {
 
 // ---- the table -------------------------------------------------------------
 
-// Op selection. A firmware build compiles in only the ops its models use:
-// FLOE_OP_SELECTION_HEADER (generated on the host from the embedded models, see
-// ports/cortex-m/CMakeLists.txt) lists them, every other row is dropped from
-// the table at compile time, so its adapters and kernels are never referenced
-// and the linker removes them (TFLM's MicroMutableOpResolver, decided by the
-// converter). Model::Load reports a dropped op as unsupported.
-#if defined(FLOE_OP_SELECTION_HEADER)
-constexpr bool op_selected(schema::OpCode code) {
-  for (schema::OpCode selected : kSelectedOps) {
-    if (selected == code) return true;
-  }
-  return false;
-}
-#else
-constexpr bool op_selected(schema::OpCode) { return true; }
-#endif
+// Op selection (runtime/core/op_selection.h): a row whose op is not selected is
+// dropped from the table at compile time, so its adapters and kernels are never
+// referenced and the linker removes them (TFLM's MicroMutableOpResolver,
+// decided by the converter). Model::Load reports a dropped op as unsupported.
 
 // Size of a params block; NoParams has none.
 struct NoParams {};

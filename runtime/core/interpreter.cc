@@ -4,6 +4,7 @@
 #include "runtime/core/interpreter.h"
 
 #include "runtime/core/dispatch.h"
+#include "runtime/core/op_selection.h"
 #include "runtime/kernels/reference/while_loop.h"
 #include "schemas/floe_generated.h"
 
@@ -54,35 +55,25 @@ void Interpreter::bind_arenas() {
   arena_ = arenas_[model_.persistent_region()];
 }
 
-// Null, alignment and size of every arena against the model's regions.
+// Null, alignment and size of every arena against the model's regions: one
+// arena holding them all (Model::arena_size()) or one per region
+// (Model::region_arena_size()); both cases share one loop and its messages.
 Status Interpreter::check_arenas() {
   const uint32_t regions = model_.region_count();
-  if (arena_count_ == 0) {
-    if (given_[0] == nullptr && model_.arena_size() > 0) {
-      return fail(Status::kInvalidArgument, FLOE_MSG("arena is null"));
-    }
-    if (reinterpret_cast<uintptr_t>(given_[0]) % kTensorAlignment != 0) {
+  if (arena_count_ != 0 && arena_count_ != regions) {
+    return fail(Status::kInvalidArgument,
+                FLOE_MSG("arena count differs from Model::region_count()"));
+  }
+  const uint32_t count = arena_count_ == 0 ? 1 : regions;
+  for (uint32_t r = 0; r < count; ++r) {
+    const uint64_t needed = arena_count_ == 0 ? model_.arena_size() : model_.region_arena_size(r);
+    if (given_[r] == nullptr && needed > 0) return fail(Status::kInvalidArgument, FLOE_MSG("arena is null"));
+    if (reinterpret_cast<uintptr_t>(given_[r]) % kTensorAlignment != 0) {
       return fail(Status::kMisalignedArena, FLOE_MSG("arena must be 16-byte aligned"));
     }
-    if (given_bytes_[0] < model_.arena_size()) {
-      return fail(Status::kArenaTooSmall, FLOE_MSG("arena is smaller than the model's arena_size"));
-    }
-    return Status::kOk;
-  }
-  if (arena_count_ != regions) {
-    return fail(Status::kInvalidArgument,
-                FLOE_MSG("arena count differs from the model's memory regions (Model::region_count())"));
-  }
-  for (uint32_t r = 0; r < regions; ++r) {
-    if (given_[r] == nullptr && model_.region_arena_size(r) > 0) {
-      return fail(Status::kInvalidArgument, FLOE_MSG("a memory region's arena is null"));
-    }
-    if (reinterpret_cast<uintptr_t>(given_[r]) % kTensorAlignment != 0) {
-      return fail(Status::kMisalignedArena, FLOE_MSG("a memory region's arena must be 16-byte aligned"));
-    }
-    if (given_bytes_[r] < model_.region_arena_size(r)) {
+    if (given_bytes_[r] < needed) {
       return fail(Status::kArenaTooSmall,
-                  FLOE_MSG("a memory region's arena is smaller than its size (Model::region_arena_size())"));
+                  FLOE_MSG("arena is smaller than Model::arena_size() (per region: region_arena_size())"));
     }
   }
   return Status::kOk;
@@ -228,7 +219,7 @@ inline Status Interpreter::run_op(size_t i) {
 // recursion nor memory outside the arena.
 Status Interpreter::Invoke() {
   if (!initialized_) return fail(Status::kNotInitialized, FLOE_MSG("Init() has not succeeded"));
-  if (!has_loops_) {
+  if (!op_selected(schema::OpCode::WHILE) || !has_loops_) {  // a build without WHILE drops the loop path
     const size_t count = op_count_;
     for (size_t i = 0; i < count; ++i) {
       const Status status = run_op(i);

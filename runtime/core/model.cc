@@ -13,6 +13,7 @@
 #include "runtime/core/backend.h"
 #include "runtime/core/checked_math.h"
 #include "runtime/core/dispatch.h"
+#include "runtime/core/op_selection.h"
 #include "schemas/contract/checksum.h"
 #include "runtime/core/verify_buffer.h"
 #include "runtime/core/verify_plan.h"
@@ -350,25 +351,28 @@ Status Model::validate_io() {
 // body), and nest: a WHILE inside another's condition or body ends within that
 // range; at most kMaxLoopNesting deep (Invoke's frame stack).
 Status Model::validate_loops() {
+  // Without WHILE in the build, validate_operators has refused every WHILE.
+  if (!op_selected(schema::OpCode::WHILE)) return Status::kOk;
   const auto* ops = model_->operators();
-  const int64_t count = ops->size();
-  int64_t ends[2 * kMaxLoopNesting];  // enclosing ranges' ends, innermost last
+  // 32-bit throughout (64-bit compares cost flash on Cortex-M): op counts are
+  // below 2^31 (verify_buffer.h) and the range ends are int32 fields.
+  const int32_t count = static_cast<int32_t>(ops->size());
+  int32_t ends[2 * kMaxLoopNesting];  // enclosing ranges' ends, innermost last
   uint32_t depth = 0;
-  for (int64_t i = 0; i < count; ++i) {
+  for (int32_t i = 0; i < count; ++i) {
     while (depth > 0 && i >= ends[depth - 1]) --depth;
     const schema::Operator* op = ops->Get(static_cast<uint32_t>(i));
     if (op->opcode() != schema::OpCode::WHILE) continue;
     const auto* options = op->options_as_WhileOptions();  // present: checked above
-    const int64_t cond_end = options->cond_end(), body_end = options->body_end();
-    const int32_t index = static_cast<int32_t>(i);
+    const int32_t cond_end = options->cond_end(), body_end = options->body_end();
     if (cond_end <= i || cond_end > body_end || body_end > count) {
-      return fail(Status::kInvalidModel, FLOE_MSG("while's op ranges are outside the plan or out of order"), index);
+      return fail(Status::kInvalidModel, FLOE_MSG("while's op ranges are outside the plan or out of order"), i);
     }
     if (depth > 0 && body_end > ends[depth - 1]) {
-      return fail(Status::kInvalidModel, FLOE_MSG("while's op ranges cross an enclosing loop's range"), index);
+      return fail(Status::kInvalidModel, FLOE_MSG("while's op ranges cross an enclosing loop's range"), i);
     }
     if (depth / 2 >= kMaxLoopNesting) {
-      return fail(Status::kInvalidModel, FLOE_MSG("while loops nested deeper than kMaxLoopNesting"), index);
+      return fail(Status::kInvalidModel, FLOE_MSG("while loops nested deeper than kMaxLoopNesting"), i);
     }
     // The body, then the condition, each a range that encloses what follows.
     ends[depth++] = body_end;

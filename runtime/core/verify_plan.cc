@@ -4,6 +4,7 @@
 // graph output is read after the last op, hence 0 and the op count.
 #include "runtime/core/verify_plan.h"
 
+#include "runtime/core/op_selection.h"
 #include "runtime/core/status.h"
 #include "schemas/contract/op_traits.h"
 #include "schemas/floe_generated.h"
@@ -64,6 +65,29 @@ constexpr bool reshape_is_the_only_same_bytes_op() {
 static_assert(reshape_is_the_only_same_bytes_op(),
               "another op has the SAME_BYTES trait in runtime/ops.def: let is_alias() accept it too");
 
+// Whether an arena operand of ops [from, to] breaks the plan's rule (its
+// index in *tensor): with loop < 0, the op lies outside the operand's
+// lifetime; with loop = a WHILE's index and `to` the loop's last op, the
+// operand is the WHILE's own or lives when the loop starts, yet dies before
+// `to`. One walk for both rules (Cortex-M flash).
+bool operand_breaks_plan(const schema::Model& model, int32_t from, int32_t to, int32_t loop, int32_t* tensor) {
+  const auto& ops = *model.operators();
+  const int32_t op_count = static_cast<int32_t>(ops.size());
+  for (int32_t i = from; i <= to; ++i) {
+    const schema::Operator* op = ops.Get(static_cast<uint32_t>(i));
+    for (const auto* list : {op->inputs(), op->outputs()}) {
+      for (const int32_t index : *list) {
+        if (index < 0) continue;  // absent optional input
+        const Span s = span_of(model, index, op_count);
+        *tensor = index;
+        if (!s.in_arena) continue;
+        if (loop < 0 ? i < s.first || i > s.last : (i == loop || s.first <= loop) && s.last < to) return true;
+      }
+    }
+  }
+  return false;
+}
+
 }  // namespace
 
 const char* verify_memory_plan(const schema::Model& model, int32_t* tensor) {
@@ -72,37 +96,18 @@ const char* verify_memory_plan(const schema::Model& model, int32_t* tensor) {
   // Vector lengths are < 2^31 (verify_buffer.h), so counts fit int32.
   const int32_t op_count = static_cast<int32_t>(ops.size());
   // Every op that touches an arena tensor lies inside its lifetime.
-  for (int32_t i = 0; i < op_count; ++i) {
-    const schema::Operator* op = ops.Get(static_cast<uint32_t>(i));
-    for (const auto* list : {op->inputs(), op->outputs()}) {
-      for (const int32_t index : *list) {
-        if (index < 0) continue;  // absent optional input
-        const Span s = span_of(model, index, op_count);
-        *tensor = index;
-        if (s.in_arena && (i < s.first || i > s.last)) {
-          return FLOE_MSG("op uses a tensor outside its lifetime");
-        }
-      }
-    }
+  if (operand_breaks_plan(model, 0, op_count - 1, -1, tensor)) {
+    return FLOE_MSG("op uses a tensor outside its lifetime");
   }
   // A WHILE reruns its ranges: its operands, and every arena tensor its ops
   // read that exists when the loop starts, are live until its last op.
-  for (int32_t w = 0; w < op_count; ++w) {
+  // (Without WHILE in the build, Model::Load has refused every WHILE already.)
+  for (int32_t w = 0; op_selected(schema::OpCode::WHILE) && w < op_count; ++w) {
     const schema::Operator* loop = ops.Get(static_cast<uint32_t>(w));
     if (loop->opcode() != schema::OpCode::WHILE) continue;
     const int32_t last = loop->options_as_WhileOptions()->body_end() - 1;  // ranges checked by Model::Load
-    for (int32_t i = w; i <= last; ++i) {
-      const schema::Operator* op = ops.Get(static_cast<uint32_t>(i));
-      for (const auto* list : {op->inputs(), op->outputs()}) {
-        for (const int32_t index : *list) {
-          if (index < 0) continue;
-          const Span s = span_of(model, index, op_count);
-          *tensor = index;
-          if (s.in_arena && (i == w || s.first <= w) && s.last < last) {
-            return FLOE_MSG("a tensor a loop reads across iterations dies inside the loop");
-          }
-        }
-      }
+    if (operand_breaks_plan(model, w, last, w, tensor)) {
+      return FLOE_MSG("a tensor a loop reads across iterations dies inside the loop");
     }
   }
   // The caller writes inputs before op 0 and reads outputs after the last op.

@@ -6,9 +6,10 @@
 #   HEADERS    |-separated floe_add_model headers (arena bytes per model)
 #   TITLE      board description
 # Prints (1) each library member's text/data/bss as compiled, (2) per firmware
-# what the link kept (--gc-sections), split into the runtime core, the op
-# dispatch, the reference and Cortex-M kernels, libc/libm/libgcc, the port,
-# the application and the embedded model, read from the linker map, and
+# what the link kept (--gc-sections), split into the runtime core, the
+# on-device self-test, the op dispatch, the reference and Cortex-M kernels, libc/libm/libgcc, the port,
+# the application and the embedded model, read from the linker map, then the
+# interpreter core of the minimal firmware floe_core_footprint(_checksum), and
 # (3) each model's arena. "text" = flash: code + read-only data.
 cmake_minimum_required(VERSION 3.25)
 foreach(var SIZE LIBS FIRMWARE HEADERS TITLE)
@@ -39,6 +40,8 @@ function(component_of_member out lib member)
   if(lib STREQUAL "libfloe_runtime.a")
     if(member MATCHES "^dispatch")
       set(c "dispatch")
+    elseif(member MATCHES "^selftest")
+      set(c "self-test")
     else()
       set(c "core")
     endif()
@@ -89,7 +92,7 @@ endforeach()
 
 message("")
 message("2. Linked into each firmware, by component (text / data / bss; from the linker map)")
-set(components core dispatch kernels-ref kernels-cortexm libc+libm+libgcc port application model)
+set(components core self-test dispatch kernels-ref kernels-cortexm libc+libm+libgcc port application model)
 foreach(elf IN LISTS FIRMWARE)
   get_filename_component(fw "${elf}" NAME_WE)
   foreach(c IN LISTS components)
@@ -166,7 +169,21 @@ foreach(elf IN LISTS FIRMWARE)
     pad(b "${${c}_bss}" 7)
     message("    ${name} text ${t}  data ${d}  bss ${b}")
   endforeach()
+  if(fw STREQUAL "floe_core_footprint")
+    set(core_plain ${core_text})
+  elseif(fw STREQUAL "floe_core_footprint_checksum")
+    set(core_checksum ${core_text})
+  endif()
 endforeach()
+# The README's core figure: what Load, Init and Invoke link in a minimal
+# application (examples/firmware/core_footprint.cc), without the self-test
+# the examples run at boot, and with the CRC32C check at Load.
+if(DEFINED core_plain AND DEFINED core_checksum)
+  math(EXPR checksum_extra "${core_checksum} - ${core_plain}")
+  message("")
+  message("  interpreter core (Load + Init + Invoke, no self-test): text ${core_plain}; "
+          "with checksum verification: text ${core_checksum} (+${checksum_extra})")
+endif()
 
 message("")
 message("3. Arena bytes per model (FLOE_<NAME>_ARENA_SIZE, planned by the converter)")
