@@ -129,6 +129,8 @@ TEST(ComplexIo, ConvertsAComplexPlaceholderAndComplexFetches) {
     const TensorView out = model.tensor(static_cast<size_t>(model.schema()->outputs()->Get(i)));
     EXPECT_EQ(out.complex, want_complex[i]) << out.name;
   }
+  const CommandResult inspect = run_command(tool_path("floe-inspect") + " " + c.model);
+  EXPECT_NE(inspect.output.find("x:0 float32 (complex64 pairs) [2,8,2]"), std::string::npos) << inspect.output;
 }
 
 TEST(ComplexIo, FloeRunFeedsAndWritesComplex64AsNumpyDoes) {
