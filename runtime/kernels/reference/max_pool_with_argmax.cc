@@ -7,6 +7,7 @@
 #include <stddef.h>
 
 #include "runtime/core/op_adapter.h"
+#include "runtime/kernels/reference/pool2d.h"
 #include "runtime/kernels/window.h"
 
 namespace floe::ref {
@@ -69,12 +70,7 @@ const char* prepare_max_pool_with_argmax(const OpContext& ctx) {
   if (const char* err = check_window(o->stride_h(), o->stride_w(), 1, 1, o->pad_top(), o->pad_left())) return err;
   if (o->activation() != schema::Activation::NONE) return FLOE_MSG("max pool with argmax has no fused activation");
   ref::MaxPoolArgmaxParams& p = ctx.params<ref::MaxPoolArgmaxParams>();
-  p.filter_h = o->filter_h();
-  p.filter_w = o->filter_w();
-  p.stride_h = o->stride_h();
-  p.stride_w = o->stride_w();
-  p.pad_top = o->pad_top();
-  p.pad_left = o->pad_left();
+  set_pool_window(p, *o);
   p.include_batch_in_index = o->include_batch_in_index() ? 1 : 0;
   p.index_is_int64 = arg.dtype == DType::kInt64 ? 1 : 0;
   return nullptr;

@@ -137,12 +137,7 @@ const char* prepare_pool2d_s8(const OpContext& ctx) {
   const schema::Requantization* r = requantization_of(ctx, &why);
   if (r == nullptr) return why;
   ref::Pool2DS8Params& p = ctx.params<Pool2DPrepared>().s8;
-  p.filter_h = o->filter_h();
-  p.filter_w = o->filter_w();
-  p.stride_h = o->stride_h();
-  p.stride_w = o->stride_w();
-  p.pad_top = o->pad_top();
-  p.pad_left = o->pad_left();
+  set_pool_window(p, *o);
   p.act_min = r->activation_min();
   p.act_max = r->activation_max();
   const bool max_pool = ctx.op->opcode() == schema::OpCode::MAX_POOL2D;
@@ -164,12 +159,7 @@ const char* prepare_pool2d(const OpContext& ctx) {
   if (const char* err = check_pool_geometry(ctx)) return err;
   const auto* o = ctx.op->options_as_Pool2DOptions();
   ref::Pool2DParams& params = ctx.params<Pool2DPrepared>().f32;
-  params.filter_h = o->filter_h();
-  params.filter_w = o->filter_w();
-  params.stride_h = o->stride_h();
-  params.stride_w = o->stride_w();
-  params.pad_top = o->pad_top();
-  params.pad_left = o->pad_left();
+  set_pool_window(params, *o);
   params.activation = activation(o->activation());
   return nullptr;
 }
