@@ -128,9 +128,21 @@ std::vector<uint8_t> emit_model(const LoweredModel& model, const std::string& pr
   builder.ForceVectorAlignment(constants.size(), 1, kAlignment);
   const auto constants_fb = builder.CreateVector(constants);
 
+  std::vector<bool> complex(model.values.size(), false);
+  for (size_t i = 0; i < model.inputs.size(); ++i) {
+    if (model.input_is_complex(i)) complex[static_cast<size_t>(model.inputs[i])] = true;
+  }
+  for (size_t i = 0; i < model.outputs.size(); ++i) {
+    if (model.output_is_complex(i)) complex[static_cast<size_t>(model.outputs[i])] = true;
+  }
   std::vector<flatbuffers::Offset<schema::Tensor>> tensors;
   for (size_t v = 0; v < model.values.size(); ++v) {
     const Value& value = model.values[v];
+    if (complex[v] && (value.dtype != DType::kFloat32 || value.shape.empty() || value.shape.back() != 2)) {
+      throw ConvertError("'" + value.name + "' is complex64, held as float32 pairs, but became " +
+                         dtype_name(value.dtype) + " " + shape_to_string(value.shape) +
+                         " (a quantized model keeps its complex inputs and outputs float)");
+    }
     std::vector<int32_t> shape;
     for (int64_t d : value.shape) {
       if (d < 0 || d > INT32_MAX) {
@@ -155,7 +167,8 @@ std::vector<uint8_t> emit_model(const LoweredModel& model, const std::string& pr
         builder, builder.CreateString(value.name), static_cast<schema::DType>(value.dtype),
         builder.CreateVector(shape), value.is_constant(), offsets[v], value.byte_size(),
         plan.live_first[v], plan.live_last[v], quantization, value.is_constant() ? 0 : plan.region[v],
-        value.source_dtype == value.dtype ? schema::DType::INVALID : static_cast<schema::DType>(value.source_dtype)));
+        value.source_dtype == value.dtype ? schema::DType::INVALID : static_cast<schema::DType>(value.source_dtype),
+        complex[v]));
   }
 
   std::vector<flatbuffers::Offset<schema::Operator>> ops;

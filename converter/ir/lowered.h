@@ -126,6 +126,13 @@ struct LoweredModel {
   uint64_t xnnpack_budget = 0;
   std::vector<XnnpackRewrite> xnnpack_rewrites;
   std::vector<RuntimeLoop> loops;  // indexed by LoweredOp::loop / runs_loop
+  // Complex64 inputs and outputs (float32 pairs in a last dim of 2), by their
+  // position in `inputs` / `outputs`: passes may replace an output's value, never
+  // its position. Shorter than the list = the rest are real.
+  std::vector<bool> complex_inputs;
+  std::vector<bool> complex_outputs;
+  bool input_is_complex(size_t i) const { return i < complex_inputs.size() && complex_inputs[i]; }
+  bool output_is_complex(size_t i) const { return i < complex_outputs.size() && complex_outputs[i]; }
 
   int add_value(Value value) {
     values.push_back(std::move(value));

@@ -69,7 +69,10 @@ LoweredModel lower_graph(const Graph& graph, const std::vector<bool>& keep,
     v.shape = feed.shape;
     const int id = model.add_value(std::move(v));
     model.inputs.push_back(id);
-    fed[feed.ref] = {TensorInfo{feed.dtype, feed.shape, nullptr}, id};
+    model.complex_inputs.push_back(feed.complex);
+    TensorInfo info{feed.dtype, feed.shape, nullptr};
+    info.complex = feed.complex;
+    fed[feed.ref] = {std::move(info), id};
   }
 
   std::vector<std::vector<TensorInfo>> infos(graph.size());
@@ -178,13 +181,8 @@ LoweredModel lower_graph(const Graph& graph, const std::vector<bool>& keep,
     const std::string name = graph.tensor_name(ref);
     int id = -1;
     const auto f = fed.find(ref);
-    if (f == fed.end() && info_of(graph.node(ref.node), ref)->complex) {
-      const Node& node = graph.node(ref.node);
-      throw ConvertError(graph.source() + ": node '" + node.name() + "' (op " + node.op() + "): fetch '" + name +
-                             "' is complex64; a floe model's outputs are real: fetch its Real, Imag or "
-                             "ComplexAbs instead",
-                         ErrorCategory::kUnsupported, ErrorLocation{graph.source(), node.name(), node.op(), -1});
-    }
+    // A complex fetch is its float32 pairs, marked complex in the model.
+    const bool complex = info_of(graph.node(ref.node), ref)->complex;
     if (f != fed.end()) {
       id = f->second.second;
     } else {
@@ -225,6 +223,7 @@ LoweredModel lower_graph(const Graph& graph, const std::vector<bool>& keep,
       }
     }
     model.outputs.push_back(id);
+    model.complex_outputs.push_back(complex);
   }
   if (folded_fake_quants != nullptr) {
     for (size_t v = 0; v < model.values.size(); ++v) {

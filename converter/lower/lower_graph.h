@@ -16,7 +16,8 @@ struct Feed {
   TensorRef ref;
   DType dtype = DType::kInvalid;         // what floe computes it in
   DType source_dtype = DType::kInvalid;  // the TF graph's dtype, when it differs (float64)
-  std::vector<int64_t> shape;  // fully known
+  std::vector<int64_t> shape;  // fully known; a complex input's ends in its pair dim of 2
+  bool complex = false;        // complex64 (or complex128 with source_dtype float64): float32 pairs
 };
 
 struct LowerStats {

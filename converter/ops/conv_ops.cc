@@ -6,30 +6,10 @@
 
 #include "converter/frontend/graphdef/attrs.h"
 #include "converter/ops/op_registry.h"
+#include "converter/ops/window_geometry.h"
 
 namespace floe::conv {
 namespace {
-
-// One spatial axis of a SAME or VALID window, by TF's rules (a VALID window
-// larger than the input leaves no output; SAME puts the odd pad after). False
-// for any other padding: each op words that refusal itself.
-struct WindowAxis {
-  int64_t out = 0, pad_before = 0;
-};
-bool same_or_valid(const std::string& padding, int64_t in, int64_t k, int64_t stride, int64_t dilation,
-                   WindowAxis* axis) {
-  const int64_t eff = (k - 1) * dilation + 1;
-  if (padding == "VALID") {
-    axis->out = in >= eff ? (in - eff) / stride + 1 : 0;
-    axis->pad_before = 0;
-  } else if (padding == "SAME") {
-    axis->out = (in + stride - 1) / stride;
-    axis->pad_before = std::max<int64_t>((axis->out - 1) * stride + eff - in, 0) / 2;
-  } else {
-    return false;
-  }
-  return true;
-}
 
 // ---- Conv2DBackpropInput ----------------------------------------------------------------
 
@@ -169,25 +149,16 @@ Conv3DGeometry conv3d_geometry(const NodeContext& ctx) {
   const std::vector<int64_t> d = attr_ints(def, "dilations", {1, 1, 1, 1, 1});
   if (s.size() != 5 || d.size() != 5) ctx.fail("strides/dilations need 5 values");
   const std::string padding = attr_string(def, "padding", "VALID");
-  Conv3DGeometry g;
-  g.out = {in[0], 0, 0, 0, f[4]};
-  int64_t pad[3];
+  WindowAxis axes[3];
   for (size_t a = 0; a < 3; ++a) {
     if (s[a + 1] < 1 || d[a + 1] < 1) ctx.fail("strides/dilations must be >= 1");
-    WindowAxis axis;
-    if (!same_or_valid(padding, in[a + 1], f[a], s[a + 1], d[a + 1], &axis)) ctx.fail("unknown padding " + padding);
-    g.out[a + 1] = axis.out;
-    pad[a] = axis.pad_before;
+    if (!same_or_valid(padding, in[a + 1], f[a], s[a + 1], d[a + 1], &axes[a])) ctx.fail("unknown padding " + padding);
   }
-  g.o.stride_d = static_cast<int32_t>(s[1]);
-  g.o.stride_h = static_cast<int32_t>(s[2]);
-  g.o.stride_w = static_cast<int32_t>(s[3]);
+  Conv3DGeometry g;
+  g.out = ndhwc_window(axes, in[0], f[4], s, &g.o);
   g.o.dilation_d = static_cast<int32_t>(d[1]);
   g.o.dilation_h = static_cast<int32_t>(d[2]);
   g.o.dilation_w = static_cast<int32_t>(d[3]);
-  g.o.pad_front = static_cast<int32_t>(pad[0]);
-  g.o.pad_top = static_cast<int32_t>(pad[1]);
-  g.o.pad_left = static_cast<int32_t>(pad[2]);
   return g;
 }
 

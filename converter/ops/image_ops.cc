@@ -10,6 +10,7 @@
 #include "converter/frontend/graphdef/attrs.h"
 #include "converter/ir/error.h"
 #include "converter/ops/op_registry.h"
+#include "converter/ops/window_geometry.h"
 
 namespace floe::conv {
 namespace {
@@ -29,23 +30,14 @@ void require_f32_input(const NodeContext& ctx, int i) {
   }
 }
 
-// One spatial axis of a SAME or VALID window (TF's rules: SAME puts the odd pad after).
-struct WindowAxis {
-  int64_t out = 0, pad_before = 0;
-};
-
+// One spatial axis of a SAME or VALID window; these ops refuse a VALID window
+// larger than the input (TF does too).
 WindowAxis window_axis(const NodeContext& ctx, const std::string& padding, int64_t in, int64_t k, int64_t stride,
                        int64_t rate) {
   if (k < 1 || stride < 1 || rate < 1) ctx.fail("window sizes, strides and rates must be >= 1");
-  const int64_t eff = (k - 1) * rate + 1;
+  if (padding == "VALID" && in < (k - 1) * rate + 1) ctx.fail("VALID window larger than the input");
   WindowAxis a;
-  if (padding == "VALID") {
-    if (in < eff) ctx.fail("VALID window larger than the input");
-    a.out = (in - eff) / stride + 1;
-  } else if (padding == "SAME") {
-    a.out = (in + stride - 1) / stride;
-    a.pad_before = std::max<int64_t>((a.out - 1) * stride + eff - in, 0) / 2;
-  } else {
+  if (!same_or_valid(padding, in, k, stride, rate, &a)) {
     ctx.fail("padding '" + padding + "' is not supported (SAME or VALID)");
   }
   return a;
@@ -220,23 +212,13 @@ Pool3DGeometry pool3d_geometry(const NodeContext& ctx) {
   }
   if (k[0] != 1 || k[4] != 1 || s[0] != 1 || s[4] != 1) ctx.fail("pooling over batch or channels is not supported");
   const std::string padding = attr_string(ctx.node().def, "padding", "");
+  WindowAxis axes[3];
+  for (size_t a = 0; a < 3; ++a) axes[a] = window_axis(ctx, padding, in[a + 1], k[a + 1], s[a + 1], 1);
   Pool3DGeometry g;
-  g.out_ndhwc = {in[0], 0, 0, 0, in[4]};
-  int64_t pad[3];
-  for (size_t a = 0; a < 3; ++a) {
-    const WindowAxis axis = window_axis(ctx, padding, in[a + 1], k[a + 1], s[a + 1], 1);
-    g.out_ndhwc[a + 1] = axis.out;
-    pad[a] = axis.pad_before;
-  }
+  g.out_ndhwc = ndhwc_window(axes, in[0], in[4], s, &g.o);
   g.o.filter_d = static_cast<int32_t>(k[1]);
   g.o.filter_h = static_cast<int32_t>(k[2]);
   g.o.filter_w = static_cast<int32_t>(k[3]);
-  g.o.stride_d = static_cast<int32_t>(s[1]);
-  g.o.stride_h = static_cast<int32_t>(s[2]);
-  g.o.stride_w = static_cast<int32_t>(s[3]);
-  g.o.pad_front = static_cast<int32_t>(pad[0]);
-  g.o.pad_top = static_cast<int32_t>(pad[1]);
-  g.o.pad_left = static_cast<int32_t>(pad[2]);
   return g;
 }
 

@@ -5,8 +5,9 @@
 // floe has no complex dtype. A complex64 tensor is carried as float32 with a
 // last dim of 2, (real, imaginary) interleaved — complex64's own byte layout —
 // and TensorInfo::complex marks it, so only the ops of this file read it (the
-// driver refuses any other reader, and a complex fetch). The model holds
-// float32 tensors only; the runtime needs no complex kernel.
+// driver refuses any other reader). The model holds float32 tensors only; the
+// runtime needs no complex kernel. A complex graph input or output is that
+// float32 tensor marked Tensor.complex, fed and fetched as complex64 bytes.
 //
 // Each transform is a DFT written as one matrix product: the converter computes
 // the [in, out] matrix of cosines and sines (in double, angles reduced modulo

@@ -118,6 +118,14 @@ Feed describe_feed(const Graph& graph, TensorRef ref, int producer, bool* unknow
   if (tf_type == 0) tf_type = attr_type(node.def, "T", 0);
   feed.dtype = tf_type == 0 ? DType::kFloat32 : compute_dtype(tf_dtype_to_floe(tf_type));
   feed.source_dtype = tf_type == 0 ? feed.dtype : tf_dtype_to_floe(tf_type);
+  // Complex64 is fed as its own bytes, float32 pairs (the pair dim is added
+  // once the shape is final); complex128 is computed in complex64 as float64
+  // is in float32.
+  if (tf_dtype_base(tf_type) == kTfComplex64 || tf_dtype_base(tf_type) == kTfComplex128) {
+    feed.complex = true;
+    feed.dtype = DType::kFloat32;
+    feed.source_dtype = tf_dtype_base(tf_type) == kTfComplex128 ? DType::kFloat64 : DType::kFloat32;
+  }
   if (feed.dtype == DType::kInvalid) {
     throw ConvertError(graph.source() + ": input '" + graph.tensor_name(ref) + "' has dtype " +
                        tf_dtype_name(tf_type) + ", which floe cannot feed");
@@ -269,6 +277,15 @@ void feed_shapes_stage(const ConvertOptions& options, Conversion& c) {
   }
   for (size_t n = 0; n < graph.size(); ++n) {
     const Node& node = graph.node(static_cast<int>(n));
+    const tfproto::AttrValue* v = find_attr(node.def, "dtype");
+    if (c.pruned.keep[n] && v != nullptr && v->value_case() == tfproto::AttrValue::kType &&
+        tf_dtype_base(v->type()) == kTfComplex128) {
+      c.notes.push_back("the graph feeds complex128; floe computes it in complex64");
+      break;
+    }
+  }
+  for (size_t n = 0; n < graph.size(); ++n) {
+    const Node& node = graph.node(static_cast<int>(n));
     if (c.pruned.keep[n] && node.op() == "Print") {
       c.notes.push_back("Print node '" + node.name() + "' passes its input through; its printing is dropped");
     }
@@ -319,6 +336,7 @@ void feed_shapes_stage(const ConvertOptions& options, Conversion& c) {
       c.notes.push_back("input '" + name + "' has an unknown dim (" + defaulted +
                         "); using 1 (set it with --input-shape)");
     }
+    if (feed.complex) feed.shape.push_back(2);  // (real, imaginary)
     c.feeds.push_back(std::move(feed));
   }
 }

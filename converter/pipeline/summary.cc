@@ -20,9 +20,17 @@ std::string conversion_summary(const Conversion& c) {
     q << "  scale " << value.quantization.scale[0] << " zero point " << value.quantization.zero_point[0];
     return q.str();
   };
-  for (int v : c.lowered.inputs) {
-    const Value& value = c.lowered.values[static_cast<size_t>(v)];
-    s << "  input   " << value.name << "  " << dtype_name(value.dtype) << " " << shape_to_string(value.shape)
+  // A complex tensor as TF sees it: complex64 and its shape without the pair dim.
+  auto type_and_shape = [](const Value& value, bool complex) {
+    if (!complex) return std::string(dtype_name(value.dtype)) + " " + shape_to_string(value.shape);
+    std::vector<int64_t> shape = value.shape;
+    shape.pop_back();
+    return "complex64 " + shape_to_string(shape) +
+           (value.source_dtype == DType::kFloat64 ? " (complex128 in the graph)" : "");
+  };
+  for (size_t i = 0; i < c.lowered.inputs.size(); ++i) {
+    const Value& value = c.lowered.values[static_cast<size_t>(c.lowered.inputs[i])];
+    s << "  input   " << value.name << "  " << type_and_shape(value, c.lowered.input_is_complex(i))
       << quantization(value);
     const auto defaulted = c.defaulted_dims.find(value.name);
     if (defaulted != c.defaulted_dims.end()) {
@@ -38,9 +46,9 @@ std::string conversion_summary(const Conversion& c) {
       << " '" << node.name() << "': what computes it is not converted)\n";
   }
   for (const std::string& fixed : c.fixed_inputs) s << "  fixed   " << fixed << "\n";
-  for (int v : c.lowered.outputs) {
-    const Value& value = c.lowered.values[static_cast<size_t>(v)];
-    s << "  output  " << value.name << "  " << dtype_name(value.dtype) << " " << shape_to_string(value.shape)
+  for (size_t i = 0; i < c.lowered.outputs.size(); ++i) {
+    const Value& value = c.lowered.values[static_cast<size_t>(c.lowered.outputs[i])];
+    s << "  output  " << value.name << "  " << type_and_shape(value, c.lowered.output_is_complex(i))
       << quantization(value) << "\n";
   }
   if (c.from_tflite) {

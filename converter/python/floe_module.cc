@@ -112,6 +112,17 @@ std::vector<py::ssize_t> dims(const floe::Shape& shape) {
   return std::vector<py::ssize_t>(shape.dims, shape.dims + shape.rank);
 }
 
+// A complex input or output (TensorView::complex) is numpy's complex64: the
+// same bytes as its float32 pairs, without the pair dim.
+py::dtype numpy_dtype(const floe::TensorView& view) {
+  return view.complex ? py::dtype("complex64") : numpy_dtype(view.dtype);
+}
+std::vector<py::ssize_t> dims(const floe::TensorView& view) {
+  std::vector<py::ssize_t> d = dims(view.shape);
+  if (view.complex) d.pop_back();
+  return d;
+}
+
 std::string error_text(const char* what, const floe::Error& error) {
   std::string text = std::string(what) + ": " + floe::status_name(error.status) + ": " + error.message;
   if (error.op >= 0) text += " (op " + std::to_string(error.op) + ")";
@@ -149,8 +160,8 @@ class PyInterpreter {
       py::dict d;
       d["name"] = view.name;
       d["index"] = tensor_index(inputs, i);
-      d["shape"] = py::array_t<int32_t>(view.shape.rank, view.shape.dims);
-      d["dtype"] = numpy_dtype(view.dtype);
+      d["shape"] = py::array_t<int32_t>(view.shape.rank - (view.complex ? 1 : 0), view.shape.dims);
+      d["dtype"] = numpy_dtype(view);
       d["quantization"] = py::make_tuple(q.quantized() ? q.scale : 0.0f, q.quantized() ? q.zero_point : 0);
       list.append(d);
     }
@@ -161,12 +172,12 @@ class PyInterpreter {
     const int position = io_position(true, index);
     if (position < 0) throw py::value_error("set_tensor: tensor " + std::to_string(index) + " is not a model input");
     const floe::TensorView view = interpreter_->input(static_cast<size_t>(position));
-    const py::dtype want = numpy_dtype(view.dtype);
+    const py::dtype want = numpy_dtype(view);
     if (!value.dtype().is(want)) {
       throw py::value_error(std::string("set_tensor: input '") + view.name + "' is " + text_of(want) + ", got " +
                             text_of(value.dtype()));
     }
-    const std::vector<py::ssize_t> shape = dims(view.shape);
+    const std::vector<py::ssize_t> shape = dims(view);
     const std::vector<py::ssize_t> given(value.shape(), value.shape() + value.ndim());
     if (given != shape) {
       throw py::value_error(std::string("set_tensor: input '") + view.name + "' has shape " +
@@ -181,7 +192,7 @@ class PyInterpreter {
     if (index >= model_.tensor_count()) throw py::index_error("get_tensor: no tensor " + std::to_string(index));
     const floe::TensorView view = interpreter_->tensor(index);
     if (view.data == nullptr) throw py::value_error("get_tensor: tensor " + std::to_string(index) + " has no data");
-    py::array out(numpy_dtype(view.dtype), dims(view.shape));
+    py::array out(numpy_dtype(view), dims(view));
     std::memcpy(out.mutable_data(), view.data, view.bytes);
     return out;
   }

@@ -214,6 +214,14 @@ Status Model::validate_tensors() {
     }
     const auto* shape = t->shape();
     const uint32_t rank = shape ? shape->size() : 0;
+    // A complex tensor is float32 (real, imaginary) pairs in a last dim of 2;
+    // its source dtype, when set, says complex128 (FLOAT64).
+    if (t->complex() && (t->dtype() != schema::DType::FLOAT32 || rank == 0 || shape->Get(rank - 1) != 2 ||
+                         (t->source_dtype() != schema::DType::INVALID &&
+                          t->source_dtype() != schema::DType::FLOAT64))) {
+      return fail(Status::kInvalidModel, FLOE_MSG("complex tensor is not float32 pairs in a last dim of 2"), -1,
+                  index);
+    }
     if (rank > static_cast<uint32_t>(kMaxRank)) {
       return fail(Status::kInvalidModel, FLOE_MSG("tensor rank exceeds kMaxRank"), -1, index);
     }
@@ -433,6 +441,7 @@ TensorView Model::tensor(size_t index) const {
   TensorView view;
   view.name = t->name() ? t->name()->c_str() : "";
   view.dtype = static_cast<DType>(t->dtype());
+  view.complex = t->complex();
   if (const auto* shape = t->shape()) {
     view.shape.dims = shape->data();
     view.shape.rank = static_cast<int32_t>(shape->size());

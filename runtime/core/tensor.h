@@ -49,6 +49,9 @@ struct Out {
 struct TensorView {
   const char* name = "";
   DType dtype = DType::kInvalid;
+  // Model inputs/outputs only (Tensor.complex): float32 pairs (real, imaginary)
+  // in the last dim of 2, numpy's complex64 layout.
+  bool complex = false;
   Shape shape;
   void* data = nullptr;
   size_t bytes = 0;

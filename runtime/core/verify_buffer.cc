@@ -26,8 +26,8 @@ constexpr uint8_t kSlots[] = {
     kU32, kTableVector | 1, kTableVector | 2, kVec32, kVec32, kU64, kVec8, kString, kU32, kString,
     kU64, kU64, kU64, kVector | 8, kString, kU32,
     // 1 Tensor: name, dtype, shape, is_constant, offset, size, live_first_op, live_last_op,
-    // quantization, region, source_dtype
-    kString, kU8, kVec32, kU8, kU64, kU64, kU32, kU32, kTable | 0, kU8, kU8,
+    // quantization, region, source_dtype, complex
+    kString, kU8, kVec32, kU8, kU64, kU64, kU32, kU32, kTable | 0, kU8, kU8, kU8,
     // 2 Operator: opcode, inputs, outputs, options_type, options, name, backend,
     // single_threaded, requantization, cortexm_kernel
     kU16, kVec32, kVec32, kUnionType, kUnionValue, kString, kU8, kU8, kTable | 1, kU8,
@@ -95,7 +95,7 @@ constexpr uint8_t kSlots[] = {
     kVec32, kU32, kU32, kU32, kVec32, kVec32, kU32, kU32, kU32, kU32, kU32,
 };
 
-constexpr uint8_t kStart[kTableCount + 1] = {0, 16, 27, 37, 40, 49, 59, 69, 70, 72, 73, 74, 77, 78, 79, 81, 83, 84, 86, 95, 97, 98, 101, 103, 107, 115, 119, 121, 124, 133, 135, 137, 140, 151};
+constexpr uint8_t kStart[kTableCount + 1] = {0, 16, 28, 38, 41, 50, 60, 70, 71, 73, 74, 75, 78, 79, 80, 82, 84, 85, 87, 96, 98, 99, 102, 104, 108, 116, 120, 122, 125, 134, 136, 138, 141, 152};
 static_assert(sizeof(kSlots) == kStart[kTableCount], "kStart must cover kSlots");
 
 // The last slot of each table sits where the generated code says.
@@ -104,9 +104,10 @@ constexpr uint32_t slot_voffset(uint32_t id, uint32_t end) {
 }
 using namespace schema;  // NOLINT: the VT_ constants below
 static_assert(slot_voffset(0, 1) == Model::VT_PERSISTENT_REGION, "Model slots");
-static_assert(slot_voffset(1, 1) == Tensor::VT_SOURCE_DTYPE, "Tensor slots");
-static_assert(slot_voffset(1, 2) == Tensor::VT_REGION, "Tensor slots");
-static_assert(slot_voffset(1, 3) == Tensor::VT_QUANTIZATION, "Tensor slots");
+static_assert(slot_voffset(1, 1) == Tensor::VT_COMPLEX, "Tensor slots");
+static_assert(slot_voffset(1, 2) == Tensor::VT_SOURCE_DTYPE, "Tensor slots");
+static_assert(slot_voffset(1, 3) == Tensor::VT_REGION, "Tensor slots");
+static_assert(slot_voffset(1, 4) == Tensor::VT_QUANTIZATION, "Tensor slots");
 static_assert(slot_voffset(2, 1) == Operator::VT_CORTEXM_KERNEL, "Operator slots");
 static_assert(slot_voffset(2, 2) == Operator::VT_REQUANTIZATION, "Operator slots");
 static_assert(slot_voffset(2, 3) == Operator::VT_SINGLE_THREADED, "Operator slots");

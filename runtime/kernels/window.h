@@ -38,4 +38,26 @@ inline TapRange unit_tap_range(ptrdiff_t origin, ptrdiff_t extent, ptrdiff_t k) 
   return {b, e};
 }
 
+// A pooling window's geometry over one image plane (one spatial axis pair).
+struct PoolWindows {
+  ptrdiff_t in_h, in_w, out_h, out_w;
+  ptrdiff_t filter_h, filter_w, stride_h, stride_w, pad_top, pad_left;
+};
+
+// The walk the reference poolings share: every output pixel in order, with
+// its window's input origin (y0, x0; negative in the padding) and the taps
+// inside the image, each range computed once per output row / column:
+// visit(y0, x0, taps_y, taps_x).
+template <typename Visit>
+inline void for_each_pool_window(const PoolWindows& w, Visit&& visit) {
+  for (ptrdiff_t oy = 0; oy < w.out_h; ++oy) {
+    const ptrdiff_t y0 = oy * w.stride_h - w.pad_top;
+    const TapRange taps_y = tap_range(y0, w.in_h, w.filter_h, 1);
+    for (ptrdiff_t ox = 0; ox < w.out_w; ++ox) {
+      const ptrdiff_t x0 = ox * w.stride_w - w.pad_left;
+      visit(y0, x0, taps_y, tap_range(x0, w.in_w, w.filter_w, 1));
+    }
+  }
+}
+
 }  // namespace floe::kernels

@@ -202,8 +202,10 @@ void print_text(const std::string& path, size_t file_size, bool checksum_checked
     std::printf("  %s:", what);
     for (int32_t t : *list) {
       const fs::Tensor* ten = m->tensors()->Get(static_cast<uint32_t>(t));
-      std::printf(" t%d %s %s %s", t, name_of(ten).c_str(),
-                  floe::dtype_name(static_cast<floe::DType>(ten->dtype())), shape_text(ten->shape()).c_str());
+      // A complex one is its float32 pairs (Tensor.complex).
+      std::printf(" t%d %s %s%s %s", t, name_of(ten).c_str(),
+                  floe::dtype_name(static_cast<floe::DType>(ten->dtype())), ten->complex() ? " (complex64 pairs)" : "",
+                  shape_text(ten->shape()).c_str());
     }
     std::printf("\n");
   };

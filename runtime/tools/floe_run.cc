@@ -23,8 +23,12 @@
 // value, with a note on stderr, when no value changes (float to float rounds);
 // otherwise, and for an element count other than the input's, it exits 2
 // naming the value or the --input-shape floe-convert needs for that shape.
+// A complex input (Tensor.complex) takes a complex64 .npy as its bytes, or a
+// complex128 one converted with a note; a complex output is written as
+// complex64 and printed as numpy prints it.
 #include <CLI/CLI.hpp>
 
+#include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
@@ -77,6 +81,19 @@ void print_values(const T* data, int64_t count) {
 
 void print_tensor(const floe::TensorView& t) {
   const int64_t n = t.shape.num_elements();
+  if (t.complex) {  // numpy's spelling: (re+imj)
+    const floe::Shape shape{t.shape.dims, t.shape.rank - 1};
+    std::cout << t.name << " complex64 " << shape_string(shape) << "\n  ";
+    constexpr int64_t kMaxPrinted = 500;
+    for (int64_t i = 0; i < n / 2 && i < kMaxPrinted; ++i) {
+      const float im = t.as<float>()[2 * i + 1];
+      std::cout << (i ? " " : "") << "(" << t.as<float>()[2 * i] << (std::signbit(im) ? "-" : "+") << std::fabs(im)
+                << "j)";
+    }
+    if (n / 2 > kMaxPrinted) std::cout << " ... (" << n / 2 << " values)";
+    std::cout << "\n";
+    return;
+  }
   std::cout << t.name << " " << floe::dtype_name(t.dtype) << " " << shape_string(t.shape) << "\n  ";
   switch (t.dtype) {
     case floe::DType::kFloat32: {
@@ -155,6 +172,7 @@ floe::tools::InputTarget input_target(const floe::Model& model, const floe::Inte
   target.source_dtype = static_cast<floe::DType>(tensor->source_dtype());
   target.shape.assign(input.shape.dims, input.shape.dims + input.shape.rank);
   target.quantized = input.dtype == floe::DType::kInt8 && interpreter.input_quantization(index).quantized();
+  target.complex = input.complex;
   target.data = input.data;
   return target;
 }
@@ -290,16 +308,18 @@ int run(const std::string& model_path, const std::vector<std::string>& input_spe
       fed[static_cast<size_t>(index)] = true;
       continue;
     }
-    const std::string note = floe::tools::convert_input(array.data.data(), array.dtype, array.shape, path,
-                                                        input_target(model, interpreter, static_cast<size_t>(index)));
+    const std::string note =
+        floe::tools::convert_input(array.data.data(), array.dtype, array.shape, path,
+                                   input_target(model, interpreter, static_cast<size_t>(index)), array.complex);
     if (!note.empty()) std::cerr << "floe-run: note: " << note << "\n";
     fed[static_cast<size_t>(index)] = true;
   }
   for (size_t i = 0; i < fed.size(); ++i) {
     if (!fed[i]) {
       const floe::TensorView input = interpreter.input(i);
+      const floe::Shape shape{input.shape.dims, input.shape.rank - (input.complex ? 1 : 0)};
       throw std::runtime_error("input '" + std::string(input.name) + "' (" +
-                               floe::dtype_name(input.dtype) + " " + shape_string(input.shape) +
+                               (input.complex ? "complex64" : floe::dtype_name(input.dtype)) + " " + shape_string(shape) +
                                ") was not given: pass --input " + input.name + "=file.npy");
     }
   }
@@ -327,8 +347,8 @@ int run(const std::string& model_path, const std::vector<std::string>& input_spe
     if (!labels.empty()) print_top_label(out, labels);
     if (!output_dir.empty()) {
       std::vector<int64_t> shape(out.shape.dims, out.shape.dims + out.shape.rank);
-      floe::tools::write_npy(output_dir + "/" + file_stem(out.name) + ".npy", out.dtype, shape,
-                             out.data);
+      floe::tools::write_npy(output_dir + "/" + file_stem(out.name) + ".npy", out.dtype, shape, out.data,
+                             out.complex);
     }
   }
   return 0;

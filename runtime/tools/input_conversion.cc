@@ -107,6 +107,17 @@ int64_t element_count(const std::vector<int64_t>& shape) {
   return n;
 }
 
+// Complex values are float pairs in a last dim of 2: named and shaped as numpy
+// and TF name them.
+std::string type_name(DType t, bool complex) {
+  if (!complex) return dtype_name(t);
+  return t == DType::kFloat64 ? "complex128" : "complex64";
+}
+std::vector<int64_t> user_shape(std::vector<int64_t> shape, bool complex) {
+  if (complex && !shape.empty()) shape.pop_back();
+  return shape;
+}
+
 }  // namespace
 
 std::string input_shape_argument(const std::vector<int64_t>& shape) {
@@ -116,18 +127,26 @@ std::string input_shape_argument(const std::vector<int64_t>& shape) {
 }
 
 std::string convert_input(const void* values, DType dtype, const std::vector<int64_t>& shape,
-                          const std::string& what, const InputTarget& target) {
+                          const std::string& what, const InputTarget& target, bool complex) {
   const std::string input = "input '" + target.name + "'";
-  const std::string needs = input + " is " + dtype_name(target.dtype) + " " + shape_text(target.shape);
+  const std::string values_type = type_name(dtype, complex), target_type = type_name(target.dtype, target.complex);
+  const std::vector<int64_t> values_shape = user_shape(shape, complex),
+                             target_shape = user_shape(target.shape, target.complex);
+  const std::string needs = input + " is " + target_type + " " + shape_text(target_shape);
+  if (complex != target.complex) {
+    throw std::runtime_error(what + ": holds " + values_type + " " + shape_text(values_shape) + "; " + needs +
+                             (target.complex ? ": pass complex values, e.g. np.save(path, x.astype(np.complex64))"
+                                             : " and floe-run does not drop imaginary parts: pass real values"));
+  }
   const int64_t n = element_count(shape);
   if (n != element_count(target.shape)) {
     std::string base = target.name;
     if (base.size() > 2 && base.compare(base.size() - 2, 2, ":0") == 0) base.resize(base.size() - 2);
-    throw std::runtime_error(what + ": holds " + dtype_name(dtype) + " " + shape_text(shape) + " (" +
-                             std::to_string(n) + " values); " + needs + " (" +
-                             std::to_string(element_count(target.shape)) +
+    throw std::runtime_error(what + ": holds " + values_type + " " + shape_text(values_shape) + " (" +
+                             std::to_string(element_count(values_shape)) + " values); " + needs + " (" +
+                             std::to_string(element_count(target_shape)) +
                              " values): convert the model with --input-shape " + base + "=" +
-                             input_shape_argument(shape) + " to run this shape");
+                             input_shape_argument(values_shape) + " to run this shape");
   }
   if (dtype == target.dtype) {
     std::memcpy(target.data, values, static_cast<size_t>(n) * dtype_size(dtype));
@@ -145,9 +164,10 @@ std::string convert_input(const void* values, DType dtype, const std::vector<int
                              dtype_name(dtype) + " to it");
   }
   auto refuse = [&](size_t i, double v, const std::string& why) {
-    throw std::runtime_error(what + ": value " + number(v) + " at flat index " + std::to_string(i) + " " + why +
-                             "; " + needs + ": pass values that fit, e.g. saved as " +
-                             dtype_name(target.dtype));
+    const std::string at = complex ? std::to_string(i / 2) + (i % 2 == 0 ? " (real part)" : " (imaginary part)")
+                                   : std::to_string(i);
+    throw std::runtime_error(what + ": value " + number(v) + " at flat index " + at + " " + why + "; " + needs +
+                             ": pass values that fit, e.g. saved as " + target_type);
   };
   for (size_t i = 0; i < static_cast<size_t>(n); ++i) {
     if (to_float) {
@@ -189,10 +209,9 @@ std::string convert_input(const void* values, DType dtype, const std::vector<int
       store_integer(target.data, target.dtype, i, v);
     }
   }
-  std::string note = what + ": " + dtype_name(dtype) + " converted to " + dtype_name(target.dtype) + " for " + input;
+  std::string note = what + ": " + values_type + " converted to " + target_type + " for " + input;
   if (target.source_dtype == dtype) {
-    note += std::string(" (the TF graph's ") + dtype_name(dtype) + "; floe computes it in " +
-            dtype_name(target.dtype) + ")";
+    note += " (the TF graph's " + values_type + "; floe computes it in " + target_type + ")";
   } else if (!to_float || !from_float) {
     note += " (every value unchanged)";
   }

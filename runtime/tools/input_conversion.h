@@ -26,6 +26,7 @@ struct InputTarget {
   DType source_dtype = DType::kInvalid;  // the TF graph's dtype when it differs (Tensor.source_dtype)
   std::vector<int64_t> shape;
   bool quantized = false;                // int8 with a scale (floe-run quantizes float32 itself)
+  bool complex = false;                  // float32 pairs in a last dim of 2 (Tensor.complex)
   void* data = nullptr;                  // the input's bytes in the arena
 };
 
@@ -33,9 +34,11 @@ struct InputTarget {
 // the values' origin (a file) in messages. Returns "" when the bytes were
 // copied as they are, else a one-line note saying what was converted. Throws
 // std::runtime_error with the reason when the element count differs or a
-// value would change.
+// value would change. `complex`: the values are complex, float pairs in a
+// last dim of 2 (NpyArray::complex); they feed complex inputs only, and
+// complex128 (float64 pairs) converts to complex64 as float64 to float32.
 std::string convert_input(const void* values, DType dtype, const std::vector<int64_t>& shape,
-                          const std::string& what, const InputTarget& target);
+                          const std::string& what, const InputTarget& target, bool complex = false);
 
 // "d0,d1,..." as floe-convert's --input-shape takes it.
 std::string input_shape_argument(const std::vector<int64_t>& shape);

@@ -65,10 +65,17 @@ std::string quote_for_message(const std::string& text) {
 [[noreturn]] void fail_dtype(const std::string& path, const std::string& descr,
                              const std::string& why) {
   fail(path, "dtype '" + descr + "' " + why +
-                 " (supported: <f4 <f8 <f2 <i8 <i4 <i2 <u2 |i1 |u1 |b1)");
+                 " (supported: <f4 <f8 <f2 <i8 <i4 <i2 <u2 |i1 |u1 |b1 <c8 <c16)");
 }
 
-floe::DType dtype_from_descr(const std::string& path, const std::string& descr) {
+// numpy's complex64 / complex128: interleaved (real, imaginary) float32 /
+// float64, read as that float with a last dim of 2. Sets *complex.
+floe::DType dtype_from_descr(const std::string& path, const std::string& descr, bool* complex) {
+  *complex = descr == "<c8" || descr == "<c16";
+  if (*complex) return descr == "<c8" ? floe::DType::kFloat32 : floe::DType::kFloat64;
+  if (descr == ">c8" || descr == ">c16") {
+    fail_dtype(path, descr, "is big-endian; save arr.astype(arr.dtype.newbyteorder('<')) instead");
+  }
   if (descr.size() != 3) fail_dtype(path, descr, "is not supported");
   const char byte_order = descr[0];
   const std::string code = descr.substr(1);
@@ -311,8 +318,9 @@ NpyArray parse_npy(const std::vector<uint8_t>& bytes, const std::string& path) {
     fail(path, "Fortran-ordered arrays are not supported; save np.ascontiguousarray(arr)");
 
   NpyArray array;
-  array.dtype = dtype_from_descr(path, header.descr);
+  array.dtype = dtype_from_descr(path, header.descr, &array.complex);
   array.shape = header.shape;
+  if (array.complex) array.shape.push_back(2);
   int64_t element_count = 0;
   const size_t item_size = floe::dtype_size(array.dtype);
   if (!count_elements(array.shape, &element_count) ||
@@ -332,13 +340,22 @@ NpyArray parse_npy(const std::vector<uint8_t>& bytes, const std::string& path) {
   return array;
 }
 
-void write_npy(const std::string& path, const floe::DType dtype, const std::vector<int64_t>& shape,
-               const void* data) {
-  const std::string descr = descr_for(path, dtype);
+void write_npy(const std::string& path, const floe::DType dtype, const std::vector<int64_t>& pairs_shape,
+               const void* data, bool complex) {
+  std::string descr = descr_for(path, dtype);
+  std::vector<int64_t> shape = pairs_shape;
+  if (complex) {
+    if ((dtype != floe::DType::kFloat32 && dtype != floe::DType::kFloat64) || shape.empty() || shape.back() != 2) {
+      fail(path, "cannot write shape " + shape_repr(shape) + " of " + descr +
+                     " as complex: it needs float32 or float64 with a last dim of 2");
+    }
+    descr = dtype == floe::DType::kFloat32 ? "<c8" : "<c16";
+    shape.pop_back();
+  }
   int64_t element_count = 0;
   for (int64_t dim : shape)
     if (dim < 0) fail(path, "cannot write shape " + shape_repr(shape) + ": negative dimension");
-  const size_t item_size = floe::dtype_size(dtype);
+  const size_t item_size = floe::dtype_size(dtype) * (complex ? 2 : 1);
   if (!count_elements(shape, &element_count) ||
       static_cast<uint64_t>(element_count) > std::numeric_limits<size_t>::max() / item_size)
     fail(path, "cannot write shape " + shape_repr(shape) + ": too many elements");

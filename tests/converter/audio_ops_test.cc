@@ -14,6 +14,7 @@
 
 #include "converter/ir/error.h"
 #include "runtime/tools/npy.h"
+#include "tests/converter/convert_graph.h"
 #include "tests/converter/tf_graph_text.h"
 #include "tests/support/model_runner.h"
 
@@ -21,22 +22,6 @@ namespace floe::testing {
 namespace {
 
 using G = TfGraphText;
-
-conv::ConvertResult convert(const G& g, const std::string& name, std::vector<std::string> outputs) {
-  conv::ConvertOptions options;
-  options.graph_path = g.write(make_temp_dir() + "/" + name + ".pbtxt");
-  options.outputs = std::move(outputs);
-  return conv::convert(options);
-}
-
-std::string convert_error(const G& g, const std::string& name, std::vector<std::string> outputs) {
-  try {
-    convert(g, name, std::move(outputs));
-  } catch (const conv::ConvertError& e) {
-    return e.what();
-  }
-  return "(no error)";
-}
 
 void add_spectrogram(G& g, const std::string& input, int64_t window, int64_t stride, bool squared) {
   g.node("spectrogram", "AudioSpectrogram", {input},
@@ -58,7 +43,7 @@ TEST(AudioSpectrogram, MatchesTfOpTestValues) {
     G g;
     g.placeholder("audio", "DT_FLOAT", {8, 1});
     add_spectrogram(g, "audio", 8, 1, squared);
-    const auto out = run_model(convert(g, "sgram", {"spectrogram"}).model, {{"audio", make_f32({8, 1}, wave)}});
+    const auto out = run_model(convert_graph(g, "sgram", {"spectrogram"}).model, {{"audio", make_f32({8, 1}, wave)}});
     ASSERT_EQ(out.size(), 1u);
     EXPECT_EQ(out[0].shape, (std::vector<int64_t>{1, 1, 5}));
     const std::vector<float> want = squared ? std::vector<float>{0, 1, 4, 1, 0} : std::vector<float>{0, 1, 2, 1, 0};
@@ -72,7 +57,7 @@ TEST(AudioSpectrogram, MultichannelMatchesTfOpTest) {
   G g;
   g.placeholder("audio", "DT_FLOAT", {8, 2});
   add_spectrogram(g, "audio", 8, 1, false);
-  const auto out = run_model(convert(g, "multi", {"spectrogram"}).model, {{"audio", make_f32({8, 2}, wave)}});
+  const auto out = run_model(convert_graph(g, "multi", {"spectrogram"}).model, {{"audio", make_f32({8, 2}, wave)}});
   ASSERT_EQ(out.size(), 1u);
   EXPECT_EQ(out[0].shape, (std::vector<int64_t>{2, 1, 5}));
   EXPECT_LE(max_abs_diff(as_floats(out[0]), {0, 1, 2, 1, 0, 0, 1, 2, 1, 0}), 1e-6f);
@@ -88,7 +73,7 @@ TEST(AudioSpectrogram, FrameCountsMatchTfSpectrogramTest) {
     G g;
     g.placeholder("audio", "DT_FLOAT", {c.samples, 1});
     add_spectrogram(g, "audio", c.window, c.stride, true);
-    const auto out = run_model(convert(g, "frames", {"spectrogram"}).model, {{"audio", make_f32({c.samples, 1}, sine)}});
+    const auto out = run_model(convert_graph(g, "frames", {"spectrogram"}).model, {{"audio", make_f32({c.samples, 1}, sine)}});
     ASSERT_EQ(out.size(), 1u);
     EXPECT_EQ(out[0].shape, (std::vector<int64_t>{1, c.frames, c.bins})) << c.samples << " samples, window " << c.window;
   }
@@ -101,7 +86,7 @@ TEST(AudioSpectrogram, RefusesBadWindowAndStride) {
     G g;
     g.placeholder("audio", "DT_FLOAT", {8, 2});
     add_spectrogram(g, "audio", window, stride, false);
-    const std::string error = convert_error(g, "bad", {"spectrogram"});
+    const std::string error = conversion_error(g, "bad", {"spectrogram"});
     EXPECT_NE(error.find(why), std::string::npos) << error;
     EXPECT_NE(error.find("node 'spectrogram'"), std::string::npos) << error;
   }
@@ -115,7 +100,7 @@ std::vector<float> run_mfcc(const std::vector<float>& spectrum, int32_t rate, fl
   g.placeholder("spec", "DT_FLOAT", {1, 1, bins});
   g.constant("rate", "DT_INT32", {}, {static_cast<double>(rate)});
   add_mfcc(g, "spec", "rate", lower, upper, channels, coefficients);
-  const auto out = run_model(convert(g, "mfcc", {"mfcc"}).model, {{"spec", make_f32({1, 1, bins}, spectrum)}});
+  const auto out = run_model(convert_graph(g, "mfcc", {"mfcc"}).model, {{"spec", make_f32({1, 1, bins}, spectrum)}});
   if (out.size() != 1) return {};
   return as_floats(out[0]);
 }
@@ -186,7 +171,7 @@ TEST(Mfcc, SampleRateMustBeConstant) {
   g.placeholder("spec", "DT_FLOAT", {1, 4, 257});
   g.placeholder("rate", "DT_INT32", {});
   add_mfcc(g, "spec", "rate", 20.0f, 4000.0f, 40, 13);
-  const std::string error = convert_error(g, "rate", {"mfcc"});
+  const std::string error = conversion_error(g, "rate", {"mfcc"});
   EXPECT_NE(error.find("node 'mfcc' (op Mfcc): the sample rate (input 1, 'rate:0') must be known at conversion time"),
             std::string::npos)
       << error;
@@ -198,7 +183,7 @@ TEST(Mfcc, RefusesALimitAboveNyquist) {
   g.placeholder("spec", "DT_FLOAT", {1, 4, 257});
   g.constant("rate", "DT_INT32", {}, {8000});
   add_mfcc(g, "spec", "rate", 20.0f, 4100.0f, 40, 13);
-  const std::string error = convert_error(g, "nyquist", {"mfcc"});
+  const std::string error = conversion_error(g, "nyquist", {"mfcc"});
   EXPECT_NE(error.find("upper_frequency_limit 4100"), std::string::npos) << error;
   EXPECT_NE(error.find("above the spectrogram's highest bin"), std::string::npos) << error;
 }
@@ -236,7 +221,7 @@ TEST(AudioFrontEnd, MatchesIndependentNumpyModel) {
     add_spectrogram(g, "audio", c.window, c.stride, c.squared);
     add_mfcc(g, "spectrogram", "rate", c.lower, c.upper, c.filterbank, c.coefficients);
     const HostTensor audio = random_f32({c.samples, c.channels}, seed++);
-    const auto out = run_model(convert(g, "frontend", {"spectrogram", "mfcc"}).model, {{"audio", audio}});
+    const auto out = run_model(convert_graph(g, "frontend", {"spectrogram", "mfcc"}).model, {{"audio", audio}});
     ASSERT_EQ(out.size(), 2u);
     const std::string dir = make_temp_dir();
     tools::write_npy(dir + "/audio.npy", DType::kFloat32, audio.shape, audio.data.data());

@@ -14,6 +14,7 @@
 #include <cmath>
 
 #include "converter/ir/error.h"
+#include "tests/converter/convert_graph.h"
 #include "tests/converter/tf_graph_text.h"
 #include "tests/support/corpus.h"
 #include "tests/support/model_runner.h"
@@ -22,31 +23,6 @@ namespace floe::testing {
 namespace {
 
 using G = TfGraphText;
-
-conv::ConvertResult convert(const G& g, const std::string& name, std::vector<std::string> outputs) {
-  conv::ConvertOptions options;
-  options.graph_path = g.write(make_temp_dir() + "/" + name + ".pbtxt");
-  options.outputs = std::move(outputs);
-  return conv::convert(options);
-}
-
-std::string convert_error(const G& g, const std::string& name, std::vector<std::string> outputs) {
-  try {
-    convert(g, name, std::move(outputs));
-  } catch (const conv::ConvertError& e) {
-    return e.what();
-  }
-  return "(no error)";
-}
-
-HostTensor make_i32(std::vector<int64_t> shape, const std::vector<int32_t>& values) {
-  HostTensor t;
-  t.dtype = DType::kInt32;
-  t.shape = std::move(shape);
-  t.data.resize(values.size() * sizeof(int32_t));
-  std::copy(values.begin(), values.end(), t.as<int32_t>());
-  return t;
-}
 
 std::vector<int32_t> as_ints(const HostTensor& t) {
   return std::vector<int32_t>(t.as<int32_t>(), t.as<int32_t>() + t.num_elements());
@@ -75,7 +51,7 @@ TEST(InferenceOps, ClipByValueMatchesTfTests) {
   g.constant("ihi", "DT_INT32", {2, 3}, {5, 5, 5, 7, 7, 7});
   g.node("y", "ClipByValue", {"x", "lo", "hi"}, {G::type("T", "DT_FLOAT")});
   g.node("yi", "ClipByValue", {"i", "ilo", "ihi"}, {G::type("T", "DT_INT32")});
-  const auto out = run_model(convert(g, "clip", {"y", "yi"}).model,
+  const auto out = run_model(convert_graph(g, "clip", {"y", "yi"}).model,
                              {{"x", make_f32({2, 3}, {-5, 2, 3, 4, 5, 6})}, {"i", make_i32({2, 3}, {1, 2, 3, 4, 5, 6})}});
   ASSERT_EQ(out.size(), 2u);
   EXPECT_EQ(as_floats(out[0]), (std::vector<float>{-4.4f, 2, 3, 4, 4.4f, 4.4f}));
@@ -89,7 +65,7 @@ TEST(InferenceOps, DivNoNanIsZeroWhereTheDivisorIsZero) {
   g.placeholder("x", "DT_FLOAT", {5});
   g.placeholder("y", "DT_FLOAT", {5});
   g.node("q", "DivNoNan", {"x", "y"}, {G::type("T", "DT_FLOAT")});
-  const auto out = run_model(convert(g, "div_no_nan", {"q"}).model,
+  const auto out = run_model(convert_graph(g, "div_no_nan", {"q"}).model,
                              {{"x", make_f32({5}, {6, 8, 12, 15, INFINITY})}, {"y", make_f32({5}, {2, 3, 4, 0, 0})}});
   ASSERT_EQ(out.size(), 1u);
   EXPECT_EQ(as_floats(out[0]), (std::vector<float>{3, 8.0f / 3.0f, 3, 0, 0}));
@@ -102,7 +78,7 @@ TEST(InferenceOps, PreluScalesNegativesPerChannel) {
   g.placeholder("x", "DT_FLOAT", {2, 4});
   g.constant("alpha", "DT_FLOAT", {4}, {0.1, 0.2, 0.3, 0.4});
   g.node("y", "Prelu", {"x", "alpha"}, {G::type("T", "DT_FLOAT")});
-  const auto out = run_model(convert(g, "prelu", {"y"}).model,
+  const auto out = run_model(convert_graph(g, "prelu", {"y"}).model,
                              {{"x", make_f32({2, 4}, {-1, -2, 3, -4, 5, 0, -10, 2})}});
   ASSERT_EQ(out.size(), 1u);
   expect_near(as_floats(out[0]), {-0.1f, -0.4f, 3, -1.6f, 5, 0, -3, 2}, 1e-6f);
@@ -117,7 +93,7 @@ TEST(InferenceOps, BroadcastToRepeatsAlongNewAndUnitDims) {
   g.constant("s23", "DT_INT32", {2}, {2, 3});
   g.node("m", "BroadcastTo", {"v", "s33"}, {G::type("T", "DT_FLOAT"), G::type("Tidx", "DT_INT32")});
   g.node("k", "BroadcastTo", {"c", "s23"}, {G::type("T", "DT_INT32"), G::type("Tidx", "DT_INT32")});
-  const auto out = run_model(convert(g, "broadcast_to", {"m", "k"}).model,
+  const auto out = run_model(convert_graph(g, "broadcast_to", {"m", "k"}).model,
                              {{"v", make_f32({3}, {1, 2, 3})}, {"c", make_i32({2, 1}, {7, -8})}});
   ASSERT_EQ(out.size(), 2u);
   EXPECT_EQ(out[0].shape, (std::vector<int64_t>{3, 3}));
@@ -128,7 +104,7 @@ TEST(InferenceOps, BroadcastToRepeatsAlongNewAndUnitDims) {
   bad.placeholder("v", "DT_FLOAT", {3});
   bad.constant("s", "DT_INT32", {2}, {3, 2});
   bad.node("m", "BroadcastTo", {"v", "s"}, {G::type("T", "DT_FLOAT")});
-  EXPECT_NE(convert_error(bad, "broadcast_bad", {"m"}).find("input [3] cannot be broadcast to [3,2]"),
+  EXPECT_NE(conversion_error(bad, "broadcast_bad", {"m"}).find("input [3] cannot be broadcast to [3,2]"),
             std::string::npos);
 }
 
@@ -142,7 +118,7 @@ TEST(InferenceOps, EnsureShapeAndShapeN) {
   g.node("shapes", "ShapeN", {"flat", "x"}, {G::type("T", "DT_FLOAT"), G::integer("N", 2)});
   g.node("r", "Reshape", {"flat", "shapes:1"}, {G::type("T", "DT_FLOAT")});
   const std::vector<float> values = {1, 2, 3, 4, 5, 6};
-  const auto out = run_model(convert(g, "ensure_shape", {"e", "r"}).model,
+  const auto out = run_model(convert_graph(g, "ensure_shape", {"e", "r"}).model,
                              {{"x", make_f32({2, 3}, values)}, {"flat", make_f32({6}, values)}});
   ASSERT_EQ(out.size(), 2u);
   EXPECT_EQ(as_floats(out[0]), values);
@@ -151,7 +127,7 @@ TEST(InferenceOps, EnsureShapeAndShapeN) {
   G bad;
   bad.placeholder("x", "DT_FLOAT", {2, 3});
   bad.node("e", "EnsureShape", {"x"}, {G::type("T", "DT_FLOAT"), G::shape("shape", {2, 4})});
-  EXPECT_NE(convert_error(bad, "ensure_bad", {"e"}).find("the input's shape [2,3] is not the shape [2,4] the graph ensures"),
+  EXPECT_NE(conversion_error(bad, "ensure_bad", {"e"}).find("the input's shape [2,3] is not the shape [2,4] the graph ensures"),
             std::string::npos);
 }
 
@@ -165,7 +141,7 @@ TEST(InferenceOps, MatrixBandPartMatchesTfDocumentation) {
   g.constant("all", "DT_INT32", {}, {-1});
   g.node("upper", "MatrixBandPart", {"x", "one", "all"}, {G::type("T", "DT_FLOAT"), G::type("Tindex", "DT_INT32")});
   g.node("band", "MatrixBandPart", {"x", "two", "one"}, {G::type("T", "DT_FLOAT"), G::type("Tindex", "DT_INT32")});
-  const auto out = run_model(convert(g, "band_part", {"upper", "band"}).model,
+  const auto out = run_model(convert_graph(g, "band_part", {"upper", "band"}).model,
                              {{"x", make_f32({4, 4}, {0, 1, 2, 3, -1, 0, 1, 2, -2, -1, 0, 1, -3, -2, -1, 0})}});
   ASSERT_EQ(out.size(), 2u);
   EXPECT_EQ(as_floats(out[0]), (std::vector<float>{0, 1, 2, 3, -1, 0, 1, 2, 0, -1, 0, 1, 0, 0, -1, 0}));
@@ -179,7 +155,7 @@ TEST(InferenceOps, ErfMatchesTheErrorFunction) {
   G g;
   g.placeholder("x", "DT_FLOAT", {9});
   g.node("y", "Erf", {"x"}, {G::type("T", "DT_FLOAT")});
-  const auto out = run_model(convert(g, "erf", {"y"}).model,
+  const auto out = run_model(convert_graph(g, "erf", {"y"}).model,
                              {{"x", make_f32({9}, {0, 0.1f, 0.5f, 1, 2, -0.25f, -1.5f, 3, -10})}});
   ASSERT_EQ(out.size(), 1u);
   expect_near(as_floats(out[0]),
@@ -244,7 +220,7 @@ TEST(InferenceOps, FusedOpsComputeWhatTheOpsTheyReplaceCompute) {
   g.node("fused_mm", "_FusedMatMul", {"m", "w", "bias4"},
          {t, G::integer("num_args", 1), strings_attr("fused_ops", {"BiasAdd", "LeakyRelu"}),
           "attr { key: \"leakyrelu_alpha\" value { f: 0.3 } }"});
-  const auto converted = convert(g, "fused", {"conv_relu", "fused_conv", "bn_relu6", "fused_bn", "dw_elu", "fused_dw",
+  const auto converted = convert_graph(g, "fused", {"conv_relu", "fused_conv", "bn_relu6", "fused_bn", "dw_elu", "fused_dw",
                                               "mm_leaky", "fused_mm", "dw_elu_again", "fused_dw_tf"});
   const std::vector<double> xv = weights(75, 7), mv = weights(12, 8);
   const auto out = run_model(converted.model, {{"x", make_f32({1, 5, 5, 3}, std::vector<float>(xv.begin(), xv.end()))},
@@ -277,7 +253,7 @@ TEST(InferenceOps, EinsumMatrixProducts) {
   g.node("r2", "BatchMatMulV2", {"a", "w"}, {t});
   g.node("e3", "Einsum", {"m", "w2"}, {t, G::str("equation", "ki, kj -> ij"), G::integer("N", 2)});
   g.node("r3", "MatMul", {"m", "w2"}, {t, G::boolean("transpose_a", true)});
-  const auto converted = convert(g, "einsum", {"e1", "r1", "e2", "r2", "e3", "r3"});
+  const auto converted = convert_graph(g, "einsum", {"e1", "r1", "e2", "r2", "e3", "r3"});
   const std::vector<double> av = weights(24, 9), bv = weights(40, 10), mv = weights(12, 11);
   const auto out = run_model(converted.model, {{"a", make_f32({2, 3, 4}, std::vector<float>(av.begin(), av.end()))},
                                                {"b", make_f32({2, 5, 4}, std::vector<float>(bv.begin(), bv.end()))},
@@ -292,7 +268,7 @@ TEST(InferenceOps, EinsumMatrixProducts) {
   G bad;
   bad.placeholder("a", "DT_FLOAT", {3, 3});
   bad.node("trace", "Einsum", {"a", "a"}, {G::type("T", "DT_FLOAT"), G::str("equation", "ij,jk->"), G::integer("N", 2)});
-  EXPECT_NE(convert_error(bad, "einsum_bad", {"trace"}).find("einsum 'ij,jk->': floe lowers two-operand matrix products"),
+  EXPECT_NE(conversion_error(bad, "einsum_bad", {"trace"}).find("einsum 'ij,jk->': floe lowers two-operand matrix products"),
             std::string::npos);
 }
 
@@ -337,7 +313,7 @@ TEST(InferenceOps, UnknownFusedOpsAreRefusedByName) {
   g.constant("b", "DT_FLOAT", {4}, {0, 0, 0, 0});
   g.node("y", "_FusedMatMul", {"m", "w", "b"},
          {G::type("T", "DT_FLOAT"), G::integer("num_args", 1), strings_attr("fused_ops", {"BiasAdd", "GeluExact"})});
-  EXPECT_NE(convert_error(g, "fused_bad", {"y"}).find("fused_ops [BiasAdd,GeluExact] is not a combination floe lowers"),
+  EXPECT_NE(conversion_error(g, "fused_bad", {"y"}).find("fused_ops [BiasAdd,GeluExact] is not a combination floe lowers"),
             std::string::npos);
 }
 

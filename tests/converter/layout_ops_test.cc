@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include "converter/ir/error.h"
+#include "tests/converter/convert_graph.h"
 #include "tests/converter/tf_graph_text.h"
 #include "tests/support/model_runner.h"
 
@@ -14,22 +15,6 @@ namespace floe::testing {
 namespace {
 
 using G = TfGraphText;
-
-conv::ConvertResult convert(const G& g, const std::string& name, std::vector<std::string> outputs) {
-  conv::ConvertOptions options;
-  options.graph_path = g.write(make_temp_dir() + "/" + name + ".pbtxt");
-  options.outputs = std::move(outputs);
-  return conv::convert(options);
-}
-
-std::string convert_error(const G& g, const std::string& name, std::vector<std::string> outputs) {
-  try {
-    convert(g, name, std::move(outputs));
-  } catch (const conv::ConvertError& e) {
-    return e.what();
-  }
-  return "(no error)";
-}
 
 G with_x() {
   G g;
@@ -43,7 +28,7 @@ TEST(LayoutOps, TransposeWithNegativePermEntries) {
   G g = with_x();
   g.constant("perm", "DT_INT32", {2}, {-1, 0});
   g.node("y", "Transpose", {"x", "perm"}, {G::type("T", "DT_FLOAT"), G::type("Tperm", "DT_INT32")});
-  const auto out = run_model(convert(g, "transpose", {"y"}).model, {{"x", make_f32({2, 3}, kT)}});
+  const auto out = run_model(convert_graph(g, "transpose", {"y"}).model, {{"x", make_f32({2, 3}, kT)}});
   ASSERT_EQ(out.size(), 1u);
   EXPECT_EQ(out[0].shape, (std::vector<int64_t>{3, 2}));
   EXPECT_EQ(as_floats(out[0]), (std::vector<float>{1, 4, 2, 5, 3, 6}));
@@ -55,7 +40,7 @@ TEST(LayoutOps, MirrorPadMatchesTfDocumentation) {
   g.node("reflect", "MirrorPad", {"x", "p"}, {G::type("T", "DT_FLOAT"), G::str("mode", "REFLECT")});
   g.node("symmetric", "MirrorPad", {"x", "p"}, {G::type("T", "DT_FLOAT"), G::str("mode", "SYMMETRIC")});
   g.node("zeros", "Pad", {"x", "p"}, {G::type("T", "DT_FLOAT")});
-  const auto out = run_model(convert(g, "mirror", {"reflect", "symmetric", "zeros"}).model,
+  const auto out = run_model(convert_graph(g, "mirror", {"reflect", "symmetric", "zeros"}).model,
                              {{"x", make_f32({2, 3}, kT)}});
   ASSERT_EQ(out.size(), 3u);
   EXPECT_EQ(out[0].shape, (std::vector<int64_t>{4, 7}));
@@ -79,7 +64,7 @@ TEST(LayoutOps, PadV2KeepsAnIntegerConstantExact) {
   in.data.resize(8);
   in.as<int32_t>()[0] = -5;
   in.as<int32_t>()[1] = 9;
-  const auto out = run_model(convert(g, "padv2", {"y"}).model, {{"i", in}});
+  const auto out = run_model(convert_graph(g, "padv2", {"y"}).model, {{"i", in}});
   ASSERT_EQ(out.size(), 1u);
   ASSERT_EQ(out[0].dtype, DType::kInt32);
   const int32_t* v = out[0].as<int32_t>();
@@ -97,7 +82,7 @@ TEST(LayoutOps, PadV2WithAFedConstantValue) {
   g.constant("p1", "DT_INT32", {1, 2}, {1, 2});
   g.node("y", "PadV2", {"x", "p", "c"}, {G::type("T", "DT_FLOAT"), G::type("Tpaddings", "DT_INT32")});
   g.node("yi", "PadV2", {"i", "p1", "ci"}, {G::type("T", "DT_INT32"), G::type("Tpaddings", "DT_INT32")});
-  const conv::ConvertResult converted = convert(g, "padv2_fed", {"y", "yi"});
+  const conv::ConvertResult converted = convert_graph(g, "padv2_fed", {"y", "yi"});
   auto scalar_i32 = [](std::vector<int64_t> shape, std::vector<int32_t> values) {
     HostTensor t;
     t.dtype = DType::kInt32;
@@ -126,21 +111,21 @@ TEST(LayoutOps, ConversionTimeErrorsNameTheNodeAndTheProblem) {
     G g = with_x();
     g.constant("perm", "DT_INT32", {2}, {1, 1});
     g.node("y", "Transpose", {"x", "perm"}, {G::type("T", "DT_FLOAT")});
-    EXPECT_NE(convert_error(g, "bad_perm", {"y"}).find("node 'y' (op Transpose): permutation [1,1] is not a permutation"),
+    EXPECT_NE(conversion_error(g, "bad_perm", {"y"}).find("node 'y' (op Transpose): permutation [1,1] is not a permutation"),
               std::string::npos);
   }
   {
     G g = with_x();
     g.constant("p", "DT_INT32", {2, 2}, {0, 0, 3, 0});
     g.node("y", "MirrorPad", {"x", "p"}, {G::type("T", "DT_FLOAT"), G::str("mode", "REFLECT")});
-    EXPECT_NE(convert_error(g, "bad_mirror", {"y"}).find("MirrorPad REFLECT paddings must be <= 2 for dim 1 of size 3"),
+    EXPECT_NE(conversion_error(g, "bad_mirror", {"y"}).find("MirrorPad REFLECT paddings must be <= 2 for dim 1 of size 3"),
               std::string::npos);
   }
   {
     G g = with_x();
     g.placeholder("p", "DT_INT32", {2, 2});
     g.node("y", "Pad", {"x", "p"}, {G::type("T", "DT_FLOAT")});
-    EXPECT_NE(convert_error(g, "dynamic_pad", {"y"}).find("the paddings (input 1, 'p:0') must be known at conversion time"),
+    EXPECT_NE(conversion_error(g, "dynamic_pad", {"y"}).find("the paddings (input 1, 'p:0') must be known at conversion time"),
               std::string::npos);
   }
 }

@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include "converter/ir/error.h"
+#include "tests/converter/convert_graph.h"
 #include "tests/converter/tf_graph_text.h"
 #include "tests/support/model_runner.h"
 
@@ -14,13 +15,6 @@ namespace floe::testing {
 namespace {
 
 using G = TfGraphText;
-
-conv::ConvertResult convert(const G& g, const std::string& name, std::vector<std::string> outputs) {
-  conv::ConvertOptions options;
-  options.graph_path = g.write(make_temp_dir() + "/" + name + ".pbtxt");
-  options.outputs = std::move(outputs);
-  return conv::convert(options);
-}
 
 G reduction(const char* op, std::vector<int64_t> shape, std::vector<int64_t> axes) {
   G g;
@@ -33,7 +27,7 @@ G reduction(const char* op, std::vector<int64_t> shape, std::vector<int64_t> axe
 
 TEST(ReductionOps, NegativeAndRepeatedAxesForSumAndMean) {
   for (const char* op : {"Sum", "Mean"}) {
-    const auto out = run_model(convert(reduction(op, {2, 3}, {-1, 1}), op, {"y"}).model,
+    const auto out = run_model(convert_graph(reduction(op, {2, 3}, {-1, 1}), op, {"y"}).model,
                                {{"x", make_f32({2, 3}, {1, 2, 3, 4, 5, 6})}});
     ASSERT_EQ(out.size(), 1u) << op;
     EXPECT_EQ(out[0].shape, (std::vector<int64_t>{2})) << op;
@@ -47,7 +41,7 @@ TEST(ReductionOps, AScalarHasNoAxisToReduce) {
   for (const char* op : {"Sum", "Prod", "Max", "Min", "Mean"}) {
     for (int64_t axis : {0, -1}) {
       try {
-        convert(reduction(op, {}, {axis}), std::string(op) + "_scalar", {"y"});
+        convert_graph(reduction(op, {}, {axis}), std::string(op) + "_scalar", {"y"});
         ADD_FAILURE() << op << " over axis " << axis << " of a scalar converted";
       } catch (const conv::ConvertError& e) {
         EXPECT_EQ(e.where().node, "y") << e.what();
@@ -62,7 +56,7 @@ TEST(ReductionOps, NoAxesIsTheIdentityOnAScalar) {
   g.placeholder("x", "DT_FLOAT", {});
   g.constant("axes", "DT_INT32", {0}, {});
   g.node("y", "Sum", {"x", "axes"}, {G::type("T", "DT_FLOAT"), G::type("Tidx", "DT_INT32")});
-  const auto out = run_model(convert(g, "sum_none", {"y"}).model, {{"x", make_f32({}, {2.5f})}});
+  const auto out = run_model(convert_graph(g, "sum_none", {"y"}).model, {{"x", make_f32({}, {2.5f})}});
   ASSERT_EQ(out.size(), 1u);
   EXPECT_EQ(as_floats(out[0]), (std::vector<float>{2.5f}));
 }

@@ -6,44 +6,19 @@
 // here in text form and written as a binary GraphDef for the oracle; the test skips
 // visibly without node or the peers' node_modules. Without the oracle: fed
 // out-of-range indices fail Invoke(), constant ones are refused at conversion.
-#include <google/protobuf/text_format.h>
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <cstring>
-#include <fstream>
 #include <random>
 
-#include "converter/ir/graph.h"
 #include "runtime/core/interpreter.h"
-#include "runtime/tools/model_file.h"
-#include "runtime/tools/npy.h"
 #include "tests/converter/tf1_test_util.h"
-#include "tests/support/corpus.h"
-#include "tests/support/model_runner.h"
+#include "tests/converter/tfjs_oracle.h"
+#include "tests/support/loaded_model.h"
 
 namespace floe::testing {
 namespace {
-
-std::string peers_dir() { return shared_dir() + "/tools/peers"; }
-
-bool oracle_available(std::string* why) {
-  if (!path_exists(peers_dir() + "/node_modules/@tensorflow/tfjs-converter")) {
-    *why = "SKIPPED: TF.js oracle not available (" + peers_dir() + "/node_modules missing)";
-    return false;
-  }
-  if (run_command("node --version").exit_code != 0) {
-    *why = "SKIPPED: node is not installed";
-    return false;
-  }
-  return true;
-}
-
-#define FLOE_REQUIRE_ORACLE()                      \
-  do {                                             \
-    std::string why;                               \
-    if (!oracle_available(&why)) GTEST_SKIP() << why; \
-  } while (0)
 
 std::string dims_text(const std::vector<int64_t>& shape) {
   std::string text;
@@ -71,36 +46,6 @@ std::string op_node(const std::string& name, const std::string& op, const std::v
   return text + "}\n";
 }
 
-// Runs `pbtxt` on TF.js with `inputs` and returns `outputs`.
-std::vector<HostTensor> run_oracle(const std::string& pbtxt, const std::map<std::string, HostTensor>& inputs,
-                                   const std::vector<std::string>& outputs) {
-  tfproto::GraphDef def;
-  EXPECT_TRUE(google::protobuf::TextFormat::ParseFromString(pbtxt, &def));
-  const std::string dir = make_temp_dir();
-  std::ofstream(dir + "/oracle.pb", std::ios::binary) << def.SerializeAsString();
-  std::string command = "node " + peers_dir() + "/tfjs_oracle.js " + dir + "/oracle.pb";
-  for (const auto& [name, value] : inputs) {
-    tools::write_npy(dir + "/" + name + ".npy", value.dtype, value.shape, value.data.data());
-    command += " -i " + name + "=" + dir + "/" + name + ".npy";
-  }
-  for (size_t i = 0; i < outputs.size(); ++i) {
-    command += " -o " + outputs[i] + "=" + dir + "/out" + std::to_string(i) + ".npy";
-  }
-  const CommandResult r = run_command(command);
-  EXPECT_EQ(r.exit_code, 0) << command << "\n" << r.output;
-  std::vector<HostTensor> result;
-  if (r.exit_code != 0) return result;
-  for (size_t i = 0; i < outputs.size(); ++i) {
-    const tools::NpyArray a = tools::read_npy(dir + "/out" + std::to_string(i) + ".npy");
-    HostTensor t;
-    t.dtype = a.dtype;
-    t.shape = a.shape;
-    t.data = a.data;
-    result.push_back(std::move(t));
-  }
-  return result;
-}
-
 // Converts `graph` for `output` and checks floe's output equals TF.js's for
 // `oracle_graph` / `oracle_output` on the same inputs: bit for bit by default
 // (these ops only move values or apply one operation per element), else within
@@ -112,7 +57,7 @@ void expect_matches_oracle(const std::string& graph, const std::string& output, 
   const ConvertOutcome r = try_convert(text_graph_options(graph, {output}));
   ASSERT_TRUE(r.error.empty()) << r.error;
   const std::vector<HostTensor> got = run_model(r.model, inputs);
-  const std::vector<HostTensor> want = run_oracle(oracle_graph, inputs, {oracle_output});
+  const std::vector<HostTensor> want = run_tfjs_oracle(oracle_graph, inputs, {oracle_output});
   ASSERT_EQ(got.size(), 1u);
   ASSERT_EQ(want.size(), 1u);
   EXPECT_EQ(got[0].shape, want[0].shape) << output;
@@ -126,8 +71,27 @@ void expect_matches_oracle(const std::string& graph, const std::string& output, 
 
 const HostTensor kUpdates = random_f32({4, 3}, 7, -4.0f, 4.0f);
 
+// A converted model loaded and initialised, for tests that feed it bytes by hand.
+struct Initialized {
+  std::unique_ptr<LoadedModel> loaded;
+  tools::AlignedBytes arena;
+  std::unique_ptr<Interpreter> interpreter;
+  Status status = Status::kOk;  // Load's, else Init's
+};
+std::unique_ptr<Initialized> initialized(const std::vector<uint8_t>& model) {
+  auto run = std::make_unique<Initialized>();
+  run->loaded = load_model(model);
+  run->status = run->loaded->status;
+  if (run->status != Status::kOk) return run;
+  const size_t arena_size = static_cast<size_t>(run->loaded->model.arena_size());
+  run->arena = tools::aligned_bytes(arena_size);
+  run->interpreter = std::make_unique<Interpreter>(run->loaded->model, run->arena.get(), arena_size);
+  run->status = run->interpreter->Init();
+  return run;
+}
+
 TEST(ScatterOracle, ScatterNdSumsDuplicateRowsLikeTfjs) {
-  FLOE_REQUIRE_ORACLE();
+  FLOE_REQUIRE_TFJS_ORACLE();
   const std::string graph = input("indices", "DT_INT32", {4, 1}) + input("updates", "DT_FLOAT", {4, 3}) +
                             int_const("shape", {2}, {5, 3}) +
                             op_node("scatter", "ScatterNd", {"indices", "updates", "shape"},
@@ -136,7 +100,7 @@ TEST(ScatterOracle, ScatterNdSumsDuplicateRowsLikeTfjs) {
 }
 
 TEST(ScatterOracle, ScatterNdIntegerUpdatesAtDepthTwo) {
-  FLOE_REQUIRE_ORACLE();
+  FLOE_REQUIRE_TFJS_ORACLE();
   const std::string graph = input("indices", "DT_INT32", {3, 2}) + input("updates", "DT_INT32", {3, 2}) +
                             int_const("shape", {3}, {4, 3, 2}) +
                             op_node("scatter", "ScatterNd", {"indices", "updates", "shape"},
@@ -146,7 +110,7 @@ TEST(ScatterOracle, ScatterNdIntegerUpdatesAtDepthTwo) {
 }
 
 TEST(ScatterOracle, TensorScatterUpdateLastDuplicateWinsLikeTfjs) {
-  FLOE_REQUIRE_ORACLE();
+  FLOE_REQUIRE_TFJS_ORACLE();
   const std::string graph = input("tensor", "DT_FLOAT", {5, 3}) + int_const("indices", {4, 1}, {1, 4, 1, 0}) +
                             input("updates", "DT_FLOAT", {4, 3}) +
                             op_node("scatter", "TensorScatterUpdate", {"tensor", "indices", "updates"},
@@ -157,7 +121,7 @@ TEST(ScatterOracle, TensorScatterUpdateLastDuplicateWinsLikeTfjs) {
 
 // TensorScatterAdd/Sub(t, i, u) = t +/- ScatterNd(i, u, shape(t)), duplicates summed.
 TEST(ScatterOracle, TensorScatterAddAndSubAgainstScatterNd) {
-  FLOE_REQUIRE_ORACLE();
+  FLOE_REQUIRE_TFJS_ORACLE();
   const std::string inputs = input("tensor", "DT_FLOAT", {5, 3}) + input("indices", "DT_INT32", {4, 1}) +
                              input("updates", "DT_FLOAT", {4, 3}) + int_const("shape", {2}, {5, 3});
   const std::map<std::string, HostTensor> feeds = {
@@ -175,7 +139,7 @@ TEST(ScatterOracle, TensorScatterAddAndSubAgainstScatterNd) {
 
 // TensorScatterMin/Max(t, i, u) with distinct rows = TensorScatterUpdate(t, i, min/max(GatherNd(t, i), u)).
 TEST(ScatterOracle, TensorScatterMinAndMaxAgainstGatherAndUpdate) {
-  FLOE_REQUIRE_ORACLE();
+  FLOE_REQUIRE_TFJS_ORACLE();
   const std::string inputs = input("tensor", "DT_FLOAT", {5, 3}) + input("indices", "DT_INT32", {4, 1}) +
                              input("updates", "DT_FLOAT", {4, 3});
   const std::map<std::string, HostTensor> feeds = {
@@ -203,7 +167,7 @@ std::string assigned_variable(const std::vector<int64_t>& shape) {
 }
 
 TEST(ScatterOracle, FetchedVariableUpdatesAgainstTensorScatterOps) {
-  FLOE_REQUIRE_ORACLE();
+  FLOE_REQUIRE_TFJS_ORACLE();
   const std::map<std::string, HostTensor> feeds = {
       {"initial", random_f32({5, 3}, 6)}, {"indices", make_i32({4, 1}, {3, 1, 3, 0})}, {"updates", kUpdates}};
   const std::string nd_inputs = input("indices", "DT_INT32", {4, 1}) + input("updates", "DT_FLOAT", {4, 3});
@@ -247,13 +211,9 @@ TEST(Scatter, FedOutOfRangeIndexFailsInvoke) {
                                     {{"T", "DT_FLOAT"}, {"Tindices", "DT_INT32"}});
   const ConvertOutcome r = try_convert(text_graph_options(graph, {"scatter"}));
   ASSERT_TRUE(r.error.empty()) << r.error;
-  tools::AlignedBytes buffer = tools::aligned_bytes(r.model.size());
-  std::memcpy(buffer.get(), r.model.data(), r.model.size());
-  Model model;
-  ASSERT_EQ(model.Load(buffer.get(), r.model.size()), Status::kOk);
-  tools::AlignedBytes arena = tools::aligned_bytes(static_cast<size_t>(model.arena_size()));
-  Interpreter interpreter(model, arena.get(), static_cast<size_t>(model.arena_size()));
-  ASSERT_EQ(interpreter.Init(), Status::kOk);
+  const std::unique_ptr<Initialized> run = initialized(r.model);
+  ASSERT_EQ(run->status, Status::kOk);
+  Interpreter& interpreter = *run->interpreter;
   const TensorView indices = interpreter.input(static_cast<size_t>(interpreter.input_index("indices")));
   const TensorView tensor = interpreter.input(static_cast<size_t>(interpreter.input_index("tensor")));
   std::memset(tensor.data, 0, tensor.bytes);
@@ -308,13 +268,9 @@ TEST(Scatter, InvertPermutationOfAFedInput) {
     ASSERT_EQ(out[0].num_elements(), 7);
     for (int32_t i = 0; i < 7; ++i) EXPECT_EQ(out[0].as<int32_t>()[perm[static_cast<size_t>(i)]], i);
   }
-  tools::AlignedBytes buffer = tools::aligned_bytes(r.model.size());
-  std::memcpy(buffer.get(), r.model.data(), r.model.size());
-  Model model;
-  ASSERT_EQ(model.Load(buffer.get(), r.model.size()), Status::kOk);
-  tools::AlignedBytes arena = tools::aligned_bytes(static_cast<size_t>(model.arena_size()));
-  Interpreter interpreter(model, arena.get(), static_cast<size_t>(model.arena_size()));
-  ASSERT_EQ(interpreter.Init(), Status::kOk);
+  const std::unique_ptr<Initialized> run = initialized(r.model);
+  ASSERT_EQ(run->status, Status::kOk);
+  Interpreter& interpreter = *run->interpreter;
   const int32_t bad[7] = {0, 1, 2, 3, 4, 5, 7};
   std::memcpy(interpreter.input(0).data, bad, sizeof bad);
   EXPECT_EQ(interpreter.Invoke(), Status::kKernelError);

@@ -3,8 +3,7 @@
 // (converter/ops/spectral_ops.cc): against numpy.fft in double precision for
 // lengths that are and are not powers of two, RFFT's cropping and padding to
 // fft_length, IRFFT's Hermitian bins; against the TF.js oracle; and the
-// refusals of complex tensors floe does not compute (a complex fetch, a
-// non-spectral reader).
+// refusal of complex tensors floe does not compute (a non-spectral reader).
 //
 // Tolerance: floe computes each transform as a float32 dot product of length
 // n (a DFT matrix the converter writes); every output is within
@@ -15,16 +14,14 @@
 #include <cstdlib>
 
 #include "converter/ir/error.h"
+#include "tests/converter/convert_graph.h"
 #include "tests/converter/tfjs_oracle.h"
+#include "tests/support/numpy.h"
 
 namespace floe::testing {
 namespace {
 
 using G = TfGraphText;
-
-bool have_numpy() { return std::system("/usr/bin/python3 -c 'import numpy' >/dev/null 2>&1") == 0; }
-#define FLOE_REQUIRE_NUMPY() \
-  if (!have_numpy()) GTEST_SKIP() << "SKIPPED: /usr/bin/python3 with numpy is needed for the numpy comparison"
 
 std::string complex_attr(const std::string& key) { return G::type(key, "DT_COMPLEX64"); }
 
@@ -233,28 +230,15 @@ TEST(Spectral, ComplexBroadcastsAndFoldsConstants) {
   EXPECT_EQ(as_floats(out[3]), (std::vector<float>{5, 2}));
 }
 
-std::string refusal(const G& g, std::vector<std::string> outputs) {
-  conv::ConvertOptions options;
-  options.graph_path = g.write(make_temp_dir() + "/refused.pbtxt");
-  options.outputs = std::move(outputs);
-  try {
-    conv::convert(options);
-  } catch (const conv::ConvertError& e) {
-    return e.what();
-  }
-  return "(converted)";
-}
-
-TEST(Spectral, RefusesComplexFetchesAndOtherReaders) {
+// A complex fetch is a complex model output (tests/e2e/complex_io_test.cc);
+// other ops reading complex values are refused.
+TEST(Spectral, FetchesComplexAndRefusesOtherReaders) {
   G g;
   g.placeholder("x", "DT_FLOAT", {8});
   add_rfft(g, "spectrum", "x", 8);
   g.node("doubled", "Add", {"spectrum", "spectrum"}, {complex_attr("T")});
-  EXPECT_NE(refusal(g, {"spectrum"}).find("fetch 'spectrum:0' is complex64; a floe model's outputs are real: fetch "
-                                          "its Real, Imag or ComplexAbs instead"),
-            std::string::npos)
-      << refusal(g, {"spectrum"});
-  const std::string add = refusal(g, {"doubled"});
+  EXPECT_EQ(conversion_error(g, "fetched", {"spectrum"}), "(no error)");
+  const std::string add = conversion_error(g, "refused", {"doubled"});
   EXPECT_NE(add.find("node 'doubled' (op Add): input 0 ('spectrum:0') is complex64, which floe computes only inside "
                      "FFT, IFFT, RFFT, IRFFT, Real, Imag and ComplexAbs"),
             std::string::npos)
@@ -266,7 +250,7 @@ TEST(Spectral, RefusesWrongOperands) {
     G g;
     g.placeholder("x", "DT_FLOAT", {8});
     add_part(g, "re", "Real", "x");
-    const std::string e = refusal(g, {"re"});
+    const std::string e = conversion_error(g, "refused", {"re"});
     EXPECT_NE(e.find("node 're' (op Real): input 0 must be complex64, got float32"), std::string::npos) << e;
   }
   {
@@ -275,7 +259,7 @@ TEST(Spectral, RefusesWrongOperands) {
     g.placeholder("n", "DT_INT32", {1});
     g.node("spectrum", "RFFT", {"x", "n"}, {G::type("Treal", "DT_FLOAT"), complex_attr("Tcomplex")});
     add_part(g, "abs", "ComplexAbs", "spectrum");
-    const std::string e = refusal(g, {"abs"});
+    const std::string e = conversion_error(g, "refused", {"abs"});
     EXPECT_NE(e.find("fft_length (input 1, 'n:0') must be known at conversion time"), std::string::npos) << e;
   }
   {
@@ -283,7 +267,7 @@ TEST(Spectral, RefusesWrongOperands) {
     g.placeholder("x", "DT_FLOAT", {8});
     add_rfft(g, "spectrum", "x", 0);
     add_part(g, "abs", "ComplexAbs", "spectrum");
-    const std::string e = refusal(g, {"abs"});
+    const std::string e = conversion_error(g, "refused", {"abs"});
     EXPECT_NE(e.find("fft_length must be positive, got 0"), std::string::npos) << e;
   }
   {
@@ -291,7 +275,7 @@ TEST(Spectral, RefusesWrongOperands) {
     g.placeholder("x", "DT_FLOAT", {1, 1 << 20});
     add_rfft(g, "spectrum", "x", 1 << 20);
     add_part(g, "abs", "ComplexAbs", "spectrum");
-    const std::string e = refusal(g, {"abs"});
+    const std::string e = conversion_error(g, "refused", {"abs"});
     EXPECT_NE(e.find("node 'spectrum' (op RFFT): its DFT matrix [1048576, 1048578] would take 4398054899712 bytes"),
               std::string::npos)
         << e;

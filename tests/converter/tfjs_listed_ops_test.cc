@@ -12,6 +12,7 @@
 
 #include "converter/ir/error.h"
 #include "converter/pipeline/info.h"
+#include "tests/converter/convert_graph.h"
 #include "tests/converter/tfjs_oracle.h"
 
 namespace floe::testing {
@@ -27,15 +28,6 @@ std::string bool_tensor(const std::vector<int64_t>& dims, const std::vector<bool
   return s + " } } }";
 }
 
-HostTensor make_i32(std::vector<int64_t> shape, const std::vector<int32_t>& values) {
-  HostTensor t;
-  t.dtype = DType::kInt32;
-  t.shape = std::move(shape);
-  t.data.resize(values.size() * sizeof(int32_t));
-  std::copy(values.begin(), values.end(), t.as<int32_t>());
-  return t;
-}
-
 std::vector<double> converted_values(const OracleGraph& c, size_t output) {
   const std::vector<HostTensor> out = run_floe(c);
   if (out.size() <= output) {
@@ -43,18 +35,6 @@ std::vector<double> converted_values(const OracleGraph& c, size_t output) {
     return {};
   }
   return values_of(out[output]);
-}
-
-std::string refusal(const G& g, std::vector<std::string> outputs) {
-  conv::ConvertOptions options;
-  options.graph_path = g.write(make_temp_dir() + "/refused.pbtxt");
-  options.outputs = std::move(outputs);
-  try {
-    conv::convert(options);
-  } catch (const conv::ConvertError& e) {
-    return e.what();
-  }
-  return "(converted)";
 }
 
 OracleGraph concat_and_reverse() {
@@ -241,7 +221,7 @@ TEST(TfjsListedOps, DataDependentSizesAreRefusedWithTheReason) {
       g.placeholder("y", "DT_INT32", {3});
       g.node("u", op, {"x", "y"}, {G::type("T", "DT_INT32"), G::type("out_idx", "DT_INT32")});
     }
-    const std::string e = refusal(g, {"u"});
+    const std::string e = conversion_error(g, "refused", {"u"});
     EXPECT_NE(e.find(std::string(op) + " x1: u (its output size depends on the values and floe models have static "
                      "shapes: compute it outside the model and feed the result (--inputs))"),
               std::string::npos)
@@ -260,7 +240,7 @@ TEST(TfjsListedOps, RefusesOperandsTheOpsDoNotTake) {
     G g;
     g.placeholder("x", "DT_FLOAT", {4});
     g.node("bits", "BitwiseAnd", {"x", "x"}, {});
-    const std::string e = refusal(g, {"bits"});
+    const std::string e = conversion_error(g, "refused", {"bits"});
     EXPECT_NE(e.find("node 'bits' (op BitwiseAnd): bitwise ops take integers, got float32"), std::string::npos) << e;
   }
   {
@@ -268,7 +248,7 @@ TEST(TfjsListedOps, RefusesOperandsTheOpsDoNotTake) {
     g.placeholder("x", "DT_FLOAT", {2, 3});
     g.node("dims", "Const", {}, {G::type("dtype", "DT_BOOL"), bool_tensor({1}, {true})});
     g.node("r", "Reverse", {"x", "dims"}, {G::type("T", "DT_FLOAT")});
-    const std::string e = refusal(g, {"r"});
+    const std::string e = conversion_error(g, "refused", {"r"});
     EXPECT_NE(e.find("dims must be a bool vector with one value per dim of input 0 (rank 2)"), std::string::npos) << e;
   }
   {
@@ -276,7 +256,7 @@ TEST(TfjsListedOps, RefusesOperandsTheOpsDoNotTake) {
     g.placeholder("s0", "DT_INT32", {2});
     g.constant("s1", "DT_INT32", {1}, {3});
     g.node("b", "BroadcastArgs", {"s0", "s1"}, {G::type("T", "DT_INT32")});
-    const std::string e = refusal(g, {"b"});
+    const std::string e = conversion_error(g, "refused", {"b"});
     EXPECT_NE(e.find("shape s0 (input 0, 's0:0') must be known at conversion time"), std::string::npos) << e;
   }
 }

@@ -52,14 +52,12 @@ struct OracleGraph {
   std::vector<std::string> outputs;          // "node" or "node:k"
 };
 
-// The graph as a binary GraphDef (tfjs_oracle.js reads binary only).
-inline std::string write_binary_graph(const TfGraphText& g, const std::string& dir) {
-  std::ifstream text_file(g.write(dir + "/graph.pbtxt"));
-  std::stringstream text;
-  text << text_file.rdbuf();
+// A text GraphDef as the binary one tfjs_oracle.js reads (dir/graph.pb); ""
+// and a test failure when the text does not parse.
+inline std::string write_binary_graph(const std::string& pbtxt, const std::string& dir) {
   tfproto::GraphDef def;
-  if (!google::protobuf::TextFormat::ParseFromString(text.str(), &def)) {
-    ADD_FAILURE() << "the test's graph does not parse:\n" << text.str();
+  if (!google::protobuf::TextFormat::ParseFromString(pbtxt, &def)) {
+    ADD_FAILURE() << "the test's graph does not parse:\n" << pbtxt;
     return "";
   }
   const std::string path = dir + "/graph.pb";
@@ -75,21 +73,23 @@ inline HostTensor tensor_of(const tools::NpyArray& a) {
   return t;
 }
 
-// The oracle's values of `c.outputs`; {} (and a test failure) when it fails.
-inline std::vector<HostTensor> run_tfjs_oracle(const OracleGraph& c) {
+// The oracle's values of `outputs` for the text GraphDef `pbtxt` fed
+// `inputs` (by placeholder name); {} and a test failure when it fails.
+inline std::vector<HostTensor> run_tfjs_oracle(const std::string& pbtxt, const std::map<std::string, HostTensor>& inputs,
+                                               const std::vector<std::string>& outputs) {
   const std::string dir = make_temp_dir();
-  const std::string pb = write_binary_graph(c.graph, dir);
+  const std::string pb = write_binary_graph(pbtxt, dir);
   if (pb.empty()) return {};
   std::string command = "node " + tfjs_peers_dir() + "/tfjs_oracle.js " + pb;
-  for (const auto& [name, value] : c.inputs) {
+  for (const auto& [name, value] : inputs) {
     const std::string path = dir + "/in_" + name + ".npy";
     tools::write_npy(path, value.dtype, value.shape, value.data.data());
     command += " -i " + name + "=" + path;
   }
   std::vector<std::string> paths;
-  for (size_t i = 0; i < c.outputs.size(); ++i) {
+  for (size_t i = 0; i < outputs.size(); ++i) {
     paths.push_back(dir + "/out" + std::to_string(i) + ".npy");
-    command += " -o " + c.outputs[i] + "=" + paths.back();
+    command += " -o " + outputs[i] + "=" + paths.back();
   }
   const CommandResult r = run_command(command);
   if (r.exit_code != 0) {
@@ -99,6 +99,14 @@ inline std::vector<HostTensor> run_tfjs_oracle(const OracleGraph& c) {
   std::vector<HostTensor> out;
   for (const std::string& p : paths) out.push_back(tensor_of(tools::read_npy(p)));
   return out;
+}
+
+// The oracle's values of `c.outputs`; {} (and a test failure) when it fails.
+inline std::vector<HostTensor> run_tfjs_oracle(const OracleGraph& c) {
+  std::ifstream text_file(c.graph.write(make_temp_dir() + "/graph.pbtxt"));
+  std::stringstream text;
+  text << text_file.rdbuf();
+  return run_tfjs_oracle(text.str(), c.inputs, c.outputs);
 }
 
 // floe's values of `c.outputs` (the graph converted in-process for the host).

@@ -5,13 +5,16 @@
 // (<conv(x), y> == <x, tconv(y)> on seeded data); resize (bilinear
 // align_corners / half-pixel hand values, nearest); cumsum exclusive/reverse;
 // fake quant nudging; top-k sorted and TF's unsorted heap layout; log-softmax;
-// LRN; extract_patches with zero padding.
+// LRN; extract_patches with zero padding; 3-D pooling and max pooling with
+// argmax against a per-tap walk of their windows.
 #include "runtime/kernels/reference/batch_matmul.h"
 #include "runtime/kernels/reference/conv3d.h"
 #include "runtime/kernels/reference/cumulative.h"
 #include "runtime/kernels/reference/extract_patches.h"
 #include "runtime/kernels/reference/fake_quant.h"
 #include "runtime/kernels/reference/lrn.h"
+#include "runtime/kernels/reference/max_pool_with_argmax.h"
+#include "runtime/kernels/reference/pool3d.h"
 #include "runtime/kernels/reference/resize.h"
 #include "runtime/kernels/reference/softmax.h"
 #include "runtime/kernels/reference/topk.h"
@@ -19,8 +22,10 @@
 #include "runtime/kernels/reference/conv2d.h"
 
 #include <gtest/gtest.h>
+#include <float.h>
 #include <math.h>
 
+#include <algorithm>
 #include <random>
 #include <vector>
 
@@ -187,6 +192,94 @@ TEST(NnExtra, Conv3DOfDepthOneEqualsConv2D) {
   p2.pad_top = 1;
   conv2d_f32(p2, {{x.data(), shape_of(x2)}, {f.data(), shape_of(f2)}, {nullptr, {}}, {b.data(), shape_of(o2)}});
   for (size_t i = 0; i < a.size(); ++i) EXPECT_NEAR(a[i], b[i], 1e-5) << i;
+}
+
+// Pooling by its definition: every tap of the window, those outside the
+// input skipped (the kernels clip each window once instead).
+float pooled_per_tap(const std::vector<float>& x, const std::vector<int32_t>& d, bool max, const int32_t (&k)[3],
+                     const int32_t (&origin)[3], int32_t n, int32_t c, int64_t* argmax_flat) {
+  float acc = max ? -FLT_MAX : 0.0f;
+  int count = 0;
+  for (int32_t kz = 0; kz < k[0]; ++kz) {
+    for (int32_t ky = 0; ky < k[1]; ++ky) {
+      for (int32_t kx = 0; kx < k[2]; ++kx) {
+        const int32_t z = origin[0] + kz, y = origin[1] + ky, xx = origin[2] + kx;
+        if (z < 0 || z >= d[1] || y < 0 || y >= d[2] || xx < 0 || xx >= d[3]) continue;
+        const int64_t flat = ((static_cast<int64_t>(z) * d[2] + y) * d[3] + xx) * d[4] + c;
+        const float v = x[static_cast<size_t>(n * d[1] * d[2] * d[3] * d[4] + flat)];
+        if (max ? (count == 0 || v > acc) : true) {
+          if (max && argmax_flat != nullptr) *argmax_flat = flat;
+          acc = max ? v : acc + v;
+        }
+        ++count;
+      }
+    }
+  }
+  return max ? acc : (count > 0 ? acc / static_cast<float>(count) : 0.0f);
+}
+
+TEST(NnExtra, Pool3DAndMaxPoolWithArgmaxEqualTheirPerTapDefinition) {
+  std::mt19937 rng(9);
+  std::uniform_real_distribution<float> u(-1, 1);
+  const std::vector<int32_t> xd = {2, 3, 5, 4, 3};
+  std::vector<float> x(2 * 3 * 5 * 4 * 3);
+  for (auto& v : x) v = u(rng);
+  struct Geometry {
+    int32_t k[3], s[3], pad[3];
+  };
+  // VALID, SAME-like padding, and pads as large as the window (windows wholly outside).
+  const Geometry geometries[] = {{{2, 2, 2}, {1, 1, 1}, {0, 0, 0}},
+                                 {{3, 3, 2}, {2, 2, 1}, {1, 1, 0}},
+                                 {{1, 2, 3}, {1, 3, 2}, {0, 1, 1}},
+                                 {{2, 2, 2}, {2, 2, 2}, {2, 2, 2}}};
+  for (const Geometry& g : geometries) {
+    std::vector<int32_t> od = {2, 0, 0, 0, 3};
+    for (int a = 0; a < 3; ++a) od[a + 1] = (xd[a + 1] + 2 * g.pad[a] - g.k[a]) / g.s[a] + 1;
+    const size_t outputs = static_cast<size_t>(2 * od[1] * od[2] * od[3] * 3);
+    Pool3DParams p;
+    p.filter_d = g.k[0], p.filter_h = g.k[1], p.filter_w = g.k[2];
+    p.stride_d = g.s[0], p.stride_h = g.s[1], p.stride_w = g.s[2];
+    p.pad_front = g.pad[0], p.pad_top = g.pad[1], p.pad_left = g.pad[2];
+    std::vector<float> max_out(outputs), avg_out(outputs);
+    max_pool3d_f32(p, {x.data(), shape_of(xd)}, {max_out.data(), shape_of(od)});
+    avg_pool3d_f32(p, {x.data(), shape_of(xd)}, {avg_out.data(), shape_of(od)});
+    // The same windows over depth 0 of each image (an NHWC view) with argmax.
+    const std::vector<int32_t> xd2 = {2, xd[2], xd[3], xd[4]}, od2 = {2, od[2], od[3], 3};
+    std::vector<float> image(static_cast<size_t>(2 * xd[2] * xd[3] * xd[4]));
+    for (int32_t n = 0; n < 2; ++n) {
+      std::copy_n(x.begin() + n * xd[1] * xd[2] * xd[3] * xd[4], xd[2] * xd[3] * xd[4],
+                  image.begin() + n * xd[2] * xd[3] * xd[4]);
+    }
+    MaxPoolArgmaxParams q;
+    q.filter_h = g.k[1], q.filter_w = g.k[2], q.stride_h = g.s[1], q.stride_w = g.s[2];
+    q.pad_top = g.pad[1], q.pad_left = g.pad[2];
+    q.include_batch_in_index = 1;
+    std::vector<float> argmax_out(static_cast<size_t>(2 * od[2] * od[3] * 3));
+    std::vector<int64_t> argmax(argmax_out.size());
+    max_pool_with_argmax_f32(q, {image.data(), shape_of(xd2)}, {argmax_out.data(), shape_of(od2)},
+                             {argmax.data(), shape_of(od2)});
+    size_t i = 0, j = 0;
+    for (int32_t n = 0; n < 2; ++n) {
+      for (int32_t oz = 0; oz < od[1]; ++oz) {
+        for (int32_t oy = 0; oy < od[2]; ++oy) {
+          for (int32_t ox = 0; ox < od[3]; ++ox) {
+            for (int32_t c = 0; c < 3; ++c, ++i) {
+              const int32_t origin[3] = {oz * g.s[0] - g.pad[0], oy * g.s[1] - g.pad[1], ox * g.s[2] - g.pad[2]};
+              EXPECT_EQ(max_out[i], pooled_per_tap(x, xd, true, g.k, origin, n, c, nullptr)) << i;
+              EXPECT_EQ(avg_out[i], pooled_per_tap(x, xd, false, g.k, origin, n, c, nullptr)) << i;
+              if (oz != 0) continue;
+              const int32_t k2[3] = {1, g.k[1], g.k[2]}, origin2[3] = {0, origin[1], origin[2]};
+              int64_t flat = -1;
+              const std::vector<int32_t> image_d = {2, 1, xd[2], xd[3], xd[4]};
+              EXPECT_EQ(argmax_out[j], pooled_per_tap(image, image_d, true, k2, origin2, n, c, &flat)) << j;
+              EXPECT_EQ(argmax[j], flat < 0 ? -1 : n * xd[2] * xd[3] * xd[4] + flat) << j;
+              ++j;
+            }
+          }
+        }
+      }
+    }
+  }
 }
 
 }  // namespace

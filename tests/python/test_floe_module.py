@@ -156,3 +156,26 @@ def test_self_test():
     assert result["passed"] and result["ops_checked"] == 3 and result["tolerance"] == pytest.approx(1e-4)
     with pytest.raises(RuntimeError, match="no self-test"):
         floe.Interpreter(mnist()).self_test()
+
+
+COMPLEX_GRAPH = """
+node { name: "x" op: "Placeholder" attr { key: "dtype" value { type: DT_COMPLEX64 } }
+  attr { key: "shape" value { shape { dim { size: 2 } dim { size: 6 } } } } }
+node { name: "spectrum" op: "FFT" input: "x" attr { key: "Tcomplex" value { type: DT_COMPLEX64 } } }
+versions { producer: 27 }
+"""
+
+
+def test_complex_input_and_output(tmp_path):
+    graph = tmp_path / "fft.pbtxt"
+    graph.write_text(COMPLEX_GRAPH)
+    interpreter = floe.Interpreter(floe.convert(graph=str(graph), outputs=["spectrum"]))
+    (inp,) = interpreter.get_input_details()
+    (out,) = interpreter.get_output_details()
+    assert inp["dtype"] == np.complex64 and list(inp["shape"]) == [2, 6]
+    assert out["dtype"] == np.complex64 and list(out["shape"]) == [2, 6]
+    rng = np.random.default_rng(3)
+    x = (rng.uniform(-1, 1, (2, 6)) + 1j * rng.uniform(-1, 1, (2, 6))).astype(np.complex64)
+    spectrum = interpreter.run(x=x)["spectrum"]
+    assert spectrum.dtype == np.complex64 and spectrum.shape == (2, 6)
+    np.testing.assert_allclose(spectrum, np.fft.fft(x.astype(np.complex128)), atol=1e-6 * 7 * 2)

@@ -30,6 +30,7 @@ struct ModelSpec {
   std::vector<int32_t> inputs = {0}, outputs = {3};
   uint64_t arena_size = 48;
   schema::DType input_source_dtype = schema::DType::INVALID;  // Tensor.source_dtype of tensor 0
+  bool input_complex = false;                                 // Tensor.complex of tensor 0
 };
 
 std::vector<uint8_t> build(const ModelSpec& spec) {
@@ -48,7 +49,8 @@ std::vector<uint8_t> build(const ModelSpec& spec) {
     tensors.push_back(schema::CreateTensor(b, b.CreateString(names[i % 4]), schema::DType::FLOAT32,
                                            b.CreateVector(t.shape), t.constant, t.offset,
                                            static_cast<uint64_t>(t.size >= 0 ? t.size : size), -1, -1,
-                                           /*quantization=*/0, /*region=*/0, i == 0 ? spec.input_source_dtype : schema::DType::INVALID));
+                                           /*quantization=*/0, /*region=*/0, i == 0 ? spec.input_source_dtype : schema::DType::INVALID,
+                                           i == 0 && spec.input_complex));
   }
   std::vector<flatbuffers::Offset<schema::Operator>> ops = {
       schema::CreateOperator(b, spec.first_op, b.CreateVector(spec.relu_inputs),
@@ -97,6 +99,30 @@ TEST(Model, InputSourceDtypeIsValidated) {
   Loaded bad = load(build(spec));
   EXPECT_EQ(bad.status, Status::kInvalidModel);
   EXPECT_STREQ(bad.model.error().message, "tensor has an invalid source dtype");
+}
+
+// A complex input is float32 pairs in a last dim of 2 (source dtype absent,
+// or float64 for complex128); the view says so. Anything else is refused.
+TEST(Model, ComplexTensorsAreFloat32PairsInTheLastDim) {
+  ModelSpec spec;
+  spec.tensors = {{{2, 2}, false, 0}, {{2, 2}, false, 16}, {{2, 2}, true, 0}, {{2, 2}, false, 32}};
+  spec.input_complex = true;
+  Loaded ok = load(build(spec));
+  ASSERT_EQ(ok.status, Status::kOk) << ok.model.error().message;
+  EXPECT_TRUE(ok.model.tensor(0).complex);
+  EXPECT_FALSE(ok.model.tensor(3).complex);
+  spec.input_source_dtype = schema::DType::FLOAT64;  // complex128 in the graph
+  Loaded wide = load(build(spec));
+  EXPECT_EQ(wide.status, Status::kOk) << wide.model.error().message;
+  spec.input_source_dtype = schema::DType::INT32;
+  Loaded int_source = load(build(spec));
+  EXPECT_EQ(int_source.status, Status::kInvalidModel);
+  EXPECT_STREQ(int_source.model.error().message, "complex tensor is not float32 pairs in a last dim of 2");
+  spec.input_source_dtype = schema::DType::INVALID;
+  spec.tensors = ModelSpec().tensors;  // [4]: no pair dim
+  Loaded unpaired = load(build(spec));
+  EXPECT_EQ(unpaired.status, Status::kInvalidModel);
+  EXPECT_STREQ(unpaired.model.error().message, "complex tensor is not float32 pairs in a last dim of 2");
 }
 
 TEST(Model, ValidModelRuns) {

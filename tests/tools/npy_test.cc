@@ -154,12 +154,15 @@ save("strided", np.arange(20, dtype="<f4").reshape(4, 5)[:, ::2])  # saved in C 
 save("v2", np.arange(6, dtype="<f4").reshape(2, 3), version=(2, 0))
 save("v3", np.arange(6, dtype="<f4").reshape(2, 3), version=(3, 0))
 save("long_row", np.arange(10, dtype="<i8").reshape(1, 10))
+save("c8", np.array([1 + 2j, -3.5 - 0.25j], dtype="<c8"))   # read as float32 [2, 2] pairs
+save("c16", np.array([[0.5 - 1j], [2 + 0j]], dtype="<c16"))  # float64 [2, 1, 2]
 
 # Files floe must reject.
 np.save(f"{out}/fortran.npy", np.asfortranarray(np.arange(6, dtype="<f4").reshape(2, 3)))
 np.save(f"{out}/big_endian.npy", np.arange(3, dtype=">f4"))
 np.save(f"{out}/uint32.npy", np.arange(3, dtype="<u4"))
-np.save(f"{out}/complex.npy", np.zeros(2, dtype="<c8"))
+np.save(f"{out}/complex_big_endian.npy", np.zeros(2, dtype=">c8"))
+np.save(f"{out}/clongdouble.npy", np.zeros(2, dtype=np.clongdouble))
 np.save(f"{out}/structured.npy", np.zeros(2, dtype=[("a", "<f4"), ("b", "<i4")]))
 np.save(f"{out}/unicode.npy", np.array(["ab", "c"]))
 print("ok")
@@ -186,6 +189,7 @@ TEST_F(NpyTest, ReadsEveryDtypeAndShapeNumpyWrites) {
       {"cube", floe::DType::kInt32, {2, 3, 4}}, {"strided", floe::DType::kFloat32, {4, 3}},
       {"v2", floe::DType::kFloat32, {2, 3}},    {"v3", floe::DType::kFloat32, {2, 3}},
       {"long_row", floe::DType::kInt64, {1, 10}},
+      {"c8", floe::DType::kFloat32, {2, 2}},    {"c16", floe::DType::kFloat64, {2, 1, 2}},
   };
   for (const Expected& fixture : fixtures) {
     SCOPED_TRACE(fixture.name);
@@ -213,12 +217,19 @@ TEST_F(NpyTest, ReadsEveryDtypeAndShapeNumpyWrites) {
   EXPECT_EQ(as_values<float>(read_npy(path("strided.npy"))),
             (std::vector<float>{0, 2, 4, 5, 7, 9, 10, 12, 14, 15, 17, 19}));
   EXPECT_TRUE(read_npy(path("empty.npy")).data.empty());
+  // Complex values are (real, imaginary) pairs in a last dim of 2.
+  EXPECT_TRUE(read_npy(path("c8.npy")).complex);
+  EXPECT_TRUE(read_npy(path("c16.npy")).complex);
+  EXPECT_FALSE(read_npy(path("f4.npy")).complex);
+  EXPECT_EQ(as_values<float>(read_npy(path("c8.npy"))), (std::vector<float>{1, 2, -3.5f, -0.25f}));
+  EXPECT_EQ(as_values<double>(read_npy(path("c16.npy"))), (std::vector<double>{0.5, -1, 2, 0}));
 
   // What floe must refuse, with a reason a user can act on.
   EXPECT_NE(read_error(path("fortran.npy")).find("Fortran"), std::string::npos);
   EXPECT_NE(read_error(path("big_endian.npy")).find("big-endian"), std::string::npos);
   EXPECT_NE(read_error(path("uint32.npy")).find("'<u4' is not supported"), std::string::npos);
-  EXPECT_NE(read_error(path("complex.npy")).find("'<c8'"), std::string::npos);
+  EXPECT_NE(read_error(path("complex_big_endian.npy")).find("'>c8' is big-endian"), std::string::npos);
+  EXPECT_NE(read_error(path("clongdouble.npy")).find("is not supported"), std::string::npos);
   EXPECT_NE(read_error(path("structured.npy")).find("structured"), std::string::npos);
   EXPECT_NE(read_error(path("unicode.npy")).find("'<U2'"), std::string::npos);
 }
@@ -369,6 +380,36 @@ TEST_F(NpyTest, HeaderTextMatchesNumpyFormatting) {
   EXPECT_NE(read_file_text(path("d.npy")).find("'descr': '|u1'"), std::string::npos);
   EXPECT_EQ(a.size(), 128u + 12u);
   EXPECT_EQ(a[127], '\n');
+}
+
+// Float pairs in a last dim of 2 written as complex: numpy's descr and shape,
+// the same bytes, read back as the pairs they were.
+TEST_F(NpyTest, WritesComplexPairsAsNumpyComplex) {
+  const float pairs[6] = {1, -2, 0.5f, 3, -4, 0};
+  const double wide[4] = {1.5, -1, 0, 2};
+  write_npy(path("c8.npy"), floe::DType::kFloat32, {3, 2}, pairs, /*complex=*/true);
+  write_npy(path("c16.npy"), floe::DType::kFloat64, {1, 2, 2}, wide, /*complex=*/true);
+  EXPECT_NE(read_file_text(path("c8.npy")).find("{'descr': '<c8', 'fortran_order': False, 'shape': (3,), }"),
+            std::string::npos);
+  EXPECT_NE(read_file_text(path("c16.npy")).find("{'descr': '<c16', 'fortran_order': False, 'shape': (1, 2), }"),
+            std::string::npos);
+  const NpyArray back = read_npy(path("c8.npy"));
+  EXPECT_TRUE(back.complex);
+  EXPECT_EQ(back.shape, (std::vector<int64_t>{3, 2}));
+  EXPECT_EQ(as_values<float>(back), (std::vector<float>{1, -2, 0.5f, 3, -4, 0}));
+  EXPECT_EQ(as_values<double>(read_npy(path("c16.npy"))), (std::vector<double>{1.5, -1, 0, 2}));
+  EXPECT_THROW(write_npy(path("x.npy"), floe::DType::kFloat32, {3}, pairs, true), std::runtime_error);
+  EXPECT_THROW(write_npy(path("x.npy"), floe::DType::kInt32, {3, 2}, pairs, true), std::runtime_error);
+  REQUIRE_NUMPY();  // numpy reads the complex files back
+  std::string log;
+  EXPECT_EQ(run_python("import numpy as np, sys\n"
+                       "d = sys.argv[1]\n"
+                       "a = np.load(d + '/c8.npy'); b = np.load(d + '/c16.npy')\n"
+                       "assert a.dtype == np.complex64 and a.tolist() == [1-2j, 0.5+3j, -4+0j], a\n"
+                       "assert b.dtype == np.complex128 and b.shape == (1, 2) and b[0, 0] == 1.5-1j, b\n",
+                       &log),
+            0)
+      << log;
 }
 
 TEST_F(NpyTest, WriteRejectsWhatNpyCannotHold) {

@@ -7,6 +7,8 @@
 #include <stddef.h>
 
 #include "runtime/core/op_adapter.h"
+#include "runtime/kernels/reference/pool2d.h"
+#include "runtime/kernels/window.h"
 
 namespace floe::ref {
 
@@ -14,41 +16,35 @@ void max_pool_with_argmax_f32(const MaxPoolArgmaxParams& p, In<float> input, Out
   const int32_t* id = input.shape.dims;
   const int32_t* od = output.shape.dims;
   const ptrdiff_t batches = id[0], in_h = id[1], in_w = id[2], ch = id[3];
-  const ptrdiff_t out_h = od[1], out_w = od[2];
+  const kernels::PoolWindows windows = {in_h, in_w, od[1], od[2], p.filter_h, p.filter_w,
+                                        p.stride_h, p.stride_w, p.pad_top, p.pad_left};
   ptrdiff_t k = 0;
   for (ptrdiff_t n = 0; n < batches; ++n) {
     const int64_t batch_base = p.include_batch_in_index ? static_cast<int64_t>(n) * in_h * in_w * ch : 0;
-    for (ptrdiff_t oy = 0; oy < out_h; ++oy) {
-      const ptrdiff_t y0 = oy * p.stride_h - p.pad_top;
-      for (ptrdiff_t ox = 0; ox < out_w; ++ox) {
-        const ptrdiff_t x0 = ox * p.stride_w - p.pad_left;
-        for (ptrdiff_t c = 0; c < ch; ++c, ++k) {
-          float best = -FLT_MAX;
-          int64_t best_index = -1;
-          for (ptrdiff_t ky = 0; ky < p.filter_h; ++ky) {
-            const ptrdiff_t y = y0 + ky;
-            if (y < 0 || y >= in_h) continue;
-            for (ptrdiff_t kx = 0; kx < p.filter_w; ++kx) {
-              const ptrdiff_t x = x0 + kx;
-              if (x < 0 || x >= in_w) continue;
-              const int64_t flat = (static_cast<int64_t>(y) * in_w + x) * ch + c;
-              const float v = input.data[n * in_h * in_w * ch + flat];
-              if (best_index < 0 || v > best) {
-                best = v;
-                best_index = flat;
-              }
+    kernels::for_each_pool_window(windows, [&](ptrdiff_t y0, ptrdiff_t x0, kernels::TapRange taps_y,
+                                               kernels::TapRange taps_x) {
+      for (ptrdiff_t c = 0; c < ch; ++c, ++k) {
+        float best = -FLT_MAX;
+        int64_t best_index = -1;
+        for (ptrdiff_t y = y0 + taps_y.begin; y < y0 + taps_y.end; ++y) {
+          for (ptrdiff_t x = x0 + taps_x.begin; x < x0 + taps_x.end; ++x) {
+            const int64_t flat = (static_cast<int64_t>(y) * in_w + x) * ch + c;
+            const float v = input.data[n * in_h * in_w * ch + flat];
+            if (best_index < 0 || v > best) {
+              best = v;
+              best_index = flat;
             }
           }
-          output.data[k] = best;
-          const int64_t index = best_index < 0 ? -1 : batch_base + best_index;
-          if (p.index_is_int64) {
-            static_cast<int64_t*>(argmax.data)[k] = index;
-          } else {
-            static_cast<int32_t*>(argmax.data)[k] = static_cast<int32_t>(index);
-          }
+        }
+        output.data[k] = best;
+        const int64_t index = best_index < 0 ? -1 : batch_base + best_index;
+        if (p.index_is_int64) {
+          static_cast<int64_t*>(argmax.data)[k] = index;
+        } else {
+          static_cast<int32_t*>(argmax.data)[k] = static_cast<int32_t>(index);
         }
       }
-    }
+    });
   }
 }
 
@@ -74,12 +70,7 @@ const char* prepare_max_pool_with_argmax(const OpContext& ctx) {
   if (const char* err = check_window(o->stride_h(), o->stride_w(), 1, 1, o->pad_top(), o->pad_left())) return err;
   if (o->activation() != schema::Activation::NONE) return FLOE_MSG("max pool with argmax has no fused activation");
   ref::MaxPoolArgmaxParams& p = ctx.params<ref::MaxPoolArgmaxParams>();
-  p.filter_h = o->filter_h();
-  p.filter_w = o->filter_w();
-  p.stride_h = o->stride_h();
-  p.stride_w = o->stride_w();
-  p.pad_top = o->pad_top();
-  p.pad_left = o->pad_left();
+  set_pool_window(p, *o);
   p.include_batch_in_index = o->include_batch_in_index() ? 1 : 0;
   p.index_is_int64 = arg.dtype == DType::kInt64 ? 1 : 0;
   return nullptr;

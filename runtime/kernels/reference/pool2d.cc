@@ -32,49 +32,46 @@ void pool(const Pool2DParams& params, const Pool2DOperands& ops) {
   const ActivationRange range = activation_range(params.activation);
   const float lo = range.lo, hi = range.hi;
 
+  const kernels::PoolWindows windows = {in_h, in_w, out_h, out_w, params.filter_h, params.filter_w,
+                                        params.stride_h, params.stride_w, params.pad_top, params.pad_left};
   float* o = ops.output.data;
   for (ptrdiff_t n = 0; n < batches; ++n) {
     const float* image = ops.input.data + n * in_image;
-    for (ptrdiff_t oy = 0; oy < out_h; ++oy) {
-      const ptrdiff_t y0 = oy * params.stride_h - params.pad_top;
-      const kernels::TapRange taps_y = kernels::tap_range(y0, in_h, params.filter_h, 1);
-      for (ptrdiff_t ox = 0; ox < out_w; ++ox, o += c_n) {
-        const ptrdiff_t x0 = ox * params.stride_w - params.pad_left;
-        const kernels::TapRange taps_x = kernels::tap_range(x0, in_w, params.filter_w, 1);
-
-        // A window entirely in the padding (only possible with padding >= the
-        // filter size, which SAME/VALID never produce) yields -inf for max, the
-        // identity of max, and 0 for average rather than 0/0.
-        const float init = kKind == Kind::kMax ? -INFINITY : 0.0f;
-        for (ptrdiff_t c = 0; c < c_n; ++c) o[c] = init;
-        for (ptrdiff_t ky = taps_y.begin; ky < taps_y.end; ++ky) {
-          const float* in_y = image + (y0 + ky) * in_row;
-          for (ptrdiff_t kx = taps_x.begin; kx < taps_x.end; ++kx) {
-            const float* x = in_y + (x0 + kx) * c_n;
-            if (kKind == Kind::kMax) {
-              // NaN-propagating max, like binary Maximum.
-              for (ptrdiff_t c = 0; c < c_n; ++c) {
-                const float v = x[c];
-                o[c] = (v > o[c] || v != v) ? v : o[c];
-              }
-            } else {
-              for (ptrdiff_t c = 0; c < c_n; ++c) o[c] += x[c];
+    kernels::for_each_pool_window(windows, [&](ptrdiff_t y0, ptrdiff_t x0, kernels::TapRange taps_y,
+                                               kernels::TapRange taps_x) {
+      // A window entirely in the padding (only possible with padding >= the
+      // filter size, which SAME/VALID never produce) yields -inf for max, the
+      // identity of max, and 0 for average rather than 0/0.
+      const float init = kKind == Kind::kMax ? -INFINITY : 0.0f;
+      for (ptrdiff_t c = 0; c < c_n; ++c) o[c] = init;
+      for (ptrdiff_t ky = taps_y.begin; ky < taps_y.end; ++ky) {
+        const float* in_y = image + (y0 + ky) * in_row;
+        for (ptrdiff_t kx = taps_x.begin; kx < taps_x.end; ++kx) {
+          const float* x = in_y + (x0 + kx) * c_n;
+          if (kKind == Kind::kMax) {
+            // NaN-propagating max, like binary Maximum.
+            for (ptrdiff_t c = 0; c < c_n; ++c) {
+              const float v = x[c];
+              o[c] = (v > o[c] || v != v) ? v : o[c];
             }
+          } else {
+            for (ptrdiff_t c = 0; c < c_n; ++c) o[c] += x[c];
           }
-        }
-        if (kKind == Kind::kAvg) {
-          const ptrdiff_t count = (taps_y.end - taps_y.begin) * (taps_x.end - taps_x.begin);
-          if (count > 0) {
-            // sum / count as TensorFlow computes it (one rounding, not two).
-            const float divisor = static_cast<float>(count);
-            for (ptrdiff_t c = 0; c < c_n; ++c) o[c] /= divisor;
-          }
-        }
-        if (params.activation != Activation::kNone) {
-          for (ptrdiff_t c = 0; c < c_n; ++c) o[c] = o[c] < lo ? lo : (o[c] > hi ? hi : o[c]);
         }
       }
-    }
+      if (kKind == Kind::kAvg) {
+        const ptrdiff_t count = (taps_y.end - taps_y.begin) * (taps_x.end - taps_x.begin);
+        if (count > 0) {
+          // sum / count as TensorFlow computes it (one rounding, not two).
+          const float divisor = static_cast<float>(count);
+          for (ptrdiff_t c = 0; c < c_n; ++c) o[c] /= divisor;
+        }
+      }
+      if (params.activation != Activation::kNone) {
+        for (ptrdiff_t c = 0; c < c_n; ++c) o[c] = o[c] < lo ? lo : (o[c] > hi ? hi : o[c]);
+      }
+      o += c_n;
+    });
   }
 }
 
@@ -140,12 +137,7 @@ const char* prepare_pool2d_s8(const OpContext& ctx) {
   const schema::Requantization* r = requantization_of(ctx, &why);
   if (r == nullptr) return why;
   ref::Pool2DS8Params& p = ctx.params<Pool2DPrepared>().s8;
-  p.filter_h = o->filter_h();
-  p.filter_w = o->filter_w();
-  p.stride_h = o->stride_h();
-  p.stride_w = o->stride_w();
-  p.pad_top = o->pad_top();
-  p.pad_left = o->pad_left();
+  set_pool_window(p, *o);
   p.act_min = r->activation_min();
   p.act_max = r->activation_max();
   const bool max_pool = ctx.op->opcode() == schema::OpCode::MAX_POOL2D;
@@ -167,12 +159,7 @@ const char* prepare_pool2d(const OpContext& ctx) {
   if (const char* err = check_pool_geometry(ctx)) return err;
   const auto* o = ctx.op->options_as_Pool2DOptions();
   ref::Pool2DParams& params = ctx.params<Pool2DPrepared>().f32;
-  params.filter_h = o->filter_h();
-  params.filter_w = o->filter_w();
-  params.stride_h = o->stride_h();
-  params.stride_w = o->stride_w();
-  params.pad_top = o->pad_top();
-  params.pad_left = o->pad_left();
+  set_pool_window(params, *o);
   params.activation = activation(o->activation());
   return nullptr;
 }
@@ -202,23 +189,19 @@ void pool2d_s8(const Pool2DS8Params& params, const Pool2DS8Operands& ops, Window
   const int32_t* out_dims = ops.output.shape.dims;
   const ptrdiff_t batches = in_dims[0], in_h = in_dims[1], in_w = in_dims[2], channels = in_dims[3];
   const ptrdiff_t out_h = out_dims[1], out_w = out_dims[2];
+  const kernels::PoolWindows windows = {in_h, in_w, out_h, out_w, params.filter_h, params.filter_w,
+                                        params.stride_h, params.stride_w, params.pad_top, params.pad_left};
   int8_t* o = ops.output.data;
   for (ptrdiff_t n = 0; n < batches; ++n) {
     const int8_t* image = ops.input.data + n * in_h * in_w * channels;
-    for (ptrdiff_t oy = 0; oy < out_h; ++oy) {
-      const ptrdiff_t y0 = oy * params.stride_h - params.pad_top;
-      const kernels::TapRange ty = kernels::tap_range(y0, in_h, params.filter_h, 1);
-      for (ptrdiff_t ox = 0; ox < out_w; ++ox) {
-        const ptrdiff_t x0 = ox * params.stride_w - params.pad_left;
-        const kernels::TapRange tx = kernels::tap_range(x0, in_w, params.filter_w, 1);
-        for (ptrdiff_t c = 0; c < channels; ++c, ++o) {
-          const int8_t* first = image + ((y0 + ty.begin) * in_w + x0 + tx.begin) * channels + c;
-          const int32_t v = window(first, ty.end - ty.begin, tx.end - tx.begin, in_w * channels,
-                                   channels);
-          *o = static_cast<int8_t>(clamp_to(v, params.act_min, params.act_max));
-        }
+    kernels::for_each_pool_window(windows, [&](ptrdiff_t y0, ptrdiff_t x0, kernels::TapRange ty,
+                                               kernels::TapRange tx) {
+      for (ptrdiff_t c = 0; c < channels; ++c, ++o) {
+        const int8_t* first = image + ((y0 + ty.begin) * in_w + x0 + tx.begin) * channels + c;
+        const int32_t v = window(first, ty.end - ty.begin, tx.end - tx.begin, in_w * channels, channels);
+        *o = static_cast<int8_t>(clamp_to(v, params.act_min, params.act_max));
       }
-    }
+    });
   }
 }
 

@@ -57,6 +57,18 @@ union Pool2DPrepared {
   ref::Pool2DS8Params s8;
 };
 
+// The window fields every 2-D pooling's params hold (float, int8, with argmax),
+// from its Pool2DOptions, read once at Init().
+template <typename Params>
+void set_pool_window(Params& p, const schema::Pool2DOptions& o) {
+  p.filter_h = o.filter_h();
+  p.filter_w = o.filter_w();
+  p.stride_h = o.stride_h();
+  p.stride_w = o.stride_w();
+  p.pad_top = o.pad_top();
+  p.pad_left = o.pad_left();
+}
+
 const char* prepare_pool2d(const OpContext& ctx);
 Status eval_max_pool2d(const PreparedOp& ctx);
 Status eval_avg_pool2d(const PreparedOp& ctx);

@@ -7,6 +7,7 @@
 #include <stddef.h>
 
 #include "runtime/core/op_adapter.h"
+#include "runtime/kernels/window.h"
 
 namespace floe::ref {
 namespace {
@@ -16,43 +17,38 @@ void pool3d(const Pool3DParams& p, In<float> input, Out<float> output) {
   const int32_t* id = input.shape.dims;
   const int32_t* od = output.shape.dims;
   const ptrdiff_t batches = id[0], in_d = id[1], in_h = id[2], in_w = id[3], ch = id[4];
-  const ptrdiff_t out_d = od[1], out_h = od[2], out_w = od[3];
+  const ptrdiff_t out_d = od[1];
+  const kernels::PoolWindows windows = {in_h, in_w, od[2], od[3], p.filter_h, p.filter_w,
+                                        p.stride_h, p.stride_w, p.pad_top, p.pad_left};
   float* o = output.data;
   for (ptrdiff_t n = 0; n < batches; ++n) {
     for (ptrdiff_t oz = 0; oz < out_d; ++oz) {
       const ptrdiff_t z0 = oz * p.stride_d - p.pad_front;
-      for (ptrdiff_t oy = 0; oy < out_h; ++oy) {
-        const ptrdiff_t y0 = oy * p.stride_h - p.pad_top;
-        for (ptrdiff_t ox = 0; ox < out_w; ++ox, o += ch) {
-          const ptrdiff_t x0 = ox * p.stride_w - p.pad_left;
-          for (ptrdiff_t c = 0; c < ch; ++c) {
-            float acc = kMax ? -FLT_MAX : 0.0f;
-            bool any = false;
-            ptrdiff_t count = 0;
-            for (ptrdiff_t kz = 0; kz < p.filter_d; ++kz) {
-              const ptrdiff_t z = z0 + kz;
-              if (z < 0 || z >= in_d) continue;
-              for (ptrdiff_t ky = 0; ky < p.filter_h; ++ky) {
-                const ptrdiff_t y = y0 + ky;
-                if (y < 0 || y >= in_h) continue;
-                for (ptrdiff_t kx = 0; kx < p.filter_w; ++kx) {
-                  const ptrdiff_t x = x0 + kx;
-                  if (x < 0 || x >= in_w) continue;
-                  const float v = input.data[(((n * in_d + z) * in_h + y) * in_w + x) * ch + c];
-                  if (kMax) {
-                    if (!any || v > acc) acc = v;
-                  } else {
-                    acc += v;
-                  }
-                  any = true;
-                  ++count;
+      const kernels::TapRange taps_z = kernels::tap_range(z0, in_d, p.filter_d, 1);
+      kernels::for_each_pool_window(windows, [&](ptrdiff_t y0, ptrdiff_t x0, kernels::TapRange taps_y,
+                                                 kernels::TapRange taps_x) {
+        const ptrdiff_t count =
+            (taps_z.end - taps_z.begin) * (taps_y.end - taps_y.begin) * (taps_x.end - taps_x.begin);
+        for (ptrdiff_t c = 0; c < ch; ++c) {
+          float acc = kMax ? -FLT_MAX : 0.0f;
+          bool any = false;
+          for (ptrdiff_t z = z0 + taps_z.begin; z < z0 + taps_z.end; ++z) {
+            for (ptrdiff_t y = y0 + taps_y.begin; y < y0 + taps_y.end; ++y) {
+              for (ptrdiff_t x = x0 + taps_x.begin; x < x0 + taps_x.end; ++x) {
+                const float v = input.data[(((n * in_d + z) * in_h + y) * in_w + x) * ch + c];
+                if (kMax) {
+                  if (!any || v > acc) acc = v;
+                } else {
+                  acc += v;
                 }
+                any = true;
               }
             }
-            o[c] = kMax ? acc : (count > 0 ? acc / static_cast<float>(count) : 0.0f);
           }
+          o[c] = kMax ? acc : (count > 0 ? acc / static_cast<float>(count) : 0.0f);
         }
-      }
+        o += ch;
+      });
     }
   }
 }
