@@ -71,6 +71,11 @@ struct LoweredOp {
   int loop = -1;
   bool loop_cond = false;
   int runs_loop = -1;
+  // Run-time ifs, the same way: the if whose then (if_then) or else branch this
+  // op is part of (-1: none); for an IF op, the if it runs (plan/ifs.h).
+  int if_id = -1;
+  bool if_then = false;
+  int runs_if = -1;
 };
 
 // A TF1 while loop the runtime runs (WHILE op): its name and bound.
@@ -126,6 +131,7 @@ struct LoweredModel {
   uint64_t xnnpack_budget = 0;
   std::vector<XnnpackRewrite> xnnpack_rewrites;
   std::vector<RuntimeLoop> loops;  // indexed by LoweredOp::loop / runs_loop
+  std::vector<std::string> ifs;    // run-time ifs' names, indexed by LoweredOp::if_id / runs_if
 
   int add_value(Value value) {
     values.push_back(std::move(value));

@@ -35,6 +35,7 @@
 #include "converter/lower/backend_cortexm.h"
 #include "converter/lower/backend_xnnpack.h"
 #include "converter/lower/lower_graph.h"
+#include "converter/plan/ifs.h"
 #include "converter/plan/loops.h"
 #include "converter/ops/op_registry.h"
 #include "converter/passes/cond_to_select.h"
@@ -508,7 +509,7 @@ void backend_stage(const ConvertOptions& options, Conversion& c) {
 void schedule_stage(const ConvertOptions& options, Conversion& c) {
   // A run-time loop's ops stay grouped after their WHILE (plan/loops.h): the
   // lowering's order is kept.
-  const bool loops = has_runtime_loops(c.lowered);
+  const bool loops = has_runtime_loops(c.lowered) || has_runtime_ifs(c.lowered);
   c.keep_op_order = options.keep_op_order || loops;
   if (c.keep_op_order) {
     std::vector<int> file_order(c.lowered.ops.size());
@@ -686,12 +687,18 @@ ConvertResult convert(const ConvertOptions& options) {
                          ErrorCategory::kUnsupported)
           .with_refusals({Refusal{"run-time while loop with --quantize", {{"WHILE", {c.lowered.loops.front().name}}}}});
     }
+    if (has_runtime_ifs(c.lowered)) {
+      throw ConvertError(c.loaded.path + ": --quantize int8 of a model with a cond run at run time is not supported",
+                         ErrorCategory::kUnsupported)
+          .with_refusals({Refusal{"run-time if with --quantize", {{"IF", {c.lowered.ifs.front()}}}}});
+    }
     post_training_stage(options, calibration, c);
   } else {
     int8_arithmetic_stage(c);
   }
   backend_stage(options, c);
   assign_loop_ranges(c.lowered);  // after the last pass that adds, removes or moves ops
+  assign_if_ranges(c.lowered);
   runtime_check_stage(c);
   schedule_stage(options, c);
   const std::string selftest = selftest_stage(options, c);

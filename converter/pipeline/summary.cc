@@ -119,6 +119,7 @@ std::string conversion_summary(const Conversion& c) {
     }
     s << ")\n";
   }
+  for (const std::string& line : c.control_flow.runtime_ifs) s << "  " << line << "\n";
   if (!c.frozen.frozen.empty()) {
     s << "  froze " << c.frozen.frozen.size() << " variable(s) from " << c.checkpoint->prefix() << "\n";
   }

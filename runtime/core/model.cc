@@ -348,31 +348,54 @@ Status Model::validate_io() {
 
 // Each WHILE's ranges lie after it inside the plan, ordered (condition, then
 // body), and nest: a WHILE inside another's condition or body ends within that
-// range; at most kMaxLoopNesting deep (Invoke's frame stack).
+// range. An IF's ranges (then, else) follow the same rules, so no branch jumps
+// out of a loop body or another branch. Invoke keeps one frame per WHILE it is
+// inside and per IF whose then ops it runs: at most kMaxLoopNesting.
 Status Model::validate_loops() {
   const auto* ops = model_->operators();
   const int64_t count = ops->size();
-  int64_t ends[2 * kMaxLoopNesting];  // enclosing ranges' ends, innermost last
+  struct Range {
+    int64_t end;
+    uint32_t frames;  // Invoke's frames while inside this range
+  };
+  Range ranges[2 * kMaxLoopNesting];  // enclosing ranges, innermost last
   uint32_t depth = 0;
   for (int64_t i = 0; i < count; ++i) {
-    while (depth > 0 && i >= ends[depth - 1]) --depth;
+    while (depth > 0 && i >= ranges[depth - 1].end) --depth;
     const schema::Operator* op = ops->Get(static_cast<uint32_t>(i));
-    if (op->opcode() != schema::OpCode::WHILE) continue;
-    const auto* options = op->options_as_WhileOptions();  // present: checked above
-    const int64_t cond_end = options->cond_end(), body_end = options->body_end();
+    const bool is_while = op->opcode() == schema::OpCode::WHILE;
+    if (!is_while && op->opcode() != schema::OpCode::IF) continue;
+    int64_t first_end = 0, second_end = 0;  // (condition, body) or (then, else)
+    if (is_while) {
+      const auto* options = op->options_as_WhileOptions();  // present: checked above
+      first_end = options->cond_end();
+      second_end = options->body_end();
+    } else {
+      const auto* options = op->options_as_IfOptions();
+      first_end = options->then_end();
+      second_end = options->else_end();
+    }
     const int32_t index = static_cast<int32_t>(i);
-    if (cond_end <= i || cond_end > body_end || body_end > count) {
-      return fail(Status::kInvalidModel, FLOE_MSG("while's op ranges are outside the plan or out of order"), index);
+    if (first_end <= i || first_end > second_end || second_end > count) {
+      return fail(Status::kInvalidModel,
+                  is_while ? FLOE_MSG("while's op ranges are outside the plan or out of order")
+                           : FLOE_MSG("if's op ranges are outside the plan or out of order"),
+                  index);
     }
-    if (depth > 0 && body_end > ends[depth - 1]) {
-      return fail(Status::kInvalidModel, FLOE_MSG("while's op ranges cross an enclosing loop's range"), index);
+    if (depth > 0 && second_end > ranges[depth - 1].end) {
+      return fail(Status::kInvalidModel,
+                  is_while ? FLOE_MSG("while's op ranges cross an enclosing loop's range")
+                           : FLOE_MSG("if's op ranges cross an enclosing loop's or branch's range"),
+                  index);
     }
-    if (depth / 2 >= kMaxLoopNesting) {
-      return fail(Status::kInvalidModel, FLOE_MSG("while loops nested deeper than kMaxLoopNesting"), index);
+    const uint32_t frames = depth > 0 ? ranges[depth - 1].frames : 0;
+    if (frames >= kMaxLoopNesting || depth + 2 > 2 * kMaxLoopNesting) {
+      return fail(Status::kInvalidModel, FLOE_MSG("while loops and ifs nested deeper than kMaxLoopNesting"), index);
     }
-    // The body, then the condition, each a range that encloses what follows.
-    ends[depth++] = body_end;
-    ends[depth++] = cond_end;
+    // The outer range, then the inner one, each enclosing what follows. A
+    // WHILE's frame lasts over both; an IF's only over its then ops.
+    ranges[depth++] = Range{second_end, is_while ? frames + 1 : frames};
+    ranges[depth++] = Range{first_end, frames + 1};
   }
   return Status::kOk;
 }

@@ -87,15 +87,17 @@ constexpr uint8_t kSlots[] = {
     kU8, kU32,
     // 30 ImageTransformOptions: nearest, fill_mode
     kU8, kU8,
-    // 31 TensorQuantization: scale, zero_point, quantized_dimension
+    // 31 IfOptions: then_end, else_end
+    kU32, kU32,
+    // 32 TensorQuantization: scale, zero_point, quantized_dimension
     kVec32, kVector | 8, kU32,
-    // 32 Requantization: input_offsets, output_offset, output_multiplier,
+    // 33 Requantization: input_offsets, output_offset, output_multiplier,
     // output_shift, input_multipliers, input_shifts, left_shift,
     // activation_min, activation_max, diff_min, input_range_radius
     kVec32, kU32, kU32, kU32, kVec32, kVec32, kU32, kU32, kU32, kU32, kU32,
 };
 
-constexpr uint8_t kStart[kTableCount + 1] = {0, 16, 27, 37, 40, 49, 59, 69, 70, 72, 73, 74, 77, 78, 79, 81, 83, 84, 86, 95, 97, 98, 101, 103, 107, 115, 119, 121, 124, 133, 135, 137, 140, 151};
+constexpr uint8_t kStart[kTableCount + 1] = {0, 16, 27, 37, 40, 49, 59, 69, 70, 72, 73, 74, 77, 78, 79, 81, 83, 84, 86, 95, 97, 98, 101, 103, 107, 115, 119, 121, 124, 133, 135, 137, 139, 142, 153};
 static_assert(sizeof(kSlots) == kStart[kTableCount], "kStart must cover kSlots");
 
 // The last slot of each table sits where the generated code says.
@@ -140,10 +142,11 @@ static_assert(slot_voffset(27, 1) == WhileOptions::VT_MAX_ITERATIONS, "WhileOpti
 static_assert(slot_voffset(28, 1) == Pool3DOptions::VT_PAD_LEFT, "Pool3DOptions");
 static_assert(slot_voffset(29, 1) == CropAndResizeOptions::VT_EXTRAPOLATION_VALUE, "CropAndResizeOptions");
 static_assert(slot_voffset(30, 1) == ImageTransformOptions::VT_FILL_MODE, "ImageTransformOptions");
-static_assert(slot_voffset(31, 1) == TensorQuantization::VT_QUANTIZED_DIMENSION, "TensorQuantization");
-static_assert(slot_voffset(32, 1) == Requantization::VT_INPUT_RANGE_RADIUS, "Requantization");
+static_assert(slot_voffset(31, 1) == IfOptions::VT_ELSE_END, "IfOptions");
+static_assert(slot_voffset(32, 1) == TensorQuantization::VT_QUANTIZED_DIMENSION, "TensorQuantization");
+static_assert(slot_voffset(33, 1) == Requantization::VT_INPUT_RANGE_RADIUS, "Requantization");
 static_assert(static_cast<uint32_t>(OpOptions::MAX) == kUnionMembers, "OpOptions members");
-static_assert(static_cast<uint32_t>(OpOptions::ImageTransformOptions) + 2 == kFirstFieldTable - 1,
+static_assert(static_cast<uint32_t>(OpOptions::IfOptions) + 2 == kFirstFieldTable - 1,
               "union member k is table 2 + k");
 
 }  // namespace
