@@ -12,6 +12,7 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <type_traits>
 
 #include "converter/frontend/checkpoint/tf_dtype.h"
 #include "converter/frontend/graphdef/attrs.h"
@@ -180,6 +181,17 @@ void rewrite_as_runtime_if(Graph& graph, TensorRef pred, const CondGroup& group,
   (*if_node.def.mutable_attr())["if_name"].set_s(name);
   if_node.inputs.push_back(pred);
   if_node.control_inputs.assign(outside_reads.begin(), outside_reads.end());
+  // Inside a run-time loop's body (or condition), the two nodes are the loop's too.
+  // (Copies: adding nodes may move the graph's nodes.)
+  using Attr = std::decay_t<decltype(*find_attr(graph.node(0).def, ""))>;
+  std::map<std::string, Attr> loop_tags;
+  for (const char* key : {"_floe_loop", "_floe_loop_cond"}) {
+    if (const auto* a = find_attr(graph.node(group.merges.front()).def, key)) loop_tags[key] = *a;
+  }
+  auto tag_loop = [&](Node& node) {
+    for (const auto& [key, value] : loop_tags) (*node.def.mutable_attr())[key] = value;
+  };
+  tag_loop(if_node);
   const int if_index = graph.add_node(std::move(if_node));
   sync_def_inputs(graph, graph.node(if_index));
   for (int side = 0; side < 2; ++side) {
@@ -204,6 +216,7 @@ void rewrite_as_runtime_if(Graph& graph, TensorRef pred, const CondGroup& group,
   }
   end.inputs.insert(end.inputs.end(), on_true.begin(), on_true.end());
   end.inputs.insert(end.inputs.end(), on_false.begin(), on_false.end());
+  tag_loop(end);
   const int end_index = graph.add_node(std::move(end));
   sync_def_inputs(graph, graph.node(end_index));
   for (size_t i = 0; i < group.merges.size(); ++i) {

@@ -326,6 +326,9 @@ void feed_shapes_stage(const ConvertOptions& options, Conversion& c) {
 // TF1 while loops and TensorArrays become plain nodes; the result is checked again.
 void unroll_stage(const ConvertOptions& options, Conversion& c) {
   c.unrolled = unroll_control_flow(*c.graph, c.pruned.keep, c.feeds, options.max_loop_iterations);
+  // A tf.cond in a run-time loop's body: a Select or an IF there, now that the
+  // loop has no cycle.
+  if (!c.unrolled.runtime_loops.empty()) select_input_dependent_conds(*c.graph, c.fetches, c.feed_set, c.control_flow);
   if (c.unrolled.changed()) {
     c.pruned = prune_for_fetches(*c.graph, c.fetches, c.feed_set);
     check_inference_graph(*c.graph, c.pruned.keep, c.control_flow, c.feed_set);
