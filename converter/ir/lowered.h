@@ -71,6 +71,11 @@ struct LoweredOp {
   int loop = -1;
   bool loop_cond = false;
   int runs_loop = -1;
+  // Run-time ifs, the same way: the if whose then (if_then) or else branch this
+  // op is part of (-1: none); for an IF op, the if it runs (plan/ifs.h).
+  int if_id = -1;
+  bool if_then = false;
+  int runs_if = -1;
 };
 
 // A TF1 while loop the runtime runs (WHILE op): its name and bound.
@@ -133,6 +138,7 @@ struct LoweredModel {
   std::vector<bool> complex_outputs;
   bool input_is_complex(size_t i) const { return i < complex_inputs.size() && complex_inputs[i]; }
   bool output_is_complex(size_t i) const { return i < complex_outputs.size() && complex_outputs[i]; }
+  std::vector<std::string> ifs;    // run-time ifs' names, indexed by LoweredOp::if_id / runs_if
 
   int add_value(Value value) {
     values.push_back(std::move(value));

@@ -53,6 +53,41 @@ static void group_loop_ops(LoweredModel& model) {
   model.ops = std::move(ordered);
 }
 
+// Each IF op followed by its then ops, then its else ops (a nested if's ops
+// inside the branch its IF op belongs to), each group in lowering order. Valid
+// like the loops' grouping: a branch's ops read only each other and values that
+// exist before the IF (_FloeIf waits for every tensor the branches read from
+// outside), and outside, only the cond's results (the branches' copies) are read.
+static void group_if_ops(LoweredModel& model) {
+  if (model.ifs.empty()) return;
+  std::vector<std::vector<size_t>> members[2];  // [then?][id]: ops in lowering order
+  members[0].resize(model.ifs.size());
+  members[1].resize(model.ifs.size());
+  for (size_t i = 0; i < model.ops.size(); ++i) {
+    const LoweredOp& op = model.ops[i];
+    if (op.if_id >= 0 && static_cast<size_t>(op.if_id) < model.ifs.size()) {
+      members[op.if_then ? 1 : 0][static_cast<size_t>(op.if_id)].push_back(i);
+    }
+  }
+  std::vector<LoweredOp> ordered;
+  ordered.reserve(model.ops.size());
+  std::function<void(size_t)> emit = [&](size_t i) {
+    const int id = model.ops[i].runs_if;
+    ordered.push_back(std::move(model.ops[i]));
+    if (id < 0 || static_cast<size_t>(id) >= model.ifs.size()) return;
+    for (const int side : {1, 0}) {
+      for (const size_t m : members[side][static_cast<size_t>(id)]) emit(m);
+    }
+  };
+  for (size_t i = 0; i < model.ops.size(); ++i) {
+    if (model.ops[i].if_id < 0 || static_cast<size_t>(model.ops[i].if_id) >= model.ifs.size()) emit(i);
+  }
+  if (ordered.size() != model.ops.size()) {
+    throw ConvertError("internal error: a run-time if's ops are not all reachable from its IF op");
+  }
+  model.ops = std::move(ordered);
+}
+
 LoweredModel lower_graph(const Graph& graph, const std::vector<bool>& keep,
                          const std::vector<Feed>& feeds, const std::vector<TensorRef>& fetches,
                          LowerStats* stats, bool fold_constants, std::vector<FoldedFakeQuant>* folded_fake_quants) {
@@ -173,8 +208,18 @@ LoweredModel lower_graph(const Graph& graph, const std::vector<bool>& keep,
         model.ops[i].loop_cond = cond != nullptr && cond->b();
       }
     }
+    // Nodes of a branch of a run-time if (passes/cond_to_select.cc) tag theirs;
+    // _FloeIfEnd tags its copies itself (one per branch).
+    if (const auto* branch = find_attr(node.def, "_floe_if"); branch != nullptr && node.op() != "_FloeIfEnd") {
+      const auto* then_side = find_attr(node.def, "_floe_if_then");
+      for (size_t i = ops_before; i < model.ops.size(); ++i) {
+        model.ops[i].if_id = static_cast<int>(branch->i());
+        model.ops[i].if_then = then_side != nullptr && then_side->b();
+      }
+    }
   }
   group_loop_ops(model);
+  group_if_ops(model);
 
   // Fetches become outputs, named as TensorFlow names them.
   for (const TensorRef& ref : fetches) {

@@ -147,6 +147,7 @@ const std::vector<OpHandler>& nn_handlers();
 const std::vector<OpHandler>& shape_handlers();
 const std::vector<OpHandler>& source_handlers();
 const std::vector<OpHandler>& loop_handlers();
+const std::vector<OpHandler>& if_handlers();
 const std::vector<OpHandler>& math_handlers();
 const std::vector<OpHandler>& reduce_handlers();
 const std::vector<OpHandler>& slice_handlers();

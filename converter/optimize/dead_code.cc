@@ -2,7 +2,8 @@
 // Dead-code elimination over the lowered model. Walking the ops backwards, an
 // op is live when one of its outputs is a graph output or is read by a live op
 // (ops have no side effects; a WHILE's next values are read by ops before
-// them, so the walk repeats until nothing more becomes live). Then every value no live op, graph input or graph
+// them, so the walk repeats until nothing more becomes live). An IF, which
+// has no outputs, is live when an op of its branches is. Then every value no live op, graph input or graph
 // output refers to is dropped and the survivors are renumbered in their
 // original order, so names and execution order are unchanged.
 #include <string>
@@ -23,10 +24,17 @@ int eliminate_dead_code(LoweredModel& model, PassLog& log) {
     grew = false;
     remove.assign(model.ops.size(), false);
     removed_ops = 0;
+    std::vector<bool> branch_live(model.ifs.size(), false);  // branch ops come after their IF
     for (size_t i = model.ops.size(); i-- > 0;) {
       const LoweredOp& op = model.ops[i];
       bool live = false;
       for (int v : op.outputs) live = live || needed[static_cast<size_t>(v)];
+      if (op.opcode == schema::OpCode::IF && op.runs_if >= 0 && static_cast<size_t>(op.runs_if) < branch_live.size()) {
+        live = branch_live[static_cast<size_t>(op.runs_if)];
+      }
+      if (live && op.if_id >= 0 && static_cast<size_t>(op.if_id) < branch_live.size()) {
+        branch_live[static_cast<size_t>(op.if_id)] = true;
+      }
       if (!live) {
         remove[i] = true;
         ++removed_ops;

@@ -12,6 +12,7 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <type_traits>
 
 #include "converter/frontend/checkpoint/tf_dtype.h"
 #include "converter/frontend/graphdef/attrs.h"
@@ -24,16 +25,24 @@ namespace floe::conv {
 namespace {
 
 
-// Why `node` may not run when its branch is not taken ("" when it may).
-std::string unsafe_in_untaken_branch(const Node& node) {
+// Why `node` may not run when its branch is not taken ("" when it may), and
+// whether running only the taken branch (a run-time IF) makes it safe.
+struct Hazard {
+  std::string why;
+  bool runs_as_if = false;
+};
+
+Hazard unsafe_in_untaken_branch(const Node& node) {
   const std::string& op = node.op();
-  if (is_switch_op(op) || is_merge_op(op)) return "it contains a nested cond that cannot be rewritten";
-  if (is_variable_op(op) || op == "Identity" || op == "NoOp") return "";
-  if (classify_op(op) != OpClass::kSupported) return "branch node " + node.name() + " (" + op + ") is not a pure op";
-  // Data-dependent failures: TF never runs the untaken branch, floe would.
+  if (is_switch_op(op) || is_merge_op(op)) return {"it contains a nested cond that cannot be rewritten"};
+  // A cond already run at run time may fail on its own branches.
+  if (op == "_FloeIf" || op == "_FloeIfEnd") return {"it contains a cond run at run time", true};
+  if (is_variable_op(op) || op == "Identity" || op == "NoOp") return {};
+  if (classify_op(op) != OpClass::kSupported) return {"branch node " + node.name() + " (" + op + ") is not a pure op"};
+  // Data-dependent failures: TF never runs the untaken branch.
   static const char* const kMayFail[] = {"Gather", "GatherV2", "GatherNd", "ResourceGather", "CheckNumerics"};
   for (const char* f : kMayFail) {
-    if (op == f) return "branch node " + node.name() + " (" + op + ") can fail on the untaken branch's data";
+    if (op == f) return {"branch node " + node.name() + " (" + op + ") can fail on the untaken branch's data", true};
   }
   static const char* const kDivisions[] = {"Div", "FloorDiv", "FloorMod", "Mod", "TruncateDiv", "TruncateMod",
                                            "RealDiv"};
@@ -41,11 +50,11 @@ std::string unsafe_in_untaken_branch(const Node& node) {
     if (op != d) continue;
     const DType t = tf_dtype_to_floe(attr_type(node.def, "T", 0));
     if (t != DType::kFloat32 && t != DType::kFloat16 && t != DType::kBFloat16 && t != DType::kFloat64) {
-      return "branch node " + node.name() + " (" + op + ") is an integer division that can fail on the untaken "
-             "branch's data";
+      return {"branch node " + node.name() + " (" + op + ") is an integer division that can fail on the untaken "
+              "branch's data", true};
     }
   }
-  return "";
+  return {};
 }
 
 // One Merge input traced back to the Switches it hangs off.
@@ -154,6 +163,72 @@ struct CondGroup {
   std::vector<std::pair<Branch, Branch>> sides;  // per merge: (input 0, input 1)
 };
 
+// A cond whose branches may not both run, after its Switches became
+// Identities: a _FloeIf(pred, ^outside reads) node, each branch node tagged with
+// the if and its side (nodes of a nested if keep their own tags; its _FloeIf
+// node takes this one's), and the Merges Identities of one
+// _FloeIfEnd(_FloeIf, then results, else results) (ops/if_ops.cc).
+void rewrite_as_runtime_if(Graph& graph, TensorRef pred, const CondGroup& group, const std::set<int> (&side_nodes)[2],
+                           const std::set<int>& outside_reads, const std::string& why, ControlFlowReport& report) {
+  const int id = static_cast<int>(report.runtime_ifs.size());
+  const std::string& merge_name = graph.node(group.merges.front()).name();
+  const size_t slash = merge_name.rfind('/');
+  const std::string name = slash == std::string::npos ? merge_name : merge_name.substr(0, slash);
+  Node if_node;
+  if_node.def.set_name(name + "/floe_if");
+  if_node.def.set_op("_FloeIf");
+  (*if_node.def.mutable_attr())["_floe_runs_if"].set_i(id);
+  (*if_node.def.mutable_attr())["if_name"].set_s(name);
+  if_node.inputs.push_back(pred);
+  if_node.control_inputs.assign(outside_reads.begin(), outside_reads.end());
+  // Inside a run-time loop's body (or condition), the two nodes are the loop's too.
+  // (Copies: adding nodes may move the graph's nodes.)
+  using Attr = std::decay_t<decltype(*find_attr(graph.node(0).def, ""))>;
+  std::map<std::string, Attr> loop_tags;
+  for (const char* key : {"_floe_loop", "_floe_loop_cond"}) {
+    if (const auto* a = find_attr(graph.node(group.merges.front()).def, key)) loop_tags[key] = *a;
+  }
+  auto tag_loop = [&](Node& node) {
+    for (const auto& [key, value] : loop_tags) (*node.def.mutable_attr())[key] = value;
+  };
+  tag_loop(if_node);
+  const int if_index = graph.add_node(std::move(if_node));
+  sync_def_inputs(graph, graph.node(if_index));
+  for (int side = 0; side < 2; ++side) {
+    for (int n : side_nodes[side]) {
+      Node& node = graph.node(n);
+      if (find_attr(node.def, "_floe_if") != nullptr) continue;  // a nested if's own branch
+      (*node.def.mutable_attr())["_floe_if"].set_i(id);
+      (*node.def.mutable_attr())["_floe_if_then"].set_b(side == 1);
+    }
+  }
+  Node end;
+  end.def.set_name(name + "/floe_if_end");
+  end.def.set_op("_FloeIfEnd");
+  (*end.def.mutable_attr())["_floe_if_ends"].set_i(id);
+  end.inputs.push_back(TensorRef{if_index, 0});
+  std::vector<TensorRef> on_true, on_false;
+  for (size_t i = 0; i < group.merges.size(); ++i) {
+    const Node& merge = graph.node(group.merges[i]);
+    const Branch& a = group.sides[i].first;
+    on_true.push_back(a.port == 1 ? merge.inputs[0] : merge.inputs[1]);
+    on_false.push_back(a.port == 1 ? merge.inputs[1] : merge.inputs[0]);
+  }
+  end.inputs.insert(end.inputs.end(), on_true.begin(), on_true.end());
+  end.inputs.insert(end.inputs.end(), on_false.begin(), on_false.end());
+  tag_loop(end);
+  const int end_index = graph.add_node(std::move(end));
+  sync_def_inputs(graph, graph.node(end_index));
+  for (size_t i = 0; i < group.merges.size(); ++i) {
+    Node& merge = graph.node(group.merges[i]);
+    merge.inputs = {TensorRef{end_index, static_cast<int>(i)}};
+    merge.def.set_op("Identity");
+    merge.def.mutable_attr()->erase("N");
+    sync_def_inputs(graph, merge);
+  }
+  report.runtime_ifs.push_back("cond '" + name + "': run-time IF, only the taken branch runs (" + why + ")");
+}
+
 // One pass over the candidate Merges; returns how many conds were rewritten.
 int rewrite_round(Graph& graph, const std::vector<TensorRef>& fetches, const std::set<TensorRef>& feeds,
                   ControlFlowReport& report) {
@@ -191,11 +266,13 @@ int rewrite_round(Graph& graph, const std::vector<TensorRef>& fetches, const std
         switches.insert(br->switches.begin(), br->switches.end());
       }
     }
-    std::string problem;
+    std::string problem, impure;  // impure: why only the taken branch may run
     for (int side = 0; side < 2 && problem.empty(); ++side) {
       for (int n : side_nodes[side]) {
-        problem = unsafe_in_untaken_branch(graph.node(n));
+        const Hazard hazard = unsafe_in_untaken_branch(graph.node(n));
+        if (!hazard.runs_as_if) problem = hazard.why;
         if (!problem.empty()) break;
+        if (impure.empty()) impure = hazard.why;
         if (side_nodes[1 - side].count(n)) {
           problem = "node " + graph.node(n).name() + " is in both branches";
           break;
@@ -235,6 +312,22 @@ int rewrite_round(Graph& graph, const std::vector<TensorRef>& fetches, const std
       continue;
     }
 
+    // Branch nodes read from outside the cond (through the Switches too): the
+    // IF op waits for them. Collected before the Switches change.
+    std::set<int> outside_reads;
+    if (!impure.empty()) {
+      for (int side = 0; side < 2; ++side) {
+        for (int n : side_nodes[side]) {
+          const Node& node = graph.node(n);
+          for (const TensorRef& in : node.inputs) {
+            if (!side_nodes[0].count(in.node) && !side_nodes[1].count(in.node)) outside_reads.insert(in.node);
+          }
+          for (int c : node.control_inputs) {
+            if (!side_nodes[0].count(c) && !side_nodes[1].count(c)) outside_reads.insert(c);
+          }
+        }
+      }
+    }
     // Switch -> Identity of its data input; both outputs become output 0.
     for (int s : switches) {
       for (int u : users[static_cast<size_t>(s)]) {
@@ -248,6 +341,11 @@ int rewrite_round(Graph& graph, const std::vector<TensorRef>& fetches, const std
       sw.inputs.resize(1);
       sw.def.set_op("Identity");
       sync_def_inputs(graph, sw);
+    }
+    if (!impure.empty()) {
+      rewrite_as_runtime_if(graph, pred, group, side_nodes, outside_reads, impure, report);
+      ++rewritten;
+      continue;
     }
     // Merge(false, true) -> Select(pred, true, false); Select has no N attr.
     for (size_t i = 0; i < group.merges.size(); ++i) {
@@ -284,8 +382,9 @@ void select_input_dependent_conds(Graph& graph, const std::vector<TensorRef>& fe
                                   const std::set<TensorRef>& feeds, ControlFlowReport& report) {
   // Inside out: a nested cond's Switches are rewritten before its outer one can qualify.
   for (int round = 0; round < 64; ++round) {
+    const size_t ifs_before = report.runtime_ifs.size();
     const int rewritten = rewrite_round(graph, fetches, feeds, report);
-    report.conds_selected += rewritten;
+    report.conds_selected += rewritten - static_cast<int>(report.runtime_ifs.size() - ifs_before);
     if (rewritten == 0) break;
   }
 }

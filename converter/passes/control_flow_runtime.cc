@@ -110,14 +110,6 @@ std::string make_runtime_loop(const Unroller& unroller, Graph& graph, std::vecto
                               ErrorCategory::kUnsupported)
           .with_refusals({Refusal{"TensorArray in a run-time while loop", {{op, {graph.node(m).name()}}}}});
     }
-    if (is_switch_op(op) && graph.node(m).inputs.size() == 2 &&
-        graph.node(graph.node(m).inputs[1].node).op() != "LoopCond") {
-      throw unroller.error_at(m, "a tf.cond inside loop '" + name +
-                                      "', which runs at run time, is not supported; fix the inputs its "
-                                      "condition depends on with --freeze-input to unroll it",
-                              ErrorCategory::kUnsupported)
-          .with_refusals({Refusal{"cond in a run-time while loop", {{op, {graph.node(m).name()}}}}});
-    }
   }
 
   // Loop variables: (initial value, next value) per Merge.
@@ -157,7 +149,12 @@ std::string make_runtime_loop(const Unroller& unroller, Graph& graph, std::vecto
   std::set<int> removed;
   for (int m : f.members) {
     const std::string& op = graph.node(m).op();
-    if (enters(op) || is_merge_op(op) || is_switch_op(op) || op == "LoopCond" || next_iteration(op)) removed.insert(m);
+    // A tf.cond's Switches and Merges in the body stay: passes/cond_to_select
+    // rewrites them once the loop is acyclic (a Select or an IF in the body).
+    const bool loop_switch = is_switch_op(op) && graph.node(m).inputs.size() == 2 &&
+                             graph.node(graph.node(m).inputs[1].node).op() == "LoopCond";
+    const bool loop_merge = is_merge_op(op) && merge_var.count(m) > 0;
+    if (enters(op) || loop_merge || loop_switch || op == "LoopCond" || next_iteration(op)) removed.insert(m);
   }
   // Nodes in the condition: what LoopCond reads, back to the variables.
   std::set<int> members(f.members.begin(), f.members.end());

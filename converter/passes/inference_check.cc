@@ -75,7 +75,8 @@ const std::vector<OpClassRule>& op_class_rules() {
       {OpClass::kControlFlow,
        {{"Switch", "RefSwitch", "Merge", "RefMerge"}},
        "resolved at conversion time when the predicate folds to a constant (passes/training_structure), "
-       "or both branches computed and one selected when it is an input (passes/cond_to_select)"},
+       "or, when it is an input, both branches computed and one selected, or only the taken branch run "
+       "(an IF) when a branch can fail on the other's data (passes/cond_to_select)"},
       {OpClass::kWhileLoop,
        {{"Enter", "Exit", "NextIteration", "LoopCond", "RefEnter", "RefExit", "RefNextIteration"}},
        "TF1 while loop unrolled at conversion time when every iteration's condition folds to a constant "

@@ -38,6 +38,9 @@ struct ControlFlowReport {
   // (passes/cond_to_select.h): count, and the Merges that became Selects.
   int conds_selected = 0;
   std::vector<std::string> selected_merges;
+  // Conds whose branches may not both run (an op that can fail on the untaken
+  // branch's data): run at run time as an IF, one summary line each.
+  std::vector<std::string> runtime_ifs;
 };
 
 // Resolves every Switch/RefSwitch the fetches reach whose predicate folds to a

@@ -36,6 +36,7 @@
 #include "converter/lower/backend_cortexm.h"
 #include "converter/lower/backend_xnnpack.h"
 #include "converter/lower/lower_graph.h"
+#include "converter/plan/ifs.h"
 #include "converter/plan/loops.h"
 #include "converter/ops/op_registry.h"
 #include "converter/passes/cond_to_select.h"
@@ -350,6 +351,9 @@ void unroll_stage(const ConvertOptions& options, const std::map<std::string, std
   policy.runtime_allowed = !options.quantize_int8;
   policy.unroll = must_unroll;
   c.unrolled = unroll_control_flow(*c.graph, c.pruned.keep, c.feeds, options.max_loop_iterations, policy);
+  // A tf.cond in a run-time loop's body: a Select or an IF there, now that the
+  // loop has no cycle.
+  if (!c.unrolled.runtime_loops.empty()) select_input_dependent_conds(*c.graph, c.fetches, c.feed_set, c.control_flow);
   if (c.unrolled.changed()) {
     c.pruned = prune_for_fetches(*c.graph, c.fetches, c.feed_set);
     check_inference_graph(*c.graph, c.pruned.keep, c.control_flow, c.feed_set);
@@ -533,7 +537,7 @@ void backend_stage(const ConvertOptions& options, Conversion& c) {
 void schedule_stage(const ConvertOptions& options, Conversion& c) {
   // A run-time loop's ops stay grouped after their WHILE (plan/loops.h): the
   // lowering's order is kept.
-  const bool loops = has_runtime_loops(c.lowered);
+  const bool loops = has_runtime_loops(c.lowered) || has_runtime_ifs(c.lowered);
   c.keep_op_order = options.keep_op_order || loops;
   if (c.keep_op_order) {
     std::vector<int> file_order(c.lowered.ops.size());
@@ -725,12 +729,18 @@ std::optional<ConvertResult> convert_graph(const ConvertOptions& options,
                          ErrorCategory::kUnsupported)
           .with_refusals({Refusal{"run-time while loop with --quantize", {{"WHILE", {c.lowered.loops.front().name}}}}});
     }
+    if (has_runtime_ifs(c.lowered)) {
+      throw ConvertError(c.loaded.path + ": --quantize int8 of a model with a cond run at run time is not supported",
+                         ErrorCategory::kUnsupported)
+          .with_refusals({Refusal{"run-time if with --quantize", {{"IF", {c.lowered.ifs.front()}}}}});
+    }
     post_training_stage(options, calibration, c);
   } else {
     int8_arithmetic_stage(c);
   }
   backend_stage(options, c);
   assign_loop_ranges(c.lowered);  // after the last pass that adds, removes or moves ops
+  assign_if_ranges(c.lowered);
   runtime_check_stage(c);
   schedule_stage(options, c);
   const std::string selftest = selftest_stage(options, c);

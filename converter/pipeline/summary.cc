@@ -121,12 +121,13 @@ std::string conversion_summary(const Conversion& c) {
   }
   if (c.control_flow.conds_selected > 0) {
     s << "  " << c.control_flow.conds_selected << " cond(s) with an input-dependent predicate: both branches "
-      << "computed, a Select picks (";
+      << "pure (no op that can fail on the untaken branch's data), computed, a Select picks (";
     for (size_t i = 0; i < c.control_flow.selected_merges.size(); ++i) {
       s << (i ? ", " : "") << c.control_flow.selected_merges[i];
     }
     s << ")\n";
   }
+  for (const std::string& line : c.control_flow.runtime_ifs) s << "  " << line << "\n";
   if (!c.frozen.frozen.empty()) {
     s << "  froze " << c.frozen.frozen.size() << " variable(s) from " << c.checkpoint->prefix() << "\n";
   }

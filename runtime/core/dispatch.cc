@@ -41,6 +41,7 @@
 #include "runtime/kernels/reference/transpose_conv2d.h"
 #include "runtime/kernels/reference/unary.h"
 #include "runtime/kernels/reference/while_loop.h"
+#include "runtime/kernels/reference/if_cond.h"
 #include "runtime/kernels/cortexm/conv2d.h"
 #include "schemas/contract/op_traits.h"
 #include "runtime/core/op_selection.h"

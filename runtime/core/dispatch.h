@@ -45,6 +45,7 @@ struct PreparedOp {
   static constexpr uint16_t kOnBackend = 1;      // run by the kernel library (XNNPACK)
   static constexpr uint16_t kUseThreadPool = 2;  // with the caller's pool, if any
   static constexpr uint16_t kLoop = 4;           // a WHILE: the interpreter runs its op ranges
+  static constexpr uint16_t kIf = 8;             // an IF: the interpreter picks one of its op ranges
   static const TensorView kAbsent;
 
   int input_count() const { return inputs; }

@@ -5,6 +5,7 @@
 
 #include "runtime/core/dispatch.h"
 #include "runtime/core/op_selection.h"
+#include "runtime/kernels/reference/if_cond.h"
 #include "runtime/kernels/reference/while_loop.h"
 #include "schemas/floe_generated.h"
 
@@ -149,8 +150,10 @@ Status Interpreter::Init() {
     record.inputs = static_cast<uint16_t>(input_count);
     record.outputs = static_cast<uint16_t>(operand_count - input_count);
     record.opcode = static_cast<uint16_t>(op->opcode());
-    record.flags = op->opcode() == schema::OpCode::WHILE ? PreparedOp::kLoop : 0;
-    has_loops_ = has_loops_ || op->opcode() == schema::OpCode::WHILE;
+    record.flags = op->opcode() == schema::OpCode::WHILE ? PreparedOp::kLoop
+                   : op->opcode() == schema::OpCode::IF  ? PreparedOp::kIf
+                                                         : 0;
+    has_loops_ = has_loops_ || record.flags != 0;
     const OpContext ctx{op, &model_, arenas_, &record};
     if (const char* reason = kernel->prepare(ctx)) {
       return fail(Status::kInvalidModel, reason, static_cast<int32_t>(i));
@@ -210,16 +213,18 @@ inline Status Interpreter::run_op(size_t i) {
   return Status::kOk;
 }
 
-// Ops run in plan order. A model without run-time loops takes the plain loop
-// (no per-op loop bookkeeping). Otherwise a WHILE (kLoop) pushes a frame and
-// its ranges decide where to go next: at cond_end the condition is read
+// Ops run in plan order. A model without run-time loops or ifs takes the
+// plain loop (no per-op bookkeeping). Otherwise a WHILE (kLoop) pushes a frame
+// and its ranges decide where to go next: at cond_end the condition is read
 // (false: past the loop; true: the body runs), at body_end the next values
-// become the variables and the condition runs again. Frames live in the
-// interpreter (Model::Load bounds the nesting), so loops need neither
+// become the variables and the condition runs again. An IF (kIf) reads its
+// predicate: false jumps to its else ops; true pushes a frame, and at
+// then_end the frame pops and the else ops are skipped. Frames live in the
+// interpreter (Model::Load bounds the nesting), so control flow needs neither
 // recursion nor memory outside the arena.
 Status Interpreter::Invoke() {
   if (!initialized_) return fail(Status::kNotInitialized, FLOE_MSG("Init() has not succeeded"));
-  if (!op_selected(schema::OpCode::WHILE) || !has_loops_) {  // a build without WHILE drops the loop path
+  if (!control_flow_selected() || !has_loops_) {  // a build without WHILE and IF drops this path
     const size_t count = op_count_;
     for (size_t i = 0; i < count; ++i) {
       const Status status = run_op(i);
@@ -234,32 +239,50 @@ Status Interpreter::Invoke() {
     if (depth > 0) {
       LoopFrame& loop = loops[depth - 1];
       const PreparedOp& w = ops_[loop.op];
-      const auto& p = w.params_as<ops::WhileParams>();
-      if (!loop.in_body && i == p.cond_end) {
-        if (!ops::while_condition(w)) {
-          i = p.body_end;
+      if ((w.flags & PreparedOp::kIf) != 0) {
+        const auto& p = w.params_as<ops::IfParams>();
+        if (i == p.then_end) {
+          i = p.else_end;
           --depth;
           continue;
         }
-        if (loop.iterations == p.max_iterations) {
-          return fail(Status::kLoopBoundExceeded, FLOE_MSG("loop still running at its bound of iterations"),
-                      static_cast<int32_t>(loop.op));
+      } else {
+        const auto& p = w.params_as<ops::WhileParams>();
+        if (!loop.in_body && i == p.cond_end) {
+          if (!ops::while_condition(w)) {
+            i = p.body_end;
+            --depth;
+            continue;
+          }
+          if (loop.iterations == p.max_iterations) {
+            return fail(Status::kLoopBoundExceeded, FLOE_MSG("loop still running at its bound of iterations"),
+                        static_cast<int32_t>(loop.op));
+          }
+          loop.in_body = 1;
+          continue;
         }
-        loop.in_body = 1;
-        continue;
-      }
-      if (loop.in_body && i == p.body_end) {
-        ops::while_take_next_values(w);
-        ++loop.iterations;
-        loop.in_body = 0;
-        i = loop.op + 1u;
-        continue;
+        if (loop.in_body && i == p.body_end) {
+          ops::while_take_next_values(w);
+          ++loop.iterations;
+          loop.in_body = 0;
+          i = loop.op + 1u;
+          continue;
+        }
       }
     }
     if (i >= op_count_) break;
     const Status status = run_op(i);
     if (status != Status::kOk) return status;
-    if ((ops_[i].flags & PreparedOp::kLoop) != 0) loops[depth++] = LoopFrame{static_cast<uint32_t>(i), 0, 0};
+    const uint16_t flags = ops_[i].flags;
+    if ((flags & PreparedOp::kLoop) != 0) {
+      loops[depth++] = LoopFrame{static_cast<uint32_t>(i), 0, 0};
+    } else if ((flags & PreparedOp::kIf) != 0) {
+      if (!ops::if_predicate(ops_[i])) {
+        i = ops_[i].params_as<ops::IfParams>().then_end;  // the else ops
+        continue;
+      }
+      loops[depth++] = LoopFrame{static_cast<uint32_t>(i), 0, 0};
+    }
     ++i;
   }
   return Status::kOk;

@@ -120,16 +120,17 @@ class Interpreter {
   OpObserver observer_ = nullptr;
   void* observer_user_ = nullptr;
   Error error_;
-  // Invoke's run-time loops, innermost last (Model::Load bounds the nesting).
+  // Invoke's run-time loops and taken then-branches, innermost last (Model::Load
+  // bounds the nesting).
   // Kept here rather than on Invoke's stack: the deepest kernel call chains
   // run under Invoke and the Cortex-M stack budget counts every byte of it.
   struct LoopFrame {
-    uint32_t op : 31;  // the WHILE's index (< kMaxModelOps)
+    uint32_t op : 31;  // the WHILE's or IF's index (< kMaxModelOps)
     uint32_t in_body : 1;
     uint32_t iterations;
   };
   LoopFrame loops_[kMaxLoopNesting] = {};
-  bool has_loops_ = false;  // any WHILE: Invoke takes the loop-aware path
+  bool has_loops_ = false;  // any WHILE or IF: Invoke takes the control-flow path
 };
 
 }  // namespace floe

@@ -357,34 +357,57 @@ Status Model::validate_io() {
 
 // Each WHILE's ranges lie after it inside the plan, ordered (condition, then
 // body), and nest: a WHILE inside another's condition or body ends within that
-// range; at most kMaxLoopNesting deep (Invoke's frame stack).
+// range. An IF's ranges (then, else) follow the same rules, so no branch jumps
+// out of a loop body or another branch. Invoke keeps one frame per WHILE it is
+// inside and per IF whose then ops it runs: at most kMaxLoopNesting.
 Status Model::validate_loops() {
-  // Without WHILE in the build, validate_operators has refused every WHILE.
-  if (!op_selected(schema::OpCode::WHILE)) return Status::kOk;
+  // Without WHILE and IF in the build, validate_operators has refused them.
+  if (!control_flow_selected()) return Status::kOk;
   const auto* ops = model_->operators();
   // 32-bit throughout (64-bit compares cost flash on Cortex-M): op counts are
   // below 2^31 (verify_buffer.h) and the range ends are int32 fields.
   const int32_t count = static_cast<int32_t>(ops->size());
-  int32_t ends[2 * kMaxLoopNesting];  // enclosing ranges' ends, innermost last
+  struct Range {
+    int32_t end;
+    uint32_t frames;  // Invoke's frames while inside this range
+  };
+  Range ranges[2 * kMaxLoopNesting];  // enclosing ranges, innermost last
   uint32_t depth = 0;
   for (int32_t i = 0; i < count; ++i) {
-    while (depth > 0 && i >= ends[depth - 1]) --depth;
+    while (depth > 0 && i >= ranges[depth - 1].end) --depth;
     const schema::Operator* op = ops->Get(static_cast<uint32_t>(i));
-    if (op->opcode() != schema::OpCode::WHILE) continue;
-    const auto* options = op->options_as_WhileOptions();  // present: checked above
-    const int32_t cond_end = options->cond_end(), body_end = options->body_end();
-    if (cond_end <= i || cond_end > body_end || body_end > count) {
-      return fail(Status::kInvalidModel, FLOE_MSG("while's op ranges are outside the plan or out of order"), i);
+    const bool is_while = op->opcode() == schema::OpCode::WHILE;
+    if (!is_while && op->opcode() != schema::OpCode::IF) continue;
+    int32_t first_end = 0, second_end = 0;  // (condition, body) or (then, else)
+    if (is_while) {
+      const auto* options = op->options_as_WhileOptions();  // present: checked above
+      first_end = options->cond_end();
+      second_end = options->body_end();
+    } else {
+      const auto* options = op->options_as_IfOptions();
+      first_end = options->then_end();
+      second_end = options->else_end();
     }
-    if (depth > 0 && body_end > ends[depth - 1]) {
-      return fail(Status::kInvalidModel, FLOE_MSG("while's op ranges cross an enclosing loop's range"), i);
+    if (first_end <= i || first_end > second_end || second_end > count) {
+      return fail(Status::kInvalidModel,
+                  is_while ? FLOE_MSG("while's op ranges are outside the plan or out of order")
+                           : FLOE_MSG("if's op ranges are outside the plan or out of order"),
+                  i);
     }
-    if (depth / 2 >= kMaxLoopNesting) {
-      return fail(Status::kInvalidModel, FLOE_MSG("while loops nested deeper than kMaxLoopNesting"), i);
+    if (depth > 0 && second_end > ranges[depth - 1].end) {
+      return fail(Status::kInvalidModel,
+                  is_while ? FLOE_MSG("while's op ranges cross an enclosing loop's range")
+                           : FLOE_MSG("if's op ranges cross an enclosing loop's or branch's range"),
+                  i);
     }
-    // The body, then the condition, each a range that encloses what follows.
-    ends[depth++] = body_end;
-    ends[depth++] = cond_end;
+    const uint32_t frames = depth > 0 ? ranges[depth - 1].frames : 0;
+    if (frames >= kMaxLoopNesting || depth + 2 > 2 * kMaxLoopNesting) {
+      return fail(Status::kInvalidModel, FLOE_MSG("while loops and ifs nested deeper than kMaxLoopNesting"), i);
+    }
+    // The outer range, then the inner one, each enclosing what follows. A
+    // WHILE's frame lasts over both; an IF's only over its then ops.
+    ranges[depth++] = Range{second_end, is_while ? frames + 1 : frames};
+    ranges[depth++] = Range{first_end, frames + 1};
   }
   return Status::kOk;
 }

@@ -4,7 +4,7 @@
 // ports/cortex-m/CMakeLists.txt) lists them; a floe_runtime source sees
 // op_selected() true for those only (every op without the header). The
 // dispatch table drops the other rows, so Model::Load refuses those ops, and
-// code that only a dropped op needs (run-time loops: WHILE) folds away.
+// code that only a dropped op needs (run-time control flow: WHILE, IF) folds away.
 #pragma once
 
 #include "schemas/floe_generated.h"
@@ -25,6 +25,11 @@ constexpr bool op_selected(schema::OpCode code) {
 #else
 constexpr bool op_selected(schema::OpCode) { return true; }
 #endif
+
+// Invoke's control-flow path and Model::Load's range checks serve these two.
+constexpr bool control_flow_selected() {
+  return op_selected(schema::OpCode::WHILE) || op_selected(schema::OpCode::IF);
+}
 
 }  // namespace
 }  // namespace floe

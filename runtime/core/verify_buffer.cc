@@ -87,15 +87,17 @@ constexpr uint8_t kSlots[] = {
     kU8, kU32,
     // 30 ImageTransformOptions: nearest, fill_mode
     kU8, kU8,
-    // 31 TensorQuantization: scale, zero_point, quantized_dimension
+    // 31 IfOptions: then_end, else_end
+    kU32, kU32,
+    // 32 TensorQuantization: scale, zero_point, quantized_dimension
     kVec32, kVector | 8, kU32,
-    // 32 Requantization: input_offsets, output_offset, output_multiplier,
+    // 33 Requantization: input_offsets, output_offset, output_multiplier,
     // output_shift, input_multipliers, input_shifts, left_shift,
     // activation_min, activation_max, diff_min, input_range_radius
     kVec32, kU32, kU32, kU32, kVec32, kVec32, kU32, kU32, kU32, kU32, kU32,
 };
 
-constexpr uint8_t kStart[kTableCount + 1] = {0, 16, 28, 38, 41, 50, 60, 70, 71, 73, 74, 75, 78, 79, 80, 82, 84, 85, 87, 96, 98, 99, 102, 104, 108, 116, 120, 122, 125, 134, 136, 138, 141, 152};
+constexpr uint8_t kStart[kTableCount + 1] = {0, 16, 28, 38, 41, 50, 60, 70, 71, 73, 74, 75, 78, 79, 80, 82, 84, 85, 87, 96, 98, 99, 102, 104, 108, 116, 120, 122, 125, 134, 136, 138, 140, 143, 154};
 static_assert(sizeof(kSlots) == kStart[kTableCount], "kStart must cover kSlots");
 
 // The last slot of each table sits where the generated code says.
@@ -141,10 +143,11 @@ static_assert(slot_voffset(27, 1) == WhileOptions::VT_MAX_ITERATIONS, "WhileOpti
 static_assert(slot_voffset(28, 1) == Pool3DOptions::VT_PAD_LEFT, "Pool3DOptions");
 static_assert(slot_voffset(29, 1) == CropAndResizeOptions::VT_EXTRAPOLATION_VALUE, "CropAndResizeOptions");
 static_assert(slot_voffset(30, 1) == ImageTransformOptions::VT_FILL_MODE, "ImageTransformOptions");
-static_assert(slot_voffset(31, 1) == TensorQuantization::VT_QUANTIZED_DIMENSION, "TensorQuantization");
-static_assert(slot_voffset(32, 1) == Requantization::VT_INPUT_RANGE_RADIUS, "Requantization");
+static_assert(slot_voffset(31, 1) == IfOptions::VT_ELSE_END, "IfOptions");
+static_assert(slot_voffset(32, 1) == TensorQuantization::VT_QUANTIZED_DIMENSION, "TensorQuantization");
+static_assert(slot_voffset(33, 1) == Requantization::VT_INPUT_RANGE_RADIUS, "Requantization");
 static_assert(static_cast<uint32_t>(OpOptions::MAX) == kUnionMembers, "OpOptions members");
-static_assert(static_cast<uint32_t>(OpOptions::ImageTransformOptions) + 2 == kFirstFieldTable - 1,
+static_assert(static_cast<uint32_t>(OpOptions::IfOptions) + 2 == kFirstFieldTable - 1,
               "union member k is table 2 + k");
 
 }  // namespace

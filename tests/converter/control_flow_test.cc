@@ -315,6 +315,65 @@ TEST(RuntimeLoop, TripCountFromAnInputRunsInTheRuntime) {
   }
 }
 
+// while i < n: h = tf.cond(i < 2, lambda: tf.gather(h, [1, 0]) (or -h), lambda: h * 2)
+// on a run-time loop: the cond in the body becomes an IF there (a Select when
+// its branches are pure).
+G cond_in_loop(bool gather) {
+  G g;
+  g.placeholder("x", "DT_FLOAT", {2}).placeholder("n", "DT_INT32", {}).constant("two", "DT_FLOAT", {}, {2});
+  g.constant("k", "DT_INT32", {}, {2});
+  const std::string exit = counted_loop(g, "while", "x", "n", "DT_FLOAT", [gather](G& b) {
+    const std::string ctx = "while/while_context";
+    b.enter("while/k", "k", ctx, true, "DT_INT32").enter("while/two", "two", ctx, true, "DT_FLOAT");
+    b.node("while/cond/pred", "Less", {"while/Identity", "while/k"}, {G::type("T", "DT_INT32")});
+    // The pivot: the branch's constants hang off it, as TF1 builds them.
+    b.node("while/cond/Switch", "Switch", {"while/cond/pred", "while/cond/pred"}, {G::type("T", "DT_BOOL")});
+    b.node("while/cond/switch_t", "Identity", {"while/cond/Switch:1"}, {G::type("T", "DT_BOOL")});
+    b.node("while/cond/idx", "Const", {"^while/cond/switch_t"},
+           {G::type("dtype", "DT_INT32"), G::tensor("DT_INT32", {2}, {1, 0})});
+    b.node("while/cond/axis", "Const", {"^while/cond/switch_t"},
+           {G::type("dtype", "DT_INT32"), G::tensor("DT_INT32", {}, {0})});
+    b.node("while/cond/h", "Switch", {"while/Identity_1", "while/cond/pred"}, {G::type("T", "DT_FLOAT")});
+    b.node("while/cond/two", "Switch", {"while/two", "while/cond/pred"}, {G::type("T", "DT_FLOAT")});
+    if (gather) {
+      b.node("while/cond/then", "GatherV2", {"while/cond/h:1", "while/cond/idx", "while/cond/axis"},
+             {G::type("Tparams", "DT_FLOAT"), G::type("Tindices", "DT_INT32"), G::type("Taxis", "DT_INT32"),
+              G::integer("batch_dims", 0)});
+    } else {
+      b.node("while/cond/then", "Neg", {"while/cond/h:1"}, {G::type("T", "DT_FLOAT")});
+    }
+    b.node("while/cond/else", "Mul", {"while/cond/h", "while/cond/two"}, {G::type("T", "DT_FLOAT")});
+    b.node("while/cond/Merge", "Merge", {"while/cond/else", "while/cond/then"},
+           {G::type("T", "DT_FLOAT"), G::integer("N", 2)});
+    b.node("while/next", "Identity", {"while/cond/Merge"}, {G::type("T", "DT_FLOAT")});
+  });
+  g.node("y", "Identity", {exit}, {G::type("T", "DT_FLOAT")});
+  return g;
+}
+
+TEST(RuntimeLoop, CondInTheBodyBecomesAnIfOrASelectInTheBody) {
+  for (const bool gather : {true, false}) {
+    const conv::ConvertResult r = convert_bounded(cond_in_loop(gather), gather ? "if_in_loop" : "select_in_loop", 8);
+    EXPECT_NE(r.summary.find("loop 'while': run-time WHILE, bound 8"), std::string::npos) << r.summary;
+    EXPECT_EQ(r.summary.find("cond 'while/cond': run-time IF") != std::string::npos, gather) << r.summary;
+    EXPECT_EQ(r.summary.find("1 cond(s) with an input-dependent predicate") != std::string::npos, !gather)
+        << r.summary;
+    for (int32_t n : {0, 1, 2, 3, 5}) {
+      std::vector<float> h = {1.0f, -0.5f};
+      for (int32_t i = 0; i < n; ++i) {
+        if (i >= 2) {
+          h = {2 * h[0], 2 * h[1]};
+        } else {
+          h = gather ? std::vector<float>{h[1], h[0]} : std::vector<float>{-h[0], -h[1]};
+        }
+      }
+      const std::vector<HostTensor> out = run_loop_model(r.model, {1.0f, -0.5f}, n);
+      ASSERT_EQ(out.size(), 1u) << n;
+      EXPECT_EQ(as_floats(out[0]), h) << "n " << n << (gather ? " (IF)" : " (Select)");
+    }
+  }
+}
+
 TEST(RuntimeLoop, ExceedingTheBoundFailsInvokeCleanlyInsideTheArena) {
   const conv::ConvertResult r = convert_bounded(placeholder_limit_loop(), "bounded", 3);
   const std::unique_ptr<LoadedModel> loaded = load_model(r.model);

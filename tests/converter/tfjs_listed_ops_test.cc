@@ -2,7 +2,8 @@
 // The small ops TF.js's converter executes that floe lowers onto its existing
 // ops or folds: Concat (V1), Reverse (V1), BroadcastArgs, EuclideanNorm,
 // LowerBound / UpperBound, Bincount / DenseBincount, BitwiseAnd, Print, and
-// TF.js's own names Conv1D, DepthwiseConv2d, Ones, Zeros — each against the
+// TF.js's own names Conv1D, DepthwiseConv2d, Ones, Zeros, and a Switch / Merge
+// cond floe runs as an IF — each against the
 // TF.js oracle on a graph written here, with values checked without it too;
 // and Unique / UniqueV2 / ListDiff, refused with the reason.
 #include <gtest/gtest.h>
@@ -56,6 +57,46 @@ TEST(TfjsListedOps, ConcatV1TakesTheAxisFirstAndReverseV1BoolDims) {
   EXPECT_EQ(converted_values(c, 1), (std::vector<double>{4, 5, 6, 9, 10, 1, 2, 3, 7, 8}));
   FLOE_REQUIRE_TFJS_ORACLE();
   expect_matches_tfjs(c, 0);
+}
+
+// tf.cond(t > 0, lambda: tf.gather(x * 2, [3, 2, 1, 0]), lambda: x - 1) as TF1
+// writes it (Switch / Merge, branch constants hanging off the pivots): the
+// Gather makes floe run it as an IF. TF.js executes Switch / Merge too.
+OracleGraph gather_cond(float t) {
+  OracleGraph c;
+  G& g = c.graph;
+  g.placeholder("x", "DT_FLOAT", {4}).placeholder("t", "DT_FLOAT", {});
+  g.constant("zero", "DT_FLOAT", {}, {0});
+  g.node("pred", "Greater", {"t", "zero"}, {G::type("T", "DT_FLOAT")});
+  g.node("cond/Switch", "Switch", {"pred", "pred"}, {G::type("T", "DT_BOOL")});
+  g.node("cond/switch_t", "Identity", {"cond/Switch:1"}, {G::type("T", "DT_BOOL")});
+  g.node("cond/switch_f", "Identity", {"cond/Switch"}, {G::type("T", "DT_BOOL")});
+  g.node("cond/pred_id", "Identity", {"pred"}, {G::type("T", "DT_BOOL")});
+  g.node("cond/mul/Switch", "Switch", {"x", "cond/pred_id"}, {G::type("T", "DT_FLOAT")});
+  g.node("cond/mul/y", "Const", {"^cond/switch_t"}, {G::type("dtype", "DT_FLOAT"), G::tensor("DT_FLOAT", {}, {2})});
+  g.node("cond/mul", "Mul", {"cond/mul/Switch:1", "cond/mul/y"}, {G::type("T", "DT_FLOAT")});
+  g.node("cond/indices", "Const", {"^cond/switch_t"},
+         {G::type("dtype", "DT_INT32"), G::tensor("DT_INT32", {4}, {3, 2, 1, 0})});
+  g.node("cond/axis", "Const", {"^cond/switch_t"}, {G::type("dtype", "DT_INT32"), G::tensor("DT_INT32", {}, {0})});
+  g.node("cond/gather", "GatherV2", {"cond/mul", "cond/indices", "cond/axis"},
+         {G::type("Tparams", "DT_FLOAT"), G::type("Tindices", "DT_INT32"), G::type("Taxis", "DT_INT32"),
+          G::integer("batch_dims", 0)});
+  g.node("cond/sub/Switch", "Switch", {"x", "cond/pred_id"}, {G::type("T", "DT_FLOAT")});
+  g.node("cond/sub/y", "Const", {"^cond/switch_f"}, {G::type("dtype", "DT_FLOAT"), G::tensor("DT_FLOAT", {}, {1})});
+  g.node("cond/sub", "Sub", {"cond/sub/Switch", "cond/sub/y"}, {G::type("T", "DT_FLOAT")});
+  g.node("cond/Merge", "Merge", {"cond/sub", "cond/gather"}, {G::integer("N", 2), G::type("T", "DT_FLOAT")});
+  g.node("y", "Identity", {"cond/Merge"}, {G::type("T", "DT_FLOAT")});
+  c.inputs = {{"x", make_f32({4}, {0.5f, 1.0f, -0.25f, 2.0f})}, {"t", make_f32({}, {t})}};
+  c.outputs = {"y"};
+  return c;
+}
+
+TEST(TfjsListedOps, SwitchMergeCondWithAGatherRunsOnlyTheTakenBranch) {
+  EXPECT_EQ(converted_values(gather_cond(1.0f), 0), (std::vector<double>{4, -0.5, 2, 1}));
+  EXPECT_EQ(converted_values(gather_cond(-1.0f), 0), (std::vector<double>{-0.5, 0, -1.25, 1}));
+  FLOE_REQUIRE_TFJS_ORACLE();
+  expect_matches_tfjs(gather_cond(1.0f), 0);
+  expect_matches_tfjs(gather_cond(-1.0f), 0);
 }
 
 OracleGraph norms_and_shapes() {

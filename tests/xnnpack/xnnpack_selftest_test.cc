@@ -20,7 +20,7 @@ namespace floe {
 namespace {
 
 // `loop`: the model has a run-time WHILE, whose ops are checked once per run.
-void expect_selftest_passes(const std::string& name, bool xnnpack_ops, bool loop = false) {
+void expect_selftest_passes(const std::string& name, bool xnnpack_ops, bool loop = false, bool one_branch = false) {
   const std::string path = std::string(FLOE_XNNPACK_MODELS) + "/" + name + ".floe";
   std::FILE* probe = std::fopen(path.c_str(), "rb");
   if (probe == nullptr) GTEST_SKIP() << "SKIPPED: " << path << " not built (the ../shared corpus is absent)";
@@ -38,6 +38,8 @@ void expect_selftest_passes(const std::string& name, bool xnnpack_ops, bool loop
                                    << ": " << r.message;
   if (loop) {
     EXPECT_GT(r.ops_checked, model.operator_count());
+  } else if (one_branch) {
+    EXPECT_LT(r.ops_checked, model.operator_count());  // the untaken branch's ops never ran
   } else {
     EXPECT_EQ(r.ops_checked, model.operator_count());
   }
@@ -55,6 +57,10 @@ TEST(XnnpackSelfTest, RunTimeWhileLoopPasses) { expect_selftest_passes("selftest
 
 // examples/nested_loop: that loop as a WHILE inside another WHILE's body.
 TEST(XnnpackSelfTest, NestedRunTimeWhileLoopsPass) { expect_selftest_passes("selftest_nested_loop", true, true); }
+
+// examples/runtime_if: a cond run as an IF op, the taken branch's MUL on
+// XNNPACK, the other branch's XNNPACK op skipped; its output against the host's.
+TEST(XnnpackSelfTest, RunTimeIfPasses) { expect_selftest_passes("selftest_runtime_if", true, false, true); }
 
 }  // namespace
 }  // namespace floe
