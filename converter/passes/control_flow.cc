@@ -711,9 +711,6 @@ std::string Unroller::runtime_blocker(int frame) const {
   for (int m : subtree_members(frame)) {
     const Node& node = graph_.node(m);
     if (is_tensor_array_op(node.op())) return "it uses TensorArrays, which a run-time loop does not support yet";
-    if (is_switch_op(node.op()) && node.inputs.size() == 2 && graph_.node(node.inputs[1].node).op() != "LoopCond") {
-      return "it contains a tf.cond, which a run-time loop does not support";
-    }
   }
   return "";
 }

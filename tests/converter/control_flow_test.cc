@@ -318,9 +318,15 @@ TEST(RuntimeLoop, TripCountFromAnInputRunsInTheRuntime) {
 // while i < n: h = tf.cond(i < 2, lambda: tf.gather(h, [1, 0]) (or -h), lambda: h * 2)
 // on a run-time loop: the cond in the body becomes an IF there (a Select when
 // its branches are pure).
-G cond_in_loop(bool gather) {
+// `trips` >= 0: n is that constant instead of an input.
+G cond_in_loop(bool gather, int32_t trips = -1) {
   G g;
-  g.placeholder("x", "DT_FLOAT", {2}).placeholder("n", "DT_INT32", {}).constant("two", "DT_FLOAT", {}, {2});
+  g.placeholder("x", "DT_FLOAT", {2}).constant("two", "DT_FLOAT", {}, {2});
+  if (trips < 0) {
+    g.placeholder("n", "DT_INT32", {});
+  } else {
+    g.constant("n", "DT_INT32", {}, {static_cast<double>(trips)});
+  }
   g.constant("k", "DT_INT32", {}, {2});
   const std::string exit = counted_loop(g, "while", "x", "n", "DT_FLOAT", [gather](G& b) {
     const std::string ctx = "while/while_context";
@@ -371,6 +377,21 @@ TEST(RuntimeLoop, CondInTheBodyBecomesAnIfOrASelectInTheBody) {
       ASSERT_EQ(out.size(), 1u) << n;
       EXPECT_EQ(as_floats(out[0]), h) << "n " << n << (gather ? " (IF)" : " (Select)");
     }
+  }
+}
+
+// The same loop with a constant trip count, sent to run time: its body's cond
+// becomes an IF (or a Select) there instead of keeping the loop unrolled.
+TEST(RuntimeLoop, ConstantTripLoopWithACondRunsAtRunTimeWhenAsked) {
+  for (const bool gather : {true, false}) {
+    const conv::ConvertResult r = convert_graph(cond_in_loop(gather, 5), gather ? "const_if_in_loop" : "const_select_in_loop",
+                                                {"y"}, {}, conv::LoopMode::kRuntime);
+    EXPECT_NE(r.summary.find("loop 'while': run-time WHILE, 5 iterations"), std::string::npos) << r.summary;
+    EXPECT_EQ(r.summary.find("cond 'while/cond': run-time IF") != std::string::npos, gather) << r.summary;
+    const std::vector<HostTensor> out = run_model(r.model, {{"x", make_f32({2}, {1.0f, -0.5f})}});
+    ASSERT_EQ(out.size(), 1u);
+    // Two swaps (or negations), then three doublings.
+    EXPECT_EQ(as_floats(out[0]), (std::vector<float>{8.0f, -4.0f}));
   }
 }
 
@@ -556,7 +577,7 @@ TEST(RuntimeLoop, MaximumIterationsCounterGivesTheBound) {
 // y = x + n (one Add per iteration; the counter and condition fold away).
 G adding_loop(int32_t n) {
   G g;
-  g.placeholder("x", "DT_FLOAT", {2}).constant("n", "DT_INT32", {}, {n}).constant("one_f", "DT_FLOAT", {}, {1});
+  g.placeholder("x", "DT_FLOAT", {2}).constant("n", "DT_INT32", {}, {static_cast<double>(n)}).constant("one_f", "DT_FLOAT", {}, {1});
   const std::string exit = counted_loop(g, "while", "x", "n", "DT_FLOAT", [](G& b) {
     b.enter("while/one_f", "one_f", "while/while_context", true, "DT_FLOAT");
     b.node("while/next", "Add", {"while/Identity_1", "while/one_f"}, {G::type("T", "DT_FLOAT")});
