@@ -118,6 +118,26 @@ node { name: 'out' op: 'Relu' input: 'big' }
   expect_refused_within_bounds(run, "bytes for one constant", dir + "/m.floe");
 }
 
+// A 10-element constant resized to [2, 16384008, 7, 5] floats (4.6 GB; found by
+// fuzz_graph, which ran out of memory folding it): a folded output is a
+// constant, refused from its shape before the fold allocates it.
+TEST(ResourceLimits, FoldedOutputOverTheTensorLimitIsRefusedBeforeFolding) {
+  const std::string dir = make_temp_dir();
+  std::ofstream(dir + "/g.pbtxt") << R"(
+node { name: 'image' op: 'Const' attr { key: 'dtype' value { type: DT_FLOAT } }
+       attr { key: 'value' value { tensor { dtype: DT_FLOAT
+         tensor_shape { dim { size: 2 } dim { size: 1 } dim { size: 1 } dim { size: 5 } } float_val: 1 } } } }
+node { name: 'size' op: 'Const' attr { key: 'dtype' value { type: DT_INT32 } }
+       attr { key: 'value' value { tensor { dtype: DT_INT32 tensor_shape { dim { size: 2 } }
+         int_val: 16384008 int_val: 7 } } } }
+node { name: 'big' op: 'ResizeNearestNeighbor' input: 'image' input: 'size'
+       attr { key: 'T' value { type: DT_FLOAT } } }
+node { name: 'out' op: 'Relu' input: 'big' attr { key: 'T' value { type: DT_FLOAT } } }
+)";
+  const ConvertRun run = run_convert({"--graph", dir + "/g.pbtxt", "--outputs", "out", "-o", dir + "/m.floe"}, dir);
+  expect_refused_within_bounds(run, "node 'big' (op ResizeNearestNeighbor): output 0 [2,16384008,7,5]", dir + "/m.floe");
+}
+
 TEST(ResourceLimits, AMillionNodesAreRefusedBeforeParsing) {
   const std::string dir = make_temp_dir();
   std::string graph;
