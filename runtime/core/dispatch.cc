@@ -72,7 +72,9 @@ TensorView OpContext::input(int i) const {
   return has_input(i) ? bind_tensor(*model, arenas, op->inputs()->Get(i)) : TensorView();
 }
 TensorView OpContext::output(int i) const {
-  return bind_tensor(*model, arenas, op->outputs()->Get(i));
+  // An empty view past the op's outputs, as input() gives for an absent input:
+  // a prepare may read a dtype before it checks the operand counts.
+  return i >= 0 && i < output_count() ? bind_tensor(*model, arenas, op->outputs()->Get(i)) : TensorView();
 }
 
 namespace {

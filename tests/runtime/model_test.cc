@@ -27,6 +27,7 @@ struct ModelSpec {
   std::vector<TensorSpec> tensors = {{{4}, false, 0}, {{4}, false, 16}, {{4}, true, 0}, {{4}, false, 32}};
   schema::OpCode first_op = schema::OpCode::RELU;
   std::vector<int32_t> relu_inputs = {0};
+  std::vector<int32_t> first_op_outputs = {1};
   std::vector<int32_t> inputs = {0}, outputs = {3};
   uint64_t arena_size = 48;
   schema::DType input_source_dtype = schema::DType::INVALID;  // Tensor.source_dtype of tensor 0
@@ -54,14 +55,14 @@ std::vector<uint8_t> build(const ModelSpec& spec) {
   }
   std::vector<flatbuffers::Offset<schema::Operator>> ops = {
       schema::CreateOperator(b, spec.first_op, b.CreateVector(spec.relu_inputs),
-                             b.CreateVector(std::vector<int32_t>{1})),
+                             b.CreateVector(spec.first_op_outputs)),
       schema::CreateOperator(b, schema::OpCode::ADD, b.CreateVector(std::vector<int32_t>{1, 2}),
                              b.CreateVector(std::vector<int32_t>{3}))};
   // The prepared ops' region as the converter sizes it (runtime/core/dispatch.h).
   uint64_t persistent[2];
   for (int wide = 0; wide < 2; ++wide) {
     PersistentLayout layout(wide ? 8 : 4, 2);
-    layout.add_op(spec.relu_inputs.size() + 1, op_params_bytes(spec.first_op));
+    layout.add_op(spec.relu_inputs.size() + spec.first_op_outputs.size(), op_params_bytes(spec.first_op));
     layout.add_op(3, op_params_bytes(schema::OpCode::ADD));
     persistent[wide] = layout.total;
   }
@@ -221,6 +222,28 @@ TEST(Interpreter, ChecksTheArenaAndOpShapes) {
   Interpreter interp(bad.model, arena, static_cast<size_t>(bad.model.arena_size()));
   EXPECT_EQ(interp.Init(), Status::kInvalidModel);
   EXPECT_EQ(interp.error().op, 0);
+}
+
+// Every op of the dispatch table with no outputs (and one or three inputs) is
+// refused at Load or Init with a status: no prepare may read an operand the op
+// does not have (fuzz_model found SCATTER_ND_ADD's reading output 0 first).
+TEST(Interpreter, EveryOpWithoutOutputsIsRefusedCleanly) {
+  alignas(16) uint8_t arena[512];
+  int initialized = 0;
+  for (int c = 0; c <= static_cast<int>(schema::OpCode::MAX); ++c) {
+    for (const std::vector<int32_t>& inputs : {std::vector<int32_t>{0}, std::vector<int32_t>{0, 2, 0}}) {
+      ModelSpec spec;
+      spec.first_op = static_cast<schema::OpCode>(c);
+      spec.relu_inputs = inputs;
+      spec.first_op_outputs = {};
+      Loaded l = load(build(spec));
+      if (l.status != Status::kOk) continue;
+      Interpreter interpreter(l.model, arena, static_cast<size_t>(l.model.arena_size()));
+      EXPECT_NE(interpreter.Init(), Status::kOk) << schema::EnumNameOpCode(spec.first_op);
+      ++initialized;
+    }
+  }
+  EXPECT_GT(initialized, 50);  // most ops take no options and reach their prepare
 }
 
 // status_name walks a packed string table (runtime/core/status.cc): each code

@@ -142,11 +142,12 @@ const char* prepare_scatter_nd(const OpContext& ctx) {
 }
 
 const char* prepare_scatter_nd_arithmetic(const OpContext& ctx) {
+  if (const char* reason = prepare_scatter_nd(ctx)) return reason;  // checks the operand counts first
   const DType t = ctx.output(0).dtype;
-  if (ctx.output_count() == 1 && t != DType::kFloat32 && t != DType::kInt32 && t != DType::kInt64) {
+  if (t != DType::kFloat32 && t != DType::kInt32 && t != DType::kInt64) {
     return FLOE_MSG("arithmetic scatter takes float32, int32 or int64");
   }
-  return prepare_scatter_nd(ctx);
+  return nullptr;
 }
 
 Status eval_scatter_nd_update(const PreparedOp& ctx) { return run(ctx, ref::ScatterMode::kUpdate); }
