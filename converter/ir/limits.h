@@ -20,6 +20,11 @@ constexpr int kMaxTensorRank = kMaxRank;
 // from the declared shape before any byte is allocated: a model holds at most
 // kMaxModelBytes anyway.
 constexpr uint64_t kMaxTensorBytes = (uint64_t{1} << 31) - 1;
+// A node whose inputs are all constant is folded into a constant unless its
+// outputs take more than this and more than its inputs together (Tile, Fill,
+// a resize, a broadcast): then it stays a run-time op, so the model does not
+// carry, and the converter does not compute, a large expansion of small data.
+constexpr uint64_t kMaxFoldedExpansionBytes = uint64_t{64} << 20;
 // Bytes all the graph's Const values claim together.
 constexpr uint64_t kMaxClaimedConstantBytes = uint64_t{4} << 30;
 // A written model (FlatBuffers' 32-bit offsets) and its operators.

@@ -11,6 +11,7 @@
 
 #include "converter/frontend/graphdef/attrs.h"
 #include "converter/ir/error.h"
+#include "converter/ir/limits.h"
 #include "converter/ops/evaluate.h"
 #include "converter/ops/op_registry.h"
 
@@ -88,6 +89,24 @@ static void group_if_ops(LoweredModel& model) {
   model.ops = std::move(ordered);
 }
 
+namespace {
+
+double bytes_of(const TensorInfo& t) {
+  double bytes = static_cast<double>(dtype_size(t.dtype));
+  for (int64_t d : t.shape) bytes *= static_cast<double>(d);
+  return bytes;
+}
+
+// See kMaxFoldedExpansionBytes.
+bool worth_folding(const std::vector<const TensorInfo*>& inputs, const std::vector<TensorInfo>& outs) {
+  double in = 0, out = 0;
+  for (const TensorInfo* t : inputs) in += bytes_of(*t);
+  for (const TensorInfo& t : outs) out += bytes_of(t);
+  return out <= static_cast<double>(kMaxFoldedExpansionBytes) || out <= in;
+}
+
+}  // namespace
+
 LoweredModel lower_graph(const Graph& graph, const std::vector<bool>& keep,
                          const std::vector<Feed>& feeds, const std::vector<TensorRef>& fetches,
                          LowerStats* stats, bool fold_constants, std::vector<FoldedFakeQuant>* folded_fake_quants) {
@@ -152,12 +171,22 @@ LoweredModel lower_graph(const Graph& graph, const std::vector<bool>& keep,
     }
     check_input_types(node_context);
     std::vector<TensorInfo> outs = handler->infer(node_context);
+    // No tensor, folded or computed at run time, may exceed one constant's limit.
+    for (size_t port = 0; port < outs.size(); ++port) {
+      if (bytes_of(outs[port]) <= static_cast<double>(kMaxTensorBytes)) continue;
+      std::string dims;
+      for (int64_t d : outs[port].shape) dims += (dims.empty() ? "" : ",") + std::to_string(d);
+      node_context.fail("output " + std::to_string(port) + " [" + dims + "] would take " +
+                        std::to_string(static_cast<uint64_t>(bytes_of(outs[port]))) + " bytes, over the " +
+                        std::to_string(kMaxTensorBytes) + "-byte limit of one tensor");
+    }
     bool outputs_constant = !handler->never_fold;
     for (const TensorInfo& o : outs) outputs_constant = outputs_constant && o.value != nullptr;
     // Values known from inference alone (Identity of a constant, Shape, ...).
     if (outputs_constant && !node.inputs.empty()) ++st.folded_nodes;
 
-    if (!outputs_constant && inputs_constant && handler->lower != nullptr && !handler->never_fold) {
+    if (!outputs_constant && inputs_constant && handler->lower != nullptr && !handler->never_fold &&
+        worth_folding(inputs, outs)) {
       // Fold: run this node alone on its constant inputs.
       std::vector<HostTensor> results = fold_node(graph, node, *handler, inputs, outs);
       for (size_t port = 0; port < outs.size(); ++port) {

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "converter/eval/run_lowered.h"
+#include "converter/ir/limits.h"
 #include "converter/optimize/graph_view.h"
 #include "converter/optimize/passes.h"
 
@@ -27,6 +28,13 @@ int fold_constants(LoweredModel& model, PassLog& log) {
       all_constant = true;
     }
     if (!all_constant) continue;
+    // A large expansion of small constants stays a run-time op (kMaxFoldedExpansionBytes).
+    uint64_t in_bytes = 0, out_bytes = 0;
+    for (int v : op.inputs) {
+      if (v >= 0) in_bytes += model.values[static_cast<size_t>(v)].byte_size();
+    }
+    for (int v : op.outputs) out_bytes += model.values[static_cast<size_t>(v)].byte_size();
+    if (out_bytes > kMaxFoldedExpansionBytes && out_bytes > in_bytes) continue;
 
     LoweredModel scratch;
     LoweredOp copy;

@@ -118,10 +118,10 @@ node { name: 'out' op: 'Relu' input: 'big' }
   expect_refused_within_bounds(run, "bytes for one constant", dir + "/m.floe");
 }
 
-// A 10-element constant resized to [2, 16384008, 7, 5] floats (4.6 GB; found by
-// fuzz_graph, which ran out of memory folding it): a folded output is a
-// constant, refused from its shape before the fold allocates it.
-TEST(ResourceLimits, FoldedOutputOverTheTensorLimitIsRefusedBeforeFolding) {
+// A 10-element constant resized to [2, 16384008, 7, 5] floats (4.6 GB): no
+// tensor, folded or computed at run time, may exceed one constant's limit;
+// refused from the inferred shape before anything is allocated.
+TEST(ResourceLimits, AnOutputOverTheTensorLimitIsRefusedBeforeAllocating) {
   const std::string dir = make_temp_dir();
   std::ofstream(dir + "/g.pbtxt") << R"(
 node { name: 'image' op: 'Const' attr { key: 'dtype' value { type: DT_FLOAT } }
@@ -135,7 +135,34 @@ node { name: 'big' op: 'ResizeNearestNeighbor' input: 'image' input: 'size'
 node { name: 'out' op: 'Relu' input: 'big' attr { key: 'T' value { type: DT_FLOAT } } }
 )";
   const ConvertRun run = run_convert({"--graph", dir + "/g.pbtxt", "--outputs", "out", "-o", dir + "/m.floe"}, dir);
-  expect_refused_within_bounds(run, "node 'big' (op ResizeNearestNeighbor): output 0 [2,16384008,7,5]", dir + "/m.floe");
+  expect_refused_within_bounds(run, "node 'big' (op ResizeNearestNeighbor): output 0 [2,16384008,7,5] would take "
+                                    "4587522240 bytes, over the 2147483647-byte limit of one tensor",
+                               dir + "/m.floe");
+}
+
+// One float resized to [1, 4096, 8192, 1] (128 MiB; fuzz_graph ran out of
+// memory folding a 917 MB one): a large expansion of small constants is not
+// folded into the model but stays a run-time op, converted in bounded memory.
+TEST(ResourceLimits, ALargeExpansionOfSmallConstantsStaysARunTimeOp) {
+  const std::string dir = make_temp_dir();
+  std::ofstream(dir + "/g.pbtxt") << R"(
+node { name: 'image' op: 'Const' attr { key: 'dtype' value { type: DT_FLOAT } }
+       attr { key: 'value' value { tensor { dtype: DT_FLOAT
+         tensor_shape { dim { size: 1 } dim { size: 1 } dim { size: 1 } dim { size: 1 } } float_val: 1 } } } }
+node { name: 'size' op: 'Const' attr { key: 'dtype' value { type: DT_INT32 } }
+       attr { key: 'value' value { tensor { dtype: DT_INT32 tensor_shape { dim { size: 2 } }
+         int_val: 4096 int_val: 8192 } } } }
+node { name: 'big' op: 'ResizeNearestNeighbor' input: 'image' input: 'size'
+       attr { key: 'T' value { type: DT_FLOAT } } }
+)";
+  const std::string model = dir + "/m.floe";
+  const ConvertRun run = run_convert({"--graph", dir + "/g.pbtxt", "--outputs", "big", "-o", model}, dir);
+  EXPECT_EQ(run.exit_code, 0) << run.output;
+  EXPECT_LT(run.seconds, kMaxSeconds);
+  EXPECT_LT(run.max_rss_kb, kMaxRssKb);
+  std::ifstream in(model, std::ios::binary | std::ios::ate);
+  ASSERT_TRUE(in.good());
+  EXPECT_LT(static_cast<uint64_t>(in.tellg()), uint64_t{1} << 16);  // the op, not 128 MiB of its result
 }
 
 TEST(ResourceLimits, AMillionNodesAreRefusedBeforeParsing) {
