@@ -91,17 +91,11 @@ static void group_if_ops(LoweredModel& model) {
 
 namespace {
 
-double bytes_of(const TensorInfo& t) {
-  double bytes = static_cast<double>(dtype_size(t.dtype));
-  for (int64_t d : t.shape) bytes *= static_cast<double>(d);
-  return bytes;
-}
-
 // See kMaxFoldedExpansionBytes.
 bool worth_folding(const std::vector<const TensorInfo*>& inputs, const std::vector<TensorInfo>& outs) {
   double in = 0, out = 0;
-  for (const TensorInfo* t : inputs) in += bytes_of(*t);
-  for (const TensorInfo& t : outs) out += bytes_of(t);
+  for (const TensorInfo* t : inputs) in += tensor_bytes(*t);
+  for (const TensorInfo& t : outs) out += tensor_bytes(t);
   return out <= static_cast<double>(kMaxFoldedExpansionBytes) || out <= in;
 }
 
@@ -171,15 +165,7 @@ LoweredModel lower_graph(const Graph& graph, const std::vector<bool>& keep,
     }
     check_input_types(node_context);
     std::vector<TensorInfo> outs = handler->infer(node_context);
-    // No tensor, folded or computed at run time, may exceed one constant's limit.
-    for (size_t port = 0; port < outs.size(); ++port) {
-      if (bytes_of(outs[port]) <= static_cast<double>(kMaxTensorBytes)) continue;
-      std::string dims;
-      for (int64_t d : outs[port].shape) dims += (dims.empty() ? "" : ",") + std::to_string(d);
-      node_context.fail("output " + std::to_string(port) + " [" + dims + "] would take " +
-                        std::to_string(static_cast<uint64_t>(bytes_of(outs[port]))) + " bytes, over the " +
-                        std::to_string(kMaxTensorBytes) + "-byte limit of one tensor");
-    }
+    check_output_bytes(graph, node, outs);  // no tensor, folded or computed at run time, over the limit
     bool outputs_constant = !handler->never_fold;
     for (const TensorInfo& o : outs) outputs_constant = outputs_constant && o.value != nullptr;
     // Values known from inference alone (Identity of a constant, Shape, ...).

@@ -131,26 +131,30 @@ std::vector<int> lower_node(const Graph& graph, const Node& node, const OpHandle
 }
 
 
+double tensor_bytes(const TensorInfo& t) {
+  double bytes = static_cast<double>(dtype_size(t.dtype));
+  for (int64_t d : t.shape) bytes *= static_cast<double>(d);
+  return bytes;
+}
+
+void check_output_bytes(const Graph& graph, const Node& node, const std::vector<TensorInfo>& outs) {
+  for (size_t port = 0; port < outs.size(); ++port) {
+    const double bytes = tensor_bytes(outs[port]);
+    if (bytes <= static_cast<double>(kMaxTensorBytes)) continue;
+    std::string dims;
+    for (int64_t d : outs[port].shape) dims += (dims.empty() ? "" : ",") + std::to_string(d);
+    throw ConvertError(graph.source() + ": node '" + node.name() + "' (op " + node.op() + "): output " +
+                           std::to_string(port) + " [" + dims + "] would take " +
+                           std::to_string(static_cast<uint64_t>(bytes)) + " bytes, over the " +
+                           std::to_string(kMaxTensorBytes) + "-byte limit of one tensor",
+                       ErrorCategory::kInvalidInput);
+  }
+}
+
 std::vector<HostTensor> fold_node(const Graph& graph, const Node& node, const OpHandler& handler,
                                   const std::vector<const TensorInfo*>& inputs,
                                   const std::vector<TensorInfo>& outs) {
-  // A folded output is a constant: held to one constant's limit before any
-  // byte of it is allocated (the shape alone can claim terabytes).
-  for (size_t port = 0; port < outs.size(); ++port) {
-    double bytes = static_cast<double>(dtype_size(outs[port].dtype));
-    std::string dims;
-    for (int64_t d : outs[port].shape) {
-      bytes *= static_cast<double>(d);
-      dims += (dims.empty() ? "" : ",") + std::to_string(d);
-    }
-    if (bytes > static_cast<double>(kMaxTensorBytes)) {
-      throw ConvertError(graph.source() + ": node '" + node.name() + "' (op " + node.op() + "): output " +
-                             std::to_string(port) + " [" + dims + "] computed at conversion would take " +
-                             std::to_string(static_cast<uint64_t>(bytes)) + " bytes, over the " +
-                             std::to_string(kMaxTensorBytes) + "-byte limit of one constant",
-                         ErrorCategory::kInvalidInput);
-    }
-  }
+  check_output_bytes(graph, node, outs);  // before any byte of a fold is allocated
   LoweredModel scratch;
   const std::vector<int> produced =
       lower_node(graph, node, handler, inputs, outs, scratch, std::vector<int>(inputs.size(), -1));

@@ -23,6 +23,12 @@ std::vector<int> lower_node(const Graph& graph, const Node& node, const OpHandle
                             const std::vector<const TensorInfo*>& inputs, const std::vector<TensorInfo>& outs,
                             LoweredModel& model, std::vector<int> input_values);
 
+// Bytes of a tensor from its shape (a double: a fuzzed shape may claim more than 2^64).
+double tensor_bytes(const TensorInfo& t);
+// Throws ConvertError naming the node when an output would exceed one
+// tensor's byte limit (kMaxTensorBytes), before anything is allocated.
+void check_output_bytes(const Graph& graph, const Node& node, const std::vector<TensorInfo>& outs);
+
 // The outputs of `node` computed from its constant inputs.
 std::vector<HostTensor> fold_node(const Graph& graph, const Node& node, const OpHandler& handler,
                                   const std::vector<const TensorInfo*>& inputs,
