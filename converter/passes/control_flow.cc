@@ -189,6 +189,12 @@ void Unroller::analyze_frames() {
     Frame& frame = frames_[static_cast<size_t>(f)];
     const Node& node = graph_.node(n);
     frame.members.push_back(n);
+    // The unrolling reads these inputs by position: a malformed node is refused here, once.
+    const size_t needs = is_switch_op(node.op()) ? 2 : is_loop_op(node.op()) || is_merge_op(node.op()) ? 1 : 0;
+    if (node.inputs.size() < needs) {
+      fail(n, "has " + std::to_string(node.inputs.size()) + " data input(s) where " + node.op() + " needs " +
+                  std::to_string(needs));
+    }
     if (f == 0) {
       if (is_loop_op(node.op())) fail(n, "is a loop node outside of any while loop");
       continue;
@@ -649,7 +655,9 @@ void Unroller::run_loop(Instance& parent, int frame) {
   if (top) counting_ = false;
   for (int x : f.exits) {
     const Node& exit = graph_.node(x);
-    const int merge = graph_.node(exit.inputs.at(0).node).inputs.at(0).node;  // Exit <- Switch:0 <- Merge
+    const Node& loop_switch = graph_.node(exit.inputs.at(0).node);  // Exit <- Switch:0 <- Merge
+    if (!is_switch_op(loop_switch.op())) fail(x, "does not read a loop variable's Switch in while loop '" + f.name + "'");
+    const int merge = loop_switch.inputs.at(0).node;
     const Var* var = nullptr;
     for (const Var& v : vars) {
       if (v.merge == merge) var = &v;

@@ -717,6 +717,46 @@ TEST(ControlFlow, EndlessLoopIsRefused) {
   }
 }
 
+// A loop whose nodes lack the inputs the unrolling reads by position (an Enter
+// without its input, an Exit reading something other than a Switch) is
+// refused with the node, never read past its inputs.
+TEST(ControlFlow, MalformedLoopNodesAreRefusedNamingTheNode) {
+  const auto refusal = [](bool enter_without_input) {
+    G g;
+    g.placeholder("x", "DT_FLOAT", {2});
+    const std::string frame = "while/while_context";
+    g.constant("while/zero", "DT_INT32", {}, {0}).constant("n", "DT_INT32", {}, {3}).constant("one", "DT_INT32", {}, {1});
+    if (enter_without_input) {
+      g.node("while/Enter", "Enter", {},
+             {G::type("T", "DT_INT32"), G::str("frame_name", frame), G::boolean("is_constant", false)});
+    } else {
+      g.enter("while/Enter", "while/zero", frame, false, "DT_INT32");
+    }
+    g.enter("while/limit", "n", frame, true, "DT_INT32").enter("while/step", "one", frame, true, "DT_INT32");
+    g.node("while/Merge", "Merge", {"while/Enter", "while/NextIteration"}, {G::type("T", "DT_INT32"), G::integer("N", 2)});
+    g.node("while/Less", "Less", {"while/Merge", "while/limit"}, {G::type("T", "DT_INT32")});
+    g.node("while/LoopCond", "LoopCond", {"while/Less"});
+    g.node("while/Switch", "Switch", {"while/Merge", "while/LoopCond"}, {G::type("T", "DT_INT32")});
+    g.node("while/Identity", "Identity", {"while/Switch:1"}, {G::type("T", "DT_INT32")});
+    g.node("while/add", "Add", {"while/Identity", "while/step"}, {G::type("T", "DT_INT32")});
+    g.node("while/NextIteration", "NextIteration", {"while/add"}, {G::type("T", "DT_INT32")});
+    // The Exit of the well-formed variant reads the Switch's predicate input's source instead.
+    g.node("while/Exit", "Exit", {enter_without_input ? "while/Switch" : "while/Less"}, {G::type("T", "DT_BOOL")});
+    try {
+      convert_graph(g, enter_without_input ? "enter_without_input" : "exit_without_switch", {"while/Exit"});
+    } catch (const conv::ConvertError& e) {
+      return std::string(e.what());
+    }
+    return std::string("converted");
+  };
+  const std::string no_input = refusal(true);
+  EXPECT_NE(no_input.find("while/Enter"), std::string::npos) << no_input;
+  EXPECT_NE(no_input.find("has 0 data input(s) where Enter needs 1"), std::string::npos) << no_input;
+  const std::string no_switch = refusal(false);
+  EXPECT_NE(no_switch.find("while/Exit"), std::string::npos) << no_switch;
+  EXPECT_NE(no_switch.find("does not read a loop variable's Switch"), std::string::npos) << no_switch;
+}
+
 TEST(ControlFlow, TensorArrayReadBeforeWriteIsRefused) {
   G g;
   g.placeholder("x", "DT_FLOAT", {2}).constant("n", "DT_INT32", {}, {2}).constant("i1", "DT_INT32", {}, {1});
