@@ -25,6 +25,11 @@ constexpr uint64_t kMaxTensorBytes = (uint64_t{1} << 31) - 1;
 // a resize, a broadcast): then it stays a run-time op, so the model does not
 // carry, and the converter does not compute, a large expansion of small data.
 constexpr uint64_t kMaxFoldedExpansionBytes = uint64_t{64} << 20;
+// Whether a node with all-constant inputs is folded (kMaxFoldedExpansionBytes);
+// doubles, as a fuzzed shape may claim more than 2^64 bytes.
+inline bool worth_folding(double input_bytes, double output_bytes) {
+  return output_bytes <= static_cast<double>(kMaxFoldedExpansionBytes) || output_bytes <= input_bytes;
+}
 // Bytes all the graph's Const values claim together.
 constexpr uint64_t kMaxClaimedConstantBytes = uint64_t{4} << 30;
 // A written model (FlatBuffers' 32-bit offsets) and its operators.

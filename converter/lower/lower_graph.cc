@@ -89,18 +89,6 @@ static void group_if_ops(LoweredModel& model) {
   model.ops = std::move(ordered);
 }
 
-namespace {
-
-// See kMaxFoldedExpansionBytes.
-bool worth_folding(const std::vector<const TensorInfo*>& inputs, const std::vector<TensorInfo>& outs) {
-  double in = 0, out = 0;
-  for (const TensorInfo* t : inputs) in += tensor_bytes(*t);
-  for (const TensorInfo& t : outs) out += tensor_bytes(t);
-  return out <= static_cast<double>(kMaxFoldedExpansionBytes) || out <= in;
-}
-
-}  // namespace
-
 LoweredModel lower_graph(const Graph& graph, const std::vector<bool>& keep,
                          const std::vector<Feed>& feeds, const std::vector<TensorRef>& fetches,
                          LowerStats* stats, bool fold_constants, std::vector<FoldedFakeQuant>* folded_fake_quants) {

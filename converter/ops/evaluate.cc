@@ -151,6 +151,13 @@ void check_output_bytes(const Graph& graph, const Node& node, const std::vector<
   }
 }
 
+bool worth_folding(const std::vector<const TensorInfo*>& inputs, const std::vector<TensorInfo>& outs) {
+  double in = 0, out = 0;
+  for (const TensorInfo* t : inputs) in += tensor_bytes(*t);
+  for (const TensorInfo& t : outs) out += tensor_bytes(t);
+  return worth_folding(in, out);
+}
+
 std::vector<HostTensor> fold_node(const Graph& graph, const Node& node, const OpHandler& handler,
                                   const std::vector<const TensorInfo*>& inputs,
                                   const std::vector<TensorInfo>& outs) {
@@ -198,7 +205,7 @@ std::shared_ptr<const HostTensor> evaluate_constant(const Graph& graph, const st
     std::vector<TensorInfo> outs = handler->infer(NodeContext(graph, node, inputs));
     bool outputs_constant = true;
     for (const TensorInfo& o : outs) outputs_constant = outputs_constant && o.value != nullptr;
-    if (!outputs_constant && inputs_constant && handler->lower != nullptr) {
+    if (!outputs_constant && inputs_constant && handler->lower != nullptr && worth_folding(inputs, outs)) {
       std::vector<HostTensor> results = fold_node(graph, node, *handler, inputs, outs);
       for (size_t port = 0; port < outs.size(); ++port) {
         outs[port].value = std::make_shared<const HostTensor>(std::move(results[port]));

@@ -29,6 +29,11 @@ double tensor_bytes(const TensorInfo& t);
 // tensor's byte limit (kMaxTensorBytes), before anything is allocated.
 void check_output_bytes(const Graph& graph, const Node& node, const std::vector<TensorInfo>& outs);
 
+// worth_folding (ir/limits.h) for a node's inputs and inferred outputs: every
+// fold (lowering, unrolling, evaluate_constant) leaves a large expansion of
+// small constants to run time.
+bool worth_folding(const std::vector<const TensorInfo*>& inputs, const std::vector<TensorInfo>& outs);
+
 // The outputs of `node` computed from its constant inputs.
 std::vector<HostTensor> fold_node(const Graph& graph, const Node& node, const OpHandler& handler,
                                   const std::vector<const TensorInfo*>& inputs,

@@ -34,7 +34,7 @@ int fold_constants(LoweredModel& model, PassLog& log) {
       if (v >= 0) in_bytes += model.values[static_cast<size_t>(v)].byte_size();
     }
     for (int v : op.outputs) out_bytes += model.values[static_cast<size_t>(v)].byte_size();
-    if (out_bytes > kMaxFoldedExpansionBytes && out_bytes > in_bytes) continue;
+    if (!worth_folding(static_cast<double>(in_bytes), static_cast<double>(out_bytes))) continue;
 
     LoweredModel scratch;
     LoweredOp copy;

@@ -456,7 +456,8 @@ void Unroller::process_ordinary(Instance& inst, int n, const std::vector<const S
   // Fold as the lowering driver does (ops/evaluate.h), so loop conditions and
   // shape arguments computed inside the body are known. Nodes with narrow dtypes
   // are left unknown here (lowering folds them later).
-  if (!outputs_constant && inputs_constant && !any_narrow && handler->lower != nullptr && !handler->never_fold) {
+  if (!outputs_constant && inputs_constant && !any_narrow && handler->lower != nullptr && !handler->never_fold &&
+      worth_folding(infos, outs)) {
     std::vector<HostTensor> results = fold_node(graph_, node, *handler, infos, outs);
     for (size_t port = 0; port < outs.size(); ++port) {
       outs[port].value = std::make_shared<const HostTensor>(std::move(results[port]));

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "converter/ir/limits.h"
+#include "tests/converter/tf_graph_text.h"
 #include "tests/support/model_runner.h"
 
 extern char** environ;
@@ -163,6 +164,45 @@ node { name: 'big' op: 'ResizeNearestNeighbor' input: 'image' input: 'size'
   std::ifstream in(model, std::ios::binary | std::ios::ate);
   ASSERT_TRUE(in.good());
   EXPECT_LT(static_cast<uint64_t>(in.tellg()), uint64_t{1} << 16);  // the op, not 128 MiB of its result
+}
+
+// The same rule inside a loop the converter unrolls: each iteration Fills
+// 1 GiB from two small constants (max-reduced into the carried value). The
+// unrolling keeps the Fill symbolic instead of computing 2 GiB at conversion.
+TEST(ResourceLimits, ALargeExpansionInAnUnrolledLoopIsNotComputedAtConversion) {
+  using G = floe::testing::TfGraphText;
+  G g;
+  const std::string frame = "while/while_context";
+  g.placeholder("x", "DT_FLOAT", {1}).constant("n", "DT_INT32", {}, {2}).constant("zero", "DT_INT32", {}, {0});
+  g.constant("one", "DT_INT32", {}, {1}).constant("dims", "DT_INT32", {2}, {16384, 16384});
+  g.constant("fill_value", "DT_FLOAT", {}, {1.5}).constant("axes", "DT_INT32", {2}, {0, 1});
+  g.enter("while/Enter", "zero", frame, false, "DT_INT32").enter("while/Enter_1", "x", frame, false, "DT_FLOAT");
+  for (const char* c : {"n", "one", "dims", "axes"}) g.enter(std::string("while/") + c, c, frame, true, "DT_INT32");
+  g.enter("while/fill_value", "fill_value", frame, true, "DT_FLOAT");
+  g.node("while/Merge", "Merge", {"while/Enter", "while/NextIteration"}, {G::type("T", "DT_INT32"), G::integer("N", 2)});
+  g.node("while/Merge_1", "Merge", {"while/Enter_1", "while/NextIteration_1"}, {G::type("T", "DT_FLOAT"), G::integer("N", 2)});
+  g.node("while/Less", "Less", {"while/Merge", "while/n"}, {G::type("T", "DT_INT32")});
+  g.node("while/LoopCond", "LoopCond", {"while/Less"});
+  g.node("while/Switch", "Switch", {"while/Merge", "while/LoopCond"}, {G::type("T", "DT_INT32")});
+  g.node("while/Switch_1", "Switch", {"while/Merge_1", "while/LoopCond"}, {G::type("T", "DT_FLOAT")});
+  g.node("while/i", "Identity", {"while/Switch:1"}, {G::type("T", "DT_INT32")});
+  g.node("while/acc", "Identity", {"while/Switch_1:1"}, {G::type("T", "DT_FLOAT")});
+  g.node("while/add", "Add", {"while/i", "while/one"}, {G::type("T", "DT_INT32")});
+  g.node("while/big", "Fill", {"while/dims", "while/fill_value"}, {G::type("T", "DT_FLOAT"), G::type("index_type", "DT_INT32")});
+  g.node("while/max", "Max", {"while/big", "while/axes"}, {G::type("T", "DT_FLOAT"), G::type("Tidx", "DT_INT32")});
+  g.node("while/next", "Add", {"while/acc", "while/max"}, {G::type("T", "DT_FLOAT")});
+  g.node("while/NextIteration", "NextIteration", {"while/add"}, {G::type("T", "DT_INT32")});
+  g.node("while/NextIteration_1", "NextIteration", {"while/next"}, {G::type("T", "DT_FLOAT")});
+  g.node("while/Exit_1", "Exit", {"while/Switch_1"}, {G::type("T", "DT_FLOAT")});
+  const std::string dir = make_temp_dir();
+  const std::string model = dir + "/m.floe";
+  const ConvertRun run = run_convert({"--graph", g.write(dir + "/g.pbtxt"), "--outputs", "while/Exit_1", "-o", model}, dir);
+  EXPECT_EQ(run.exit_code, 0) << run.output;
+  EXPECT_LT(run.seconds, kMaxSeconds);
+  EXPECT_LT(run.max_rss_kb, kMaxRssKb);
+  std::ifstream in(model, std::ios::binary | std::ios::ate);
+  ASSERT_TRUE(in.good());
+  EXPECT_LT(static_cast<uint64_t>(in.tellg()), uint64_t{1} << 16);  // two run-time Fills, not their values
 }
 
 TEST(ResourceLimits, AMillionNodesAreRefusedBeforeParsing) {
