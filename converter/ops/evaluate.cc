@@ -131,6 +131,10 @@ std::vector<int> lower_node(const Graph& graph, const Node& node, const OpHandle
 }
 
 
+std::string byte_count(double bytes) {
+  return bytes < 0x1p64 ? std::to_string(static_cast<uint64_t>(bytes)) : std::string("over 2^64");
+}
+
 double tensor_bytes(const TensorInfo& t) {
   double bytes = static_cast<double>(dtype_size(t.dtype));
   for (int64_t d : t.shape) bytes *= static_cast<double>(d);
@@ -145,7 +149,7 @@ void check_output_bytes(const Graph& graph, const Node& node, const std::vector<
     for (int64_t d : outs[port].shape) dims += (dims.empty() ? "" : ",") + std::to_string(d);
     throw ConvertError(graph.source() + ": node '" + node.name() + "' (op " + node.op() + "): output " +
                            std::to_string(port) + " [" + dims + "] would take " +
-                           std::to_string(static_cast<uint64_t>(bytes)) + " bytes, over the " +
+                           byte_count(bytes) + " bytes, over the " +
                            std::to_string(kMaxTensorBytes) + "-byte limit of one tensor",
                        ErrorCategory::kInvalidInput);
   }

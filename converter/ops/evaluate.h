@@ -25,6 +25,8 @@ std::vector<int> lower_node(const Graph& graph, const Node& node, const OpHandle
 
 // Bytes of a tensor from its shape (a double: a fuzzed shape may claim more than 2^64).
 double tensor_bytes(const TensorInfo& t);
+// `bytes` in decimal for a message (a claimed size may not fit 64 bits).
+std::string byte_count(double bytes);
 // Throws ConvertError naming the node when an output would exceed one
 // tensor's byte limit (kMaxTensorBytes), before anything is allocated.
 void check_output_bytes(const Graph& graph, const Node& node, const std::vector<TensorInfo>& outs);

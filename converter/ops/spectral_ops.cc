@@ -22,6 +22,7 @@
 #include "converter/frontend/checkpoint/tf_dtype.h"
 #include "converter/frontend/graphdef/attrs.h"
 #include "converter/ir/limits.h"
+#include "converter/ops/evaluate.h"
 #include "converter/ops/op_registry.h"
 
 namespace floe::conv {
@@ -77,7 +78,7 @@ void check_matrix(const NodeContext& ctx, int64_t rows, int64_t cols) {
   const double bytes = static_cast<double>(rows) * static_cast<double>(cols) * sizeof(float);
   if (bytes > static_cast<double>(kMaxTensorBytes)) {
     ctx.fail("its DFT matrix [" + std::to_string(rows) + ", " + std::to_string(cols) + "] would take " +
-             std::to_string(static_cast<uint64_t>(bytes)) + " bytes, over the " + std::to_string(kMaxTensorBytes) +
+             byte_count(bytes) + " bytes, over the " + std::to_string(kMaxTensorBytes) +
              "-byte limit of one constant");
   }
 }

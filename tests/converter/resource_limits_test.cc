@@ -141,6 +141,26 @@ node { name: 'out' op: 'Relu' input: 'big' attr { key: 'T' value { type: DT_FLOA
                                dir + "/m.floe");
 }
 
+// A claimed size past 2^64 bytes is named as such (fuzz_graph: converting the
+// double to a 64-bit count was undefined behaviour).
+TEST(ResourceLimits, AnOutputClaimingMoreThan2To64BytesIsRefusedSayingSo) {
+  const std::string dir = make_temp_dir();
+  std::ofstream(dir + "/g.pbtxt") << R"(
+node { name: 'image' op: 'Const' attr { key: 'dtype' value { type: DT_FLOAT } }
+       attr { key: 'value' value { tensor { dtype: DT_FLOAT
+         tensor_shape { dim { size: 1 } dim { size: 1 } dim { size: 1 } dim { size: 4 } } float_val: 1 } } } }
+node { name: 'size' op: 'Const' attr { key: 'dtype' value { type: DT_INT32 } }
+       attr { key: 'value' value { tensor { dtype: DT_INT32 tensor_shape { dim { size: 2 } }
+         int_val: 2147483647 int_val: 2147483647 } } } }
+node { name: 'big' op: 'ResizeBilinear' input: 'image' input: 'size'
+       attr { key: 'T' value { type: DT_FLOAT } } }
+)";
+  const ConvertRun run = run_convert({"--graph", dir + "/g.pbtxt", "--outputs", "big", "-o", dir + "/m.floe"}, dir);
+  expect_refused_within_bounds(run, "node 'big' (op ResizeBilinear): output 0 [1,2147483647,2147483647,4] would take "
+                                    "over 2^64 bytes, over the 2147483647-byte limit of one tensor",
+                               dir + "/m.floe");
+}
+
 // One float resized to [1, 4096, 8192, 1] (128 MiB; fuzz_graph ran out of
 // memory folding a 917 MB one): a large expansion of small constants is not
 // folded into the model but stays a run-time op, converted in bounded memory.

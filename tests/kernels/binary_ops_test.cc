@@ -84,6 +84,10 @@ TEST(BinaryOps, FloatFloorModPowAtan2) {
   EXPECT_EQ(d, (std::vector<int64_t>{4, 81}));
   EXPECT_EQ((run_arith<int32_t>(ArithOp::kPow, DType::kInt32, {3, -2, 5}, {3}, {4, 3, 0}, {3}, {3})),
             (std::vector<int32_t>{81, -8, 1}));
+  // An integer power past the type's range wraps (two's complement, as TF's
+  // CPU kernel computes it), never undefined behaviour: 48400^2 = 2342560000.
+  EXPECT_EQ((run_arith<int32_t>(ArithOp::kPow, DType::kInt32, {48400, 3}, {2}, {2, 41}, {2}, {2})),
+            (std::vector<int32_t>{static_cast<int32_t>(2342560000u), 2069870691}));  // 3^41 mod 2^32
 }
 
 TEST(BinaryOps, ComparisonsBroadcastToBool) {

@@ -121,6 +121,15 @@ TEST(NnExtra, CumulativeFakeQuantTopKLogSoftmaxLrn) {
   c.exclusive = false;
   cumulative(c, DType::kFloat32, {in.data(), shape_of(d)}, {out.data(), shape_of(d)});
   EXPECT_EQ(out, (std::vector<float>{24, 24, 12, 4}));
+  // Integer sums and products past the type's range wrap, never undefined behaviour.
+  std::vector<int32_t> big = {65536, 65536, 3}, wrapped(3);
+  cumulative(c, DType::kInt32, {big.data(), shape_of({3})}, {wrapped.data(), shape_of({3})});
+  EXPECT_EQ(wrapped, (std::vector<int32_t>{0, 196608, 3}));  // reverse product: 3, 3 * 2^16, 3 * 2^32 wraps to 0
+  c.product = false;
+  std::vector<int32_t> large = {INT32_MAX, 1};
+  c.reverse = false;
+  cumulative(c, DType::kInt32, {large.data(), shape_of({2})}, {wrapped.data(), shape_of({2})});
+  EXPECT_EQ(wrapped[1], INT32_MIN);
 
   // [0, 1], 8 bits: scale 1/255, zero point 0; -0.1 clamps to 0, 0.31 -> 79/255.
   // (Exact ties such as 0.5 * 255 = 127.5 follow TF's float formula

@@ -214,8 +214,8 @@ template <typename T> struct PowInt {
     T result = 1;
     T b = base;
     while (exp > 0) {
-      if (exp & 1) result = static_cast<T>(result * b);
-      b = static_cast<T>(b * b);
+      if (exp & 1) result = wrapping_mul(result, b);
+      b = wrapping_mul(b, b);
       exp = static_cast<T>(exp >> 1);
     }
     return result;

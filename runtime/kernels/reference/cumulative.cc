@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "runtime/kernels/reference/element_copy.h"
+#include "runtime/kernels/reference/wrapping.h"
 #include "runtime/core/op_adapter.h"
 
 namespace floe::ref {
@@ -30,9 +31,9 @@ void cumulative_typed(const CumulativeParams& p, In<void> input, Out<void> outpu
         const T v = in[at];
         if (p.exclusive) {
           out[at] = acc;
-          acc = p.product ? static_cast<T>(acc * v) : static_cast<T>(acc + v);
+          acc = p.product ? wrapping_mul(acc, v) : wrapping_add(acc, v);
         } else {
-          acc = p.product ? static_cast<T>(acc * v) : static_cast<T>(acc + v);
+          acc = p.product ? wrapping_mul(acc, v) : wrapping_add(acc, v);
           out[at] = acc;
         }
       }
