@@ -414,7 +414,23 @@ void Unroller::process_node(Instance& inst, int n) {
               graph_.tensor_name(node.inputs[0]) + "' is not a conversion-time constant" + reason,
           inputs.empty() ? ErrorCategory::kUnsupported : ErrorCategory::kNeedsConstant);
       if (inputs.empty()) throw error.with_refusals({Refusal{"while loop", {{op, {node.name()}}}}});
-      throw error.with_tensor(inputs.front());
+      error.with_tensor(inputs.front());
+      const int frame = frame_of_[static_cast<size_t>(n)];
+      if (policy_ != nullptr && policy_->runtime_allowed && !probe_error_ &&
+          frames_[static_cast<size_t>(frame)].parent == 0 && uses_tensor_arrays(frame)) {
+        // The loop will run at run time: first learn its TensorArrays' element
+        // shapes from one iteration (run_loop throws `error` after it).
+        probe_error_ = error;
+        counting_ = true;
+        Sym taken = *in[0];
+        HostTensor yes;
+        yes.dtype = DType::kBool;
+        yes.data = {1};
+        taken.info.value = std::make_shared<const HostTensor>(std::move(yes));
+        out.ports = {taken};
+        return;
+      }
+      throw error;
     }
     out.ports = {*in[0]};
     return;
@@ -511,10 +527,12 @@ void Unroller::run_loop(Instance& parent, int frame) {
       if (op == "_FloeWhileLoop") holds_runtime_loop = attr_string(graph_.node(m).def, "loop_name", "");
     }
     const auto forced = policy_->unroll.find(name);
-    std::string blocker = forced != policy_->unroll.end() ? forced->second : runtime_blocker(frame);
+    std::string blocker = forced != policy_->unroll.end() ? forced->second
+                          : holds_runtime_loop.empty()    ? runtime_blocker(frame)
+                                                          : "";
     for (const Var& v : vars) {
-      bool known = !v.value.array;
-      for (int64_t d : v.value.info.shape) known = known && d >= 0;
+      bool known = true;  // a TensorArray flow becomes a buffer whose shape the rewrite checks
+      for (int64_t d : v.value.array ? std::vector<int64_t>{} : v.value.info.shape) known = known && d >= 0;
       if (blocker.empty() && !known) {
         blocker = "its variable '" + graph_.node(v.merge).name() + "' has no static shape";
       }
@@ -562,7 +580,15 @@ void Unroller::run_loop(Instance& parent, int frame) {
     inst.suffix = parent.suffix.empty() ? "/iter" + std::to_string(k) : parent.suffix + "_" + std::to_string(k);
     for (int e : f.enters) inst.nodes[e].ports = {*lookup(parent, graph_.node(e).inputs.at(0))};
     for (const Var& v : vars) inst.nodes[v.merge].ports = {v.value, Sym()};
-    process_items(inst, frame);
+    try {
+      process_items(inst, frame);
+    } catch (const ConvertError&) {
+      if (!probe_error_) throw;  // a probe iteration may fail (e.g. on an index from a graph input)
+    }
+    if (probe_error_) {
+      counting_ = false;
+      throw *probe_error_;
+    }
     const Sym* cond = lookup(inst, TensorRef{f.loop_cond, 0});
     if (cond == nullptr || cond->dead || !cond->info.value) fail(f.loop_cond, "internal error: condition not evaluated");
     if (!nonzero(*cond->info.value)) break;
@@ -578,8 +604,11 @@ void Unroller::run_loop(Instance& parent, int frame) {
       const TensorRef next_in = graph_.node(v.next).inputs.at(0);
       const Sym* next = lookup(inst, next_in);
       if (next == nullptr || next->dead) fail(v.next, "has no value at the end of an iteration");
+      // A TensorArray's flow stays one buffer of the same shape as long as it is the same array.
       const bool changes =
-          next->array || next->info.dtype != v.value.info.dtype || next->info.shape != v.value.info.shape;
+          next->array || v.value.array
+              ? !next->array || !v.value.array || next->array->creator != v.value.array->creator
+              : next->info.dtype != v.value.info.dtype || next->info.shape != v.value.info.shape;
       if (changes && policy_ != nullptr && parent.parent != nullptr && nested_unstable_.empty()) {
         // A nested loop: its enclosing top-level loop decides (below) whether that matters.
         nested_unstable_ = "its nested loop's variable '" + graph_.node(v.merge).name() +
@@ -708,11 +737,30 @@ std::vector<int> Unroller::subtree_members(int frame) const {
 }
 
 std::string Unroller::runtime_blocker(int frame) const {
-  for (int m : subtree_members(frame)) {
-    const Node& node = graph_.node(m);
-    if (is_tensor_array_op(node.op())) return "it uses TensorArrays, which a run-time loop does not support yet";
+  // --loops=auto unrolls a loop with TensorArrays whenever its trip count is
+  // known: resolved statically they cost no buffer copies per iteration.
+  if (policy_ != nullptr && policy_->mode == LoopMode::kAuto && uses_tensor_arrays(frame)) {
+    return "it uses TensorArrays, which unroll to plain tensors when the trip count is known";
   }
   return "";
+}
+
+bool Unroller::uses_tensor_arrays(int frame) const {
+  for (int m : subtree_members(frame)) {
+    if (is_tensor_array_op(graph_.node(m).op())) return true;
+  }
+  return false;
+}
+
+void Unroller::note_element(int creator, const TensorInfo& info) {
+  if (creator < 0) return;
+  const std::string& name = graph_.node(creator).name();
+  const auto found = array_elements_.find(name);
+  if (found == array_elements_.end()) {
+    array_elements_[name] = TensorInfo{info.dtype, info.shape, nullptr};
+  } else if (found->second.shape != info.shape) {
+    found->second.shape = {-1};
+  }
 }
 
 // Why `ref` is not a conversion-time constant: the graph inputs it depends on.
@@ -859,7 +907,7 @@ UnrollReport unroll_control_flow(Graph& graph, const std::vector<bool>& keep, co
         const std::string why = i + 1 < loops.size() ? "nested in loop '" + d.loop + "'" : d.reason;
         runtime_loops.push_back(cf::make_runtime_loop(current, graph, kept, frame,
                                                       static_cast<int>(runtime_loops.size()), max_loop_iterations,
-                                                      loops[i].second, why));
+                                                      unroller.array_elements(), loops[i].second, why));
       }
       if (policy.mode == LoopMode::kAuto) by_choice.push_back(d.loop);
       continue;
@@ -887,7 +935,8 @@ UnrollReport unroll_control_flow(Graph& graph, const std::vector<bool>& keep, co
       }
     }
     runtime_loops.push_back(cf::make_runtime_loop(unroller, graph, kept, frame,
-                                                  static_cast<int>(runtime_loops.size()), max_loop_iterations));
+                                                  static_cast<int>(runtime_loops.size()), max_loop_iterations,
+                                                  unroller.array_elements()));
   }
 }
 

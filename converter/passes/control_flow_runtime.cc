@@ -94,35 +94,30 @@ int64_t maximum_iterations(const Graph& graph, const Frame& f,
 }  // namespace
 
 std::string make_runtime_loop(const Unroller& unroller, Graph& graph, std::vector<bool>& keep, int frame_index,
-                              int id, uint32_t max_loop_iterations, uint32_t trip_count, const std::string& why) {
+                              int id, uint32_t max_loop_iterations,
+                              const std::map<std::string, TensorInfo>& array_elements, uint32_t trip_count,
+                              const std::string& why) {
   const Frame& f = unroller.frame(frame_index);
   const int anchor = f.loop_cond;
   // The loop's name scope: "while" for "while/LoopCond".
   const std::string& cond_name = graph.node(anchor).name();
   const size_t slash = cond_name.rfind('/');
   const std::string name = slash == std::string::npos ? cond_name : cond_name.substr(0, slash);
-  for (int m : f.members) {
-    const std::string& op = graph.node(m).op();
-    if (is_tensor_array_op(op)) {
-      throw unroller.error_at(m, "TensorArrays in a loop run at run time (loop '" + name +
-                                      "') are not supported; fix the inputs its condition depends on with "
-                                      "--freeze-input to unroll it",
-                              ErrorCategory::kUnsupported)
-          .with_refusals({Refusal{"TensorArray in a run-time while loop", {{op, {graph.node(m).name()}}}}});
-    }
-  }
-
   // Loop variables: (initial value, next value) per Merge.
   std::vector<std::pair<TensorRef, TensorRef>> init_next;
-  for (int m : f.loop_merges) {
-    TensorRef init, next;
-    for (const TensorRef& in : graph.node(m).inputs) {
-      if (enters(graph.node(in.node).op())) init = graph.node(in.node).inputs.at(0);
-      if (next_iteration(graph.node(in.node).op())) next = graph.node(in.node).inputs.at(0);
+  auto find_variables = [&] {
+    init_next.clear();
+    for (int m : f.loop_merges) {
+      TensorRef init, next;
+      for (const TensorRef& in : graph.node(m).inputs) {
+        if (enters(graph.node(in.node).op())) init = graph.node(in.node).inputs.at(0);
+        if (next_iteration(graph.node(in.node).op())) next = graph.node(in.node).inputs.at(0);
+      }
+      if (init.node < 0 || next.node < 0) unroller.fail(m, "is a loop Merge without an Enter and a NextIteration input");
+      init_next.emplace_back(init, next);
     }
-    if (init.node < 0 || next.node < 0) unroller.fail(m, "is a loop Merge without an Enter and a NextIteration input");
-    init_next.emplace_back(init, next);
-  }
+  };
+  find_variables();
 
   uint32_t bound = trip_count > 0 ? trip_count : max_loop_iterations;
   std::string source = "--max-loop-iterations";
@@ -143,6 +138,16 @@ std::string make_runtime_loop(const Unroller& unroller, Graph& graph, std::vecto
     source = "maximum_iterations";
   }
 
+  // TensorArrays become dense buffers carried as loop variables.
+  std::set<int> members(f.members.begin(), f.members.end());
+  int buffers = 0;
+  if (std::any_of(f.members.begin(), f.members.end(), [&](int m) { return is_tensor_array_op(graph.node(m).op()); })) {
+    const std::vector<int> added =
+        rewrite_tensor_arrays(unroller, graph, keep, members, name, bound, array_elements, buffers);
+    members.insert(added.begin(), added.end());
+    find_variables();
+  }
+
   // What each removed loop node stands for.
   std::map<int, int> merge_var;  // Merge -> variable index
   for (size_t k = 0; k < f.loop_merges.size(); ++k) merge_var[f.loop_merges[k]] = static_cast<int>(k);
@@ -157,7 +162,6 @@ std::string make_runtime_loop(const Unroller& unroller, Graph& graph, std::vecto
     if (enters(op) || loop_merge || loop_switch || op == "LoopCond" || next_iteration(op)) removed.insert(m);
   }
   // Nodes in the condition: what LoopCond reads, back to the variables.
-  std::set<int> members(f.members.begin(), f.members.end());
   std::set<int> cond_nodes;
   std::vector<int> stack{graph.node(anchor).inputs.at(0).node};
   while (!stack.empty()) {
@@ -224,10 +228,12 @@ std::string make_runtime_loop(const Unroller& unroller, Graph& graph, std::vecto
     keep[static_cast<size_t>(r)] = false;
     graph.node(r).removed = true;
   }
+  const std::string arrays =
+      buffers > 0 ? ", " + std::to_string(buffers) + " TensorArray(s) as dense buffers" : std::string();
   if (trip_count > 0) {
-    return "loop '" + name + "': run-time WHILE, " + std::to_string(trip_count) + " iterations (" + why + ")";
+    return "loop '" + name + "': run-time WHILE, " + std::to_string(trip_count) + " iterations (" + why + ")" + arrays;
   }
-  return "loop '" + name + "': run-time WHILE, bound " + std::to_string(bound) + " (" + source + ")";
+  return "loop '" + name + "': run-time WHILE, bound " + std::to_string(bound) + " (" + source + ")" + arrays;
 }
 
 }  // namespace floe::conv::cf

@@ -23,6 +23,7 @@
 #include "tests/support/loaded_model.h"
 #include "schemas/floe_generated.h"
 #include "tests/converter/tf_graph_text.h"
+#include "tests/converter/tfjs_oracle.h"
 #include "tests/support/corpus.h"
 #include "tests/support/model_runner.h"
 
@@ -231,10 +232,18 @@ TEST(ControlFlow, TensorArrayWrittenInALoopThenStacked) {
   ASSERT_EQ(out[1].dtype, DType::kInt32);
   EXPECT_EQ(out[1].as<int32_t>()[0], 3);
   EXPECT_NE(r.summary.find("resolved 1 TensorArray(s)"), std::string::npos) << r.summary;
-  EXPECT_NE(runtime_refusal(g, "tensor_array_runtime", {"stacked", "size"})
-                .find("node 'while/LoopCond' (op LoopCond): while loop 'while' cannot run at run time "
-                      "(--loops=runtime): it uses TensorArrays"),
-            std::string::npos);
+  // Sent to run time, the TensorArray is a [3, 2] buffer the WHILE writes row by row.
+  const conv::ConvertResult runtime =
+      convert_graph(g, "tensor_array_runtime", {"stacked", "size"}, {}, conv::LoopMode::kRuntime);
+  EXPECT_NE(runtime.summary.find("loop 'while': run-time WHILE, 3 iterations (--loops=runtime), 1 TensorArray(s) "
+                                 "as dense buffers"),
+            std::string::npos)
+      << runtime.summary;
+  const std::vector<HostTensor> at_run_time = run_model(runtime.model, {{"x", make_f32({2}, {1.0f, -2.0f})}});
+  ASSERT_EQ(at_run_time.size(), 2u);
+  EXPECT_EQ(at_run_time[0].shape, (std::vector<int64_t>{3, 2}));
+  EXPECT_EQ(as_floats(at_run_time[0]), (std::vector<float>{1, -2, 2, -4, 3, -6}));
+  EXPECT_EQ(at_run_time[1].as<int32_t>()[0], 3);
 }
 
 // y = 0; for i in 0..2: y = (i < 2) ? y + x : y * x  ->  2x^2
@@ -431,6 +440,128 @@ TEST(RuntimeLoop, ExceedingTheBoundFailsInvokeCleanlyInsideTheArena) {
   for (size_t i = 0; i < storage.size(); ++i) {
     const bool inside = storage.data() + i >= base && storage.data() + i < base + arena_bytes;
     if (!inside) ASSERT_EQ(storage[i], before[i]) << "byte " << i << " outside the arena was written";
+  }
+}
+
+// dynamic_rnn's shape on an input-dependent trip count: x [6, 2] unstacked into
+// one TensorArray; for i < n: h = tanh(0.5 h + x[i]), written at i into a second
+// TensorArray of `out_size` rows (element shape unknown until the write), stacked
+// after the loop. n is a graph input: the loop runs at run time.
+G array_loop(int out_size, bool dynamic_out) {
+  G g;
+  g.placeholder("x", "DT_FLOAT", {6, 2}).placeholder("n", "DT_INT32", {});
+  g.constant("size_in", "DT_INT32", {}, {6}).constant("size_out", "DT_INT32", {}, {static_cast<double>(out_size)});
+  g.constant("h0", "DT_FLOAT", {2}, {0.25, -0.5}).constant("half", "DT_FLOAT", {}, {0.5});
+  g.constant("in_indices", "DT_INT32", {6}, {0, 1, 2, 3, 4, 5});
+  const std::string unknown = "attr { key: \"element_shape\" value { shape { unknown_rank: true } } }";
+  g.node("ta_in", "TensorArrayV3", {"size_in"},
+         {G::type("dtype", "DT_FLOAT"), G::boolean("dynamic_size", false), G::boolean("clear_after_read", true),
+          G::boolean("identical_element_shapes", true), G::str("tensor_array_name", "input"), unknown});
+  g.node("ta_in/scatter", "TensorArrayScatterV3", {"ta_in", "in_indices", "x", "ta_in:1"}, {G::type("T", "DT_FLOAT")});
+  g.node("ta_out", "TensorArrayV3", {"size_out"},
+         {G::type("dtype", "DT_FLOAT"), G::boolean("dynamic_size", dynamic_out), G::boolean("clear_after_read", true),
+          G::boolean("identical_element_shapes", true), G::str("tensor_array_name", "output"), unknown});
+  const std::string ctx = "while/while_context";
+  g.enter("while/Enter_2", "ta_out:1", ctx, false, "DT_FLOAT");
+  g.node("while/Merge_2", "Merge", {"while/Enter_2", "while/NextIteration_2"},
+         {G::type("T", "DT_FLOAT"), G::integer("N", 2)});
+  g.node("while/Switch_2", "Switch", {"while/Merge_2", "while/LoopCond"}, {G::type("T", "DT_FLOAT")});
+  g.node("while/Identity_2", "Identity", {"while/Switch_2:1"}, {G::type("T", "DT_FLOAT")});
+  counted_loop(g, "while", "h0", "n", "DT_FLOAT", [&ctx](G& b) {
+    b.enter("while/ta_in", "ta_in", ctx, true, "DT_RESOURCE");
+    b.enter("while/ta_in_flow", "ta_in/scatter", ctx, true, "DT_FLOAT");
+    b.enter("while/ta_out", "ta_out", ctx, true, "DT_RESOURCE");
+    b.enter("while/half", "half", ctx, true, "DT_FLOAT");
+    b.node("while/read", "TensorArrayReadV3", {"while/ta_in", "while/Identity", "while/ta_in_flow"},
+           {G::type("dtype", "DT_FLOAT")});
+    b.node("while/decay", "Mul", {"while/Identity_1", "while/half"}, {G::type("T", "DT_FLOAT")});
+    b.node("while/sum", "Add", {"while/decay", "while/read"}, {G::type("T", "DT_FLOAT")});
+    b.node("while/next", "Tanh", {"while/sum"}, {G::type("T", "DT_FLOAT")});
+    b.node("while/write", "TensorArrayWriteV3", {"while/ta_out", "while/Identity", "while/next", "while/Identity_2"},
+           {G::type("T", "DT_FLOAT")});
+  });
+  g.node("while/NextIteration_2", "NextIteration", {"while/write"}, {G::type("T", "DT_FLOAT")});
+  g.node("while/Exit_2", "Exit", {"while/Switch_2"}, {G::type("T", "DT_FLOAT")});
+  g.node("stack/size", "TensorArraySizeV3", {"ta_out", "while/Exit_2"});
+  g.constant("stack/start", "DT_INT32", {}, {0}).constant("stack/delta", "DT_INT32", {}, {1});
+  g.node("stack/range", "Range", {"stack/start", "stack/size", "stack/delta"}, {G::type("Tidx", "DT_INT32")});
+  g.node("y", "TensorArrayGatherV3", {"ta_out", "stack/range", "while/Exit_2"},
+         {G::type("dtype", "DT_FLOAT"), G::shape("element_shape", {2})});
+  return g;
+}
+
+std::map<std::string, HostTensor> array_loop_inputs(int32_t n) {
+  return {{"x", random_f32({6, 2}, 11, -1.5f, 1.5f)}, {"n", make_i32({}, {n})}};
+}
+
+TEST(RuntimeLoop, TensorArraysOfAnInputDependentLoopMatchTfjs) {
+  FLOE_REQUIRE_TFJS_ORACLE();
+  const G g = array_loop(6, false);
+  const conv::ConvertResult r = convert_bounded(g, "array_loop", 6);
+  EXPECT_NE(r.summary.find("loop 'while': run-time WHILE, bound 6 (--max-loop-iterations), 2 TensorArray(s) as "
+                           "dense buffers"),
+            std::string::npos)
+      << r.summary;
+  // TF.js stacks what was written: the full array when the loop writes all 6 rows.
+  const std::vector<HostTensor> want = run_tfjs_oracle(OracleGraph{g, array_loop_inputs(6), {"y"}});
+  ASSERT_EQ(want.size(), 1u);
+  ASSERT_EQ(want[0].shape, (std::vector<int64_t>{6, 2}));
+  const std::vector<float> oracle = as_floats(want[0]);
+  for (int32_t n : {6, 4, 1, 0}) {
+    const std::vector<HostTensor> got = run_model(r.model, array_loop_inputs(n));
+    ASSERT_EQ(got.size(), 1u) << n;
+    ASSERT_EQ(got[0].shape, (std::vector<int64_t>{6, 2})) << n;
+    const std::vector<float> values = as_floats(got[0]);
+    // Rows the loop wrote match the oracle; rows never written are zeros, as TF
+    // stacks them when the element shape is known.
+    for (size_t i = 0; i < values.size(); ++i) {
+      const float expected = static_cast<int32_t>(i / 2) < n ? oracle[i] : 0.0f;
+      EXPECT_NEAR(values[i], expected, 1e-6f) << "n " << n << " element " << i;
+    }
+  }
+}
+
+TEST(RuntimeLoop, TensorArrayWritePastItsSizeFailsInvokeInsideTheArena) {
+  // 4 rows, but the loop may run 6 times: the fifth write is past the buffer.
+  const conv::ConvertResult r = convert_bounded(array_loop(4, false), "array_overflow", 6);
+  const std::unique_ptr<LoadedModel> loaded = load_model(r.model);
+  ASSERT_EQ(loaded->status, Status::kOk) << loaded->model.error().message;
+  const Model& model = loaded->model;
+  constexpr size_t kGuard = 256;
+  const size_t arena_bytes = model.arena_size();
+  std::vector<uint8_t> storage(kGuard + arena_bytes + kGuard + 16, 0xA5);
+  uint8_t* base = storage.data() + kGuard;
+  base += (16 - reinterpret_cast<uintptr_t>(base) % 16) % 16;
+  const std::vector<uint8_t> before(storage);
+  Interpreter interpreter(model, base, arena_bytes);
+  ASSERT_EQ(interpreter.Init(), Status::kOk) << interpreter.error().message;
+  const HostTensor x = random_f32({6, 2}, 11, -1.5f, 1.5f);
+  std::memcpy(interpreter.input(interpreter.input_index("x")).data, x.data.data(), x.data.size());
+  for (int32_t n : {4, 5, 6, 2}) {
+    *interpreter.input(interpreter.input_index("n")).as<int32_t>() = n;
+    const Status status = interpreter.Invoke();
+    if (n <= 4) {
+      EXPECT_EQ(status, Status::kOk) << n << ": " << interpreter.error().message;
+    } else {
+      EXPECT_EQ(status, Status::kKernelError) << n;
+    }
+  }
+  for (size_t i = 0; i < storage.size(); ++i) {
+    const bool inside = storage.data() + i >= base && storage.data() + i < base + arena_bytes;
+    if (!inside) ASSERT_EQ(storage[i], before[i]) << "byte " << i << " outside the arena was written";
+  }
+}
+
+TEST(RuntimeLoop, StackOfADynamicSizeTensorArrayIsRefused) {
+  try {
+    convert_bounded(array_loop(0, true), "dynamic_array", 6);
+    FAIL() << "a dynamic_size TensorArray stacked after a run-time loop converted";
+  } catch (const conv::ConvertError& e) {
+    EXPECT_EQ(e.category(), conv::ErrorCategory::kUnsupported);
+    EXPECT_NE(std::string(e.what()).find("node 'stack/size' (op TensorArraySizeV3): it reads the whole of a "
+                                         "dynamic_size TensorArray, whose length depends on the trip count"),
+              std::string::npos)
+        << e.what();
   }
 }
 
