@@ -91,6 +91,39 @@ int64_t maximum_iterations(const Graph& graph, const Frame& f,
   return -1;
 }
 
+// The run-time loop whose body computes what a loop reads from outside (the
+// innermost when there are several), or -1. An outer loop whose own condition
+// depends on a graph input is made a WHILE first; a loop inside it found later
+// must then be a WHILE in its body.
+int enclosing_runtime_loop(const Graph& graph, const std::set<int>& outside_reads) {
+  auto loop_of = [&](int n) -> int64_t {  // the run-time loop node n is in, or that its WHILE runs
+    const Node& node = graph.node(n);
+    if (node.def.attr().count("_floe_loop")) return attr_int(node.def, "_floe_loop");
+    if (node.op() == "_FloeWhileLoop") return attr_int(node.def, "_floe_runs_loop");
+    return -1;
+  };
+  auto depth = [&](int64_t id) {  // how many run-time loops enclose loop `id`'s WHILE
+    int d = 0;
+    for (int64_t at = id; at >= 0 && d < 64; ++d) {
+      int64_t up = -1;
+      for (size_t n = 0; n < graph.size(); ++n) {
+        const Node& node = graph.node(static_cast<int>(n));
+        if (node.op() == "_FloeWhileLoop" && attr_int(node.def, "_floe_runs_loop") == at && node.def.attr().count("_floe_loop")) {
+          up = attr_int(node.def, "_floe_loop");
+        }
+      }
+      at = up;
+    }
+    return d;
+  };
+  int64_t best = -1;
+  for (int n : outside_reads) {
+    const int64_t id = loop_of(n);
+    if (id >= 0 && (best < 0 || depth(id) > depth(best))) best = id;
+  }
+  return static_cast<int>(best);
+}
+
 }  // namespace
 
 std::string make_runtime_loop(const Unroller& unroller, Graph& graph, std::vector<bool>& keep, int frame_index,
@@ -175,12 +208,17 @@ std::string make_runtime_loop(const Unroller& unroller, Graph& graph, std::vecto
   // The two new nodes.
   std::set<int> outside_reads;
   for (int e : f.enters) outside_reads.insert(graph.node(e).inputs.at(0).node);
+  const int enclosing = enclosing_runtime_loop(graph, outside_reads);
   Node loop;
   loop.def.set_name(name + "/floe_while");
   loop.def.set_op("_FloeWhileLoop");
   (*loop.def.mutable_attr())["_floe_runs_loop"].set_i(id);
   (*loop.def.mutable_attr())["max_iterations"].set_i(bound);
   (*loop.def.mutable_attr())["loop_name"].set_s(name);
+  if (enclosing >= 0) {  // a WHILE in the body of the run-time loop made before it
+    (*loop.def.mutable_attr())["_floe_loop"].set_i(enclosing);
+    (*loop.def.mutable_attr())["_floe_loop_cond"].set_b(false);
+  }
   for (const auto& [init, next] : init_next) loop.inputs.push_back(init);
   loop.control_inputs.assign(outside_reads.begin(), outside_reads.end());
   const int loop_node = graph.add_node(std::move(loop));
@@ -217,6 +255,10 @@ std::string make_runtime_loop(const Unroller& unroller, Graph& graph, std::vecto
       node.def.set_op("Identity");
       node.def.mutable_attr()->erase("frame_name");
       if (node.inputs.size() == 1 && node.inputs[0].node == loop_node) node.inputs[0].node = end_node;
+      if (enclosing >= 0) {
+        (*node.def.mutable_attr())["_floe_loop"].set_i(enclosing);
+        (*node.def.mutable_attr())["_floe_loop_cond"].set_b(false);
+      }
     } else if (members.count(ni) && node.def.attr().count("_floe_loop") == 0) {
       // (a nested run-time loop's nodes keep their own loop; its WHILE node is ours)
       (*node.def.mutable_attr())["_floe_loop"].set_i(id);

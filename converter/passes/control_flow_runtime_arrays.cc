@@ -46,8 +46,8 @@ class ArrayRewriter {
         .with_refusals({Refusal{"TensorArray in a run-time while loop (" + why + ")", {{n.op(), {n.name()}}}}});
   }
 
-  // The TensorArrayV3 a TensorArray op's handle comes from.
-  int creator_of(int n) const {
+  // The TensorArrayV3 a TensorArray op's handle comes from; -1 when it cannot be traced.
+  int traced_creator(int n) const {
     TensorRef ref = graph_.node(n).inputs.empty() ? TensorRef{} : graph_.node(n).inputs[0];
     for (int hops = 0; ref.node >= 0 && hops < 10000; ++hops) {
       const Node& p = graph_.node(ref.node);
@@ -55,7 +55,12 @@ class ArrayRewriter {
       if (!forwards(p.op()) || p.inputs.empty()) break;
       ref = p.inputs[0];
     }
-    refuse(n, "its handle does not come from a TensorArrayV3 through Enter/Identity/Switch/Merge nodes");
+    return -1;
+  }
+  int creator_of(int n) const {
+    const int c = traced_creator(n);
+    if (c < 0) refuse(n, "its handle does not come from a TensorArrayV3 through Enter/Identity/Switch/Merge nodes");
+    return c;
   }
 
   // A new node; returns its index.
@@ -168,7 +173,7 @@ std::vector<int> rewrite_tensor_arrays(const Unroller& unroller, Graph& graph, s
   for (size_t n = 0; n < graph.size(); ++n) {
     const int ni = static_cast<int>(n);
     if (!keep[n] || !is_tensor_array_op(graph.node(ni).op()) || graph.node(ni).op() == "TensorArrayV3") continue;
-    const int c = r.creator_of(ni);
+    const int c = r.traced_creator(ni);  // (another loop's arrays may be traced no further)
     if (creators.count(c)) {
       ops.push_back(ni);
       creator_of[ni] = c;

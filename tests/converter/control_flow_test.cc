@@ -137,11 +137,16 @@ TEST(ControlFlow, NestedLoopWhoseInnerTripCountDependsOnTheOuterVariable) {
   EXPECT_EQ(run1(nested, {1.0f, -0.5f}), (std::vector<float>{6.0f, -3.0f}));
 }
 
-// for i in 0..n-1: for j in 0..m-1: acc += x  ->  acc = n * m * x, with m a
-// graph input or a constant.
+// for i in 0..n-1: for j in 0..m-1: acc += x  ->  acc = n * m * x, with n and
+// m graph inputs (when negative) or constants.
 G nested_adding_loops(int32_t n, int m) {
   G g;
-  g.placeholder("x", "DT_FLOAT", {2}).constant("n", "DT_INT32", {}, {static_cast<double>(n)});
+  g.placeholder("x", "DT_FLOAT", {2});
+  if (n < 0) {
+    g.placeholder("n", "DT_INT32", {});
+  } else {
+    g.constant("n", "DT_INT32", {}, {static_cast<double>(n)});
+  }
   g.constant("zeros", "DT_FLOAT", {2}, {0, 0});
   if (m < 0) {
     g.placeholder("m", "DT_INT32", {});
@@ -180,6 +185,27 @@ TEST(NestedRuntimeLoop, InnerLoopOnAGraphInputRunsInsideTheOuterWhile) {
         run_model(r.model, {{"x", make_f32({2}, {1.0f, -0.5f})}, {"m", make_i32({}, {m})}});
     ASSERT_EQ(out.size(), 1u) << m;
     EXPECT_EQ(as_floats(out[0]), (std::vector<float>{3.0f * m, -1.5f * m})) << m;
+  }
+}
+
+// Both trip counts from graph inputs: the outer loop is a WHILE because of its
+// own condition, the inner one a WHILE in its body.
+TEST(NestedRuntimeLoop, OuterAndInnerLoopsOnGraphInputsAreNestedWhileOps) {
+  conv::ConvertOptions options;
+  options.graph_path = nested_adding_loops(-1, -1).write(make_temp_dir() + "/nested_inputs.pbtxt");
+  options.outputs = {"y"};
+  options.max_loop_iterations = 6;
+  const conv::ConvertResult r = conv::convert(options);
+  EXPECT_NE(r.summary.find("loop 'outer': run-time WHILE, bound 6 (--max-loop-iterations)"), std::string::npos)
+      << r.summary;
+  EXPECT_NE(r.summary.find("loop 'outer/inner': run-time WHILE, bound 6 (--max-loop-iterations)"), std::string::npos)
+      << r.summary;
+  EXPECT_NE(r.summary.find("WHILE x2"), std::string::npos) << r.summary;
+  for (const auto& [n, m] : std::vector<std::pair<int32_t, int32_t>>{{0, 3}, {1, 0}, {2, 5}, {6, 6}, {4, 1}}) {
+    const std::vector<HostTensor> out = run_model(
+        r.model, {{"x", make_f32({2}, {1.0f, -0.5f})}, {"n", make_i32({}, {n})}, {"m", make_i32({}, {m})}});
+    ASSERT_EQ(out.size(), 1u) << n << " " << m;
+    EXPECT_EQ(as_floats(out[0]), (std::vector<float>{1.0f * n * m, -0.5f * n * m})) << n << " " << m;
   }
 }
 
