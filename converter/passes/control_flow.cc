@@ -406,7 +406,16 @@ void Unroller::process_node(Instance& inst, int n) {
   if (op == "LoopCond") {
     if (!in[0]->info.value || in[0]->info.value->num_elements() != 1) {
       std::vector<std::string> inputs;
-      const std::string reason = unknown_reason(node.inputs[0], "unroll the loop", &inputs);
+      std::string reason = unknown_reason(node.inputs[0], "unroll the loop", &inputs);
+      if (inputs.empty()) {
+        // A loop inside a run-time loop's body whose trip count comes from that
+        // loop's variables runs at run time too, as a WHILE in the body.
+        const std::string loop = runtime_loop_feeding(node.inputs[0]);
+        if (!loop.empty()) {
+          inputs.push_back(loop);
+          reason = ": it depends on the variables of the run-time loop '" + loop + "'";
+        }
+      }
       ConvertError error = error_at(
           n,
           "floe refuses to unroll TF1 while loop '" +
@@ -761,6 +770,21 @@ void Unroller::note_element(int creator, const TensorInfo& info) {
   } else if (found->second.shape != info.shape) {
     found->second.shape = {-1};
   }
+}
+
+std::string Unroller::runtime_loop_feeding(TensorRef ref) const {
+  std::vector<bool> seen(graph_.size(), false);
+  std::vector<int> stack{ref.node};
+  while (!stack.empty()) {
+    const int n = stack.back();
+    stack.pop_back();
+    if (seen[static_cast<size_t>(n)]) continue;
+    seen[static_cast<size_t>(n)] = true;
+    const Node& node = graph_.node(n);
+    if (node.op() == "_FloeWhileLoop") return attr_string(node.def, "loop_name", node.name());
+    for (const TensorRef& in : node.inputs) stack.push_back(in.node);
+  }
+  return "";
 }
 
 // Why `ref` is not a conversion-time constant: the graph inputs it depends on.

@@ -117,6 +117,8 @@ class Unroller {
   // `inputs` (optional) receives the names of those graph inputs.
   std::string unknown_reason(TensorRef ref, const std::string& goal,
                              std::vector<std::string>* inputs = nullptr) const;
+  // The run-time loop (its name) whose variables `ref` is computed from, or "".
+  std::string runtime_loop_feeding(TensorRef ref) const;
   int next_array_id() {
     ++report_.tensor_arrays;
     return ++arrays_;

@@ -202,10 +202,48 @@ TEST(NestedRuntimeLoop, OuterAndInnerLoopsOnGraphInputsAreNestedWhileOps) {
       << r.summary;
   EXPECT_NE(r.summary.find("WHILE x2"), std::string::npos) << r.summary;
   for (const auto& [n, m] : std::vector<std::pair<int32_t, int32_t>>{{0, 3}, {1, 0}, {2, 5}, {6, 6}, {4, 1}}) {
-    const std::vector<HostTensor> out = run_model(
-        r.model, {{"x", make_f32({2}, {1.0f, -0.5f})}, {"n", make_i32({}, {n})}, {"m", make_i32({}, {m})}});
+    const std::map<std::string, HostTensor> inputs = {
+        {"x", make_f32({2}, {1.0f, -0.5f})}, {"n", make_i32({}, {n})}, {"m", make_i32({}, {m})}};
+    const std::vector<HostTensor> out = run_model(r.model, inputs);
     ASSERT_EQ(out.size(), 1u) << n << " " << m;
     EXPECT_EQ(as_floats(out[0]), (std::vector<float>{1.0f * n * m, -0.5f * n * m})) << n << " " << m;
+  }
+}
+
+// for i in 0..n-1: for j in 0..i: acc += x  ->  acc = n (n + 1) / 2 x, n a graph
+// input: the inner trip count comes from the outer variable inside the outer WHILE.
+// (The TF.js oracle stops without computing y on this graph and on the one
+// above, nested loops written by counted_loop: the values are checked by hand.)
+TEST(NestedRuntimeLoop, InnerLoopOnTheVariableOfAnOuterLoopOnAGraphInput) {
+  G g;
+  g.placeholder("x", "DT_FLOAT", {2}).placeholder("n", "DT_INT32", {}).constant("zeros", "DT_FLOAT", {2}, {0, 0});
+  const std::string exit = counted_loop(g, "outer", "zeros", "n", "DT_FLOAT", [](G& b) {
+    b.node("outer/limit_inner", "Add", {"outer/Identity", "outer/step"}, {G::type("T", "DT_INT32")});
+    b.enter("outer/x", "x", "outer/while_context", true, "DT_FLOAT");
+    const std::string inner = counted_loop(
+        b, "outer/inner", "outer/Identity_1", "outer/limit_inner", "DT_FLOAT",
+        [](G& c) {
+          c.enter("outer/inner/x", "outer/x", "outer/outer/inner/while_context", true, "DT_FLOAT");
+          c.node("outer/inner/next", "Add", {"outer/inner/Identity_1", "outer/inner/x"}, {G::type("T", "DT_FLOAT")});
+        },
+        "outer/");
+    b.node("outer/next", "Identity", {inner}, {G::type("T", "DT_FLOAT")});
+  });
+  g.node("y", "Identity", {exit}, {G::type("T", "DT_FLOAT")});
+  conv::ConvertOptions options;
+  options.graph_path = g.write(make_temp_dir() + "/nested_on_outer.pbtxt");
+  options.outputs = {"y"};
+  options.max_loop_iterations = 8;
+  const conv::ConvertResult r = conv::convert(options);
+  EXPECT_NE(r.summary.find("loop 'outer': run-time WHILE, bound 8 (--max-loop-iterations)"), std::string::npos)
+      << r.summary;
+  EXPECT_NE(r.summary.find("WHILE x2"), std::string::npos) << r.summary;
+  for (int32_t n : {0, 1, 3, 8}) {
+    const std::map<std::string, HostTensor> inputs = {{"x", make_f32({2}, {1.0f, -0.5f})}, {"n", make_i32({}, {n})}};
+    const std::vector<HostTensor> out = run_model(r.model, inputs);
+    ASSERT_EQ(out.size(), 1u) << n;
+    const float sum = static_cast<float>(n * (n + 1) / 2);
+    EXPECT_EQ(as_floats(out[0]), (std::vector<float>{sum, -0.5f * sum})) << n;
   }
 }
 
