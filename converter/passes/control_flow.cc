@@ -944,19 +944,9 @@ UnrollReport unroll_control_flow(Graph& graph, const std::vector<bool>& keep, co
       const int cond = graph.find(e.where().node);
       if (cond < 0) throw;
       frame = unroller.frame_index(cond);
-      // An inner loop on a graph input inside a top-level loop runs at run time
-      // as a WHILE nested in its enclosing loop's WHILE (which must then run at
-      // run time too: Unroller::run_loop).
-      const int outer = unroller.frame(frame).parent;
-      if (outer != 0 && unroller.frame(outer).parent != 0) {
-        throw unroller.error_at(cond,
-                                "while loop '" + unroller.frame(frame).name +
-                                    "' is nested two loops deep and its condition depends on a graph input; "
-                                    "floe runs such a loop at run time only inside an outermost loop (fix the "
-                                    "input with --freeze-input to unroll it)",
-                                ErrorCategory::kUnsupported)
-            .with_refusals({Refusal{"nested run-time while loop", {{"LoopCond", {e.where().node}}}}});
-      }
+      // A loop on a graph input inside other loops runs at run time as a WHILE
+      // nested in its enclosing loop's WHILE, which must then run at run time
+      // too (Unroller::run_loop), and so on out to the outermost loop.
     }
     runtime_loops.push_back(cf::make_runtime_loop(unroller, graph, kept, frame,
                                                   static_cast<int>(runtime_loops.size()), max_loop_iterations,

@@ -36,8 +36,8 @@ bool forwards(const std::string& op) {
 
 class ArrayRewriter {
  public:
-  ArrayRewriter(const Unroller& u, Graph& graph, std::vector<bool>& keep, const std::string& loop, uint32_t bound)
-      : u_(u), graph_(graph), keep_(keep), loop_(loop), bound_(bound) {}
+  ArrayRewriter(const Unroller& u, Graph& graph, std::vector<bool>& keep, const std::string& loop)
+      : u_(u), graph_(graph), keep_(keep), loop_(loop) {}
 
   [[noreturn]] void refuse(int node, const std::string& why) const {
     const Node& n = graph_.node(node);
@@ -151,7 +151,6 @@ class ArrayRewriter {
   Graph& graph_;
   std::vector<bool>& keep_;
   const std::string loop_;
-  const uint32_t bound_;
   std::vector<int> added_;
 };
 
@@ -160,7 +159,7 @@ class ArrayRewriter {
 std::vector<int> rewrite_tensor_arrays(const Unroller& unroller, Graph& graph, std::vector<bool>& keep,
                                        const std::set<int>& loop_members, const std::string& loop, uint32_t bound,
                                        const std::map<std::string, TensorInfo>& array_elements, int& buffers) {
-  ArrayRewriter r(unroller, graph, keep, loop, bound);
+  ArrayRewriter r(unroller, graph, keep, loop);
   // The TensorArrays the loop touches, and every op of theirs (in or out of the loop).
   std::set<int> creators;
   for (int m : loop_members) {
@@ -236,7 +235,8 @@ std::vector<int> rewrite_tensor_arrays(const Unroller& unroller, Graph& graph, s
     const std::string base = graph.node(c).name() + "/floe_buffer";
     TensorRef rows = a.size;
     if (a.dynamic) {
-      // A dynamic_size array grows at most once per iteration: the loop's bound sizes it.
+      // Sized for one row per iteration up to the loop's bound; a write past
+      // that fails Invoke where TF would grow the array.
       const int size_node = rows.node;
       const Node& s = graph.node(size_node);
       int64_t initial = -1;

@@ -102,10 +102,16 @@ TEST(ControlFlow, CountedLoopUnrollsAroundANonConstantValue) {
   EXPECT_NE(r.summary.find("MUL x5"), std::string::npos) << r.summary;
 }
 
-// for i in 0..2: for j in 0..i: acc += x  ->  acc = (1 + 2 + 3) x
-TEST(ControlFlow, NestedLoopWhoseInnerTripCountDependsOnTheOuterVariable) {
+// for i in 0..n-1: for j in 0..i: acc += x  ->  acc = n (n + 1) / 2 x, with n
+// a graph input (when negative) or a constant.
+G nested_loop_on_the_outer_variable(int32_t n) {
   G g;
-  g.placeholder("x", "DT_FLOAT", {2}).constant("n", "DT_INT32", {}, {3}).constant("zeros", "DT_FLOAT", {2}, {0, 0});
+  g.placeholder("x", "DT_FLOAT", {2}).constant("zeros", "DT_FLOAT", {2}, {0, 0});
+  if (n < 0) {
+    g.placeholder("n", "DT_INT32", {});
+  } else {
+    g.constant("n", "DT_INT32", {}, {static_cast<double>(n)});
+  }
   const std::string exit = counted_loop(g, "outer", "zeros", "n", "DT_FLOAT", [](G& b) {
     // inner limit = i + 1, computed inside the outer body
     b.node("outer/limit_inner", "Add", {"outer/Identity", "outer/step"}, {G::type("T", "DT_INT32")});
@@ -120,6 +126,12 @@ TEST(ControlFlow, NestedLoopWhoseInnerTripCountDependsOnTheOuterVariable) {
     b.node("outer/next", "Identity", {inner}, {G::type("T", "DT_FLOAT")});
   });
   g.node("y", "Identity", {exit}, {G::type("T", "DT_FLOAT")});
+  return g;
+}
+
+// for i in 0..2: for j in 0..i: acc += x  ->  acc = (1 + 2 + 3) x
+TEST(ControlFlow, NestedLoopWhoseInnerTripCountDependsOnTheOuterVariable) {
+  const G g = nested_loop_on_the_outer_variable(3);
   const conv::ConvertResult r = convert_graph(g, "nested", {"y"});
   EXPECT_EQ(run1(r, {1.0f, -0.5f}), (std::vector<float>{6.0f, -3.0f}));
   // 1 outer instance + 3 inner instances; 3 + (1 + 2 + 3) iterations.
@@ -210,26 +222,12 @@ TEST(NestedRuntimeLoop, OuterAndInnerLoopsOnGraphInputsAreNestedWhileOps) {
   }
 }
 
-// for i in 0..n-1: for j in 0..i: acc += x  ->  acc = n (n + 1) / 2 x, n a graph
-// input: the inner trip count comes from the outer variable inside the outer WHILE.
-// (The TF.js oracle stops without computing y on this graph and on the one
-// above, nested loops written by counted_loop: the values are checked by hand.)
+// The same with n a graph input: the outer loop is a WHILE for its own
+// condition, and the inner one, whose trip count comes from the outer variable,
+// a WHILE in its body. (The TF.js oracle stops without computing y on these
+// nested graphs written by counted_loop: the values are checked by hand.)
 TEST(NestedRuntimeLoop, InnerLoopOnTheVariableOfAnOuterLoopOnAGraphInput) {
-  G g;
-  g.placeholder("x", "DT_FLOAT", {2}).placeholder("n", "DT_INT32", {}).constant("zeros", "DT_FLOAT", {2}, {0, 0});
-  const std::string exit = counted_loop(g, "outer", "zeros", "n", "DT_FLOAT", [](G& b) {
-    b.node("outer/limit_inner", "Add", {"outer/Identity", "outer/step"}, {G::type("T", "DT_INT32")});
-    b.enter("outer/x", "x", "outer/while_context", true, "DT_FLOAT");
-    const std::string inner = counted_loop(
-        b, "outer/inner", "outer/Identity_1", "outer/limit_inner", "DT_FLOAT",
-        [](G& c) {
-          c.enter("outer/inner/x", "outer/x", "outer/outer/inner/while_context", true, "DT_FLOAT");
-          c.node("outer/inner/next", "Add", {"outer/inner/Identity_1", "outer/inner/x"}, {G::type("T", "DT_FLOAT")});
-        },
-        "outer/");
-    b.node("outer/next", "Identity", {inner}, {G::type("T", "DT_FLOAT")});
-  });
-  g.node("y", "Identity", {exit}, {G::type("T", "DT_FLOAT")});
+  const G g = nested_loop_on_the_outer_variable(-1);
   conv::ConvertOptions options;
   options.graph_path = g.write(make_temp_dir() + "/nested_on_outer.pbtxt");
   options.outputs = {"y"};
@@ -244,6 +242,54 @@ TEST(NestedRuntimeLoop, InnerLoopOnTheVariableOfAnOuterLoopOnAGraphInput) {
     ASSERT_EQ(out.size(), 1u) << n;
     const float sum = static_cast<float>(n * (n + 1) / 2);
     EXPECT_EQ(as_floats(out[0]), (std::vector<float>{sum, -0.5f * sum})) << n;
+  }
+}
+
+// for i in 0..1: for j in 0..1: for k in 0..m-1: acc += x  ->  acc = 4 m x: the
+// innermost loop, two loops deep, on a graph input; the loops around it run at
+// run time too (three nested WHILE ops).
+TEST(NestedRuntimeLoop, LoopOnAGraphInputTwoLoopsDeepRunsInsideTwoWhileOps) {
+  G g;
+  g.placeholder("x", "DT_FLOAT", {2}).placeholder("m", "DT_INT32", {});
+  g.constant("two", "DT_INT32", {}, {2}).constant("zeros", "DT_FLOAT", {2}, {0, 0});
+  const std::string exit = counted_loop(g, "outer", "zeros", "two", "DT_FLOAT", [](G& b) {
+    const std::string outer_ctx = "outer/while_context", mid_ctx = "outer/outer/mid/while_context";
+    b.enter("outer/x", "x", outer_ctx, true, "DT_FLOAT").enter("outer/m", "m", outer_ctx, true, "DT_INT32");
+    b.enter("outer/two", "two", outer_ctx, true, "DT_INT32");
+    const std::string mid = counted_loop(
+        b, "outer/mid", "outer/Identity_1", "outer/two", "DT_FLOAT",
+        [&mid_ctx](G& c) {
+          c.enter("outer/mid/x", "outer/x", mid_ctx, true, "DT_FLOAT");
+          c.enter("outer/mid/m", "outer/m", mid_ctx, true, "DT_INT32");
+          const std::string inner = counted_loop(
+              c, "outer/mid/inner", "outer/mid/Identity_1", "outer/mid/m", "DT_FLOAT",
+              [](G& d) {
+                d.enter("outer/mid/inner/x", "outer/mid/x", "outer/mid/outer/mid/inner/while_context", true,
+                        "DT_FLOAT");
+                d.node("outer/mid/inner/next", "Add", {"outer/mid/inner/Identity_1", "outer/mid/inner/x"},
+                       {G::type("T", "DT_FLOAT")});
+              },
+              "outer/mid/");
+          c.node("outer/mid/next", "Identity", {inner}, {G::type("T", "DT_FLOAT")});
+        },
+        "outer/");
+    b.node("outer/next", "Identity", {mid}, {G::type("T", "DT_FLOAT")});
+  });
+  g.node("y", "Identity", {exit}, {G::type("T", "DT_FLOAT")});
+  conv::ConvertOptions options;
+  options.graph_path = g.write(make_temp_dir() + "/two_deep.pbtxt");
+  options.outputs = {"y"};
+  options.max_loop_iterations = 5;
+  const conv::ConvertResult r = conv::convert(options);
+  EXPECT_NE(r.summary.find("loop 'outer/mid/inner': run-time WHILE, bound 5 (--max-loop-iterations)"),
+            std::string::npos)
+      << r.summary;
+  EXPECT_NE(r.summary.find("WHILE x3"), std::string::npos) << r.summary;
+  for (int32_t m : {0, 1, 5}) {
+    const std::vector<HostTensor> out =
+        run_model(r.model, {{"x", make_f32({2}, {1.0f, -0.5f})}, {"m", make_i32({}, {m})}});
+    ASSERT_EQ(out.size(), 1u) << m;
+    EXPECT_EQ(as_floats(out[0]), (std::vector<float>{4.0f * m, -2.0f * m})) << m;
   }
 }
 
