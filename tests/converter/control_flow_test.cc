@@ -569,7 +569,8 @@ TEST(RuntimeLoop, ExceedingTheBoundFailsInvokeCleanlyInsideTheArena) {
 // one TensorArray; for i < n: h = tanh(0.5 h + x[i]), written at i into a second
 // TensorArray of `out_size` rows (element shape unknown until the write), stacked
 // after the loop. n is a graph input: the loop runs at run time.
-G array_loop(int out_size, bool dynamic_out) {
+// `concat`: y is the TensorArray concatenated ([rows * 2]) instead of stacked.
+G array_loop(int out_size, bool dynamic_out, bool concat = false) {
   G g;
   g.placeholder("x", "DT_FLOAT", {6, 2}).placeholder("n", "DT_INT32", {});
   g.constant("size_in", "DT_INT32", {}, {6}).constant("size_out", "DT_INT32", {}, {static_cast<double>(out_size)});
@@ -607,8 +608,13 @@ G array_loop(int out_size, bool dynamic_out) {
   g.node("stack/size", "TensorArraySizeV3", {"ta_out", "while/Exit_2"});
   g.constant("stack/start", "DT_INT32", {}, {0}).constant("stack/delta", "DT_INT32", {}, {1});
   g.node("stack/range", "Range", {"stack/start", "stack/size", "stack/delta"}, {G::type("Tidx", "DT_INT32")});
-  g.node("y", "TensorArrayGatherV3", {"ta_out", "stack/range", "while/Exit_2"},
-         {G::type("dtype", "DT_FLOAT"), G::shape("element_shape", {2})});
+  if (concat) {
+    g.node("y", "TensorArrayConcatV3", {"ta_out", "while/Exit_2"},
+           {G::type("dtype", "DT_FLOAT"), G::shape("element_shape_except0", {})});
+  } else {
+    g.node("y", "TensorArrayGatherV3", {"ta_out", "stack/range", "while/Exit_2"},
+           {G::type("dtype", "DT_FLOAT"), G::shape("element_shape", {2})});
+  }
   return g;
 }
 
@@ -641,6 +647,22 @@ TEST(RuntimeLoop, TensorArraysOfAnInputDependentLoopMatchTfjs) {
       EXPECT_NEAR(values[i], expected, 1e-6f) << "n " << n << " element " << i;
     }
   }
+}
+
+// Concatenated instead of stacked: the buffer's rows end to end, [12].
+TEST(RuntimeLoop, TensorArrayConcatenatedAfterAnInputDependentLoopMatchesTfjs) {
+  FLOE_REQUIRE_TFJS_ORACLE();
+  const G g = array_loop(6, false, true);
+  const conv::ConvertResult r = convert_bounded(g, "array_concat", 6);
+  const std::vector<HostTensor> want = run_tfjs_oracle(OracleGraph{g, array_loop_inputs(6), {"y"}});
+  const std::vector<HostTensor> got = run_model(r.model, array_loop_inputs(6));
+  ASSERT_EQ(want.size(), 1u);
+  ASSERT_EQ(got.size(), 1u);
+  EXPECT_EQ(got[0].shape, (std::vector<int64_t>{12}));
+  EXPECT_EQ(got[0].shape, want[0].shape);
+  const std::vector<float> values = as_floats(got[0]), oracle = as_floats(want[0]);
+  ASSERT_EQ(values.size(), oracle.size());
+  for (size_t i = 0; i < values.size(); ++i) EXPECT_NEAR(values[i], oracle[i], 1e-6f) << i;
 }
 
 TEST(RuntimeLoop, TensorArrayWritePastItsSizeFailsInvokeInsideTheArena) {
