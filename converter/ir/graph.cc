@@ -83,15 +83,24 @@ void sync_def_inputs(const Graph& graph, Node& node) {
   for (int c : node.control_inputs) node.def.add_input("^" + graph.node(c).name());
 }
 
-std::vector<int> topological_order(const Graph& graph, const std::vector<bool>& keep) {
+std::vector<int> topological_order(const Graph& graph, const std::vector<bool>& keep, bool loops_wait) {
   std::vector<int> pending(graph.size(), 0);
   std::vector<std::vector<int>> users(graph.size());
   for (size_t n = 0; n < graph.size(); ++n) {
     if (!keep[n]) continue;
-    for (const TensorRef& in : graph.node(static_cast<int>(n)).inputs) {
-      if (keep[static_cast<size_t>(in.node)]) {
+    const Node& node = graph.node(static_cast<int>(n));
+    std::vector<int> producers;
+    for (const TensorRef& in : node.inputs) producers.push_back(in.node);
+    if (loops_wait && node.op() == "_FloeWhileLoop") {
+      for (int c : node.control_inputs) {
+        const Node& dep = graph.node(c);
+        if (dep.op() != "Const" && !dep.frozen_value) producers.push_back(c);
+      }
+    }
+    for (int p : producers) {
+      if (keep[static_cast<size_t>(p)]) {
         ++pending[n];
-        users[static_cast<size_t>(in.node)].push_back(static_cast<int>(n));
+        users[static_cast<size_t>(p)].push_back(static_cast<int>(n));
       }
     }
   }

@@ -75,6 +75,9 @@ class Graph {
 };
 
 // The nodes with keep[n], inputs before users; throws naming a node on a cycle.
-std::vector<int> topological_order(const Graph& graph, const std::vector<bool>& keep);
+// `loops_wait`: a run-time loop's _FloeWhileLoop also comes after the computed
+// tensors it reads from outside (its control inputs other than constants), so
+// its ops, grouped right after it, find them written.
+std::vector<int> topological_order(const Graph& graph, const std::vector<bool>& keep, bool loops_wait = false);
 
 }  // namespace floe::conv

@@ -412,7 +412,16 @@ void Unroller::process_node(Instance& inst, int n) {
   if (op == "LoopCond") {
     if (!in[0]->info.value || in[0]->info.value->num_elements() != 1) {
       std::vector<std::string> inputs;
-      const std::string reason = unknown_reason(node.inputs[0], "unroll the loop", &inputs);
+      std::string reason = unknown_reason(node.inputs[0], "unroll the loop", &inputs);
+      if (inputs.empty()) {
+        // A loop inside a run-time loop's body whose trip count comes from that
+        // loop's variables runs at run time too, as a WHILE in the body.
+        const std::string loop = runtime_loop_feeding(node.inputs[0]);
+        if (!loop.empty()) {
+          inputs.push_back(loop);
+          reason = ": it depends on the variables of the run-time loop '" + loop + "'";
+        }
+      }
       ConvertError error = error_at(
           n,
           "floe refuses to unroll TF1 while loop '" +
@@ -420,7 +429,23 @@ void Unroller::process_node(Instance& inst, int n) {
               graph_.tensor_name(node.inputs[0]) + "' is not a conversion-time constant" + reason,
           inputs.empty() ? ErrorCategory::kUnsupported : ErrorCategory::kNeedsConstant);
       if (inputs.empty()) throw error.with_refusals({Refusal{"while loop", {{op, {node.name()}}}}});
-      throw error.with_tensor(inputs.front());
+      error.with_tensor(inputs.front());
+      const int frame = frame_of_[static_cast<size_t>(n)];
+      if (policy_ != nullptr && policy_->runtime_allowed && !probe_error_ &&
+          frames_[static_cast<size_t>(frame)].parent == 0 && uses_tensor_arrays(frame)) {
+        // The loop will run at run time: first learn its TensorArrays' element
+        // shapes from one iteration (run_loop throws `error` after it).
+        probe_error_ = error;
+        counting_ = true;
+        Sym taken = *in[0];
+        HostTensor yes;
+        yes.dtype = DType::kBool;
+        yes.data = {1};
+        taken.info.value = std::make_shared<const HostTensor>(std::move(yes));
+        out.ports = {taken};
+        return;
+      }
+      throw error;
     }
     out.ports = {*in[0]};
     return;
@@ -518,10 +543,12 @@ void Unroller::run_loop(Instance& parent, int frame) {
       if (op == "_FloeWhileLoop") holds_runtime_loop = attr_string(graph_.node(m).def, "loop_name", "");
     }
     const auto forced = policy_->unroll.find(name);
-    std::string blocker = forced != policy_->unroll.end() ? forced->second : runtime_blocker(frame);
+    std::string blocker = forced != policy_->unroll.end() ? forced->second
+                          : holds_runtime_loop.empty()    ? runtime_blocker(frame)
+                                                          : "";
     for (const Var& v : vars) {
-      bool known = !v.value.array;
-      for (int64_t d : v.value.info.shape) known = known && d >= 0;
+      bool known = true;  // a TensorArray flow becomes a buffer whose shape the rewrite checks
+      for (int64_t d : v.value.array ? std::vector<int64_t>{} : v.value.info.shape) known = known && d >= 0;
       if (blocker.empty() && !known) {
         blocker = "its variable '" + graph_.node(v.merge).name() + "' has no static shape";
       }
@@ -569,7 +596,15 @@ void Unroller::run_loop(Instance& parent, int frame) {
     inst.suffix = parent.suffix.empty() ? "/iter" + std::to_string(k) : parent.suffix + "_" + std::to_string(k);
     for (int e : f.enters) inst.nodes[e].ports = {*lookup(parent, graph_.node(e).inputs.at(0))};
     for (const Var& v : vars) inst.nodes[v.merge].ports = {v.value, Sym()};
-    process_items(inst, frame);
+    try {
+      process_items(inst, frame);
+    } catch (const ConvertError&) {
+      if (!probe_error_) throw;  // a probe iteration may fail (e.g. on an index from a graph input)
+    }
+    if (probe_error_) {
+      counting_ = false;
+      throw *probe_error_;
+    }
     const Sym* cond = lookup(inst, TensorRef{f.loop_cond, 0});
     if (cond == nullptr || cond->dead || !cond->info.value) fail(f.loop_cond, "internal error: condition not evaluated");
     if (!nonzero(*cond->info.value)) break;
@@ -585,8 +620,11 @@ void Unroller::run_loop(Instance& parent, int frame) {
       const TensorRef next_in = graph_.node(v.next).inputs.at(0);
       const Sym* next = lookup(inst, next_in);
       if (next == nullptr || next->dead) fail(v.next, "has no value at the end of an iteration");
+      // A TensorArray's flow stays one buffer of the same shape as long as it is the same array.
       const bool changes =
-          next->array || next->info.dtype != v.value.info.dtype || next->info.shape != v.value.info.shape;
+          next->array || v.value.array
+              ? !next->array || !v.value.array || next->array->creator != v.value.array->creator
+              : next->info.dtype != v.value.info.dtype || next->info.shape != v.value.info.shape;
       if (changes && policy_ != nullptr && parent.parent != nullptr && nested_unstable_.empty()) {
         // A nested loop: its enclosing top-level loop decides (below) whether that matters.
         nested_unstable_ = "its nested loop's variable '" + graph_.node(v.merge).name() +
@@ -717,9 +755,43 @@ std::vector<int> Unroller::subtree_members(int frame) const {
 }
 
 std::string Unroller::runtime_blocker(int frame) const {
+  // --loops=auto unrolls a loop with TensorArrays whenever its trip count is
+  // known: resolved statically they cost no buffer copies per iteration.
+  if (policy_ != nullptr && policy_->mode == LoopMode::kAuto && uses_tensor_arrays(frame)) {
+    return "it uses TensorArrays, which unroll to plain tensors when the trip count is known";
+  }
+  return "";
+}
+
+bool Unroller::uses_tensor_arrays(int frame) const {
   for (int m : subtree_members(frame)) {
-    const Node& node = graph_.node(m);
-    if (is_tensor_array_op(node.op())) return "it uses TensorArrays, which a run-time loop does not support yet";
+    if (is_tensor_array_op(graph_.node(m).op())) return true;
+  }
+  return false;
+}
+
+void Unroller::note_element(int creator, const TensorInfo& info) {
+  if (creator < 0) return;
+  const std::string& name = graph_.node(creator).name();
+  const auto found = array_elements_.find(name);
+  if (found == array_elements_.end()) {
+    array_elements_[name] = TensorInfo{info.dtype, info.shape, nullptr};
+  } else if (found->second.shape != info.shape) {
+    found->second.shape = {-1};
+  }
+}
+
+std::string Unroller::runtime_loop_feeding(TensorRef ref) const {
+  std::vector<bool> seen(graph_.size(), false);
+  std::vector<int> stack{ref.node};
+  while (!stack.empty()) {
+    const int n = stack.back();
+    stack.pop_back();
+    if (seen[static_cast<size_t>(n)]) continue;
+    seen[static_cast<size_t>(n)] = true;
+    const Node& node = graph_.node(n);
+    if (node.op() == "_FloeWhileLoop") return attr_string(node.def, "loop_name", node.name());
+    for (const TensorRef& in : node.inputs) stack.push_back(in.node);
   }
   return "";
 }
@@ -868,7 +940,7 @@ UnrollReport unroll_control_flow(Graph& graph, const std::vector<bool>& keep, co
         const std::string why = i + 1 < loops.size() ? "nested in loop '" + d.loop + "'" : d.reason;
         runtime_loops.push_back(cf::make_runtime_loop(current, graph, kept, frame,
                                                       static_cast<int>(runtime_loops.size()), max_loop_iterations,
-                                                      loops[i].second, why));
+                                                      unroller.array_elements(), loops[i].second, why));
       }
       if (policy.mode == LoopMode::kAuto) by_choice.push_back(d.loop);
       continue;
@@ -881,22 +953,13 @@ UnrollReport unroll_control_flow(Graph& graph, const std::vector<bool>& keep, co
       const int cond = graph.find(e.where().node);
       if (cond < 0) throw;
       frame = unroller.frame_index(cond);
-      // An inner loop on a graph input inside a top-level loop runs at run time
-      // as a WHILE nested in its enclosing loop's WHILE (which must then run at
-      // run time too: Unroller::run_loop).
-      const int outer = unroller.frame(frame).parent;
-      if (outer != 0 && unroller.frame(outer).parent != 0) {
-        throw unroller.error_at(cond,
-                                "while loop '" + unroller.frame(frame).name +
-                                    "' is nested two loops deep and its condition depends on a graph input; "
-                                    "floe runs such a loop at run time only inside an outermost loop (fix the "
-                                    "input with --freeze-input to unroll it)",
-                                ErrorCategory::kUnsupported)
-            .with_refusals({Refusal{"nested run-time while loop", {{"LoopCond", {e.where().node}}}}});
-      }
+      // A loop on a graph input inside other loops runs at run time as a WHILE
+      // nested in its enclosing loop's WHILE, which must then run at run time
+      // too (Unroller::run_loop), and so on out to the outermost loop.
     }
     runtime_loops.push_back(cf::make_runtime_loop(unroller, graph, kept, frame,
-                                                  static_cast<int>(runtime_loops.size()), max_loop_iterations));
+                                                  static_cast<int>(runtime_loops.size()), max_loop_iterations,
+                                                  unroller.array_elements()));
   }
 }
 

@@ -12,6 +12,7 @@
 
 #include <map>
 #include <memory>
+#include <optional>
 #include <set>
 #include <string>
 #include <unordered_map>
@@ -38,6 +39,7 @@ struct Sym {
 
 struct TensorArrayState {
   int id = 0;               // which TensorArrayV3 node created it
+  int creator = -1;         // that node's index in the graph
   int tf_dtype = 0;         // the element dtype attr, as TF numbers it
   bool dynamic_size = false;
   std::vector<Sym> elements;  // node empty = never written
@@ -115,10 +117,18 @@ class Unroller {
   // `inputs` (optional) receives the names of those graph inputs.
   std::string unknown_reason(TensorRef ref, const std::string& goal,
                              std::vector<std::string>* inputs = nullptr) const;
+  // The run-time loop (its name) whose variables `ref` is computed from, or "".
+  std::string runtime_loop_feeding(TensorRef ref) const;
   int next_array_id() {
     ++report_.tensor_arrays;
     return ++arrays_;
   }
+  // Records the dtype and shape of a value written into the TensorArray made by
+  // node `creator`: a run-time loop's dense buffer takes its element shape from it.
+  void note_element(int creator, const TensorInfo& info);
+  // Per TensorArrayV3 node name: the element written into it (dtype, shape;
+  // shape {-1} when two writes disagreed). Filled while loops are simulated.
+  const std::map<std::string, TensorInfo>& array_elements() const { return array_elements_; }
 
  private:
   friend void process_tensor_array(Unroller& u, Instance& inst, int n, const std::vector<const Sym*>& in,
@@ -131,6 +141,7 @@ class Unroller {
   void run_loop(Instance& parent, int frame);
   // Why top-level loop `frame` cannot run at run time ("" when it can).
   std::string runtime_blocker(int frame) const;
+  bool uses_tensor_arrays(int frame) const;  // in the frame or a nested one
   std::vector<int> subtree_members(int frame) const;  // nodes of the frame and its nested frames
   std::string loop_name(int frame) const;
   tfproto::NodeDef rewired(const Instance& inst, int n, const std::vector<const Sym*>& in) const;
@@ -158,6 +169,11 @@ class Unroller {
   // each ran, and why one could not be a WHILE ("" if none).
   std::map<int, uint32_t> nested_trips_;
   std::string nested_unstable_;
+  std::map<std::string, TensorInfo> array_elements_;
+  // A top-level loop with TensorArrays whose condition depends on a graph
+  // input: one iteration runs with the condition taken as true (nothing
+  // emitted) so its writes show the element shapes, then this error is thrown.
+  std::optional<ConvertError> probe_error_;
 };
 
 bool is_tensor_array_op(const std::string& op);
@@ -172,8 +188,19 @@ bool is_tensor_array_op(const std::string& op);
 // Returns the loop's summary line.
 // `trip_count` > 0: the loop's trip count is known at conversion (it is the
 // bound, and `why` says why the loop runs at run time anyway).
+// `array_elements` (Unroller::array_elements) gives the element shape of each
+// TensorArray the loop uses: each becomes a dense buffer [size, element...]
+// carried through the loop in place of its flow (rewrite_tensor_arrays).
 std::string make_runtime_loop(const Unroller& unroller, Graph& graph, std::vector<bool>& keep, int frame, int id,
-                              uint32_t max_loop_iterations, uint32_t trip_count = 0, const std::string& why = "");
+                              uint32_t max_loop_iterations, const std::map<std::string, TensorInfo>& array_elements,
+                              uint32_t trip_count = 0, const std::string& why = "");
+// Rewrites every op of the TensorArrays that run-time loop `loop` (nodes
+// `loop_members`, bound `bound`) uses into dense-buffer ops (see
+// control_flow_runtime_arrays.cc). Returns the nodes it added inside the loop;
+// `buffers` = how many TensorArrays became buffers.
+std::vector<int> rewrite_tensor_arrays(const Unroller& unroller, Graph& graph, std::vector<bool>& keep,
+                                       const std::set<int>& loop_members, const std::string& loop, uint32_t bound,
+                                       const std::map<std::string, TensorInfo>& array_elements, int& buffers);
 // Resolves TensorArray op `n` (handle/flow semantics; see control_flow_tensor_array.cc).
 void process_tensor_array(Unroller& u, Instance& inst, int n, const std::vector<const Sym*>& in, NodeSyms& out);
 

@@ -91,38 +91,66 @@ int64_t maximum_iterations(const Graph& graph, const Frame& f,
   return -1;
 }
 
+// The run-time loop whose body computes what a loop reads from outside (the
+// innermost when there are several), or -1. An outer loop whose own condition
+// depends on a graph input is made a WHILE first; a loop inside it found later
+// must then be a WHILE in its body.
+int enclosing_runtime_loop(const Graph& graph, const std::set<int>& outside_reads) {
+  auto loop_of = [&](int n) -> int64_t {  // the run-time loop node n is in, or that its WHILE runs
+    const Node& node = graph.node(n);
+    if (node.def.attr().count("_floe_loop")) return attr_int(node.def, "_floe_loop");
+    if (node.op() == "_FloeWhileLoop") return attr_int(node.def, "_floe_runs_loop");
+    return -1;
+  };
+  auto depth = [&](int64_t id) {  // how many run-time loops enclose loop `id`'s WHILE
+    int d = 0;
+    for (int64_t at = id; at >= 0 && d < 64; ++d) {
+      int64_t up = -1;
+      for (size_t n = 0; n < graph.size(); ++n) {
+        const Node& node = graph.node(static_cast<int>(n));
+        if (node.op() == "_FloeWhileLoop" && attr_int(node.def, "_floe_runs_loop") == at && node.def.attr().count("_floe_loop")) {
+          up = attr_int(node.def, "_floe_loop");
+        }
+      }
+      at = up;
+    }
+    return d;
+  };
+  int64_t best = -1;
+  for (int n : outside_reads) {
+    const int64_t id = loop_of(n);
+    if (id >= 0 && (best < 0 || depth(id) > depth(best))) best = id;
+  }
+  return static_cast<int>(best);
+}
+
 }  // namespace
 
 std::string make_runtime_loop(const Unroller& unroller, Graph& graph, std::vector<bool>& keep, int frame_index,
-                              int id, uint32_t max_loop_iterations, uint32_t trip_count, const std::string& why) {
+                              int id, uint32_t max_loop_iterations,
+                              const std::map<std::string, TensorInfo>& array_elements, uint32_t trip_count,
+                              const std::string& why) {
   const Frame& f = unroller.frame(frame_index);
   const int anchor = f.loop_cond;
   // The loop's name scope: "while" for "while/LoopCond".
   const std::string& cond_name = graph.node(anchor).name();
   const size_t slash = cond_name.rfind('/');
   const std::string name = slash == std::string::npos ? cond_name : cond_name.substr(0, slash);
-  for (int m : f.members) {
-    const std::string& op = graph.node(m).op();
-    if (is_tensor_array_op(op)) {
-      throw unroller.error_at(m, "TensorArrays in a loop run at run time (loop '" + name +
-                                      "') are not supported; fix the inputs its condition depends on with "
-                                      "--freeze-input to unroll it",
-                              ErrorCategory::kUnsupported)
-          .with_refusals({Refusal{"TensorArray in a run-time while loop", {{op, {graph.node(m).name()}}}}});
-    }
-  }
-
   // Loop variables: (initial value, next value) per Merge.
   std::vector<std::pair<TensorRef, TensorRef>> init_next;
-  for (int m : f.loop_merges) {
-    TensorRef init, next;
-    for (const TensorRef& in : graph.node(m).inputs) {
-      if (enters(graph.node(in.node).op())) init = graph.node(in.node).inputs.at(0);
-      if (next_iteration(graph.node(in.node).op())) next = graph.node(in.node).inputs.at(0);
+  auto find_variables = [&] {
+    init_next.clear();
+    for (int m : f.loop_merges) {
+      TensorRef init, next;
+      for (const TensorRef& in : graph.node(m).inputs) {
+        if (enters(graph.node(in.node).op())) init = graph.node(in.node).inputs.at(0);
+        if (next_iteration(graph.node(in.node).op())) next = graph.node(in.node).inputs.at(0);
+      }
+      if (init.node < 0 || next.node < 0) unroller.fail(m, "is a loop Merge without an Enter and a NextIteration input");
+      init_next.emplace_back(init, next);
     }
-    if (init.node < 0 || next.node < 0) unroller.fail(m, "is a loop Merge without an Enter and a NextIteration input");
-    init_next.emplace_back(init, next);
-  }
+  };
+  find_variables();
 
   uint32_t bound = trip_count > 0 ? trip_count : max_loop_iterations;
   std::string source = "--max-loop-iterations";
@@ -143,6 +171,16 @@ std::string make_runtime_loop(const Unroller& unroller, Graph& graph, std::vecto
     source = "maximum_iterations";
   }
 
+  // TensorArrays become dense buffers carried as loop variables.
+  std::set<int> members(f.members.begin(), f.members.end());
+  int buffers = 0;
+  if (std::any_of(f.members.begin(), f.members.end(), [&](int m) { return is_tensor_array_op(graph.node(m).op()); })) {
+    const std::vector<int> added =
+        rewrite_tensor_arrays(unroller, graph, keep, members, name, bound, array_elements, buffers);
+    members.insert(added.begin(), added.end());
+    find_variables();
+  }
+
   // What each removed loop node stands for.
   std::map<int, int> merge_var;  // Merge -> variable index
   for (size_t k = 0; k < f.loop_merges.size(); ++k) merge_var[f.loop_merges[k]] = static_cast<int>(k);
@@ -157,7 +195,6 @@ std::string make_runtime_loop(const Unroller& unroller, Graph& graph, std::vecto
     if (enters(op) || loop_merge || loop_switch || op == "LoopCond" || next_iteration(op)) removed.insert(m);
   }
   // Nodes in the condition: what LoopCond reads, back to the variables.
-  std::set<int> members(f.members.begin(), f.members.end());
   std::set<int> cond_nodes;
   std::vector<int> stack{graph.node(anchor).inputs.at(0).node};
   while (!stack.empty()) {
@@ -171,12 +208,17 @@ std::string make_runtime_loop(const Unroller& unroller, Graph& graph, std::vecto
   // The two new nodes.
   std::set<int> outside_reads;
   for (int e : f.enters) outside_reads.insert(graph.node(e).inputs.at(0).node);
+  const int enclosing = enclosing_runtime_loop(graph, outside_reads);
   Node loop;
   loop.def.set_name(name + "/floe_while");
   loop.def.set_op("_FloeWhileLoop");
   (*loop.def.mutable_attr())["_floe_runs_loop"].set_i(id);
   (*loop.def.mutable_attr())["max_iterations"].set_i(bound);
   (*loop.def.mutable_attr())["loop_name"].set_s(name);
+  if (enclosing >= 0) {  // a WHILE in the body of the run-time loop made before it
+    (*loop.def.mutable_attr())["_floe_loop"].set_i(enclosing);
+    (*loop.def.mutable_attr())["_floe_loop_cond"].set_b(false);
+  }
   for (const auto& [init, next] : init_next) loop.inputs.push_back(init);
   loop.control_inputs.assign(outside_reads.begin(), outside_reads.end());
   const int loop_node = graph.add_node(std::move(loop));
@@ -213,6 +255,10 @@ std::string make_runtime_loop(const Unroller& unroller, Graph& graph, std::vecto
       node.def.set_op("Identity");
       node.def.mutable_attr()->erase("frame_name");
       if (node.inputs.size() == 1 && node.inputs[0].node == loop_node) node.inputs[0].node = end_node;
+      if (enclosing >= 0) {
+        (*node.def.mutable_attr())["_floe_loop"].set_i(enclosing);
+        (*node.def.mutable_attr())["_floe_loop_cond"].set_b(false);
+      }
     } else if (members.count(ni) && node.def.attr().count("_floe_loop") == 0) {
       // (a nested run-time loop's nodes keep their own loop; its WHILE node is ours)
       (*node.def.mutable_attr())["_floe_loop"].set_i(id);
@@ -224,10 +270,12 @@ std::string make_runtime_loop(const Unroller& unroller, Graph& graph, std::vecto
     keep[static_cast<size_t>(r)] = false;
     graph.node(r).removed = true;
   }
+  const std::string arrays =
+      buffers > 0 ? ", " + std::to_string(buffers) + " TensorArray(s) as dense buffers" : std::string();
   if (trip_count > 0) {
-    return "loop '" + name + "': run-time WHILE, " + std::to_string(trip_count) + " iterations (" + why + ")";
+    return "loop '" + name + "': run-time WHILE, " + std::to_string(trip_count) + " iterations (" + why + ")" + arrays;
   }
-  return "loop '" + name + "': run-time WHILE, bound " + std::to_string(bound) + " (" + source + ")";
+  return "loop '" + name + "': run-time WHILE, bound " + std::to_string(bound) + " (" + source + ")" + arrays;
 }
 
 }  // namespace floe::conv::cf

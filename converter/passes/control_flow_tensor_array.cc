@@ -126,6 +126,7 @@ class ArrayOp {
     Sym& slot = st.elements[static_cast<size_t>(index)];
     if (!slot.node.empty()) fail("writes index " + std::to_string(index) + " of a TensorArray a second time");
     value.array = nullptr;
+    u_.note_element(st.creator, value.info);
     slot = std::move(value);
   }
 
@@ -238,6 +239,7 @@ void process_tensor_array(Unroller& u, Instance& inst, int n, const std::vector<
     if (size.size() != 1 || size[0] < 0) a.fail("size must be a non-negative scalar");
     auto st = std::make_shared<TensorArrayState>();
     st->id = u.next_array_id();
+    st->creator = n;
     st->tf_dtype = attr_type(node.def, "dtype", 0);
     st->dynamic_size = attr_bool(node.def, "dynamic_size", false);
     st->elements.resize(static_cast<size_t>(size[0]));

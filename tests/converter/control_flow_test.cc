@@ -23,6 +23,7 @@
 #include "tests/support/loaded_model.h"
 #include "schemas/floe_generated.h"
 #include "tests/converter/tf_graph_text.h"
+#include "tests/converter/tfjs_oracle.h"
 #include "tests/support/corpus.h"
 #include "tests/support/model_runner.h"
 
@@ -101,10 +102,16 @@ TEST(ControlFlow, CountedLoopUnrollsAroundANonConstantValue) {
   EXPECT_NE(r.summary.find("MUL x5"), std::string::npos) << r.summary;
 }
 
-// for i in 0..2: for j in 0..i: acc += x  ->  acc = (1 + 2 + 3) x
-TEST(ControlFlow, NestedLoopWhoseInnerTripCountDependsOnTheOuterVariable) {
+// for i in 0..n-1: for j in 0..i: acc += x  ->  acc = n (n + 1) / 2 x, with n
+// a graph input (when negative) or a constant.
+G nested_loop_on_the_outer_variable(int32_t n) {
   G g;
-  g.placeholder("x", "DT_FLOAT", {2}).constant("n", "DT_INT32", {}, {3}).constant("zeros", "DT_FLOAT", {2}, {0, 0});
+  g.placeholder("x", "DT_FLOAT", {2}).constant("zeros", "DT_FLOAT", {2}, {0, 0});
+  if (n < 0) {
+    g.placeholder("n", "DT_INT32", {});
+  } else {
+    g.constant("n", "DT_INT32", {}, {static_cast<double>(n)});
+  }
   const std::string exit = counted_loop(g, "outer", "zeros", "n", "DT_FLOAT", [](G& b) {
     // inner limit = i + 1, computed inside the outer body
     b.node("outer/limit_inner", "Add", {"outer/Identity", "outer/step"}, {G::type("T", "DT_INT32")});
@@ -119,6 +126,12 @@ TEST(ControlFlow, NestedLoopWhoseInnerTripCountDependsOnTheOuterVariable) {
     b.node("outer/next", "Identity", {inner}, {G::type("T", "DT_FLOAT")});
   });
   g.node("y", "Identity", {exit}, {G::type("T", "DT_FLOAT")});
+  return g;
+}
+
+// for i in 0..2: for j in 0..i: acc += x  ->  acc = (1 + 2 + 3) x
+TEST(ControlFlow, NestedLoopWhoseInnerTripCountDependsOnTheOuterVariable) {
+  const G g = nested_loop_on_the_outer_variable(3);
   const conv::ConvertResult r = convert_graph(g, "nested", {"y"});
   EXPECT_EQ(run1(r, {1.0f, -0.5f}), (std::vector<float>{6.0f, -3.0f}));
   // 1 outer instance + 3 inner instances; 3 + (1 + 2 + 3) iterations.
@@ -136,11 +149,16 @@ TEST(ControlFlow, NestedLoopWhoseInnerTripCountDependsOnTheOuterVariable) {
   EXPECT_EQ(run1(nested, {1.0f, -0.5f}), (std::vector<float>{6.0f, -3.0f}));
 }
 
-// for i in 0..n-1: for j in 0..m-1: acc += x  ->  acc = n * m * x, with m a
-// graph input or a constant.
+// for i in 0..n-1: for j in 0..m-1: acc += x  ->  acc = n * m * x, with n and
+// m graph inputs (when negative) or constants.
 G nested_adding_loops(int32_t n, int m) {
   G g;
-  g.placeholder("x", "DT_FLOAT", {2}).constant("n", "DT_INT32", {}, {static_cast<double>(n)});
+  g.placeholder("x", "DT_FLOAT", {2});
+  if (n < 0) {
+    g.placeholder("n", "DT_INT32", {});
+  } else {
+    g.constant("n", "DT_INT32", {}, {static_cast<double>(n)});
+  }
   g.constant("zeros", "DT_FLOAT", {2}, {0, 0});
   if (m < 0) {
     g.placeholder("m", "DT_INT32", {});
@@ -179,6 +197,99 @@ TEST(NestedRuntimeLoop, InnerLoopOnAGraphInputRunsInsideTheOuterWhile) {
         run_model(r.model, {{"x", make_f32({2}, {1.0f, -0.5f})}, {"m", make_i32({}, {m})}});
     ASSERT_EQ(out.size(), 1u) << m;
     EXPECT_EQ(as_floats(out[0]), (std::vector<float>{3.0f * m, -1.5f * m})) << m;
+  }
+}
+
+// Both trip counts from graph inputs: the outer loop is a WHILE because of its
+// own condition, the inner one a WHILE in its body.
+TEST(NestedRuntimeLoop, OuterAndInnerLoopsOnGraphInputsAreNestedWhileOps) {
+  conv::ConvertOptions options;
+  options.graph_path = nested_adding_loops(-1, -1).write(make_temp_dir() + "/nested_inputs.pbtxt");
+  options.outputs = {"y"};
+  options.max_loop_iterations = 6;
+  const conv::ConvertResult r = conv::convert(options);
+  EXPECT_NE(r.summary.find("loop 'outer': run-time WHILE, bound 6 (--max-loop-iterations)"), std::string::npos)
+      << r.summary;
+  EXPECT_NE(r.summary.find("loop 'outer/inner': run-time WHILE, bound 6 (--max-loop-iterations)"), std::string::npos)
+      << r.summary;
+  EXPECT_NE(r.summary.find("WHILE x2"), std::string::npos) << r.summary;
+  for (const auto& [n, m] : std::vector<std::pair<int32_t, int32_t>>{{0, 3}, {1, 0}, {2, 5}, {6, 6}, {4, 1}}) {
+    const std::map<std::string, HostTensor> inputs = {
+        {"x", make_f32({2}, {1.0f, -0.5f})}, {"n", make_i32({}, {n})}, {"m", make_i32({}, {m})}};
+    const std::vector<HostTensor> out = run_model(r.model, inputs);
+    ASSERT_EQ(out.size(), 1u) << n << " " << m;
+    EXPECT_EQ(as_floats(out[0]), (std::vector<float>{1.0f * n * m, -0.5f * n * m})) << n << " " << m;
+  }
+}
+
+// The same with n a graph input: the outer loop is a WHILE for its own
+// condition, and the inner one, whose trip count comes from the outer variable,
+// a WHILE in its body. (The TF.js oracle stops without computing y on these
+// nested graphs written by counted_loop: the values are checked by hand.)
+TEST(NestedRuntimeLoop, InnerLoopOnTheVariableOfAnOuterLoopOnAGraphInput) {
+  const G g = nested_loop_on_the_outer_variable(-1);
+  conv::ConvertOptions options;
+  options.graph_path = g.write(make_temp_dir() + "/nested_on_outer.pbtxt");
+  options.outputs = {"y"};
+  options.max_loop_iterations = 8;
+  const conv::ConvertResult r = conv::convert(options);
+  EXPECT_NE(r.summary.find("loop 'outer': run-time WHILE, bound 8 (--max-loop-iterations)"), std::string::npos)
+      << r.summary;
+  EXPECT_NE(r.summary.find("WHILE x2"), std::string::npos) << r.summary;
+  for (int32_t n : {0, 1, 3, 8}) {
+    const std::map<std::string, HostTensor> inputs = {{"x", make_f32({2}, {1.0f, -0.5f})}, {"n", make_i32({}, {n})}};
+    const std::vector<HostTensor> out = run_model(r.model, inputs);
+    ASSERT_EQ(out.size(), 1u) << n;
+    const float sum = static_cast<float>(n * (n + 1) / 2);
+    EXPECT_EQ(as_floats(out[0]), (std::vector<float>{sum, -0.5f * sum})) << n;
+  }
+}
+
+// for i in 0..1: for j in 0..1: for k in 0..m-1: acc += x  ->  acc = 4 m x: the
+// innermost loop, two loops deep, on a graph input; the loops around it run at
+// run time too (three nested WHILE ops).
+TEST(NestedRuntimeLoop, LoopOnAGraphInputTwoLoopsDeepRunsInsideTwoWhileOps) {
+  G g;
+  g.placeholder("x", "DT_FLOAT", {2}).placeholder("m", "DT_INT32", {});
+  g.constant("two", "DT_INT32", {}, {2}).constant("zeros", "DT_FLOAT", {2}, {0, 0});
+  const std::string exit = counted_loop(g, "outer", "zeros", "two", "DT_FLOAT", [](G& b) {
+    const std::string outer_ctx = "outer/while_context", mid_ctx = "outer/outer/mid/while_context";
+    b.enter("outer/x", "x", outer_ctx, true, "DT_FLOAT").enter("outer/m", "m", outer_ctx, true, "DT_INT32");
+    b.enter("outer/two", "two", outer_ctx, true, "DT_INT32");
+    const std::string mid = counted_loop(
+        b, "outer/mid", "outer/Identity_1", "outer/two", "DT_FLOAT",
+        [&mid_ctx](G& c) {
+          c.enter("outer/mid/x", "outer/x", mid_ctx, true, "DT_FLOAT");
+          c.enter("outer/mid/m", "outer/m", mid_ctx, true, "DT_INT32");
+          const std::string inner = counted_loop(
+              c, "outer/mid/inner", "outer/mid/Identity_1", "outer/mid/m", "DT_FLOAT",
+              [](G& d) {
+                d.enter("outer/mid/inner/x", "outer/mid/x", "outer/mid/outer/mid/inner/while_context", true,
+                        "DT_FLOAT");
+                d.node("outer/mid/inner/next", "Add", {"outer/mid/inner/Identity_1", "outer/mid/inner/x"},
+                       {G::type("T", "DT_FLOAT")});
+              },
+              "outer/mid/");
+          c.node("outer/mid/next", "Identity", {inner}, {G::type("T", "DT_FLOAT")});
+        },
+        "outer/");
+    b.node("outer/next", "Identity", {mid}, {G::type("T", "DT_FLOAT")});
+  });
+  g.node("y", "Identity", {exit}, {G::type("T", "DT_FLOAT")});
+  conv::ConvertOptions options;
+  options.graph_path = g.write(make_temp_dir() + "/two_deep.pbtxt");
+  options.outputs = {"y"};
+  options.max_loop_iterations = 5;
+  const conv::ConvertResult r = conv::convert(options);
+  EXPECT_NE(r.summary.find("loop 'outer/mid/inner': run-time WHILE, bound 5 (--max-loop-iterations)"),
+            std::string::npos)
+      << r.summary;
+  EXPECT_NE(r.summary.find("WHILE x3"), std::string::npos) << r.summary;
+  for (int32_t m : {0, 1, 5}) {
+    const std::vector<HostTensor> out =
+        run_model(r.model, {{"x", make_f32({2}, {1.0f, -0.5f})}, {"m", make_i32({}, {m})}});
+    ASSERT_EQ(out.size(), 1u) << m;
+    EXPECT_EQ(as_floats(out[0]), (std::vector<float>{4.0f * m, -2.0f * m})) << m;
   }
 }
 
@@ -231,10 +342,18 @@ TEST(ControlFlow, TensorArrayWrittenInALoopThenStacked) {
   ASSERT_EQ(out[1].dtype, DType::kInt32);
   EXPECT_EQ(out[1].as<int32_t>()[0], 3);
   EXPECT_NE(r.summary.find("resolved 1 TensorArray(s)"), std::string::npos) << r.summary;
-  EXPECT_NE(runtime_refusal(g, "tensor_array_runtime", {"stacked", "size"})
-                .find("node 'while/LoopCond' (op LoopCond): while loop 'while' cannot run at run time "
-                      "(--loops=runtime): it uses TensorArrays"),
-            std::string::npos);
+  // Sent to run time, the TensorArray is a [3, 2] buffer the WHILE writes row by row.
+  const conv::ConvertResult runtime =
+      convert_graph(g, "tensor_array_runtime", {"stacked", "size"}, {}, conv::LoopMode::kRuntime);
+  EXPECT_NE(runtime.summary.find("loop 'while': run-time WHILE, 3 iterations (--loops=runtime), 1 TensorArray(s) "
+                                 "as dense buffers"),
+            std::string::npos)
+      << runtime.summary;
+  const std::vector<HostTensor> at_run_time = run_model(runtime.model, {{"x", make_f32({2}, {1.0f, -2.0f})}});
+  ASSERT_EQ(at_run_time.size(), 2u);
+  EXPECT_EQ(at_run_time[0].shape, (std::vector<int64_t>{3, 2}));
+  EXPECT_EQ(as_floats(at_run_time[0]), (std::vector<float>{1, -2, 2, -4, 3, -6}));
+  EXPECT_EQ(at_run_time[1].as<int32_t>()[0], 3);
 }
 
 // y = 0; for i in 0..2: y = (i < 2) ? y + x : y * x  ->  2x^2
@@ -395,6 +514,27 @@ TEST(RuntimeLoop, ConstantTripLoopWithACondRunsAtRunTimeWhenAsked) {
   }
 }
 
+// An arena between two guard bands, to check that nothing writes outside it.
+struct GuardedArena {
+  static constexpr size_t kGuard = 256;
+  explicit GuardedArena(size_t bytes) : size(bytes), storage(kGuard + bytes + kGuard + 16, 0xA5) {
+    base = storage.data() + kGuard;
+    base += (16 - reinterpret_cast<uintptr_t>(base) % 16) % 16;
+    before = storage;
+  }
+  // The first byte outside the arena that changed, or -1.
+  int64_t first_written_outside() const {
+    for (size_t i = 0; i < storage.size(); ++i) {
+      const bool inside = storage.data() + i >= base && storage.data() + i < base + size;
+      if (!inside && storage[i] != before[i]) return static_cast<int64_t>(i);
+    }
+    return -1;
+  }
+  size_t size;
+  std::vector<uint8_t> storage, before;
+  uint8_t* base = nullptr;
+};
+
 TEST(RuntimeLoop, ExceedingTheBoundFailsInvokeCleanlyInsideTheArena) {
   const conv::ConvertResult r = convert_bounded(placeholder_limit_loop(), "bounded", 3);
   const std::unique_ptr<LoadedModel> loaded = load_model(r.model);
@@ -405,14 +545,8 @@ TEST(RuntimeLoop, ExceedingTheBoundFailsInvokeCleanlyInsideTheArena) {
     if (model.schema()->operators()->Get(i)->opcode() == schema::OpCode::WHILE) while_op = static_cast<int32_t>(i);
   }
   ASSERT_GE(while_op, 0);
-  // The arena between two guard bands; nothing may write outside it.
-  constexpr size_t kGuard = 256;
-  const size_t arena_bytes = model.arena_size();
-  std::vector<uint8_t> storage(kGuard + arena_bytes + kGuard + 16, 0xA5);
-  uint8_t* base = storage.data() + kGuard;
-  base += (16 - reinterpret_cast<uintptr_t>(base) % 16) % 16;
-  const std::vector<uint8_t> before(storage);
-  Interpreter interpreter(model, base, arena_bytes);
+  GuardedArena arena(model.arena_size());
+  Interpreter interpreter(model, arena.base, arena.size);
   ASSERT_EQ(interpreter.Init(), Status::kOk) << interpreter.error().message;
   const float x[2] = {1.0f, 2.0f};
   std::memcpy(interpreter.input(interpreter.input_index("x")).data, x, sizeof x);
@@ -428,9 +562,142 @@ TEST(RuntimeLoop, ExceedingTheBoundFailsInvokeCleanlyInsideTheArena) {
     EXPECT_EQ(interpreter.error().op, while_op);
     EXPECT_STREQ(status_name(status), "loop bound exceeded");
   }
-  for (size_t i = 0; i < storage.size(); ++i) {
-    const bool inside = storage.data() + i >= base && storage.data() + i < base + arena_bytes;
-    if (!inside) ASSERT_EQ(storage[i], before[i]) << "byte " << i << " outside the arena was written";
+  EXPECT_EQ(arena.first_written_outside(), -1) << "a byte outside the arena was written";
+}
+
+// dynamic_rnn's shape on an input-dependent trip count: x [6, 2] unstacked into
+// one TensorArray; for i < n: h = tanh(0.5 h + x[i]), written at i into a second
+// TensorArray of `out_size` rows (element shape unknown until the write), stacked
+// after the loop. n is a graph input: the loop runs at run time.
+// `concat`: y is the TensorArray concatenated ([rows * 2]) instead of stacked.
+G array_loop(int out_size, bool dynamic_out, bool concat = false) {
+  G g;
+  g.placeholder("x", "DT_FLOAT", {6, 2}).placeholder("n", "DT_INT32", {});
+  g.constant("size_in", "DT_INT32", {}, {6}).constant("size_out", "DT_INT32", {}, {static_cast<double>(out_size)});
+  g.constant("h0", "DT_FLOAT", {2}, {0.25, -0.5}).constant("half", "DT_FLOAT", {}, {0.5});
+  g.constant("in_indices", "DT_INT32", {6}, {0, 1, 2, 3, 4, 5});
+  const std::string unknown = "attr { key: \"element_shape\" value { shape { unknown_rank: true } } }";
+  g.node("ta_in", "TensorArrayV3", {"size_in"},
+         {G::type("dtype", "DT_FLOAT"), G::boolean("dynamic_size", false), G::boolean("clear_after_read", true),
+          G::boolean("identical_element_shapes", true), G::str("tensor_array_name", "input"), unknown});
+  g.node("ta_in/scatter", "TensorArrayScatterV3", {"ta_in", "in_indices", "x", "ta_in:1"}, {G::type("T", "DT_FLOAT")});
+  g.node("ta_out", "TensorArrayV3", {"size_out"},
+         {G::type("dtype", "DT_FLOAT"), G::boolean("dynamic_size", dynamic_out), G::boolean("clear_after_read", true),
+          G::boolean("identical_element_shapes", true), G::str("tensor_array_name", "output"), unknown});
+  const std::string ctx = "while/while_context";
+  g.enter("while/Enter_2", "ta_out:1", ctx, false, "DT_FLOAT");
+  g.node("while/Merge_2", "Merge", {"while/Enter_2", "while/NextIteration_2"},
+         {G::type("T", "DT_FLOAT"), G::integer("N", 2)});
+  g.node("while/Switch_2", "Switch", {"while/Merge_2", "while/LoopCond"}, {G::type("T", "DT_FLOAT")});
+  g.node("while/Identity_2", "Identity", {"while/Switch_2:1"}, {G::type("T", "DT_FLOAT")});
+  counted_loop(g, "while", "h0", "n", "DT_FLOAT", [&ctx](G& b) {
+    b.enter("while/ta_in", "ta_in", ctx, true, "DT_RESOURCE");
+    b.enter("while/ta_in_flow", "ta_in/scatter", ctx, true, "DT_FLOAT");
+    b.enter("while/ta_out", "ta_out", ctx, true, "DT_RESOURCE");
+    b.enter("while/half", "half", ctx, true, "DT_FLOAT");
+    b.node("while/read", "TensorArrayReadV3", {"while/ta_in", "while/Identity", "while/ta_in_flow"},
+           {G::type("dtype", "DT_FLOAT")});
+    b.node("while/decay", "Mul", {"while/Identity_1", "while/half"}, {G::type("T", "DT_FLOAT")});
+    b.node("while/sum", "Add", {"while/decay", "while/read"}, {G::type("T", "DT_FLOAT")});
+    b.node("while/next", "Tanh", {"while/sum"}, {G::type("T", "DT_FLOAT")});
+    b.node("while/write", "TensorArrayWriteV3", {"while/ta_out", "while/Identity", "while/next", "while/Identity_2"},
+           {G::type("T", "DT_FLOAT")});
+  });
+  g.node("while/NextIteration_2", "NextIteration", {"while/write"}, {G::type("T", "DT_FLOAT")});
+  g.node("while/Exit_2", "Exit", {"while/Switch_2"}, {G::type("T", "DT_FLOAT")});
+  g.node("stack/size", "TensorArraySizeV3", {"ta_out", "while/Exit_2"});
+  g.constant("stack/start", "DT_INT32", {}, {0}).constant("stack/delta", "DT_INT32", {}, {1});
+  g.node("stack/range", "Range", {"stack/start", "stack/size", "stack/delta"}, {G::type("Tidx", "DT_INT32")});
+  if (concat) {
+    g.node("y", "TensorArrayConcatV3", {"ta_out", "while/Exit_2"},
+           {G::type("dtype", "DT_FLOAT"), G::shape("element_shape_except0", {})});
+  } else {
+    g.node("y", "TensorArrayGatherV3", {"ta_out", "stack/range", "while/Exit_2"},
+           {G::type("dtype", "DT_FLOAT"), G::shape("element_shape", {2})});
+  }
+  return g;
+}
+
+std::map<std::string, HostTensor> array_loop_inputs(int32_t n) {
+  return {{"x", random_f32({6, 2}, 11, -1.5f, 1.5f)}, {"n", make_i32({}, {n})}};
+}
+
+TEST(RuntimeLoop, TensorArraysOfAnInputDependentLoopMatchTfjs) {
+  FLOE_REQUIRE_TFJS_ORACLE();
+  const G g = array_loop(6, false);
+  const conv::ConvertResult r = convert_bounded(g, "array_loop", 6);
+  EXPECT_NE(r.summary.find("loop 'while': run-time WHILE, bound 6 (--max-loop-iterations), 2 TensorArray(s) as "
+                           "dense buffers"),
+            std::string::npos)
+      << r.summary;
+  // TF.js stacks what was written: the full array when the loop writes all 6 rows.
+  const std::vector<HostTensor> want = run_tfjs_oracle(OracleGraph{g, array_loop_inputs(6), {"y"}});
+  ASSERT_EQ(want.size(), 1u);
+  ASSERT_EQ(want[0].shape, (std::vector<int64_t>{6, 2}));
+  const std::vector<float> oracle = as_floats(want[0]);
+  for (int32_t n : {6, 4, 1, 0}) {
+    const std::vector<HostTensor> got = run_model(r.model, array_loop_inputs(n));
+    ASSERT_EQ(got.size(), 1u) << n;
+    ASSERT_EQ(got[0].shape, (std::vector<int64_t>{6, 2})) << n;
+    const std::vector<float> values = as_floats(got[0]);
+    // Rows the loop wrote match the oracle; rows never written are zeros, as TF
+    // stacks them when the element shape is known.
+    for (size_t i = 0; i < values.size(); ++i) {
+      const float expected = static_cast<int32_t>(i / 2) < n ? oracle[i] : 0.0f;
+      EXPECT_NEAR(values[i], expected, 1e-6f) << "n " << n << " element " << i;
+    }
+  }
+}
+
+// Concatenated instead of stacked: the buffer's rows end to end, [12].
+TEST(RuntimeLoop, TensorArrayConcatenatedAfterAnInputDependentLoopMatchesTfjs) {
+  FLOE_REQUIRE_TFJS_ORACLE();
+  const G g = array_loop(6, false, true);
+  const conv::ConvertResult r = convert_bounded(g, "array_concat", 6);
+  const std::vector<HostTensor> want = run_tfjs_oracle(OracleGraph{g, array_loop_inputs(6), {"y"}});
+  const std::vector<HostTensor> got = run_model(r.model, array_loop_inputs(6));
+  ASSERT_EQ(want.size(), 1u);
+  ASSERT_EQ(got.size(), 1u);
+  EXPECT_EQ(got[0].shape, (std::vector<int64_t>{12}));
+  EXPECT_EQ(got[0].shape, want[0].shape);
+  const std::vector<float> values = as_floats(got[0]), oracle = as_floats(want[0]);
+  ASSERT_EQ(values.size(), oracle.size());
+  for (size_t i = 0; i < values.size(); ++i) EXPECT_NEAR(values[i], oracle[i], 1e-6f) << i;
+}
+
+TEST(RuntimeLoop, TensorArrayWritePastItsSizeFailsInvokeInsideTheArena) {
+  // 4 rows, but the loop may run 6 times: the fifth write is past the buffer.
+  const conv::ConvertResult r = convert_bounded(array_loop(4, false), "array_overflow", 6);
+  const std::unique_ptr<LoadedModel> loaded = load_model(r.model);
+  ASSERT_EQ(loaded->status, Status::kOk) << loaded->model.error().message;
+  const Model& model = loaded->model;
+  GuardedArena arena(model.arena_size());
+  Interpreter interpreter(model, arena.base, arena.size);
+  ASSERT_EQ(interpreter.Init(), Status::kOk) << interpreter.error().message;
+  const HostTensor x = random_f32({6, 2}, 11, -1.5f, 1.5f);
+  std::memcpy(interpreter.input(interpreter.input_index("x")).data, x.data.data(), x.data.size());
+  for (int32_t n : {4, 5, 6, 2}) {
+    *interpreter.input(interpreter.input_index("n")).as<int32_t>() = n;
+    const Status status = interpreter.Invoke();
+    if (n <= 4) {
+      EXPECT_EQ(status, Status::kOk) << n << ": " << interpreter.error().message;
+    } else {
+      EXPECT_EQ(status, Status::kKernelError) << n;
+    }
+  }
+  EXPECT_EQ(arena.first_written_outside(), -1) << "a byte outside the arena was written";
+}
+
+TEST(RuntimeLoop, StackOfADynamicSizeTensorArrayIsRefused) {
+  try {
+    convert_bounded(array_loop(0, true), "dynamic_array", 6);
+    FAIL() << "a dynamic_size TensorArray stacked after a run-time loop converted";
+  } catch (const conv::ConvertError& e) {
+    EXPECT_EQ(e.category(), conv::ErrorCategory::kUnsupported);
+    EXPECT_NE(std::string(e.what()).find("node 'stack/size' (op TensorArraySizeV3): it reads the whole of a "
+                                         "dynamic_size TensorArray, whose length depends on the trip count"),
+              std::string::npos)
+        << e.what();
   }
 }
 
