@@ -4,7 +4,9 @@
 // fsync'ed, then renamed over `path`. On any failure, and on SIGINT / SIGTERM /
 // SIGHUP / SIGQUIT while writing, the temporary file is removed and `path` is
 // left as it was. SIGXFSZ is ignored so a file-size limit is an error, not a
-// kill. Throws ConvertError naming the path.
+// kill. An existing `path` that is not a regular file (/dev/null, /dev/stdout,
+// a pipe) is written in place instead: renaming over it would replace the
+// device or pipe with a file. Throws ConvertError naming the path.
 #pragma once
 
 #include <cstddef>

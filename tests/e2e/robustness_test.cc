@@ -10,6 +10,7 @@
 //    leaves neither the output nor a temporary file, and keeps an old output.
 #include <gtest/gtest.h>
 
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -280,6 +281,32 @@ TEST(AtomicOutput, SignalMidWriteLeavesNothing) {
   ASSERT_EQ(::waitpid(child, &status, 0), child);
   EXPECT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGTERM) << "expected death by SIGTERM, status " << status;
   EXPECT_EQ(run_command("ls -A " + dir).output, "") << "partial output left behind";
+}
+
+// An output that is not a regular file (a pipe here; /dev/null, /dev/stdout)
+// is written in place: renaming a temporary file over it would replace it
+// (as root, `-o /dev/null` used to turn /dev/null into a regular file).
+TEST(AtomicOutput, APipeOrDeviceOutputIsWrittenInPlace) {
+  const std::string dir = make_temp_dir();
+  const std::string fifo = dir + "/out.pipe";
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  const pid_t reader = ::fork();
+  ASSERT_GE(reader, 0);
+  if (reader == 0) {
+    std::ifstream in(fifo, std::ios::binary);
+    const std::string got((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    std::_Exit(got == std::string(100000, '\x07') ? 0 : 1);
+  }
+  conv::write_atomically(fifo, std::vector<uint8_t>(100000, 7));
+  struct stat after;
+  ASSERT_EQ(::stat(fifo.c_str(), &after), 0);
+  const bool still_a_pipe = S_ISFIFO(after.st_mode);
+  EXPECT_TRUE(still_a_pipe) << "the pipe was replaced";
+  if (!still_a_pipe) ::kill(reader, SIGKILL);  // its open() would wait for a writer forever
+  int status = 0;
+  ASSERT_EQ(::waitpid(reader, &status, 0), reader);
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << "the reader did not get the bytes, status " << status;
+  EXPECT_EQ(run_command("ls -A " + dir).output, "out.pipe\n") << "a temporary file was left behind";
 }
 
 TEST(AtomicOutput, FailedWriteLeavesNothingAndKeepsTheOldFile) {
