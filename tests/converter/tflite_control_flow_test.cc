@@ -55,6 +55,22 @@ int counter_cond(TfliteBuilder& b, int extra) {
   return g;
 }
 
+// The body of a halving loop as the next subgraph: (i, n, x) ->
+// (i + 1, n, 0.5 x + 1).
+int halving_body(TfliteBuilder& b) {
+  const int g = b.next_subgraph();
+  const int i = b.tensor(i32({1}, "i")), bn = b.tensor(i32({1}, "n")), v = b.tensor(f32({1, 4}, "x"));
+  const int one = b.tensor(i32({1}, "one", {1})), i2 = b.tensor(i32({1}, "i_next"));
+  const int half = b.tensor(f32({1}, "half", {0.5f})), onef = b.tensor(f32({1}, "onef", {1.0f}));
+  const int t = b.tensor(f32({1, 4}, "scaled")), v2 = b.tensor(f32({1, 4}, "x_next"));
+  b.op({kAdd, {i, one}, {i2}});
+  b.op({kMul, {v, half}, {t}});
+  b.op({kAdd, {t, onef}, {v2}});
+  b.inputs = {i, bn, v};
+  b.outputs = {i2, bn, v2};
+  return g;
+}
+
 // while i < n: x = 0.5 x + 1; i += 1. Inputs x [1,4], n [1] int32;
 // outputs x and i after the loop.
 std::string counting_loop_model() {
@@ -67,16 +83,7 @@ std::string counting_loop_model() {
   b.inputs = {x, n};
   b.outputs = {x_out, i_out};
   counter_cond(b, 1);
-  b.next_subgraph();  // 2: body
-  const int i = b.tensor(i32({1}, "i")), bn = b.tensor(i32({1}, "n")), v = b.tensor(f32({1, 4}, "x"));
-  const int one = b.tensor(i32({1}, "one", {1})), i2 = b.tensor(i32({1}, "i_next"));
-  const int half = b.tensor(f32({1}, "half", {0.5f})), onef = b.tensor(f32({1}, "onef", {1.0f}));
-  const int t = b.tensor(f32({1, 4}, "scaled")), v2 = b.tensor(f32({1, 4}, "x_next"));
-  b.op({kAdd, {i, one}, {i2}});
-  b.op({kMul, {v, half}, {t}});
-  b.op({kAdd, {t, onef}, {v2}});
-  b.inputs = {i, bn, v};
-  b.outputs = {i2, bn, v2};
+  halving_body(b);
   return b.build();
 }
 
@@ -190,6 +197,55 @@ std::string fibonacci_model(bool reversed) {
   b.op({kAdd, {va, vb}, {sum}});
   b.inputs = {i, bn, va, vb};
   b.outputs = reversed ? std::vector<int32_t>{i2, bn, sum, va} : std::vector<int32_t>{i2, bn, vb, sum};
+  return b.build();
+}
+
+// y = p > 0 ? (n times x = 0.5 x + 1) : (p < -1 ? 2 x : c) with c a constant
+// [1,4]: a WHILE in the then branch, an IF in the else branch.
+std::string branches_nesting_model() {
+  TfliteBuilder b;
+  const int p = b.tensor(f32({1}, "p")), x = b.tensor(f32({1, 4}, "x")), n = b.tensor(i32({1}, "n"));
+  const int zero = b.tensor(f32({1}, "zero", {0.0f}));
+  const int c = b.tensor(boolean({1}, "p_positive")), y = b.tensor(f32({1, 4}, "y"));
+  b.op({kGreater, {p, zero}, {c}});
+  b.op({kIf, {c, x, n, p}, {y}, tfl::BuiltinOptions::IfOptions, if_options(1, 2)});
+  b.inputs = {p, x, n};
+  b.outputs = {y};
+  b.next_subgraph();  // 1: then, a counting WHILE
+  {
+    const int bx = b.tensor(f32({1, 4}, "x")), bn = b.tensor(i32({1}, "n")), bp = b.tensor(f32({1}, "p"));
+    const int i0 = b.tensor(i32({1}, "i0", {0}));
+    const int i_out = b.tensor(i32({1}, "i_out")), n_out = b.tensor(i32({1}, "n_out"));
+    const int x_out = b.tensor(f32({1, 4}, "x_out"));
+    b.op({kWhile, {i0, bn, bx}, {i_out, n_out, x_out}, tfl::BuiltinOptions::WhileOptions, while_options(3, 4)});
+    b.inputs = {bx, bn, bp};
+    b.outputs = {x_out};
+  }
+  b.next_subgraph();  // 2: else, IF p < -1
+  {
+    const int bx = b.tensor(f32({1, 4}, "x")), bn = b.tensor(i32({1}, "n")), bp = b.tensor(f32({1}, "p"));
+    const int minus_one = b.tensor(f32({1}, "minus_one", {-1.0f}));
+    const int c2 = b.tensor(boolean({1}, "p_below_minus_one")), r = b.tensor(f32({1, 4}, "inner_result"));
+    b.op({kLess, {bp, minus_one}, {c2}});
+    b.op({kIf, {c2, bx}, {r}, tfl::BuiltinOptions::IfOptions, if_options(5, 6)});
+    b.inputs = {bx, bn, bp};
+    b.outputs = {r};
+  }
+  counter_cond(b, 1);  // 3
+  halving_body(b);     // 4
+  b.next_subgraph();   // 5: 2 x
+  {
+    const int a = b.tensor(f32({1, 4}, "a")), two = b.tensor(f32({1}, "two", {2.0f}));
+    const int r = b.tensor(f32({1, 4}, "doubled"));
+    b.op({kMul, {a, two}, {r}});
+    b.inputs = {a};
+    b.outputs = {r};
+  }
+  b.next_subgraph();  // 6: a constant
+  const int a = b.tensor(f32({1, 4}, "a"));
+  const int k = b.tensor(f32({1, 4}, "constant", {0.25f, -1.0f, 8.0f, 3.5f}));
+  b.inputs = {a};
+  b.outputs = {k};
   return b.build();
 }
 
@@ -359,6 +415,23 @@ TEST(TfliteControlFlow, WhileAndIfNestedInALoopBodyMatchTflite) {
                            {"m", make_i32({1}, {m})},
                            {"y", random_f32({1, 4}, 4, -1.0f, 1.0f)}},
                           2, 1e-5f);
+  }
+}
+
+// The else-else branch returns a constant: its copy into the IF's result is no
+// constant fold (the then branches write that result too).
+TEST(TfliteControlFlow, WhileAndIfNestedInBranchesMatchTflite) {
+  REQUIRE_TFLITE_ORACLE();
+  const std::string model = branches_nesting_model();
+  for (float p : {1.0f, -0.5f, -2.0f}) {
+    for (int32_t n : {0, 3}) {
+      SCOPED_TRACE("p = " + std::to_string(p) + ", n = " + std::to_string(n));
+      expect_matches_tflite(model,
+                            {{"p", make_f32({1}, {p})},
+                             {"x", random_f32({1, 4}, 9, -3.0f, 3.0f)},
+                             {"n", make_i32({1}, {n})}},
+                            1, 1e-6f);
+    }
   }
 }
 
