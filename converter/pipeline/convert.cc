@@ -621,6 +621,8 @@ ConvertResult convert_tflite(const ConvertOptions& options, const std::string& b
   c.loaded.path = path;
   c.from_tflite = true;
   c.tflite_operators = imported.tflite_operators;
+  c.tflite_called_operators = imported.called_operators;
+  c.tflite_called_subgraphs = imported.called_subgraphs;
   c.tflite_op_counts = imported.op_counts;
   c.notes = std::move(imported.notes);
   // Printed like a TF graph's run-time conds, one line per WHILE / IF.

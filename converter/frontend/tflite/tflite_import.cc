@@ -1438,6 +1438,11 @@ void Importer::lower_while() {
   loop.max_iterations = options_.max_loop_iterations;
   loop.bound_source = "--max-loop-iterations";
   out_.model.loops.push_back(loop);
+  // Outer loops and conds are listed before the ones they hold.
+  out_.control_flow.push_back("loop '" + node_name_ + "': run-time WHILE, bound " +
+                              std::to_string(options_.max_loop_iterations) +
+                              " (--max-loop-iterations); condition subgraph " + std::to_string(cond_index) +
+                              ", body subgraph " + std::to_string(body_index) + " inlined");
   const size_t while_at = out_.model.ops.size();
   add_op(schema::OpCode::WHILE, inits, vars, wrap(schema::WhileOptionsT{}));
   out_.model.ops.back().runs_loop = id;
@@ -1482,10 +1487,6 @@ void Importer::lower_while() {
   LoweredOp& w = out_.model.ops[while_at];
   w.inputs.insert(w.inputs.end(), next.begin(), next.end());
   w.inputs.push_back(cond[0]);
-  out_.control_flow.push_back("loop '" + node_name_ + "': run-time WHILE, bound " +
-                              std::to_string(options_.max_loop_iterations) +
-                              " (--max-loop-iterations); condition subgraph " + std::to_string(cond_index) +
-                              ", body subgraph " + std::to_string(body_index) + " inlined");
 }
 
 // IF(p, a...) with then(a...) -> r... and else(a...) -> r...: floe's IF op on
@@ -1511,6 +1512,10 @@ void Importer::lower_if() {
   }
   const int id = static_cast<int>(out_.model.ifs.size());
   out_.model.ifs.push_back(node_name_);
+  out_.control_flow.push_back("cond '" + node_name_ + "': run-time IF, only the taken branch runs; then subgraph " +
+                              std::to_string(branches[0]) + ", else subgraph " + std::to_string(branches[1]) +
+                              " inlined");
+
   add_op(schema::OpCode::IF, {pred}, {}, wrap(schema::IfOptionsT{}));
   out_.model.ops.back().runs_if = id;
   const int saved_if = if_id_;
@@ -1538,9 +1543,6 @@ void Importer::lower_if() {
   }
   if_id_ = saved_if;
   if_then_ = saved_then;
-  out_.control_flow.push_back("cond '" + node_name_ + "': run-time IF, only the taken branch runs; then subgraph " +
-                              std::to_string(branches[0]) + ", else subgraph " + std::to_string(branches[1]) +
-                              " inlined");
 }
 
 void Importer::lower_comparison(schema::OpCode code) {
@@ -1584,6 +1586,11 @@ TfliteImport Importer::run() {
   subgraph_ = 0;
   if (!unsupported.empty()) throw unsupported_ops_error(path_, unsupported);
   const auto called = static_cast<size_t>(std::count(state.begin(), state.end(), 2)) - 1;
+  out_.called_subgraphs = called;
+  for (uint32_t g = 1; g < subgraphs->size(); ++g) {
+    const auto* ops = subgraphs->Get(g)->operators();
+    if (state[g] == 2 && ops != nullptr) out_.called_operators += ops->size();
+  }
   if (subgraphs->size() > called + 1) {
     out_.notes.push_back("the model has " + std::to_string(subgraphs->size()) +
                          " subgraphs; floe converts subgraph 0 (the main graph)" +

@@ -30,6 +30,8 @@ struct TfliteImport {
   LoweredModel model;
   std::vector<std::string> notes;          // e.g. a normalized quantized_dimension
   size_t tflite_operators = 0;             // in subgraph 0
+  size_t called_subgraphs = 0;             // called by WHILE / IF (inlined at each call)
+  size_t called_operators = 0;             // in those, each subgraph counted once
   std::map<std::string, int> op_counts;    // TFLite op name -> count
   bool quantized = false;                  // some tensor carries quantization
   std::vector<std::string> control_flow;   // one summary line per WHILE / IF
