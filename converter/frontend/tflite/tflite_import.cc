@@ -235,7 +235,6 @@ class Importer {
   bool loop_cond_ = false;
   int if_id_ = -1;
   bool if_then_ = false;
-  int control_depth_ = 0;  // WHILE / IF ops enclosing the ops being added
 };
 
 const fb::Tensor* Importer::tflite_tensor(int32_t index, const char* role) const {
