@@ -19,6 +19,7 @@
 #include "converter/ir/error.h"
 #include "runtime/core/interpreter.h"
 #include "runtime/tools/npy.h"
+#include "tests/converter/tfjs_oracle.h"
 #include "tests/converter/tflite_builder.h"
 #include "tests/support/corpus.h"
 #include "tests/support/loaded_model.h"
@@ -285,18 +286,9 @@ std::string int8_loop_model() {
 
 // ---- running both ------------------------------------------------------------
 
-std::string tflite_peers() { return shared_dir() + "/tools/peers"; }
-
-std::string tflite_oracle_unavailable() {
-  if (!path_exists(tflite_peers() + "/tflite_run.js")) return tflite_peers() + "/tflite_run.js not available";
-  if (!path_exists(tflite_peers() + "/node_modules/tfjs-tflite-node")) return "the peers' node_modules are not installed";
-  if (std::system("node --version >/dev/null 2>&1") != 0) return "node not installed";
-  return "";
-}
-
 #define REQUIRE_TFLITE_ORACLE()                                                   \
   do {                                                                            \
-    const std::string why = tflite_oracle_unavailable();                          \
+    const std::string why = peer_unavailable("tflite_run.js", "tfjs-tflite-node"); \
     if (!why.empty()) GTEST_SKIP() << "SKIPPED: TFLite 2.9 cannot run: " << why;  \
   } while (0)
 
@@ -306,7 +298,7 @@ std::vector<std::vector<float>> run_tflite(const std::string& bytes, const std::
                                            size_t outputs) {
   const std::string dir = make_temp_dir();
   std::ofstream(dir + "/m.tflite", std::ios::binary) << bytes;
-  std::string command = "node " + tflite_peers() + "/tflite_run.js " + dir + "/m.tflite";
+  std::string command = "node " + tfjs_peers_dir() + "/tflite_run.js " + dir + "/m.tflite";
   for (size_t k = 0; k < inputs.size(); ++k) {
     const std::string path = dir + "/in" + std::to_string(k) + ".npy";
     tools::write_npy(path, inputs[k].dtype, inputs[k].shape, inputs[k].data.data());
@@ -336,19 +328,6 @@ conv::ConvertResult convert_tflite(const std::string& bytes, uint32_t bound = kB
   return conv::convert(options);
 }
 
-std::vector<float> floats_of(const HostTensor& t) {
-  std::vector<float> v;
-  for (int64_t i = 0; i < t.num_elements(); ++i) {
-    switch (t.dtype) {
-      case DType::kFloat32: v.push_back(t.as<float>()[i]); break;
-      case DType::kInt32: v.push_back(static_cast<float>(t.as<int32_t>()[i])); break;
-      case DType::kInt8: v.push_back(static_cast<float>(t.as<int8_t>()[i])); break;
-      default: ADD_FAILURE() << "unexpected dtype"; break;
-    }
-  }
-  return v;
-}
-
 // floe (converted for the host) against TFLite 2.9 on `inputs` (by the
 // model's input names, in its input order): every output within `tolerance`.
 void expect_matches_tflite(const std::string& bytes, const std::vector<std::pair<std::string, HostTensor>>& inputs,
@@ -365,7 +344,7 @@ void expect_matches_tflite(const std::string& bytes, const std::vector<std::pair
   ASSERT_EQ(got.size(), outputs);
   for (size_t k = 0; k < outputs; ++k) {
     SCOPED_TRACE("output " + std::to_string(k));
-    const std::vector<float> g = floats_of(got[k]);
+    const std::vector<double> g = values_of(got[k]);
     ASSERT_EQ(g.size(), want[k].size());
     for (size_t e = 0; e < g.size(); ++e) {
       EXPECT_NEAR(g[e], want[k][e], tolerance * std::max(1.0f, std::abs(want[k][e]))) << "element " << e;
