@@ -9,6 +9,7 @@
 // subgraph indices, shapes that differ, resource variables, nesting).
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <cmath>
 #include <cstring>
 #include <filesystem>
@@ -696,6 +697,46 @@ TEST(TfliteControlFlow, NestingBeyondTheRuntimesFramesIsRefused) {
   EXPECT_EQ(refusal(deeply_nested(8)), "(accepted)");
   EXPECT_NO_THROW(convert_tflite(deeply_nested(8)));  // the runtime loads 8 nested WHILE ops
   EXPECT_REFUSED(deeply_nested(9), "nests WHILE / IF ops more than 8 deep, the most the runtime runs");
+}
+
+// Seven levels of bodies, each running the next level's body in 8 WHILE ops
+// in a row: 8^7 (2 million) inlined operators from a 3 KB file.
+std::string fanned_out_loops() {
+  TfliteBuilder b;
+  const int x = b.tensor(f32({1}, "x")), y = b.tensor(f32({1}, "y"));
+  b.op({kWhile, {x}, {y}, tfl::BuiltinOptions::WhileOptions, while_options(1, 2)});
+  b.inputs = {x};
+  b.outputs = {y};
+  b.next_subgraph();  // 1: cond, x < 0
+  {
+    const int v = b.tensor(f32({1}, "v")), zero = b.tensor(f32({1}, "zero", {0.0f}));
+    const int c = b.tensor(boolean({1}, "c"));
+    b.op({kLess, {v, zero}, {c}});
+    b.inputs = {v};
+    b.outputs = {c};
+  }
+  for (int level = 1; level <= 7; ++level) {
+    const int g = b.next_subgraph();
+    int v = b.tensor(f32({1}, "v"));
+    b.inputs = {v};
+    for (int k = 0; k < 8; ++k) {
+      const int w = b.tensor(f32({1}, "w" + std::to_string(k)));
+      if (level < 7) {
+        b.op({kWhile, {v}, {w}, tfl::BuiltinOptions::WhileOptions, while_options(1, g + 1)});
+      } else {
+        b.op({kAdd, {v, v}, {w}});
+      }
+      v = w;
+    }
+    b.outputs = {v};
+  }
+  return b.build();
+}
+
+TEST(TfliteControlFlow, InliningOverAMillionOperatorsIsRefusedBeforeLowering) {
+  const auto start = std::chrono::steady_clock::now();
+  EXPECT_REFUSED(fanned_out_loops(), "with the subgraphs it calls inlined holds over 1000000 operators");
+  EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(), 1.0);
 }
 
 TEST(TfliteControlFlow, AnIfConditionMustBeOneBool) {
