@@ -663,14 +663,17 @@ TEST(TfliteControlFlow, UnsupportedOpsInCalledSubgraphsAreListedWithTheirSubgrap
   EXPECT_NE(message.find("subgraph 1 #0 'r'"), std::string::npos) << message;
 }
 
-// WHILE ops nested `depth` deep: subgraph k's body is subgraph k + 2.
-std::string deeply_nested(int depth) {
+// `levels` levels of loop bodies below a WHILE in the main graph, each running
+// the next level's body in `per_level` WHILE ops in a row (the last level
+// adds instead): WHILE ops nested `levels` deep, per_level^levels operators
+// inlined. Subgraph 1 is every loop's condition, x < 0.
+std::string nested_loops(int levels, int per_level) {
   TfliteBuilder b;
   const int x = b.tensor(f32({1}, "x")), y = b.tensor(f32({1}, "y"));
   b.op({kWhile, {x}, {y}, tfl::BuiltinOptions::WhileOptions, while_options(1, 2)});
   b.inputs = {x};
   b.outputs = {y};
-  b.next_subgraph();  // 1: cond, x < 0
+  b.next_subgraph();
   {
     const int v = b.tensor(f32({1}, "v")), zero = b.tensor(f32({1}, "zero", {0.0f}));
     const int c = b.tensor(boolean({1}, "c"));
@@ -678,50 +681,13 @@ std::string deeply_nested(int depth) {
     b.inputs = {v};
     b.outputs = {c};
   }
-  for (int level = 1; level <= depth; ++level) {
-    const int g = b.next_subgraph();
-    const int v = b.tensor(f32({1}, "v")), w = b.tensor(f32({1}, "w"));
-    if (level < depth) {
-      b.op({kWhile, {v}, {w}, tfl::BuiltinOptions::WhileOptions, while_options(1, g + 1)});
-    } else {
-      const int one = b.tensor(f32({1}, "one", {1.0f}));
-      b.op({kAdd, {v, one}, {w}});
-    }
-    b.inputs = {v};
-    b.outputs = {w};
-  }
-  return b.build();
-}
-
-TEST(TfliteControlFlow, NestingBeyondTheRuntimesFramesIsRefused) {
-  EXPECT_EQ(refusal(deeply_nested(8)), "(accepted)");
-  EXPECT_NO_THROW(convert_tflite(deeply_nested(8)));  // the runtime loads 8 nested WHILE ops
-  EXPECT_REFUSED(deeply_nested(9), "nests WHILE / IF ops more than 8 deep, the most the runtime runs");
-}
-
-// Seven levels of bodies, each running the next level's body in 8 WHILE ops
-// in a row: 8^7 (2 million) inlined operators from a 3 KB file.
-std::string fanned_out_loops() {
-  TfliteBuilder b;
-  const int x = b.tensor(f32({1}, "x")), y = b.tensor(f32({1}, "y"));
-  b.op({kWhile, {x}, {y}, tfl::BuiltinOptions::WhileOptions, while_options(1, 2)});
-  b.inputs = {x};
-  b.outputs = {y};
-  b.next_subgraph();  // 1: cond, x < 0
-  {
-    const int v = b.tensor(f32({1}, "v")), zero = b.tensor(f32({1}, "zero", {0.0f}));
-    const int c = b.tensor(boolean({1}, "c"));
-    b.op({kLess, {v, zero}, {c}});
-    b.inputs = {v};
-    b.outputs = {c};
-  }
-  for (int level = 1; level <= 7; ++level) {
+  for (int level = 1; level <= levels; ++level) {
     const int g = b.next_subgraph();
     int v = b.tensor(f32({1}, "v"));
     b.inputs = {v};
-    for (int k = 0; k < 8; ++k) {
+    for (int k = 0; k < per_level; ++k) {
       const int w = b.tensor(f32({1}, "w" + std::to_string(k)));
-      if (level < 7) {
+      if (level < levels) {
         b.op({kWhile, {v}, {w}, tfl::BuiltinOptions::WhileOptions, while_options(1, g + 1)});
       } else {
         b.op({kAdd, {v, v}, {w}});
@@ -733,9 +699,16 @@ std::string fanned_out_loops() {
   return b.build();
 }
 
+TEST(TfliteControlFlow, NestingBeyondTheRuntimesFramesIsRefused) {
+  EXPECT_EQ(refusal(nested_loops(8, 1)), "(accepted)");
+  EXPECT_NO_THROW(convert_tflite(nested_loops(8, 1)));  // the runtime loads 8 nested WHILE ops
+  EXPECT_REFUSED(nested_loops(9, 1), "nests WHILE / IF ops more than 8 deep, the most the runtime runs");
+}
+
+// 7 levels of 8 WHILE ops: 8^7 (2 million) inlined operators from a 3 KB file.
 TEST(TfliteControlFlow, InliningOverAMillionOperatorsIsRefusedBeforeLowering) {
   const auto start = std::chrono::steady_clock::now();
-  EXPECT_REFUSED(fanned_out_loops(), "with the subgraphs it calls inlined holds over 1000000 operators");
+  EXPECT_REFUSED(nested_loops(7, 8), "with the subgraphs it calls inlined holds over 1000000 operators");
   EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(), 1.0);
 }
 
