@@ -15,9 +15,20 @@ namespace floe::conv::opt {
 
 int fold_constants(LoweredModel& model, PassLog& log) {
   std::vector<bool> remove(model.ops.size(), false);
+  // A value written by more than one op (a run-time IF's result: one copy per
+  // branch) is no constant even when one writer's inputs are.
+  std::vector<int> writers(model.values.size(), 0);
+  for (const LoweredOp& op : model.ops) {
+    for (int v : op.outputs) ++writers[static_cast<size_t>(v)];
+  }
   int folded = 0;
   for (size_t i = 0; i < model.ops.size(); ++i) {
     const LoweredOp& op = model.ops[i];
+    // WHILE and IF decide which ops run: never folded, even on constant operands.
+    if (op.opcode == schema::OpCode::WHILE || op.opcode == schema::OpCode::IF) continue;
+    bool shared_output = false;
+    for (int v : op.outputs) shared_output = shared_output || writers[static_cast<size_t>(v)] > 1;
+    if (shared_output) continue;
     bool all_constant = false;
     for (int v : op.inputs) {
       if (v < 0) continue;

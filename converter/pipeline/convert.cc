@@ -586,6 +586,20 @@ std::optional<std::string> read_if_tflite(const std::string& path) {
   return std::string(std::istreambuf_iterator<char>(in), {});
 }
 
+// Post-training quantization does not yet calibrate through run-time loops and ifs.
+void refuse_quantize_with_control_flow(const Conversion& c) {
+  if (has_runtime_loops(c.lowered)) {
+    throw ConvertError(c.loaded.path + ": --quantize int8 of a model with a loop run at run time is not supported",
+                       ErrorCategory::kUnsupported)
+        .with_refusals({Refusal{"run-time while loop with --quantize", {{"WHILE", {c.lowered.loops.front().name}}}}});
+  }
+  if (has_runtime_ifs(c.lowered)) {
+    throw ConvertError(c.loaded.path + ": --quantize int8 of a model with a cond run at run time is not supported",
+                       ErrorCategory::kUnsupported)
+        .with_refusals({Refusal{"run-time if with --quantize", {{"IF", {c.lowered.ifs.front()}}}}});
+  }
+}
+
 // A .tflite is already a list of kernels: it is imported straight into the
 // lowered model, then optimized, assigned backends and emitted like a TF graph.
 ConvertResult convert_tflite(const ConvertOptions& options, const std::string& bytes) {
@@ -601,13 +615,18 @@ ConvertResult convert_tflite(const ConvertOptions& options, const std::string& b
   check_optimize_options(options.optimize);
   TfliteOptions tflite_options;
   tflite_options.outputs = options.outputs;
+  tflite_options.max_loop_iterations = options.max_loop_iterations;
   TfliteImport imported = import_tflite(bytes, path, tflite_options);
   Conversion c;
   c.loaded.path = path;
   c.from_tflite = true;
   c.tflite_operators = imported.tflite_operators;
+  c.tflite_called_operators = imported.called_operators;
+  c.tflite_called_subgraphs = imported.called_subgraphs;
   c.tflite_op_counts = imported.op_counts;
   c.notes = std::move(imported.notes);
+  // Printed like a TF graph's run-time conds, one line per WHILE / IF.
+  c.control_flow.runtime_ifs = std::move(imported.control_flow);
   c.lowered = std::move(imported.model);
   OptimizeOptions optimize_options = options.optimize;
   if (imported.quantized) {
@@ -621,11 +640,14 @@ ConvertResult convert_tflite(const ConvertOptions& options, const std::string& b
   c.optimization = optimize(c.lowered, optimize_options);
   if (options.quantize_int8) {
     if (imported.quantized) throw ConvertError(path + ": --quantize int8: the model is already quantized");
+    refuse_quantize_with_control_flow(c);
     post_training_stage(options, read_calibration_if_asked(options), c);
   } else {
     int8_arithmetic_stage(c);
   }
   backend_stage(options, c);
+  assign_loop_ranges(c.lowered);  // after the last pass that adds, removes or moves ops
+  assign_if_ranges(c.lowered);
   runtime_check_stage(c);
   schedule_stage(options, c);
   const std::string selftest = selftest_stage(options, c);
@@ -724,16 +746,7 @@ std::optional<ConvertResult> convert_graph(const ConvertOptions& options,
     throw hinted;
   }
   if (options.quantize_int8) {
-    if (has_runtime_loops(c.lowered)) {
-      throw ConvertError(c.loaded.path + ": --quantize int8 of a model with a loop run at run time is not supported",
-                         ErrorCategory::kUnsupported)
-          .with_refusals({Refusal{"run-time while loop with --quantize", {{"WHILE", {c.lowered.loops.front().name}}}}});
-    }
-    if (has_runtime_ifs(c.lowered)) {
-      throw ConvertError(c.loaded.path + ": --quantize int8 of a model with a cond run at run time is not supported",
-                         ErrorCategory::kUnsupported)
-          .with_refusals({Refusal{"run-time if with --quantize", {{"IF", {c.lowered.ifs.front()}}}}});
-    }
+    refuse_quantize_with_control_flow(c);
     post_training_stage(options, calibration, c);
   } else {
     int8_arithmetic_stage(c);

@@ -52,7 +52,11 @@ std::string conversion_summary(const Conversion& c) {
       << quantization(value) << "\n";
   }
   if (c.from_tflite) {
-    s << "  tflite: " << c.tflite_operators << " operators:";
+    s << "  tflite: " << c.tflite_operators << " operators";
+    if (c.tflite_called_subgraphs > 0) {
+      s << " (+" << c.tflite_called_operators << " in " << c.tflite_called_subgraphs << " subgraph(s) WHILE / IF call)";
+    }
+    s << ":";
     for (const auto& [name, count] : c.tflite_op_counts) s << " " << name << " " << count;
     s << "\n";
   } else {

@@ -77,6 +77,7 @@ struct Conversion {
   size_t float_model_bytes = 0;
   bool from_tflite = false;
   size_t tflite_operators = 0;
+  size_t tflite_called_operators = 0, tflite_called_subgraphs = 0;  // what WHILE / IF call, each once
   std::map<std::string, int> tflite_op_counts;
   // op order (converter/plan/op_schedule.h)
   OpSchedule schedule;

@@ -383,8 +383,11 @@ Int8ArithmeticStats derive_int8_arithmetic(LoweredModel* model) {
   // one refusal naming all of them, rather than a model the runtime refuses.
   std::map<std::string, std::vector<std::string>> unsupported;
   for (const LoweredOp& op : m.ops) {
+    // A WHILE copies its variables' bytes (their initial and next values share
+    // their quantization: the .tflite importer checks it).
     if (op.requantization || op.opcode == schema::OpCode::QUANTIZE || op.opcode == schema::OpCode::DEQUANTIZE ||
-        op.opcode == schema::OpCode::MAXIMUM || op.opcode == schema::OpCode::MINIMUM) {
+        op.opcode == schema::OpCode::MAXIMUM || op.opcode == schema::OpCode::MINIMUM ||
+        op.opcode == schema::OpCode::WHILE) {
       continue;
     }
     bool quantized = false, plain_int8 = false;

@@ -28,16 +28,18 @@ namespace floe::testing {
 
 inline std::string tfjs_peers_dir() { return shared_dir() + "/tools/peers"; }
 
-// Why the oracle cannot run here, or "" when it can.
-inline std::string tfjs_oracle_unavailable() {
+// Why the peer script `script` (needing node module `module`) cannot run
+// here, or "" when it can.
+inline std::string peer_unavailable(const std::string& script, const std::string& module) {
   const std::string peers = tfjs_peers_dir();
-  if (!path_exists(peers + "/tfjs_oracle.js")) return peers + "/tfjs_oracle.js not available";
-  if (!path_exists(peers + "/node_modules/@tensorflow/tfjs-converter")) {
-    return peers + "/node_modules not installed (npm ci there)";
-  }
+  if (!path_exists(peers + "/" + script)) return peers + "/" + script + " not available";
+  if (!path_exists(peers + "/node_modules/" + module)) return peers + "/node_modules not installed (npm ci there)";
   if (std::system("node --version >/dev/null 2>&1") != 0) return "node not installed";
   return "";
 }
+
+// Why the oracle cannot run here, or "" when it can.
+inline std::string tfjs_oracle_unavailable() { return peer_unavailable("tfjs_oracle.js", "@tensorflow/tfjs-converter"); }
 
 #define FLOE_REQUIRE_TFJS_ORACLE()                                                       \
   do {                                                                                   \

@@ -512,34 +512,6 @@ std::string int8_conv_bias_limit_model() {
   return b.build();
 }
 
-// What a .tflite means to floe, independent of how its FlatBuffer was laid
-// out: the builder's byte order follows the compiler's argument evaluation
-// order (GCC and Clang differ), so seeds are compared by their import.
-std::string imported_content(const std::string& bytes) {
-  std::ostringstream text;
-  try {
-    const conv::LoweredModel m = conv::import_tflite(bytes, "seed").model;
-    for (const conv::Value& v : m.values) {
-      text << v.name << " " << static_cast<int>(v.dtype) << " " << conv::shape_to_string(v.shape) << " q"
-           << v.quantization.dimension;
-      for (float f : v.quantization.scale) text << " " << f;
-      for (int64_t z : v.quantization.zero_point) text << " " << z;
-      if (v.constant) text << " c" << std::string(v.constant->data.begin(), v.constant->data.end());
-      text << "\n";
-    }
-    for (const conv::LoweredOp& op : m.ops) {
-      text << static_cast<int>(op.opcode) << " " << static_cast<int>(op.options.type);
-      for (int i : op.inputs) text << " " << i;
-      text << " ->";
-      for (int o : op.outputs) text << " " << o;
-      text << "\n";
-    }
-  } catch (const conv::ConvertError& e) {
-    text << "refused: " << e.what();
-  }
-  return text.str();
-}
-
 // The committed fuzz seeds (tests/fuzz/corpus/fuzz_tflite) and regression
 // inputs are this file's models; FLOE_WRITE_TFLITE_SEEDS=1 rewrites them.
 TEST(TfliteImport, FuzzSeedsAreTheseModels) {

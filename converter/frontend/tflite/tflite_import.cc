@@ -11,6 +11,7 @@
 
 #include "converter/frontend/tflite/tflite_subset_generated.h"
 #include "converter/ir/error.h"
+#include "converter/ir/limits.h"
 
 namespace floe::conv {
 namespace {
@@ -38,7 +39,22 @@ enum Builtin : int32_t {
   kPad = 34,
   kMean = 40,
   kSub = 41,
+  kLess = 58,
+  kGreater = 61,
+  kGreaterEqual = 62,
+  kLessEqual = 63,
+  kEqual = 71,
+  kNotEqual = 72,
+  kLogicalOr = 84,
+  kLogicalAnd = 86,
+  kLogicalNot = 87,
   kQuantize = 114,
+  kIf = 118,
+  kWhile = 119,
+  kCallOnce = 129,
+  kVarHandle = 142,
+  kReadVariable = 143,
+  kAssignVariable = 144,
 };
 
 // ActivationFunctionType and Padding values.
@@ -108,15 +124,21 @@ class Importer {
     }
     throw ConvertError(text, ErrorCategory::kInvalidInput, where);
   }
-  [[noreturn]] void fail_op(const std::string& message) const {
+  [[noreturn]] void fail_op(const std::string& message) const { throw op_error(message); }
+  ConvertError op_error(const std::string& message) const {
     ErrorLocation where;
     where.file = path_;
     where.op = op_name_;
     where.node = node_name_;
     where.byte_offset = reinterpret_cast<const uint8_t*>(op_) - base_;
-    throw ConvertError(path_ + ": operator #" + std::to_string(op_index_) + " " + op_name_ + " ('" + node_name_ +
-                           "'): " + message + " (byte offset " + std::to_string(where.byte_offset) + ")",
-                       ErrorCategory::kInvalidInput, where);
+    return ConvertError(path_ + ": operator #" + std::to_string(op_index_) + " " + op_name_ + subgraph_label() +
+                            " ('" + node_name_ + "'): " + message + " (byte offset " +
+                            std::to_string(where.byte_offset) + ")",
+                        ErrorCategory::kInvalidInput, where);
+  }
+  // " of subgraph N" for an operator of a called subgraph, "" in the main graph.
+  std::string subgraph_label() const {
+    return subgraph_ == 0 ? std::string() : " of subgraph " + std::to_string(subgraph_);
   }
 
   // ---- tensors
@@ -156,6 +178,28 @@ class Importer {
   // weights with an int32 bias.
   void check_weighted(int x, int w, int bias, int out) const;
 
+  // ---- control flow (subgraphs called by WHILE and IF, inlined)
+  // The subgraphs subgraph `index` calls, checked (indices, recursion,
+  // nesting, inlined size) and their unsupported ops collected, once each.
+  // `state` per subgraph: 0 unseen, 1 being walked (a call to it recurses),
+  // 2 done; `inlined_ops` its operators with its callees' inlined, `height`
+  // the WHILE / IF ops nested in it at most.
+  void walk_calls(int index, int depth, std::vector<int>& state, std::vector<uint64_t>& inlined_ops,
+                  std::vector<int>& height, std::map<std::string, std::vector<std::string>>& unsupported);
+  // Sets the operator being lowered (op_, op_index_, op_name_, node_name_).
+  void enter_op(uint32_t index, int32_t code);
+  int32_t code_of(const fb::Operator* op) const;
+  // Subgraph `index` as the current WHILE / IF op's `role` subgraph, checked.
+  int called_subgraph(int32_t index, const char* role) const;
+  // Lowers the ops of subgraph `index` with its inputs bound to `args`
+  // (checked against its input tensors); returns its outputs' values.
+  std::vector<int> inline_subgraph(int index, const std::vector<int>& args, const std::string& role);
+  void lower_ops();
+  void lower_while();
+  void lower_if();
+  void lower_comparison(schema::OpCode code);
+  void expect_same_quantization(int id, const Value& like, const std::string& what) const;
+
   void check_quantized_operands();
   void drop_unused_values();
   void lower_conv();
@@ -172,8 +216,11 @@ class Importer {
   std::string path_;
   TfliteOptions options_;
   const fb::Model* model_ = nullptr;
+  // The subgraph being lowered: the main graph, or a called one inlined.
   const fb::SubGraph* graph_ = nullptr;
-  std::vector<int> values_;     // TFLite tensor -> value id, -1 until used
+  int subgraph_ = 0;
+  std::string prefix_;          // prepended to an inlined subgraph's tensor names
+  std::vector<int> values_;     // its TFLite tensor -> value id, -1 until used
   std::vector<bool> written_;   // by value id: a graph input or an earlier op's output
   std::vector<std::string> normalized_dims_;  // 1-D tensors whose quantized_dimension was read as 0
   int hybrid_ops_ = 0;                        // float ops whose int8 weights were dequantized
@@ -182,6 +229,12 @@ class Importer {
   const fb::Operator* op_ = nullptr;
   int op_index_ = 0;
   std::string op_name_, node_name_;
+  // The run-time loop (and whether its condition) and the run-time if (and
+  // whether its then branch) the ops being added belong to, innermost; -1: none.
+  int loop_ = -1;
+  bool loop_cond_ = false;
+  int if_id_ = -1;
+  bool if_then_ = false;
 };
 
 const fb::Tensor* Importer::tflite_tensor(int32_t index, const char* role) const {
@@ -285,7 +338,7 @@ int Importer::value_of(int32_t index) {
   int& slot = values_[static_cast<size_t>(index)];
   if (slot >= 0) return slot;
   Value v;
-  v.name = t->name() ? t->name()->str() : "tensor_" + std::to_string(index);
+  v.name = prefix_ + (t->name() ? t->name()->str() : "tensor_" + std::to_string(index));
   v.dtype = tflite_dtype(t->type());
   if (v.dtype == DType::kInvalid) {
     fail("tensor '" + short_name(v.name) + "' has TFLite type " + std::to_string(t->type()) +
@@ -372,6 +425,10 @@ void Importer::add_op(schema::OpCode code, std::vector<int> inputs, std::vector<
   op.inputs = std::move(inputs);
   op.outputs = std::move(outputs);
   op.node_name = node_name_;
+  op.loop = loop_;
+  op.loop_cond = loop_cond_;
+  op.if_id = if_id_;
+  op.if_then = if_then_;
   for (int o : op.outputs) written_[static_cast<size_t>(o)] = true;
   out_.model.ops.push_back(std::move(op));
 }
@@ -973,7 +1030,24 @@ std::string Importer::unsupported_reason(const fb::Operator* op, int32_t code) c
     case kDequantize:
     case kRelu:
     case kRelu6:
+    case kLess:
+    case kGreater:
+    case kGreaterEqual:
+    case kLessEqual:
+    case kEqual:
+    case kNotEqual:
+    case kLogicalAnd:
+    case kLogicalOr:
+    case kLogicalNot:
+    case kWhile:
+    case kIf:
       break;
+    case kCallOnce:
+      return name + " (it initializes resource variables, which floe does not have)";
+    case kVarHandle:
+    case kReadVariable:
+    case kAssignVariable:
+      return name + " (resource variables, which floe does not have)";
     default:
       return name;
   }
@@ -992,6 +1066,34 @@ void Importer::lower(const fb::Operator* op, int32_t code) {
     case kPad: lower_pad(); break;
     case kConcatenation: lower_concat(); break;
     case kDequantize: lower_dequantize(); break;
+    case kWhile: lower_while(); break;
+    case kIf: lower_if(); break;
+    case kLess: lower_comparison(schema::OpCode::LESS); break;
+    case kLessEqual: lower_comparison(schema::OpCode::LESS_EQUAL); break;
+    case kGreater: lower_comparison(schema::OpCode::GREATER); break;
+    case kGreaterEqual: lower_comparison(schema::OpCode::GREATER_EQUAL); break;
+    case kEqual: lower_comparison(schema::OpCode::EQUAL); break;
+    case kNotEqual: lower_comparison(schema::OpCode::NOT_EQUAL); break;
+    case kLogicalAnd:
+    case kLogicalOr: {
+      const int a = input(0), b = input(1);
+      expect_dtype(a, DType::kBool, "input");
+      expect_dtype(b, DType::kBool, "input");
+      const int out = output();
+      expect_dtype(out, DType::kBool, "output");
+      expect_shape(out, broadcast(value(a).shape, value(b).shape));
+      add_op(code == kLogicalAnd ? schema::OpCode::LOGICAL_AND : schema::OpCode::LOGICAL_OR, {a, b}, {out});
+      break;
+    }
+    case kLogicalNot: {
+      const int x = input(0);
+      expect_dtype(x, DType::kBool, "input");
+      const int out = output();
+      expect_dtype(out, DType::kBool, "output");
+      expect_shape(out, value(x).shape);
+      add_op(schema::OpCode::LOGICAL_NOT, {x}, {out});
+      break;
+    }
     case kAdd:
     case kSub:
     case kMul: {
@@ -1065,6 +1167,396 @@ void Importer::lower(const fb::Operator* op, int32_t code) {
   }
 }
 
+int32_t Importer::code_of(const fb::Operator* op) const {
+  const auto* codes = model_->operator_codes();
+  if (codes == nullptr || op->opcode_index() >= codes->size()) {
+    fail("operator #" + std::to_string(op_index_) + subgraph_label() + " has opcode_index " +
+             std::to_string(op->opcode_index()) + " of " + std::to_string(codes ? codes->size() : 0) +
+             " operator codes",
+         op);
+  }
+  return builtin_code(codes->Get(op->opcode_index()));
+}
+
+void Importer::enter_op(uint32_t index, int32_t code) {
+  op_ = graph_->operators()->Get(index);
+  op_index_ = static_cast<int>(index);
+  op_name_ = tflite_op_name(code);
+  node_name_ = prefix_ + "op" + std::to_string(index);
+  if (op_->outputs() && op_->outputs()->size() > 0) {
+    const fb::Tensor* tensor = tflite_tensor(op_->outputs()->Get(0), "output");
+    if (tensor->name()) node_name_ = prefix_ + short_name(tensor->name()->str());
+  }
+}
+
+int Importer::called_subgraph(int32_t index, const char* role) const {
+  const uint32_t count = model_->subgraphs()->size();
+  if (index < 0 || static_cast<uint32_t>(index) >= count) {
+    fail_op(std::string("names subgraph ") + std::to_string(index) + " as its " + role + "; the model has " +
+            std::to_string(count) + " subgraphs");
+  }
+  if (index == 0) fail_op(std::string("calls subgraph 0, the main graph, as its ") + role + " (recursion)");
+  return index;
+}
+
+void Importer::walk_calls(int index, int depth, std::vector<int>& state, std::vector<uint64_t>& inlined_ops,
+                          std::vector<int>& height, std::map<std::string, std::vector<std::string>>& unsupported) {
+  const size_t at = static_cast<size_t>(index);
+  state[at] = 1;
+  const fb::SubGraph* graph = model_->subgraphs()->Get(static_cast<uint32_t>(index));
+  const auto* ops = graph->operators();
+  const uint32_t op_count = ops ? ops->size() : 0;
+  uint64_t total = op_count;
+  for (uint32_t i = 0; i < op_count; ++i) {
+    graph_ = graph;  // a callee's walk moved them
+    subgraph_ = index;
+    op_index_ = static_cast<int>(i);
+    const fb::Operator* op = ops->Get(i);
+    const int32_t code = code_of(op);
+    std::string reason = unsupported_reason(op, code);
+    if (code == kCustom) {
+      const fb::OperatorCode* c = model_->operator_codes()->Get(op->opcode_index());
+      reason = "CUSTOM '" + (c->custom_code() ? c->custom_code()->str() : std::string()) + "'";
+    }
+    out_.op_counts[tflite_op_name(code)]++;
+    if (!reason.empty()) {
+      std::string node = (index == 0 ? "" : "subgraph " + std::to_string(index) + " ") + "#" + std::to_string(i);
+      if (op->outputs() && op->outputs()->size() > 0) {
+        const int32_t t = op->outputs()->Get(0);
+        if (t >= 0 && graph->tensors() && static_cast<uint32_t>(t) < graph->tensors()->size() &&
+            graph->tensors()->Get(static_cast<uint32_t>(t))->name()) {
+          node += " '" + short_name(graph->tensors()->Get(static_cast<uint32_t>(t))->name()->str()) + "'";
+        }
+      }
+      unsupported[reason].push_back(node);
+      continue;
+    }
+    if (code != kWhile && code != kIf) continue;
+    enter_op(i, code);
+    int callees[2];
+    const char* roles[2];
+    if (code == kWhile) {
+      const auto* o = op->builtin_options_as_WhileOptions();
+      if (o == nullptr) fail_op("WhileOptions are missing");
+      callees[0] = called_subgraph(o->cond_subgraph_index(), "condition");
+      callees[1] = called_subgraph(o->body_subgraph_index(), "body");
+      roles[0] = "condition";
+      roles[1] = "body";
+    } else {
+      const auto* o = op->builtin_options_as_IfOptions();
+      if (o == nullptr) fail_op("IfOptions are missing");
+      callees[0] = called_subgraph(o->then_subgraph_index(), "then branch");
+      callees[1] = called_subgraph(o->else_subgraph_index(), "else branch");
+      roles[0] = "then branch";
+      roles[1] = "else branch";
+    }
+    for (int k = 0; k < 2; ++k) {
+      const size_t callee = static_cast<size_t>(callees[k]);
+      if (state[callee] == 1) {
+        fail_op(std::string("calls subgraph ") + std::to_string(callees[k]) + " as its " + roles[k] +
+                ", which is already running: recursion, which floe cannot inline");
+      }
+      // The runtime keeps one frame per enclosing WHILE / IF (kMaxLoopNesting).
+      if (depth + 1 > static_cast<int>(kMaxLoopNesting) ||
+          (state[callee] == 2 && depth + 1 + height[callee] > static_cast<int>(kMaxLoopNesting))) {
+        fail_op("nests WHILE / IF ops more than " + std::to_string(kMaxLoopNesting) +
+                " deep, the most the runtime runs");
+      }
+      if (state[callee] == 0) {
+        walk_calls(callees[k], depth + 1, state, inlined_ops, height, unsupported);
+        graph_ = graph;
+        subgraph_ = index;
+        enter_op(i, code);
+      }
+      height[at] = std::max(height[at], 1 + height[callee]);
+      total = std::min<uint64_t>(total + inlined_ops[callee], static_cast<uint64_t>(kMaxModelOps) + 1);
+    }
+  }
+  inlined_ops[at] = total;
+  if (total > static_cast<uint64_t>(kMaxModelOps)) {
+    fail("subgraph " + std::to_string(index) + " with the subgraphs it calls inlined holds over " +
+             std::to_string(kMaxModelOps) + " operators, more than a floe model may",
+         graph);
+  }
+  state[at] = 2;
+}
+
+void Importer::lower_ops() {
+  const auto* ops = graph_->operators();
+  const uint32_t op_count = ops ? ops->size() : 0;
+  for (uint32_t i = 0; i < op_count; ++i) {
+    op_index_ = static_cast<int>(i);
+    const int32_t code = code_of(ops->Get(i));
+    enter_op(i, code);
+    if (code != kWhile && code != kIf && (op_->outputs() == nullptr || op_->outputs()->size() != 1)) {
+      fail_op("must have exactly one output");
+    }
+    lower(op_, code);
+  }
+  op_ = nullptr;
+}
+
+void Importer::expect_same_quantization(int id, const Value& like, const std::string& what) const {
+  const Quantization& a = value(id).quantization;
+  const Quantization& b = like.quantization;
+  if (a.scale != b.scale || a.zero_point != b.zero_point || (a.scale.size() > 1 && a.dimension != b.dimension)) {
+    fail_op(what + " '" + short_name(value(id).name) + "' and '" + short_name(like.name) +
+            "' differ in quantization (scale, zero point)");
+  }
+}
+
+std::vector<int> Importer::inline_subgraph(int index, const std::vector<int>& args, const std::string& role) {
+  const fb::SubGraph* graph = model_->subgraphs()->Get(static_cast<uint32_t>(index));
+  const std::string callee = role + " subgraph " + std::to_string(index);
+  const auto* inputs = graph->inputs();
+  const uint32_t count = inputs ? inputs->size() : 0;
+  if (count != args.size()) {
+    fail_op(callee + " takes " + std::to_string(count) + " inputs, the " + op_name_ + " passes " +
+            std::to_string(args.size()));
+  }
+  // Its input tensors stand for the caller's values: they must be the same tensors.
+  const auto* tensors = graph->tensors();
+  const uint32_t tensor_count = tensors ? tensors->size() : 0;
+  std::vector<int> bound(tensor_count, -1);
+  for (uint32_t k = 0; k < count; ++k) {
+    const int32_t t = inputs->Get(k);
+    const std::string what = callee + " input " + std::to_string(k);
+    if (t < 0 || static_cast<uint32_t>(t) >= tensor_count) {
+      fail_op(what + " is tensor index " + std::to_string(t) + ", out of range (" + std::to_string(tensor_count) +
+              " tensors)");
+    }
+    if (bound[static_cast<size_t>(t)] >= 0) fail_op(what + " is tensor " + std::to_string(t) + " again");
+    const fb::Tensor* tensor = tensors->Get(static_cast<uint32_t>(t));
+    const Value& arg = value(args[k]);
+    const std::string name = tensor->name() ? tensor->name()->str() : "tensor_" + std::to_string(t);
+    std::vector<int64_t> shape;
+    if (tensor->shape() != nullptr) {
+      for (const int32_t d : *tensor->shape()) {
+        if (d < 0) fail_op(what + " ('" + short_name(name) + "') has a dynamic dimension; floe needs static shapes");
+        shape.push_back(d);
+      }
+    }
+    const DType dtype = tflite_dtype(tensor->type());
+    if (dtype != arg.dtype || shape != arg.shape) {
+      fail_op(what + " ('" + short_name(name) + "') is " +
+              (dtype == DType::kInvalid ? "TFLite type " + std::to_string(tensor->type()) : dtype_name(dtype)) +
+              " " + shape_to_string(shape) + ", called with " + dtype_name(arg.dtype) + " " +
+              shape_to_string(arg.shape) + " ('" + short_name(arg.name) +
+              "'): floe inlines a called subgraph only with the dtypes and shapes it declares");
+    }
+    const auto* buffers = model_->buffers();
+    if (buffers != nullptr && tensor->buffer() < buffers->size()) {
+      const fb::Buffer* buffer = buffers->Get(tensor->buffer());
+      if ((buffer->data() != nullptr && buffer->data()->size() > 0) || buffer->offset() > 1) {
+        fail_op(what + " ('" + short_name(name) + "') is a constant");
+      }
+    }
+    Quantization q = read_quantization(tensor, shape, name);
+    if (dtype != DType::kInt8 && dtype != DType::kUInt8 && dtype != DType::kInt16 && dtype != DType::kInt32) q = {};
+    if (q.scale != arg.quantization.scale || q.zero_point != arg.quantization.zero_point) {
+      fail_op(what + " ('" + short_name(name) + "') differs from its argument '" + short_name(arg.name) +
+              "' in quantization (scale, zero point)");
+    }
+    bound[static_cast<size_t>(t)] = args[k];
+  }
+
+  // Its ops, in the callee's own tensor space.
+  const fb::SubGraph* saved_graph = graph_;
+  const int saved_subgraph = subgraph_;
+  std::string saved_prefix = std::move(prefix_);
+  std::vector<int> saved_values = std::move(values_);
+  const fb::Operator* saved_op = op_;
+  const int saved_index = op_index_;
+  std::string saved_op_name = op_name_, saved_node = node_name_;
+  graph_ = graph;
+  subgraph_ = index;
+  prefix_ = node_name_ + "/" + role + "/";
+  values_ = std::move(bound);
+  lower_ops();
+  std::vector<int> results;
+  const auto* outputs = graph->outputs();
+  for (uint32_t k = 0; outputs && k < outputs->size(); ++k) {
+    const int32_t t = outputs->Get(k);
+    if (t < 0 || static_cast<uint32_t>(t) >= tensor_count) {
+      fail("subgraph " + std::to_string(index) + " output " + std::to_string(k) + " is tensor index " +
+               std::to_string(t) + ", out of range (" + std::to_string(tensor_count) + " tensors)",
+           graph);
+    }
+    const int id = value_of(t);
+    if (!written_[static_cast<size_t>(id)]) {
+      fail("subgraph " + std::to_string(index) + " output tensor '" + short_name(value(id).name) +
+               "' is written by no operator",
+           graph);
+    }
+    results.push_back(id);
+  }
+  graph_ = saved_graph;
+  subgraph_ = saved_subgraph;
+  prefix_ = std::move(saved_prefix);
+  values_ = std::move(saved_values);
+  op_ = saved_op;
+  op_index_ = saved_index;
+  op_name_ = std::move(saved_op_name);
+  node_name_ = std::move(saved_node);
+  return results;
+}
+
+// WHILE(v...) with cond(v...) -> bool and body(v...) -> v'...: floe's WHILE
+// op (initial values -> variables = the WHILE's outputs), the condition's ops
+// then the body's on the variables, and the body's results as next values.
+void Importer::lower_while() {
+  const auto* o = op_->builtin_options_as_WhileOptions();
+  if (o == nullptr) fail_op("WhileOptions are missing");
+  const int cond_index = called_subgraph(o->cond_subgraph_index(), "condition");
+  const int body_index = called_subgraph(o->body_subgraph_index(), "body");
+  const uint32_t n = op_->inputs() ? op_->inputs()->size() : 0;
+  const uint32_t outs = op_->outputs() ? op_->outputs()->size() : 0;
+  if (outs != n) {
+    fail_op("has " + std::to_string(n) + " inputs and " + std::to_string(outs) +
+            " outputs; a WHILE has one output per loop variable");
+  }
+  std::vector<int> inits, vars;
+  for (uint32_t k = 0; k < n; ++k) inits.push_back(input(static_cast<int>(k)));
+  for (uint32_t k = 0; k < n; ++k) {
+    const int var = output(static_cast<int>(k));
+    if (std::find(vars.begin(), vars.end(), var) != vars.end()) fail_op("writes one tensor as two loop variables");
+    const Value& init = value(inits[k]);
+    expect_dtype(var, init.dtype, "output");
+    expect_shape(var, init.shape);
+    expect_same_quantization(var, init, "output " + std::to_string(k));
+    vars.push_back(var);
+  }
+  if (options_.max_loop_iterations == 0) {
+    throw op_error("runs at run time and a .tflite gives no bound on its iterations: pass "
+                   "--max-loop-iterations N to bound it")
+        .with_loop_bound();
+  }
+  const int id = static_cast<int>(out_.model.loops.size());
+  RuntimeLoop loop;
+  loop.name = node_name_;
+  loop.max_iterations = options_.max_loop_iterations;
+  loop.bound_source = "--max-loop-iterations";
+  out_.model.loops.push_back(loop);
+  // Outer loops and conds are listed before the ones they hold.
+  out_.control_flow.push_back("loop '" + node_name_ + "': run-time WHILE, bound " +
+                              std::to_string(options_.max_loop_iterations) +
+                              " (--max-loop-iterations); condition subgraph " + std::to_string(cond_index) +
+                              ", body subgraph " + std::to_string(body_index) + " inlined");
+  const size_t while_at = out_.model.ops.size();
+  add_op(schema::OpCode::WHILE, inits, vars, wrap(schema::WhileOptionsT{}));
+  out_.model.ops.back().runs_loop = id;
+
+  const int saved_loop = loop_;
+  const bool saved_cond = loop_cond_;
+  loop_ = id;
+  loop_cond_ = true;
+  const std::vector<int> cond = inline_subgraph(cond_index, vars, "cond");
+  if (cond.size() != 1 || value(cond[0]).dtype != DType::kBool || value(cond[0]).byte_size() != 1) {
+    fail_op("condition subgraph " + std::to_string(cond_index) + " must return one bool, returns " +
+            (cond.size() == 1 ? std::string(dtype_name(value(cond[0]).dtype)) + " " +
+                                    shape_to_string(value(cond[0]).shape)
+                              : std::to_string(cond.size()) + " values"));
+  }
+  loop_cond_ = false;
+  std::vector<int> next = inline_subgraph(body_index, vars, "body");
+  if (next.size() != n) {
+    fail_op("body subgraph " + std::to_string(body_index) + " returns " + std::to_string(next.size()) +
+            " values for " + std::to_string(n) + " loop variables");
+  }
+  for (uint32_t k = 0; k < n; ++k) {
+    const Value& var = value(vars[k]);
+    const Value& v = value(next[k]);
+    if (v.dtype != var.dtype || v.shape != var.shape) {
+      fail_op("body subgraph " + std::to_string(body_index) + " returns loop variable " + std::to_string(k) + " as " +
+              dtype_name(v.dtype) + " " + shape_to_string(v.shape) + ", it enters as " + dtype_name(var.dtype) + " " +
+              shape_to_string(var.shape) + ": floe runs loops with fixed dtypes and shapes");
+    }
+    expect_same_quantization(next[k], var, "body result " + std::to_string(k));
+    // The runtime copies next values into the variables in order: a variable
+    // passed on to another position is copied first, or it would be overwritten.
+    const auto j = std::find(vars.begin(), vars.end(), next[k]);
+    if (j != vars.end() && static_cast<uint32_t>(j - vars.begin()) != k) {
+      const int copy = derived(var, var.shape, "next" + std::to_string(k));
+      add_op(schema::OpCode::RESHAPE, {next[k]}, {copy});
+      next[k] = copy;
+    }
+  }
+  loop_ = saved_loop;
+  loop_cond_ = saved_cond;
+  LoweredOp& w = out_.model.ops[while_at];
+  w.inputs.insert(w.inputs.end(), next.begin(), next.end());
+  w.inputs.push_back(cond[0]);
+}
+
+// IF(p, a...) with then(a...) -> r... and else(a...) -> r...: floe's IF op on
+// p, each branch's ops, and each branch ending with copies of its results into
+// the IF's outputs.
+void Importer::lower_if() {
+  const auto* o = op_->builtin_options_as_IfOptions();
+  if (o == nullptr) fail_op("IfOptions are missing");
+  const int branches[2] = {called_subgraph(o->then_subgraph_index(), "then branch"),
+                           called_subgraph(o->else_subgraph_index(), "else branch")};
+  const int pred = input(0);
+  if (value(pred).dtype != DType::kBool || value(pred).byte_size() != 1) {
+    fail_op("the condition '" + short_name(value(pred).name) + "' must be one bool, is " +
+            dtype_name(value(pred).dtype) + " " + shape_to_string(value(pred).shape));
+  }
+  std::vector<int> args, results;
+  for (uint32_t k = 1; k < op_->inputs()->size(); ++k) args.push_back(input(static_cast<int>(k)));
+  const uint32_t outs = op_->outputs() ? op_->outputs()->size() : 0;
+  for (uint32_t k = 0; k < outs; ++k) {
+    const int r = output(static_cast<int>(k));
+    if (std::find(results.begin(), results.end(), r) != results.end()) fail_op("writes one tensor as two results");
+    results.push_back(r);
+  }
+  const int id = static_cast<int>(out_.model.ifs.size());
+  out_.model.ifs.push_back(node_name_);
+  out_.control_flow.push_back("cond '" + node_name_ + "': run-time IF, only the taken branch runs; then subgraph " +
+                              std::to_string(branches[0]) + ", else subgraph " + std::to_string(branches[1]) +
+                              " inlined");
+
+  add_op(schema::OpCode::IF, {pred}, {}, wrap(schema::IfOptionsT{}));
+  out_.model.ops.back().runs_if = id;
+  const int saved_if = if_id_;
+  const bool saved_then = if_then_;
+  for (const bool then_side : {true, false}) {
+    const int index = branches[then_side ? 0 : 1];
+    if_id_ = id;
+    if_then_ = then_side;
+    const std::vector<int> got = inline_subgraph(index, args, then_side ? "then" : "else");
+    if (got.size() != results.size()) {
+      fail_op(std::string(then_side ? "then" : "else") + " subgraph " + std::to_string(index) + " returns " +
+              std::to_string(got.size()) + " values for " + std::to_string(results.size()) + " outputs");
+    }
+    for (size_t k = 0; k < got.size(); ++k) {
+      const Value& r = value(results[k]);
+      const Value& v = value(got[k]);
+      if (v.dtype != r.dtype || v.shape != r.shape) {
+        fail_op(std::string(then_side ? "then" : "else") + " subgraph " + std::to_string(index) + " returns " +
+                dtype_name(v.dtype) + " " + shape_to_string(v.shape) + " for output " + std::to_string(k) + " ('" +
+                short_name(r.name) + "', " + dtype_name(r.dtype) + " " + shape_to_string(r.shape) + ")");
+      }
+      expect_same_quantization(got[k], r, "branch result " + std::to_string(k));
+      add_op(schema::OpCode::RESHAPE, {got[k]}, {results[k]});
+    }
+  }
+  if_id_ = saved_if;
+  if_then_ = saved_then;
+}
+
+void Importer::lower_comparison(schema::OpCode code) {
+  const int a = input(0), b = input(1);
+  expect_dtype(b, value(a).dtype, "input");
+  const DType t = value(a).dtype;
+  if (t != DType::kFloat32 && t != DType::kInt32 && t != DType::kInt64) {
+    fail_op(std::string("compares ") + dtype_name(t) + " tensors; floe reads float32, int32 and int64 comparisons");
+  }
+  const int out = output();
+  expect_dtype(out, DType::kBool, "output");
+  expect_shape(out, broadcast(value(a).shape, value(b).shape));
+  add_op(code, {a, b}, {out});
+}
+
 TfliteImport Importer::run() {
   flatbuffers::Verifier verifier(base_, size_);
   if (size_ < 8 || !fb::ModelBufferHasIdentifier(base_)) {
@@ -1078,43 +1570,32 @@ TfliteImport Importer::run() {
   const auto* subgraphs = model_->subgraphs();
   if (subgraphs == nullptr || subgraphs->size() == 0) fail("the model has no subgraph");
   graph_ = subgraphs->Get(0);
-  if (subgraphs->size() > 1) {
-    out_.notes.push_back("the model has " + std::to_string(subgraphs->size()) +
-                         " subgraphs; floe converts subgraph 0 (the main graph)");
-  }
-  const auto* codes = model_->operator_codes();
-  const auto* ops = graph_->operators();
-  const uint32_t op_count = ops ? ops->size() : 0;
-  out_.tflite_operators = op_count;
-  values_.assign(graph_->tensors() ? graph_->tensors()->size() : 0, -1);
+  out_.tflite_operators = graph_->operators() ? graph_->operators()->size() : 0;
 
-  // Every operator's code first: all unsupported ones are refused together.
-  std::vector<int32_t> op_codes;
+  // Every operator of subgraph 0 and of the subgraphs its WHILE / IF ops call
+  // first: bad calls are refused before any op is lowered, and all
+  // unsupported ops together.
   std::map<std::string, std::vector<std::string>> unsupported;
-  for (uint32_t i = 0; i < op_count; ++i) {
-    const fb::Operator* op = ops->Get(i);
-    if (codes == nullptr || op->opcode_index() >= codes->size()) {
-      fail("operator #" + std::to_string(i) + " has opcode_index " + std::to_string(op->opcode_index()) + " of " +
-               std::to_string(codes ? codes->size() : 0) + " operator codes",
-           op);
-    }
-    const fb::OperatorCode* code = codes->Get(op->opcode_index());
-    const int32_t builtin = builtin_code(code);
-    op_codes.push_back(builtin);
-    std::string reason = unsupported_reason(op, builtin);
-    if (builtin == kCustom) reason = "CUSTOM '" + (code->custom_code() ? code->custom_code()->str() : std::string()) + "'";
-    std::string node = "#" + std::to_string(i);
-    if (op->outputs() && op->outputs()->size() > 0) {
-      const int32_t t = op->outputs()->Get(0);
-      if (t >= 0 && graph_->tensors() && static_cast<uint32_t>(t) < graph_->tensors()->size() &&
-          graph_->tensors()->Get(static_cast<uint32_t>(t))->name()) {
-        node += " '" + short_name(graph_->tensors()->Get(static_cast<uint32_t>(t))->name()->str()) + "'";
-      }
-    }
-    if (!reason.empty()) unsupported[reason].push_back(node);
-    out_.op_counts[tflite_op_name(builtin)]++;
-  }
+  std::vector<int> state(subgraphs->size(), 0);
+  std::vector<uint64_t> inlined_ops(subgraphs->size(), 0);
+  std::vector<int> height(subgraphs->size(), 0);
+  walk_calls(0, 0, state, inlined_ops, height, unsupported);
+  op_ = nullptr;
+  graph_ = subgraphs->Get(0);
+  subgraph_ = 0;
   if (!unsupported.empty()) throw unsupported_ops_error(path_, unsupported);
+  const auto called = static_cast<size_t>(std::count(state.begin(), state.end(), 2)) - 1;
+  out_.called_subgraphs = called;
+  for (uint32_t g = 1; g < subgraphs->size(); ++g) {
+    const auto* ops = subgraphs->Get(g)->operators();
+    if (state[g] == 2 && ops != nullptr) out_.called_operators += ops->size();
+  }
+  if (subgraphs->size() > called + 1) {
+    out_.notes.push_back("the model has " + std::to_string(subgraphs->size()) +
+                         " subgraphs; floe converts subgraph 0 (the main graph)" +
+                         (called > 0 ? " and the " + std::to_string(called) + " its WHILE / IF ops call" : ""));
+  }
+  values_.assign(graph_->tensors() ? graph_->tensors()->size() : 0, -1);
 
   // Graph inputs.
   if (graph_->inputs() != nullptr) {
@@ -1125,19 +1606,7 @@ TfliteImport Importer::run() {
       out_.model.inputs.push_back(id);
     }
   }
-  for (uint32_t i = 0; i < op_count; ++i) {
-    op_ = ops->Get(i);
-    op_index_ = static_cast<int>(i);
-    op_name_ = tflite_op_name(op_codes[i]);
-    node_name_ = "op" + std::to_string(i);
-    if (op_->outputs() && op_->outputs()->size() > 0) {
-      const int32_t t = op_->outputs()->Get(0);
-      const fb::Tensor* tensor = tflite_tensor(t, "output");
-      if (tensor->name()) node_name_ = short_name(tensor->name()->str());
-    }
-    if (op_->outputs() == nullptr || op_->outputs()->size() != 1) fail_op("must have exactly one output");
-    lower(op_, op_codes[i]);
-  }
+  lower_ops();
   op_ = nullptr;
 
   // Graph outputs: the subgraph's, or the tensors named by the options.

@@ -20,23 +20,32 @@ struct TfliteOptions {
   // Tensor names to output instead of the subgraph's outputs (ops nothing
   // needs are dropped later by the dead-code pass).
   std::vector<std::string> outputs;
+  // Bound of every WHILE (TFLite files carry none): more iterations fail
+  // Invoke(). 0 = not given, and a model with a WHILE is refused naming
+  // --max-loop-iterations.
+  uint32_t max_loop_iterations = 0;
 };
 
 struct TfliteImport {
   LoweredModel model;
   std::vector<std::string> notes;          // e.g. a normalized quantized_dimension
   size_t tflite_operators = 0;             // in subgraph 0
+  size_t called_subgraphs = 0;             // called by WHILE / IF (inlined at each call)
+  size_t called_operators = 0;             // in those, each subgraph counted once
   std::map<std::string, int> op_counts;    // TFLite op name -> count
   bool quantized = false;                  // some tensor carries quantization
+  std::vector<std::string> control_flow;   // one summary line per WHILE / IF
 };
 
 // True when bytes 4..7 hold the TFLite file identifier "TFL3".
 bool is_tflite(const std::string& bytes);
 
-// Converts subgraph 0 of the model in `bytes` (`path` names it in errors).
-// Throws ConvertError: the file name plus "FlatBuffers verifier failed" for a
-// truncated or corrupt file, the op and byte offset for a bad operator or
-// tensor, and every unsupported op at once (unsupported_ops_error).
+// Converts subgraph 0 of the model in `bytes` (`path` names it in errors),
+// with the subgraphs its WHILE and IF ops call inlined as run-time WHILE / IF
+// op ranges. Throws ConvertError: the file name plus "FlatBuffers verifier
+// failed" for a truncated or corrupt file, the op (and its subgraph) and byte
+// offset for a bad operator, tensor or subgraph call, and every unsupported op
+// of every called subgraph at once (unsupported_ops_error).
 TfliteImport import_tflite(const std::string& bytes, const std::string& path,
                            const TfliteOptions& options = {});
 
