@@ -119,22 +119,24 @@ node { name: 'out' op: 'Relu' input: 'big' }
   expect_refused_within_bounds(run, "bytes for one constant", dir + "/m.floe");
 }
 
+using G = floe::testing::TfGraphText;
+
+// 'big': a constant image of ones, shape `image`, resized by `op` to height x width.
+G resize_graph(const std::string& op, const std::vector<int64_t>& image, int64_t height, int64_t width) {
+  G g;
+  g.constant("image", "DT_FLOAT", image, {1});
+  g.constant("size", "DT_INT32", {2}, {static_cast<double>(height), static_cast<double>(width)});
+  g.node("big", op, {"image", "size"}, {G::type("T", "DT_FLOAT")});
+  return g;
+}
+
 // A 10-element constant resized to [2, 16384008, 7, 5] floats (4.6 GB): no
 // tensor, folded or computed at run time, may exceed one constant's limit;
 // refused from the inferred shape before anything is allocated.
 TEST(ResourceLimits, AnOutputOverTheTensorLimitIsRefusedBeforeAllocating) {
   const std::string dir = make_temp_dir();
-  std::ofstream(dir + "/g.pbtxt") << R"(
-node { name: 'image' op: 'Const' attr { key: 'dtype' value { type: DT_FLOAT } }
-       attr { key: 'value' value { tensor { dtype: DT_FLOAT
-         tensor_shape { dim { size: 2 } dim { size: 1 } dim { size: 1 } dim { size: 5 } } float_val: 1 } } } }
-node { name: 'size' op: 'Const' attr { key: 'dtype' value { type: DT_INT32 } }
-       attr { key: 'value' value { tensor { dtype: DT_INT32 tensor_shape { dim { size: 2 } }
-         int_val: 16384008 int_val: 7 } } } }
-node { name: 'big' op: 'ResizeNearestNeighbor' input: 'image' input: 'size'
-       attr { key: 'T' value { type: DT_FLOAT } } }
-node { name: 'out' op: 'Relu' input: 'big' attr { key: 'T' value { type: DT_FLOAT } } }
-)";
+  G g = resize_graph("ResizeNearestNeighbor", {2, 1, 1, 5}, 16384008, 7);
+  g.node("out", "Relu", {"big"}, {G::type("T", "DT_FLOAT")}).write(dir + "/g.pbtxt");
   const ConvertRun run = run_convert({"--graph", dir + "/g.pbtxt", "--outputs", "out", "-o", dir + "/m.floe"}, dir);
   expect_refused_within_bounds(run, "node 'big' (op ResizeNearestNeighbor): output 0 [2,16384008,7,5] would take "
                                     "4587522240 bytes, over the 2147483647-byte limit of one tensor",
@@ -145,16 +147,7 @@ node { name: 'out' op: 'Relu' input: 'big' attr { key: 'T' value { type: DT_FLOA
 // double to a 64-bit count was undefined behaviour).
 TEST(ResourceLimits, AnOutputClaimingMoreThan2To64BytesIsRefusedSayingSo) {
   const std::string dir = make_temp_dir();
-  std::ofstream(dir + "/g.pbtxt") << R"(
-node { name: 'image' op: 'Const' attr { key: 'dtype' value { type: DT_FLOAT } }
-       attr { key: 'value' value { tensor { dtype: DT_FLOAT
-         tensor_shape { dim { size: 1 } dim { size: 1 } dim { size: 1 } dim { size: 4 } } float_val: 1 } } } }
-node { name: 'size' op: 'Const' attr { key: 'dtype' value { type: DT_INT32 } }
-       attr { key: 'value' value { tensor { dtype: DT_INT32 tensor_shape { dim { size: 2 } }
-         int_val: 2147483647 int_val: 2147483647 } } } }
-node { name: 'big' op: 'ResizeBilinear' input: 'image' input: 'size'
-       attr { key: 'T' value { type: DT_FLOAT } } }
-)";
+  resize_graph("ResizeBilinear", {1, 1, 1, 4}, 2147483647, 2147483647).write(dir + "/g.pbtxt");
   const ConvertRun run = run_convert({"--graph", dir + "/g.pbtxt", "--outputs", "big", "-o", dir + "/m.floe"}, dir);
   expect_refused_within_bounds(run, "node 'big' (op ResizeBilinear): output 0 [1,2147483647,2147483647,4] would take "
                                     "over 2^64 bytes, over the 2147483647-byte limit of one tensor",
@@ -166,16 +159,7 @@ node { name: 'big' op: 'ResizeBilinear' input: 'image' input: 'size'
 // folded into the model but stays a run-time op, converted in bounded memory.
 TEST(ResourceLimits, ALargeExpansionOfSmallConstantsStaysARunTimeOp) {
   const std::string dir = make_temp_dir();
-  std::ofstream(dir + "/g.pbtxt") << R"(
-node { name: 'image' op: 'Const' attr { key: 'dtype' value { type: DT_FLOAT } }
-       attr { key: 'value' value { tensor { dtype: DT_FLOAT
-         tensor_shape { dim { size: 1 } dim { size: 1 } dim { size: 1 } dim { size: 1 } } float_val: 1 } } } }
-node { name: 'size' op: 'Const' attr { key: 'dtype' value { type: DT_INT32 } }
-       attr { key: 'value' value { tensor { dtype: DT_INT32 tensor_shape { dim { size: 2 } }
-         int_val: 4096 int_val: 8192 } } } }
-node { name: 'big' op: 'ResizeNearestNeighbor' input: 'image' input: 'size'
-       attr { key: 'T' value { type: DT_FLOAT } } }
-)";
+  resize_graph("ResizeNearestNeighbor", {1, 1, 1, 1}, 4096, 8192).write(dir + "/g.pbtxt");
   const std::string model = dir + "/m.floe";
   const ConvertRun run = run_convert({"--graph", dir + "/g.pbtxt", "--outputs", "big", "-o", model}, dir);
   EXPECT_EQ(run.exit_code, 0) << run.output;
@@ -190,7 +174,6 @@ node { name: 'big' op: 'ResizeNearestNeighbor' input: 'image' input: 'size'
 // 1 GiB from two small constants (max-reduced into the carried value). The
 // unrolling keeps the Fill symbolic instead of computing 2 GiB at conversion.
 TEST(ResourceLimits, ALargeExpansionInAnUnrolledLoopIsNotComputedAtConversion) {
-  using G = floe::testing::TfGraphText;
   G g;
   const std::string frame = "while/while_context";
   g.placeholder("x", "DT_FLOAT", {1}).constant("n", "DT_INT32", {}, {2}).constant("zero", "DT_INT32", {}, {0});
