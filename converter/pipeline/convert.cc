@@ -612,6 +612,7 @@ ConvertResult convert_tflite(const ConvertOptions& options, const std::string& b
   refuse(!options.input_shapes.empty(), "--input-shape (a .tflite model's shapes are fixed)");
   refuse(!options.frozen_inputs.empty(), "--freeze-input");
   refuse(!options.signature.empty(), "--signature");
+  refuse(options.loops == LoopMode::kUnroll, "--loops=unroll (a .tflite's WHILE always runs at run time)");
   check_optimize_options(options.optimize);
   TfliteOptions tflite_options;
   tflite_options.outputs = options.outputs;

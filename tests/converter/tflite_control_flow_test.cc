@@ -560,6 +560,15 @@ TEST(TfliteControlFlow, AWhileWithoutABoundNamesTheOption) {
   EXPECT_EQ(ok.exit_code, 0) << ok.output;
   EXPECT_NE(ok.output.find("loop 'i_out': run-time WHILE, bound 50 (--max-loop-iterations)"), std::string::npos)
       << ok.output;
+  // Its trip count is not known at conversion: asking to unroll it is refused, not ignored.
+  const CommandResult unroll = run_command(tool_path("floe-convert") + " --graph " + dir + "/loop.tflite -o " + dir +
+                                           "/u.floe --max-loop-iterations 50 --loops unroll");
+  EXPECT_EQ(unroll.exit_code, 2) << unroll.output;
+  EXPECT_NE(unroll.output.find("--loops=unroll (a .tflite's WHILE always runs at run time) does not apply to a "
+                               ".tflite model"),
+            std::string::npos)
+      << unroll.output;
+  EXPECT_FALSE(file_exists(dir + "/u.floe"));
 }
 
 // counting_loop_model with its WHILE's subgraph indices replaced.
