@@ -543,7 +543,9 @@ void Unroller::run_loop(Instance& parent, int frame) {
       if (op == "_FloeWhileLoop") holds_runtime_loop = attr_string(graph_.node(m).def, "loop_name", "");
     }
     const auto forced = policy_->unroll.find(name);
-    std::string blocker = forced != policy_->unroll.end() ? forced->second : "";
+    std::string blocker = forced != policy_->unroll.end() ? forced->second
+                          : holds_runtime_loop.empty()    ? runtime_blocker(frame)
+                                                          : "";
     for (const Var& v : vars) {
       bool known = true;  // a TensorArray flow becomes a buffer whose shape the rewrite checks
       for (int64_t d : v.value.array ? std::vector<int64_t>{} : v.value.info.shape) known = known && d >= 0;
@@ -750,6 +752,15 @@ std::vector<int> Unroller::subtree_members(int frame) const {
     stack.insert(stack.end(), f.children.begin(), f.children.end());
   }
   return out;
+}
+
+std::string Unroller::runtime_blocker(int frame) const {
+  // --loops=auto unrolls a loop with TensorArrays whenever its trip count is
+  // known: resolved statically they cost no buffer copies per iteration.
+  if (policy_ != nullptr && policy_->mode == LoopMode::kAuto && uses_tensor_arrays(frame)) {
+    return "it uses TensorArrays, which unroll to plain tensors when the trip count is known";
+  }
+  return "";
 }
 
 bool Unroller::uses_tensor_arrays(int frame) const {

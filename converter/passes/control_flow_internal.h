@@ -139,6 +139,8 @@ class Unroller {
   void process_node(Instance& inst, int n);
   void process_ordinary(Instance& inst, int n, const std::vector<const Sym*>& in, NodeSyms& out);
   void run_loop(Instance& parent, int frame);
+  // Why top-level loop `frame` cannot run at run time ("" when it can).
+  std::string runtime_blocker(int frame) const;
   bool uses_tensor_arrays(int frame) const;  // in the frame or a nested one
   std::vector<int> subtree_members(int frame) const;  // nodes of the frame and its nested frames
   std::string loop_name(int frame) const;
