@@ -105,7 +105,7 @@ const char* prepare_depthwise_conv2d_s8(const OpContext& ctx) {
     return FLOE_MSG("int8 depthwise tensors must be 4-D");
   }
   if (o->depth_multiplier() < 1 || filter.dims[2] != input.dims[3] || filter.dims[3] != o->depth_multiplier() ||
-      output.dims[3] != input.dims[3] * o->depth_multiplier() || output.dims[0] != input.dims[0]) {
+      output.dims[3] != int64_t{input.dims[3]} * o->depth_multiplier() || output.dims[0] != input.dims[0]) {
     return FLOE_MSG("int8 depthwise channel, multiplier or batch dimensions disagree");
   }
   if (const char* err = check_window(o->stride_h(), o->stride_w(), o->dilation_h(),
