@@ -40,6 +40,9 @@ struct Node {
 // TF1 cond primitives, Ref variants included.
 inline bool is_switch_op(const std::string& op) { return op == "Switch" || op == "RefSwitch"; }
 inline bool is_merge_op(const std::string& op) { return op == "Merge" || op == "RefMerge"; }
+inline bool is_enter_op(const std::string& op) { return op == "Enter" || op == "RefEnter"; }
+inline bool is_exit_op(const std::string& op) { return op == "Exit" || op == "RefExit"; }
+inline bool is_next_iteration_op(const std::string& op) { return op == "NextIteration" || op == "RefNextIteration"; }
 
 class Graph;
 // Rebuilds node.def's input strings from its resolved edges (after a pass

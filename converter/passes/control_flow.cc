@@ -30,11 +30,8 @@ namespace {
 constexpr int kMaxIterations = 10000;
 constexpr int kMaxNodesAdded = 1000000;
 
-bool is_enter(const std::string& op) { return op == "Enter" || op == "RefEnter"; }
-bool is_exit(const std::string& op) { return op == "Exit" || op == "RefExit"; }
-bool is_next(const std::string& op) { return op == "NextIteration" || op == "RefNextIteration"; }
 bool is_loop_op(const std::string& op) {
-  return is_enter(op) || is_exit(op) || is_next(op) || op == "LoopCond";
+  return is_enter_op(op) || is_exit_op(op) || is_next_iteration_op(op) || op == "LoopCond";
 }
 bool is_placeholder(const std::string& op) { return op == "Placeholder" || op == "PlaceholderV2"; }
 bool is_forwarding(const std::string& op) {
@@ -100,7 +97,7 @@ void Unroller::analyze_frames() {
   std::vector<std::vector<int>> users(count);
   auto counted = [&](int user, int producer) {
     return keep_[static_cast<size_t>(producer)] &&
-           !(is_merge_op(graph_.node(user).op()) && is_next(graph_.node(producer).op()));
+           !(is_merge_op(graph_.node(user).op()) && is_next_iteration_op(graph_.node(producer).op()));
   };
   std::vector<std::vector<int>> counted_inputs(count);
   for (size_t n = 0; n < count; ++n) {
@@ -133,7 +130,7 @@ void Unroller::analyze_frames() {
     int frame = 0;
     for (int p : counted_inputs[static_cast<size_t>(n)]) {
       int g = frame_of_[static_cast<size_t>(p)];
-      if (is_exit(graph_.node(p).op())) g = frames_[static_cast<size_t>(g)].parent;
+      if (is_exit_op(graph_.node(p).op())) g = frames_[static_cast<size_t>(g)].parent;
       if (g < 0) fail(p, "Exit outside of any while loop");
       if (is_ancestor(frame, g)) {
         frame = g;
@@ -142,7 +139,7 @@ void Unroller::analyze_frames() {
                     "' and '" + frames_[static_cast<size_t>(g)].name + "')");
       }
     }
-    if (is_enter(node.op())) {
+    if (is_enter_op(node.op())) {
       // Frames are named once per graph. An Enter of a constant made outside the
       // enclosing loop may be seen first; a later Enter from inside that loop then
       // moves the frame down to its real parent.
@@ -199,16 +196,16 @@ void Unroller::analyze_frames() {
       if (is_loop_op(node.op())) fail(n, "is a loop node outside of any while loop");
       continue;
     }
-    if (is_enter(node.op())) frame.enters.push_back(n);
-    if (is_exit(node.op())) frame.exits.push_back(n);
-    if (is_next(node.op())) frame.next_iterations.push_back(n);
+    if (is_enter_op(node.op())) frame.enters.push_back(n);
+    if (is_exit_op(node.op())) frame.exits.push_back(n);
+    if (is_next_iteration_op(node.op())) frame.next_iterations.push_back(n);
     if (node.op() == "LoopCond") {
       if (frame.loop_cond >= 0) fail(n, "is the second LoopCond of while loop '" + frame.name + "'");
       frame.loop_cond = n;
     }
     if (is_merge_op(node.op())) {
       for (const TensorRef& in : node.inputs) {
-        if (is_enter(graph_.node(in.node).op()) && frame_of_[static_cast<size_t>(in.node)] == f) {
+        if (is_enter_op(graph_.node(in.node).op()) && frame_of_[static_cast<size_t>(in.node)] == f) {
           frame.loop_merges.push_back(n);
           break;
         }
@@ -269,7 +266,7 @@ void Unroller::process_items(Instance& inst, int frame) {
   std::vector<int> items;
   for (int n : f.members) {
     const std::string& op = graph_.node(n).op();
-    if (is_enter(op) || is_next(op) || is_exit(op)) continue;
+    if (is_enter_op(op) || is_next_iteration_op(op) || is_exit_op(op)) continue;
     if (std::find(f.loop_merges.begin(), f.loop_merges.end(), n) != f.loop_merges.end()) continue;
     items.push_back(n);
   }
@@ -518,8 +515,8 @@ void Unroller::run_loop(Instance& parent, int frame) {
     v.merge = m;
     int enter = -1;
     for (const TensorRef& in : graph_.node(m).inputs) {
-      if (is_enter(graph_.node(in.node).op())) enter = in.node;
-      if (is_next(graph_.node(in.node).op())) v.next = in.node;
+      if (is_enter_op(graph_.node(in.node).op())) enter = in.node;
+      if (is_next_iteration_op(graph_.node(in.node).op())) v.next = in.node;
     }
     if (enter < 0 || v.next < 0) fail(m, "is a loop Merge without an Enter and a NextIteration input");
     v.value = *lookup(parent, graph_.node(enter).inputs.at(0));

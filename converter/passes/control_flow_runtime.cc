@@ -23,9 +23,6 @@
 namespace floe::conv::cf {
 namespace {
 
-bool enters(const std::string& op) { return op == "Enter" || op == "RefEnter"; }
-bool exits(const std::string& op) { return op == "Exit" || op == "RefExit"; }
-bool next_iteration(const std::string& op) { return op == "NextIteration" || op == "RefNextIteration"; }
 
 // The constant a node holds (a Const, or a frozen variable); null otherwise.
 std::shared_ptr<const HostTensor> constant_of(const Node& node) {
@@ -45,7 +42,7 @@ bool scalar_equals(const HostTensor* t, int64_t value) {
 int through_forwarding(const Graph& graph, int n) {
   for (;;) {
     const std::string& op = graph.node(n).op();
-    if ((op != "Identity" && !enters(op)) || graph.node(n).inputs.empty()) return n;
+    if ((op != "Identity" && !is_enter_op(op)) || graph.node(n).inputs.empty()) return n;
     n = graph.node(n).inputs[0].node;
   }
 }
@@ -143,8 +140,8 @@ std::string make_runtime_loop(const Unroller& unroller, Graph& graph, std::vecto
     for (int m : f.loop_merges) {
       TensorRef init, next;
       for (const TensorRef& in : graph.node(m).inputs) {
-        if (enters(graph.node(in.node).op())) init = graph.node(in.node).inputs.at(0);
-        if (next_iteration(graph.node(in.node).op())) next = graph.node(in.node).inputs.at(0);
+        if (is_enter_op(graph.node(in.node).op())) init = graph.node(in.node).inputs.at(0);
+        if (is_next_iteration_op(graph.node(in.node).op())) next = graph.node(in.node).inputs.at(0);
       }
       if (init.node < 0 || next.node < 0) unroller.fail(m, "is a loop Merge without an Enter and a NextIteration input");
       init_next.emplace_back(init, next);
@@ -192,7 +189,7 @@ std::string make_runtime_loop(const Unroller& unroller, Graph& graph, std::vecto
     const bool loop_switch = is_switch_op(op) && graph.node(m).inputs.size() == 2 &&
                              graph.node(graph.node(m).inputs[1].node).op() == "LoopCond";
     const bool loop_merge = is_merge_op(op) && merge_var.count(m) > 0;
-    if (enters(op) || loop_merge || loop_switch || op == "LoopCond" || next_iteration(op)) removed.insert(m);
+    if (is_enter_op(op) || loop_merge || loop_switch || op == "LoopCond" || is_next_iteration_op(op)) removed.insert(m);
   }
   // Nodes in the condition: what LoopCond reads, back to the variables.
   std::set<int> cond_nodes;
@@ -250,7 +247,7 @@ std::string make_runtime_loop(const Unroller& unroller, Graph& graph, std::vecto
     for (int& c : node.control_inputs) {
       if (removed.count(c)) c = loop_node;
     }
-    if (exits(node.op()) && members.count(ni)) {  // this loop's Exits (another loop's stay)
+    if (is_exit_op(node.op()) && members.count(ni)) {  // this loop's Exits (another loop's stay)
       // Reads the variable as _FloeWhileEnd passes it on: after the loop.
       node.def.set_op("Identity");
       node.def.mutable_attr()->erase("frame_name");

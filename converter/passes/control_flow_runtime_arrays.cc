@@ -30,8 +30,8 @@ namespace floe::conv::cf {
 namespace {
 
 bool forwards(const std::string& op) {
-  return op == "Enter" || op == "RefEnter" || op == "Exit" || op == "RefExit" || op == "NextIteration" ||
-         op == "RefNextIteration" || op == "Identity" || is_switch_op(op) || is_merge_op(op);
+  return is_enter_op(op) || is_exit_op(op) || is_next_iteration_op(op) || op == "Identity" || is_switch_op(op) ||
+         is_merge_op(op);
 }
 
 class ArrayRewriter {
