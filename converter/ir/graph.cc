@@ -83,7 +83,7 @@ void sync_def_inputs(const Graph& graph, Node& node) {
   for (int c : node.control_inputs) node.def.add_input("^" + graph.node(c).name());
 }
 
-std::vector<int> topological_order(const Graph& graph, const std::vector<bool>& keep, bool loops_wait) {
+std::vector<int> topological_order(const Graph& graph, const std::vector<bool>& keep, bool control_flow_waits) {
   std::vector<int> pending(graph.size(), 0);
   std::vector<std::vector<int>> users(graph.size());
   for (size_t n = 0; n < graph.size(); ++n) {
@@ -91,7 +91,7 @@ std::vector<int> topological_order(const Graph& graph, const std::vector<bool>& 
     const Node& node = graph.node(static_cast<int>(n));
     std::vector<int> producers;
     for (const TensorRef& in : node.inputs) producers.push_back(in.node);
-    if (loops_wait && node.op() == "_FloeWhileLoop") {
+    if (control_flow_waits && (node.op() == "_FloeWhileLoop" || node.op() == "_FloeIf")) {
       for (int c : node.control_inputs) {
         const Node& dep = graph.node(c);
         if (dep.op() != "Const" && !dep.frozen_value) producers.push_back(c);

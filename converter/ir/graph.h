@@ -78,9 +78,10 @@ class Graph {
 };
 
 // The nodes with keep[n], inputs before users; throws naming a node on a cycle.
-// `loops_wait`: a run-time loop's _FloeWhileLoop also comes after the computed
-// tensors it reads from outside (its control inputs other than constants), so
-// its ops, grouped right after it, find them written.
-std::vector<int> topological_order(const Graph& graph, const std::vector<bool>& keep, bool loops_wait = false);
+// `control_flow_waits`: a run-time loop's _FloeWhileLoop and a run-time cond's
+// _FloeIf also come after the computed tensors their ops read from outside
+// (their control inputs other than constants), so those ops, grouped right
+// after the WHILE or IF, find them written.
+std::vector<int> topological_order(const Graph& graph, const std::vector<bool>& keep, bool control_flow_waits = false);
 
 }  // namespace floe::conv

@@ -128,7 +128,7 @@ LoweredModel lower_graph(const Graph& graph, const std::vector<bool>& keep,
     return &outs[static_cast<size_t>(ref.port)];
   };
 
-  for (int n : topological_order(graph, keep, /*loops_wait=*/true)) {
+  for (int n : topological_order(graph, keep, /*control_flow_waits=*/true)) {
     const Node& node = graph.node(n);
     // A fed placeholder is a model input already; nothing to infer or lower.
     if (fed.count(TensorRef{n, 0}) && node.def.input_size() == 0 && is_model_input_op(node.op())) {

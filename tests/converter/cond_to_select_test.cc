@@ -131,6 +131,30 @@ TEST(RuntimeIf, BranchThatCanFailWhenNotTakenRunsOnlyWhenTaken) {
   EXPECT_EQ(run(2.0f, 9, 3), (std::vector<int32_t>{3, 3}));  // after the else branch ran
 }
 
+TEST(RuntimeIf, OutsideValuesTheBranchesReadAreComputedBeforeTheIf) {
+  // The branches read n and den through chains that are longer than the
+  // predicate's: the IF (and with it the branches' ops) must still come after them.
+  std::string graph = division_cond_graph();
+  for (const char* name : {"n", "den"}) {
+    const std::string from = "input: '" + std::string(name) + "' input: 'pred'";
+    const std::string to = "input: '" + std::string(name) + "_c' input: 'pred'";
+    graph.replace(graph.find(from), from.size(), to);
+    graph += int_node(std::string(name) + "_a", "Abs", "input: '" + std::string(name) + "'") +
+             int_node(std::string(name) + "_b", "Neg", "input: '" + std::string(name) + "_a'") +
+             int_node(std::string(name) + "_c", "Neg", "input: '" + std::string(name) + "_b'");
+  }
+  const ConvertOutcome r = try_convert(text_graph_options(graph, {"out", "out2"}));
+  ASSERT_TRUE(r.error.empty()) << r.error;
+  ASSERT_TRUE(contains(r.summary, "run-time IF")) << r.summary;
+  auto run = [&](float t, int32_t n, int32_t den) {
+    return ints_of(run_model(r.model, {{"t", make_f32({}, {t})},
+                                       {"n", make_i32({}, {n})}, {"den", make_i32({}, {den})}}));
+  };
+  EXPECT_EQ(run(1.0f, -7, 2), (std::vector<int32_t>{3, 3}));   // |n| // |den|
+  EXPECT_EQ(run(-1.0f, 7, -3), (std::vector<int32_t>{7, 21}));  // (|n|, |n| * |den|)
+  EXPECT_EQ(run(1.0f, 9, -3), (std::vector<int32_t>{3, 3}));
+}
+
 TEST(RuntimeIf, TakenBranchThatFailsFailsInvoke) {
   const ConvertOutcome r = try_convert(text_graph_options(division_cond_graph(), {"out", "out2"}));
   ASSERT_TRUE(r.error.empty()) << r.error;
