@@ -68,7 +68,7 @@ struct OpContext {
 
   int input_count() const { return static_cast<int>(op->inputs()->size()); }
   int output_count() const { return static_cast<int>(op->outputs()->size()); }
-  bool has_input(int i) const { return i < input_count() && op->inputs()->Get(i) >= 0; }
+  bool has_input(int i) const { return i >= 0 && i < input_count() && op->inputs()->Get(i) >= 0; }
   // Bound views (data points into the arena or the model's constants). An
   // absent optional input yields a view with data == nullptr.
   TensorView input(int i) const;

@@ -246,6 +246,28 @@ TEST(Interpreter, EveryOpWithoutOutputsIsRefusedCleanly) {
   EXPECT_GT(initialized, 50);  // most ops take no options and reach their prepare
 }
 
+// The contract the test above relies on, checked without a sanitizer: an
+// operand index past the op's operands binds an empty view, never a tensor
+// read from beyond the op's operand vector.
+TEST(OpContext, OperandsPastTheOpsOwnAreEmptyViews) {
+  ModelSpec spec;
+  spec.first_op_outputs = {};
+  Loaded l = load(build(spec));
+  ASSERT_EQ(l.status, Status::kOk);
+  alignas(16) uint8_t arena[512];
+  uint8_t* const arenas[] = {arena};
+  const OpContext context{l.model.schema()->operators()->Get(0), &l.model, arenas};
+  ASSERT_EQ(context.output_count(), 0);
+  for (int i : {0, 1, 7}) {
+    EXPECT_EQ(context.output(i).data, nullptr) << "output " << i;
+    EXPECT_EQ(context.input(context.input_count() + i).data, nullptr) << "input past the last, +" << i;
+  }
+  EXPECT_EQ(context.output(-1).data, nullptr);
+  EXPECT_EQ(context.input(-1).data, nullptr);
+  EXPECT_FALSE(context.has_input(-1));
+  EXPECT_NE(context.input(0).data, nullptr);
+}
+
 // status_name walks a packed string table (runtime/core/status.cc): each code
 // keeps its own name.
 TEST(StatusName, EveryCodeHasItsName) {
