@@ -185,7 +185,11 @@ std::string matching_checkpoint(const floe::tfproto::GraphDef& graph) {
 const std::string& scratch_dir() {
   // Never destroyed, so the exit handler that removes the directory can use it.
   static const std::string* const dir = [] {
-    auto* d = new std::string("/tmp/floe-fuzz-" + std::to_string(::getpid()));
+    // $TMPDIR first: a harness that writes a file per input is disk-bound on
+    // /tmp when another job writes heavily (point it at a tmpfs such as /dev/shm).
+    const char* tmp = std::getenv("TMPDIR");
+    auto* d = new std::string(std::string(tmp != nullptr && *tmp != '\0' ? tmp : "/tmp") + "/floe-fuzz-" +
+                              std::to_string(::getpid()));
     if (::mkdir(d->c_str(), 0700) != 0 && errno != EEXIST) std::abort();
     std::atexit([] {
       std::error_code ignored;
