@@ -23,7 +23,6 @@
 namespace floe::conv::cf {
 namespace {
 
-
 // The constant a node holds (a Const, or a frozen variable); null otherwise.
 std::shared_ptr<const HostTensor> constant_of(const Node& node) {
   if (node.frozen_value) return node.frozen_value;
