@@ -9,7 +9,7 @@
 # installed ones).
 #
 #   floe_add_model(<target> NAME <c_identifier> GRAPH <file|SavedModel dir>
-#                  [CHECKPOINT <prefix|dir>] OUTPUTS <tensor>... [INPUTS <tensor>...]
+#                  [CHECKPOINT <prefix|dir>] [OUTPUTS <tensor>...] [INPUTS <tensor>...]
 #                  [INPUT_SHAPES <name=d0,d1,...>...] [TARGET <conversion target>]
 #                  [MEMORY_REGIONS <region=size>...] [CONVERT_ARGS <extra floe-convert args>...])
 #     Adds floe_<name>_model.{h,cc} to <target>: the model as a 16-byte-aligned
@@ -19,7 +19,14 @@
 #     FLOE_<NAME>_REGION_COUNT and FLOE_<NAME>_ARENA_SIZE_<REGION> per region.
 #     TARGET defaults to FLOE_MODEL_TARGET (the Cortex-M toolchain sets the core,
 #     e.g. cortex-m4), else floe-convert's default (host).
+#     OUTPUTS may be left out where the model names its outputs (a .tflite, a
+#     SavedModel's signature); floe-convert says when it needs them.
 #     Re-converts when the graph, the checkpoint files or the converter change.
+#     Kernel selection (FLOE_OPS=auto, the default): <target> links the kernel
+#     registry of the rows its models run with (floe-embed ops, written once
+#     every floe_add_model() call of the build has been seen), so it links
+#     those kernels and no others (runtime/core/registry.h); FLOE_OPS=all
+#     links every kernel (a program that also runs models it loads itself).
 #
 #   floe_add_model_reference(<target> NAME <name> INPUTS <input=file.npy>...)
 #     Runs <target>'s model <name> on the host (floe-embed reference) and adds
@@ -28,6 +35,9 @@
 include_guard(GLOBAL)
 
 set(_FLOE_SOURCE_ROOT "${CMAKE_CURRENT_LIST_DIR}/../.." CACHE INTERNAL "floe source tree")
+set(FLOE_OPS "auto" CACHE STRING
+    "Kernels a target that embeds models links: auto (the rows of the models floe_add_model() gives it) or all")
+set_property(CACHE FLOE_OPS PROPERTY STRINGS auto all)
 cmake_path(NORMAL_PATH _FLOE_SOURCE_ROOT)
 
 # Sets FLOE_CONVERT_COMMAND / FLOE_EMBED_COMMAND / FLOE_HOST_TOOL_DEPENDS in the caller.
@@ -58,6 +68,14 @@ function(_floe_host_tools)
       endif()
       set(bin "${FLOE_HOST_TOOLS_BINARY_DIR}/bin")
       include(ExternalProject)
+      # The two tools only: no tests, examples, install rules or Python module.
+      # A Makefile build joins the caller's jobserver ($(MAKE)); any other
+      # build tool takes the caller's CMAKE_BUILD_PARALLEL_LEVEL (else its own default).
+      if(CMAKE_GENERATOR MATCHES "Make")
+        set(build_command "$(MAKE)" -C <BINARY_DIR> floe-convert floe-embed)
+      else()
+        set(build_command ${CMAKE_COMMAND} --build <BINARY_DIR> --target floe-convert floe-embed)
+      endif()
       ExternalProject_Add(floe_host_tools
         SOURCE_DIR "${_FLOE_SOURCE_ROOT}"
         BINARY_DIR "${FLOE_HOST_TOOLS_BINARY_DIR}"
@@ -67,7 +85,10 @@ function(_floe_host_tools)
           -DCMAKE_CXX_COMPILER=${FLOE_HOST_CXX_COMPILER}
           -DFLOE_BUILD_CONVERTER=ON
           -DFLOE_BUILD_TESTS=OFF
-        BUILD_COMMAND ${CMAKE_COMMAND} --build <BINARY_DIR> --target floe-convert floe-embed --parallel 2
+          -DFLOE_BUILD_EXAMPLES=OFF
+          -DFLOE_BUILD_PYTHON=OFF
+          -DFLOE_INSTALL=OFF
+        BUILD_COMMAND ${build_command}
         INSTALL_COMMAND ""
         # Always ask the nested build (a no-op when nothing changed), so edits to
         # the converter reach the firmware's models.
@@ -128,8 +149,8 @@ function(floe_add_model target)
   if(NOT M_NAME MATCHES "^[A-Za-z_][A-Za-z0-9_]*$")
     message(FATAL_ERROR "floe_add_model: NAME '${M_NAME}' must be a C identifier (it names symbols and macros)")
   endif()
-  if(NOT M_GRAPH OR NOT M_OUTPUTS)
-    message(FATAL_ERROR "floe_add_model(${M_NAME}): GRAPH and OUTPUTS are required")
+  if(NOT M_GRAPH)
+    message(FATAL_ERROR "floe_add_model(${M_NAME}): GRAPH is required")
   endif()
   get_property(existing GLOBAL PROPERTY FLOE_MODEL_${target}_${M_NAME}_FILE SET)
   if(existing)
@@ -153,8 +174,10 @@ function(floe_add_model target)
   if(M_CHECKPOINT)
     list(APPEND args --checkpoint "${M_CHECKPOINT}")
   endif()
-  list(JOIN M_OUTPUTS "," outputs)
-  list(APPEND args --outputs "${outputs}")
+  if(M_OUTPUTS)
+    list(JOIN M_OUTPUTS "," outputs)
+    list(APPEND args --outputs "${outputs}")
+  endif()
   if(M_INPUTS)
     list(JOIN M_INPUTS "," inputs)
     list(APPEND args --inputs "${inputs}")
@@ -200,6 +223,51 @@ function(floe_add_model target)
   set_property(GLOBAL APPEND PROPERTY FLOE_MODEL_HEADERS "${header}")
   set_property(GLOBAL APPEND PROPERTY FLOE_MODEL_FILES "${model}")
   set_property(GLOBAL APPEND PROPERTY FLOE_MODEL_HEADERS_OF_${target} "${header}")
+  set_property(GLOBAL APPEND PROPERTY FLOE_MODEL_FILES_OF_${target} "${model}")
+  get_property(selected GLOBAL PROPERTY _FLOE_SELECTION_TARGETS)
+  if(NOT target IN_LIST selected)
+    set_property(GLOBAL APPEND PROPERTY _FLOE_SELECTION_TARGETS ${target})
+  endif()
+  # Once per build: at the end of the top-level directory every model is known.
+  get_property(scheduled GLOBAL PROPERTY _FLOE_SELECTION_SCHEDULED)
+  if(NOT scheduled)
+    set_property(GLOBAL PROPERTY _FLOE_SELECTION_SCHEDULED TRUE)
+    cmake_language(DEFER DIRECTORY "${CMAKE_SOURCE_DIR}" CALL _floe_kernel_selections)
+  endif()
+endfunction()
+
+# Each target that embeds models gets the kernel registry of their rows
+# (floe-embed ops), compiled as an object library linked into it: its
+# kKernelRegistry then keeps the linker from floe_runtime's registry of every
+# kernel, and from every kernel no row of its models names.
+function(_floe_kernel_selections)
+  if(FLOE_OPS STREQUAL "all")
+    return()
+  elseif(NOT FLOE_OPS STREQUAL "auto")
+    message(FATAL_ERROR "FLOE_OPS is '${FLOE_OPS}': expected auto or all")
+  elseif(NOT TARGET floe::runtime)
+    return()  # the models are embedded, but no floe runtime is part of this build
+  endif()
+  _floe_host_tools()
+  get_property(targets GLOBAL PROPERTY _FLOE_SELECTION_TARGETS)
+  foreach(target IN LISTS targets)
+    get_property(models GLOBAL PROPERTY FLOE_MODEL_FILES_OF_${target})
+    set(dir "${CMAKE_BINARY_DIR}/floe_kernels/${target}")
+    set(source "${dir}/floe_kernels.cc")
+    set(args)
+    foreach(model IN LISTS models)
+      list(APPEND args --model "${model}")
+    endforeach()
+    add_custom_command(OUTPUT "${source}"
+      COMMAND ${CMAKE_COMMAND} -E make_directory "${dir}"
+      COMMAND ${FLOE_EMBED_COMMAND} ops ${args} --source "${source}"
+      DEPENDS ${models} ${FLOE_HOST_TOOL_DEPENDS}
+      COMMENT "floe kernel selection of ${target}: the kernels of its models"
+      VERBATIM)
+    add_library(${target}_floe_kernels OBJECT "${source}")
+    target_link_libraries(${target}_floe_kernels PRIVATE floe::runtime)
+    target_link_libraries(${target} PRIVATE ${target}_floe_kernels)
+  endforeach()
 endfunction()
 
 function(floe_add_model_reference target)

@@ -47,7 +47,7 @@ function(_floe_installed_includes target)
   set_target_properties(${target} PROPERTIES EXPORT_NAME ${export_name})
 endfunction()
 
-set(_floe_exported floe_schema floe_contract floe_kernels_ref floe_kernels_cortexm floe_runtime)
+set(_floe_exported floe_schema floe_contract floe_kernels_common floe_kernels_ref floe_kernels_cortexm floe_runtime)
 if(TARGET floe_platform)
   list(APPEND _floe_exported floe_platform)
 endif()
@@ -73,7 +73,7 @@ install(EXPORT floeTargets NAMESPACE floe:: DESTINATION ${FLOE_INSTALL_CMAKEDIR}
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/runtime/ DESTINATION ${FLOE_INSTALL_INCLUDEDIR}/runtime
         FILES_MATCHING PATTERN "*.h" PATTERN "*.def")
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/schemas/contract/ DESTINATION ${FLOE_INSTALL_INCLUDEDIR}/schemas/contract
-        FILES_MATCHING PATTERN "*.h")
+        FILES_MATCHING PATTERN "*.h" PATTERN "*.def")
 install(FILES ${PROJECT_SOURCE_DIR}/schemas/floe.fbs ${CMAKE_BINARY_DIR}/generated/schemas/floe_generated.h
         DESTINATION ${FLOE_INSTALL_INCLUDEDIR}/schemas)
 find_path(FLOE_FLATBUFFERS_INCLUDE_DIR flatbuffers/flatbuffers.h

@@ -8,7 +8,7 @@
 #include <memory>
 
 #include "converter/ir/error.h"
-#include "runtime/core/dispatch.h"
+#include "runtime/core/registry.h"
 #include "runtime/core/interpreter.h"
 #include "schemas/floe_generated.h"
 

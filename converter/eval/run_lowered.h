@@ -49,7 +49,7 @@ class LoweredRunner {
 HostTensor host_tensor_of(const TensorView& view);
 
 // Bytes of the runtime's persistent region (prepared ops: records, bound
-// operands, params blocks; runtime/core/dispatch.h) for `model` on a target
+// operands, params blocks; runtime/core/registry.h) for `model` on a target
 // with `pointer_bytes`-byte pointers.
 uint64_t persistent_region_bytes(const LoweredModel& model, uint64_t pointer_bytes);
 

@@ -79,7 +79,7 @@ void lower_audio_spectrogram(LowerContext& ctx) {
     window[static_cast<size_t>(j)] = 0.5 - 0.5 * std::cos(2.0 * kPi * static_cast<double>(j) / static_cast<double>(a.window_size));
   }
   // The FFT's twiddles in the order its passes read them
-  // (runtime/kernels/reference/fft.h): per radix-4 pass of quarter-span S, the
+  // (runtime/kernels/common/real_fft.h): per radix-4 pass of quarter-span S, the
   // arrays W_4S^j, W_4S^2j, W_4S^3j for j < S; then W_n^k, k = 0..m/2, for the split.
   std::vector<double> twiddles;
   auto twiddle = [&](int64_t k, int64_t length) {

@@ -182,7 +182,7 @@ std::string conversion_summary(const Conversion& c) {
     }
   }
   // The device's arena: activations, XNNPACK's region when it runs ops, and
-  // the prepared ops (runtime/core/dispatch.h) for its pointer width.
+  // the prepared ops (runtime/core/registry.h) for its pointer width.
   const bool xnnpack = c.backends.target != "reference" && c.backends.xnnpack_ops > 0;
   const uint64_t before = (c.stats.arena_bytes + (xnnpack ? c.stats.xnnpack_arena_bytes : 0) + 15) / 16 * 16;
   s << "  arena on the device: " << c.stats.arena_bytes << " bytes of activations (" << c.stats.naive_bytes

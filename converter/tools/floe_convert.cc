@@ -18,6 +18,8 @@
 #include "converter/pipeline/convert.h"
 #include "converter/pipeline/info.h"
 #include "converter/tools/atomic_write.h"
+#include "runtime/core/model.h"
+#include "runtime/tools/kernel_selection.h"
 
 namespace {
 
@@ -71,6 +73,11 @@ int main(int argc, char** argv) {
                "with --list-ops and no --graph: every op name floe knows and how it treats it (lowered, "
                "handled by a pass, or refused with the reason)");
   app.add_option("-o,--output", output_path, "output .floe file");
+  std::string op_selection_path;
+  app.add_option("--op-selection", op_selection_path,
+                 "also write the kernel selection of a program running this model: a C++ source that, "
+                 "compiled into a firmware built another way than floe_add_model() (Make, a vendor IDE), "
+                 "links only the kernels the model runs with (floe-embed ops does it for several models)");
   options.target = "host";
   app.add_option("--target", options.target,
                  "kernel backends for: host (default; this machine's arch), x86_64, aarch64 "
@@ -202,7 +209,23 @@ int main(int argc, char** argv) {
     options.post_training.method = calibration_method == "percentile" ? floe::conv::CalibrationMethod::kPercentile
                                                                        : floe::conv::CalibrationMethod::kMinMax;
     const floe::conv::ConvertResult result = floe::conv::convert(options);
+    std::string selection;
+    if (!op_selection_path.empty()) {
+      // The rows the runtime takes for the written model, read back as a device reads it.
+      std::vector<uint8_t> aligned(result.model.size() + 16);
+      uint8_t* data = aligned.data() + (16 - reinterpret_cast<uintptr_t>(aligned.data()) % 16) % 16;
+      std::memcpy(data, result.model.data(), result.model.size());
+      floe::Model model;
+      if (model.Load(data, result.model.size()) != floe::Status::kOk) {
+        throw std::runtime_error(std::string("the written model does not load: ") + model.error().message);
+      }
+      selection = floe::tools::kernel_selection_source(floe::tools::rows_for_models({&model}),
+                                                       output_path.empty() ? "a model" : output_path);
+    }
     floe::conv::write_atomically(output_path, result.model);
+    if (!op_selection_path.empty()) {
+      floe::conv::write_atomically(op_selection_path, std::vector<uint8_t>(selection.begin(), selection.end()));
+    }
     if (!quiet) std::cout << result.summary << "  wrote " << output_path << "\n";
     return 0;
   } catch (const floe::conv::ConvertError& e) {

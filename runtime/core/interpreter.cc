@@ -3,14 +3,18 @@
 // loop over the prepared records.
 #include "runtime/core/interpreter.h"
 
-#include "runtime/core/dispatch.h"
-#include "runtime/core/op_selection.h"
-#include "runtime/kernels/reference/if_cond.h"
-#include "runtime/kernels/reference/while_loop.h"
+#include "runtime/core/control_flow.h"
+#include "runtime/core/registry.h"
+#include "runtime/core/run_op.h"
 #include "schemas/floe_generated.h"
 
 namespace floe {
 namespace {
+
+// OpContext::quantization_of: kernels see a tensor's quantization, not the Model.
+Quantization quantization_of_tensor(const void* model, int32_t index) {
+  return static_cast<const Model*>(model)->quantization(static_cast<size_t>(index));
+}
 
 // "x" names the same tensor as "x:0" (TF convention).
 bool tensor_name_matches(const char* tensor_name, const char* query) {
@@ -118,7 +122,7 @@ Status Interpreter::Init() {
   if (!model_.loaded()) return fail(Status::kNotInitialized, FLOE_MSG("model is not loaded"));
   FLOE_RETURN_IF_ERROR(check_arenas());
   bind_arenas();
-  // The persistent region, laid out as PersistentLayout (dispatch.h) describes;
+  // The persistent region, laid out as PersistentLayout (persistent_layout.h) describes;
   // the ops must fill the size the model states for this pointer width exactly.
   persistent_offset_ = static_cast<size_t>(model_.persistent_offset());
   uint8_t* const region = arena_ + persistent_offset_;
@@ -131,21 +135,20 @@ Status Interpreter::Init() {
   const char* mismatch = FLOE_MSG("persistent region mismatch (reconvert the model)");
   for (uint32_t i = 0; i < op_count; ++i) {
     const schema::Operator* op = ops->Get(i);
-    const OpKernel* kernel = find_kernel(op->opcode());  // non-null: checked by Model::Load
+    const uint16_t params_bytes = op_traits(op->opcode()).params_bytes;  // a known op: checked by Model::Load
     const auto* inputs = op->inputs();
     const auto* outputs = op->outputs();
     const uint32_t input_count = inputs->size(), operand_count = input_count + outputs->size();
     auto* operands = reinterpret_cast<TensorView*>(next);
     uint8_t* params = next + align_persistent(uint64_t{operand_count} * sizeof(TensorView));
-    next = params + align_persistent(kernel->params_bytes);
+    next = params + align_persistent(params_bytes);
     // Nothing is written unless the record, operands and params lie inside.
     if (next > region + region_bytes) return fail(Status::kInvalidModel, mismatch);
     for (uint32_t k = 0; k < operand_count; ++k) {
       operands[k] = bind_tensor(model_, arenas_, k < input_count ? inputs->Get(k) : outputs->Get(k - input_count));
     }
     PreparedOp& record = records[i];
-    record.eval = kernel->eval;
-    record.params = kernel->params_bytes > 0 ? params : nullptr;
+    record.params = params_bytes > 0 ? params : nullptr;
     record.operands = operands;
     record.inputs = static_cast<uint16_t>(input_count);
     record.outputs = static_cast<uint16_t>(operand_count - input_count);
@@ -154,7 +157,11 @@ Status Interpreter::Init() {
                    : op->opcode() == schema::OpCode::IF  ? PreparedOp::kIf
                                                          : 0;
     has_loops_ = has_loops_ || record.flags != 0;
-    const OpContext ctx{op, &model_, arenas_, &record};
+    // The row the converter's choices name (non-null: checked by Model::Load).
+    const KernelRow* kernel = find_kernel(op->opcode(), op->backend(), kernel_dtype(record));
+    if (kernel == nullptr) return fail(Status::kUnsupportedOp, FLOE_MSG("no kernel for this operator"), static_cast<int32_t>(i));
+    record.eval = kernel->eval;
+    const OpContext ctx{op, &record, &quantization_of_tensor, &model_};
     if (const char* reason = kernel->prepare(ctx)) {
       return fail(Status::kInvalidModel, reason, static_cast<int32_t>(i));
     }
@@ -193,97 +200,16 @@ Status Interpreter::Init() {
   return Status::kOk;
 }
 
-// One op, on its backend or its kernel; the observer sees it after it ran.
-#if defined(__GNUC__)
-__attribute__((always_inline))
-#endif
-inline Status Interpreter::run_op(size_t i) {
-  const PreparedOp& op = ops_[i];
-  const Status status =
-      !kHasBackend || (op.flags & PreparedOp::kOnBackend) == 0
-          ? op.eval(op)
-          : backend_run(backend_, static_cast<uint32_t>(i),
-                        (op.flags & PreparedOp::kUseThreadPool) != 0 ? thread_pool_ : nullptr);
-  if (status != Status::kOk) {
-    return fail(status, FLOE_MSG("kernel failed"), static_cast<int32_t>(i));
-  }
-  if (observer_ != nullptr) {
-    observer_(observer_user_, i, find_kernel(static_cast<schema::OpCode>(op.opcode))->name);
-  }
-  return Status::kOk;
-}
-
-// Ops run in plan order. A model without run-time loops or ifs takes the
-// plain loop (no per-op bookkeeping). Otherwise a WHILE (kLoop) pushes a frame
-// and its ranges decide where to go next: at cond_end the condition is read
-// (false: past the loop; true: the body runs), at body_end the next values
-// become the variables and the condition runs again. An IF (kIf) reads its
-// predicate: false jumps to its else ops; true pushes a frame, and at
-// then_end the frame pops and the else ops are skipped. Frames live in the
-// interpreter (Model::Load bounds the nesting), so control flow needs neither
-// recursion nor memory outside the arena.
+// Ops run in plan order. A model with run-time loops or ifs takes the
+// control-flow path instead (runtime/core/control_flow.cc), which its
+// registry links.
 Status Interpreter::Invoke() {
   if (!initialized_) return fail(Status::kNotInitialized, FLOE_MSG("Init() has not succeeded"));
-  if (!control_flow_selected() || !has_loops_) {  // a build without WHILE and IF drops this path
-    const size_t count = op_count_;
-    for (size_t i = 0; i < count; ++i) {
-      const Status status = run_op(i);
-      if (status != Status::kOk) return status;
-    }
-    return Status::kOk;
-  }
-  LoopFrame* const loops = loops_;
-  uint32_t depth = 0;
-  size_t i = 0;
-  for (;;) {
-    if (depth > 0) {
-      LoopFrame& loop = loops[depth - 1];
-      const PreparedOp& w = ops_[loop.op];
-      if ((w.flags & PreparedOp::kIf) != 0) {
-        const auto& p = w.params_as<ops::IfParams>();
-        if (i == p.then_end) {
-          i = p.else_end;
-          --depth;
-          continue;
-        }
-      } else {
-        const auto& p = w.params_as<ops::WhileParams>();
-        if (!loop.in_body && i == p.cond_end) {
-          if (!ops::while_condition(w)) {
-            i = p.body_end;
-            --depth;
-            continue;
-          }
-          if (loop.iterations == p.max_iterations) {
-            return fail(Status::kLoopBoundExceeded, FLOE_MSG("loop still running at its bound of iterations"),
-                        static_cast<int32_t>(loop.op));
-          }
-          loop.in_body = 1;
-          continue;
-        }
-        if (loop.in_body && i == p.body_end) {
-          ops::while_take_next_values(w);
-          ++loop.iterations;
-          loop.in_body = 0;
-          i = loop.op + 1u;
-          continue;
-        }
-      }
-    }
-    if (i >= op_count_) break;
+  if (has_loops_) return (this->*kKernelRegistry.control_flow->invoke)();  // non-null: checked by Model::Load
+  const size_t count = op_count_;
+  for (size_t i = 0; i < count; ++i) {
     const Status status = run_op(i);
     if (status != Status::kOk) return status;
-    const uint16_t flags = ops_[i].flags;
-    if ((flags & PreparedOp::kLoop) != 0) {
-      loops[depth++] = LoopFrame{static_cast<uint32_t>(i), 0, 0};
-    } else if ((flags & PreparedOp::kIf) != 0) {
-      if (!ops::if_predicate(ops_[i])) {
-        i = ops_[i].params_as<ops::IfParams>().then_end;  // the else ops
-        continue;
-      }
-      loops[depth++] = LoopFrame{static_cast<uint32_t>(i), 0, 0};
-    }
-    ++i;
   }
   return Status::kOk;
 }

@@ -9,7 +9,7 @@
 //   | weights; 64-aligned, budget from the model)    |  the model's XNNPACK ops
 //   +-----------------------------------------------+  (16-aligned)
 //   | persistent region: one PreparedOp per op, its  |  size from the model, for
-//   | bound operands and params (dispatch.h)         |  this build's pointer width
+//   | bound operands and params (registry.h)         |  this build's pointer width
 //   +-----------------------------------------------+
 //
 // A model converted with several memory regions (floe-convert
@@ -28,7 +28,7 @@
 #include <stdint.h>
 
 #include "runtime/core/backend.h"
-#include "runtime/core/dispatch.h"
+#include "runtime/core/registry.h"
 #include "runtime/core/model.h"
 #include "runtime/core/status.h"
 #include "runtime/core/tensor.h"
@@ -95,8 +95,10 @@ class Interpreter {
   size_t arena_used() const;
 
  private:
+  friend struct ControlFlow;
   Status fail(Status status, const char* message, int32_t op = -1);
-  Status run_op(size_t i);
+  Status run_op(size_t i);  // runtime/core/run_op.h
+  Status invoke_control_flow();  // runtime/core/control_flow.cc
   Status check_arenas();
   void bind_arenas();
   int find_io(const void* list, const char* name) const;

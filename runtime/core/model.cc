@@ -12,8 +12,8 @@
 
 #include "runtime/core/backend.h"
 #include "runtime/core/checked_math.h"
-#include "runtime/core/dispatch.h"
-#include "runtime/core/op_selection.h"
+#include "runtime/core/control_flow.h"
+#include "runtime/core/registry.h"
 #include "schemas/contract/checksum.h"
 #include "runtime/core/verify_buffer.h"
 #include "runtime/core/verify_plan.h"
@@ -115,13 +115,17 @@ Status Model::load(const void* data, size_t size, ChecksumStep checksum) {
   FLOE_RETURN_IF_ERROR(validate_tensors());
   FLOE_RETURN_IF_ERROR(validate_operators());
   FLOE_RETURN_IF_ERROR(validate_io());
-  FLOE_RETURN_IF_ERROR(validate_loops());
+  // Run-time control flow: only a registry with WHILE or IF rows has it, and
+  // validate_operators refused both without one.
+  if (kKernelRegistry.control_flow != nullptr) {
+    FLOE_RETURN_IF_ERROR((this->*kKernelRegistry.control_flow->validate_ranges)());
+  }
   int32_t bad_tensor = -1;
   if (const char* reason = verify_memory_plan(*model_, &bad_tensor)) {
     return fail(Status::kInvalidModel, reason, -1, bad_tensor);
   }
   // XNNPACK's region follows the activations (runtime/core/backend.h), the
-  // prepared ops' persistent region (runtime/core/dispatch.h) follows both;
+  // prepared ops' persistent region (runtime/core/registry.h) follows both;
   // Interpreter::Init() checks that the ops fill its stated size exactly.
   // Each term is below 2^63 so the sum cannot wrap.
   persistent_size_ = sizeof(void*) == 4 ? model->persistent_size_ptr32() : model->persistent_size_ptr64();
@@ -299,28 +303,26 @@ Status Model::validate_operators() {
     if (op == nullptr || op->inputs() == nullptr || op->outputs() == nullptr) {
       return fail(Status::kInvalidModel, FLOE_MSG("operator lacks inputs or outputs"), index);
     }
-    const OpKernel* kernel = find_kernel(op->opcode());
-    if (kernel == nullptr) {
-      return fail(Status::kUnsupportedOp, FLOE_MSG("operator code not supported by this runtime"),
-                  index);
+    const OpTraits traits = op_traits(op->opcode());
+    if (!traits.known()) {
+      return fail(Status::kUnsupportedOp, FLOE_MSG("operator code not supported by this runtime"), index);
     }
-    if (op->inputs()->size() > kernel->max_inputs) {
+    if (op->inputs()->size() > traits.max_inputs) {
       return fail(Status::kInvalidModel, FLOE_MSG("operator has more inputs than its op"),
                   index);
     }
-    // Only a backend that implements the op (runtime/ops.def) may be given it.
-    const unsigned backend = static_cast<unsigned>(op->backend());
-    if (backend >= 8 || ((kernel->backends >> backend) & 1u) == 0) {
+    // Only a backend that implements the op (schemas/contract/ops.def) may be given it.
+    if (!traits.runs_on(op->backend())) {
       return fail(Status::kInvalidModel,
                   FLOE_MSG("operator's backend does not implement its op"),
                   index);
     }
-    if (op->options_type() != kernel->options) {
+    if (op->options_type() != traits.options) {
       return fail(Status::kInvalidModel, FLOE_MSG("operator options do not match its opcode"),
                   index);
     }
     // A union type with no table behind it: prepare/eval would read null options.
-    if (kernel->options != schema::OpOptions::NONE && op->options() == nullptr) {
+    if (traits.options != schema::OpOptions::NONE && op->options() == nullptr) {
       return fail(Status::kInvalidModel, FLOE_MSG("operator options are missing"), index);
     }
     FLOE_RETURN_IF_ERROR(check_indices(op->inputs(), -1, false, index,
@@ -328,6 +330,16 @@ Status Model::validate_operators() {
     FLOE_RETURN_IF_ERROR(check_indices(op->outputs(), 0, true, index,
                                        FLOE_MSG("operator output index out of range"),
                                        FLOE_MSG("operator writes a constant tensor")));
+    // The kernel that will run it must be linked (registry.h): a model that
+    // needs a row its program's kernel selection lacks is refused here.
+    const bool control_flow = op->opcode() == schema::OpCode::WHILE || op->opcode() == schema::OpCode::IF;
+    if (find_kernel(op->opcode(), op->backend(), kernel_dtype(i)) == nullptr ||
+        (control_flow && kKernelRegistry.control_flow == nullptr)) {
+      return fail(Status::kUnsupportedOp,
+                  FLOE_MSG("no kernel linked for this operator's op, dtype and backend (the program's "
+                           "kernel selection lacks it, or the backend has no such kernel)"),
+                  index);
+    }
     if (uint64_t{op->inputs()->size()} + op->outputs()->size() > kMaxOperands) {
       return fail(Status::kInvalidModel, FLOE_MSG("operator has too many operands"), index);
     }
@@ -353,63 +365,6 @@ Status Model::validate_io() {
   FLOE_RETURN_IF_ERROR(check_indices(model_->inputs(), 0, true, -1, out_of_range,
                                      FLOE_MSG("model input is a constant tensor")));
   return check_indices(model_->outputs(), 0, false, -1, out_of_range, nullptr);
-}
-
-// Each WHILE's ranges lie after it inside the plan, ordered (condition, then
-// body), and nest: a WHILE inside another's condition or body ends within that
-// range. An IF's ranges (then, else) follow the same rules, so no branch jumps
-// out of a loop body or another branch. Invoke keeps one frame per WHILE it is
-// inside and per IF whose then ops it runs: at most kMaxLoopNesting.
-Status Model::validate_loops() {
-  // Without WHILE and IF in the build, validate_operators has refused them.
-  if (!control_flow_selected()) return Status::kOk;
-  const auto* ops = model_->operators();
-  // 32-bit throughout (64-bit compares cost flash on Cortex-M): op counts are
-  // below 2^31 (verify_buffer.h) and the range ends are int32 fields.
-  const int32_t count = static_cast<int32_t>(ops->size());
-  struct Range {
-    int32_t end;
-    uint32_t frames;  // Invoke's frames while inside this range
-  };
-  Range ranges[2 * kMaxLoopNesting];  // enclosing ranges, innermost last
-  uint32_t depth = 0;
-  for (int32_t i = 0; i < count; ++i) {
-    while (depth > 0 && i >= ranges[depth - 1].end) --depth;
-    const schema::Operator* op = ops->Get(static_cast<uint32_t>(i));
-    const bool is_while = op->opcode() == schema::OpCode::WHILE;
-    if (!is_while && op->opcode() != schema::OpCode::IF) continue;
-    int32_t first_end = 0, second_end = 0;  // (condition, body) or (then, else)
-    if (is_while) {
-      const auto* options = op->options_as_WhileOptions();  // present: checked above
-      first_end = options->cond_end();
-      second_end = options->body_end();
-    } else {
-      const auto* options = op->options_as_IfOptions();
-      first_end = options->then_end();
-      second_end = options->else_end();
-    }
-    if (first_end <= i || first_end > second_end || second_end > count) {
-      return fail(Status::kInvalidModel,
-                  is_while ? FLOE_MSG("while's op ranges are outside the plan or out of order")
-                           : FLOE_MSG("if's op ranges are outside the plan or out of order"),
-                  i);
-    }
-    if (depth > 0 && second_end > ranges[depth - 1].end) {
-      return fail(Status::kInvalidModel,
-                  is_while ? FLOE_MSG("while's op ranges cross an enclosing loop's range")
-                           : FLOE_MSG("if's op ranges cross an enclosing loop's or branch's range"),
-                  i);
-    }
-    const uint32_t frames = depth > 0 ? ranges[depth - 1].frames : 0;
-    if (frames >= kMaxLoopNesting || depth + 2 > 2 * kMaxLoopNesting) {
-      return fail(Status::kInvalidModel, FLOE_MSG("while loops and ifs nested deeper than kMaxLoopNesting"), i);
-    }
-    // The outer range, then the inner one, each enclosing what follows. A
-    // WHILE's frame lasts over both; an IF's only over its then ops.
-    ranges[depth++] = Range{second_end, is_while ? frames + 1 : frames};
-    ranges[depth++] = Range{first_end, frames + 1};
-  }
-  return Status::kOk;
 }
 
 bool Model::is_constant(size_t index) const {
@@ -457,6 +412,26 @@ Quantization Model::quantization(size_t index) const {
   out.zero_point = static_cast<int32_t>(zero_point_at(zero_points, 0));
   out.channels = count;
   return out;
+}
+
+TensorView bind_tensor(const Model& model, uint8_t* const* arenas, int32_t index) {
+  if (index < 0) return TensorView();
+  TensorView view = model.tensor(static_cast<size_t>(index));
+  if (!model.is_constant(static_cast<size_t>(index))) {
+    const size_t i = static_cast<size_t>(index);
+    view.data = arenas[model.tensor_region(i)] + model.tensor_offset(i);
+  }
+  return view;
+}
+
+DType Model::kernel_dtype(size_t op) const {
+  const schema::Operator* o = model_->operators()->Get(static_cast<uint32_t>(op));
+  const auto* tensors = model_->tensors();
+  for (const int32_t t : *o->inputs()) {
+    if (t >= 0) return static_cast<DType>(tensors->Get(static_cast<uint32_t>(t))->dtype());
+  }
+  return o->outputs()->size() > 0 ? static_cast<DType>(tensors->Get(static_cast<uint32_t>(o->outputs()->Get(0)))->dtype())
+                                  : DType::kInvalid;
 }
 
 TensorView Model::tensor(size_t index) const {

@@ -20,16 +20,6 @@ struct Model;
 struct Tensor;
 }  // namespace schema
 
-// A tensor's affine quantization, real = scale * (q - zero_point), as firmware
-// needs it to quantize sensor data into an int8 input or read an int8 output.
-// Per-channel tensors (weights) report channel 0 and their channel count.
-struct Quantization {
-  float scale = 0.0f;
-  int32_t zero_point = 0;
-  uint32_t channels = 0;  // 0 = not quantized, 1 = per tensor, n = per channel
-  bool quantized() const { return channels != 0; }
-};
-
 // The newest format version this runtime understands (schemas/floe.fbs).
 // Version 2: several memory regions (Model.region_sizes, Tensor.region).
 constexpr uint32_t kSchemaVersion = 2;
@@ -64,7 +54,7 @@ class Model {
   // Bytes of arena Interpreter::Init() needs on this runtime build: the planned
   // activations, plus, when this build runs the model's XNNPACK operators
   // (runtime/core/backend.h), the converter's budget for their state, plus the
-  // persistent region of the prepared ops (runtime/core/dispatch.h). For a
+  // persistent region of the prepared ops (runtime/core/registry.h). For a
   // model with several memory regions: the bytes of one arena holding every
   // region back to back, each at a 16-byte boundary (the one-arena form of
   // Interpreter).
@@ -98,6 +88,9 @@ class Model {
   // record breaks the format's rules).
   Quantization quantization(size_t index) const;
   bool is_constant(size_t index) const;
+  // The dtype that, with its opcode and backend, selects operator `op`'s
+  // kernel (runtime/core/registry.h, kernel_dtype()).
+  DType kernel_dtype(size_t op) const;
   uint64_t tensor_offset(size_t index) const;
   // The memory region an arena tensor lives in (0 in a one-arena model).
   uint32_t tensor_region(size_t index) const;
@@ -105,6 +98,7 @@ class Model {
   const Error& error() const { return error_; }
 
  private:
+  friend struct ControlFlow;
   using ChecksumStep = Status (*)(Model& model, size_t size);
   Status load(const void* data, size_t size, ChecksumStep checksum);
   Status fail(Status status, const char* message, int32_t op = -1, int32_t tensor = -1);
@@ -112,7 +106,7 @@ class Model {
   Status validate_tensors();
   Status validate_operators();
   Status validate_io();
-  Status validate_loops();
+  Status validate_loops();  // runtime/core/control_flow.cc
   Status check_indices(const void* list, int32_t lowest, bool written, int32_t op,
                        const char* out_of_range, const char* constant);
   Status verify_checksum(size_t size);
@@ -133,5 +127,9 @@ class Model {
   size_t operator_count_ = 0;
   Error error_;
 };
+
+// Binds tensor `index` of `model` to memory: its region's arena
+// (arenas[region]) or the model's constants. An index < 0 is an empty view.
+TensorView bind_tensor(const Model& model, uint8_t* const* arenas, int32_t index);
 
 }  // namespace floe

@@ -45,6 +45,16 @@ struct Out {
   Shape shape;
 };
 
+// A tensor's affine quantization, real = scale * (q - zero_point), as firmware
+// needs it to quantize sensor data into an int8 input or read an int8 output.
+// Per-channel tensors (weights) report channel 0 and their channel count.
+struct Quantization {
+  float scale = 0.0f;
+  int32_t zero_point = 0;
+  uint32_t channels = 0;  // 0 = not quantized, 1 = per tensor, n = per channel
+  bool quantized() const { return channels != 0; }
+};
+
 // Public, type-erased view of a model input or output.
 struct TensorView {
   const char* name = "";

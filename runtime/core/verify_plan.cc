@@ -4,7 +4,8 @@
 // graph output is read after the last op, hence 0 and the op count.
 #include "runtime/core/verify_plan.h"
 
-#include "runtime/core/op_selection.h"
+#include "runtime/core/control_flow.h"
+#include "runtime/core/registry.h"
 #include "runtime/core/status.h"
 #include "schemas/contract/op_traits.h"
 #include "schemas/floe_generated.h"
@@ -99,16 +100,9 @@ const char* verify_memory_plan(const schema::Model& model, int32_t* tensor) {
   if (operand_breaks_plan(model, 0, op_count - 1, -1, tensor)) {
     return FLOE_MSG("op uses a tensor outside its lifetime");
   }
-  // A WHILE reruns its ranges: its operands, and every arena tensor its ops
-  // read that exists when the loop starts, are live until its last op.
-  // (Without WHILE in the build, Model::Load has refused every WHILE already.)
-  for (int32_t w = 0; op_selected(schema::OpCode::WHILE) && w < op_count; ++w) {
-    const schema::Operator* loop = ops.Get(static_cast<uint32_t>(w));
-    if (loop->opcode() != schema::OpCode::WHILE) continue;
-    const int32_t last = loop->options_as_WhileOptions()->body_end() - 1;  // ranges checked by Model::Load
-    if (operand_breaks_plan(model, w, last, w, tensor)) {
-      return FLOE_MSG("a tensor a loop reads across iterations dies inside the loop");
-    }
+  // (Without WHILE and IF in the registry, Model::Load has refused them already.)
+  if (kKernelRegistry.control_flow != nullptr) {
+    if (const char* why = kKernelRegistry.control_flow->check_loop_lifetimes(model, tensor)) return why;
   }
   // The caller writes inputs before op 0 and reads outputs after the last op.
   for (const int32_t index : *model.inputs()) {
@@ -144,6 +138,20 @@ const char* verify_memory_plan(const schema::Model& model, int32_t* tensor) {
     }
   }
   *tensor = -1;
+  return nullptr;
+}
+
+const char* check_loop_lifetimes(const schema::Model& model, int32_t* tensor) {
+  const auto& ops = *model.operators();
+  const int32_t op_count = static_cast<int32_t>(ops.size());
+  for (int32_t w = 0; w < op_count; ++w) {
+    const schema::Operator* loop = ops.Get(static_cast<uint32_t>(w));
+    if (loop->opcode() != schema::OpCode::WHILE) continue;
+    const int32_t last = loop->options_as_WhileOptions()->body_end() - 1;  // ranges checked by Model::Load
+    if (operand_breaks_plan(model, w, last, w, tensor)) {
+      return FLOE_MSG("a tensor a loop reads across iterations dies inside the loop");
+    }
+  }
   return nullptr;
 }
 

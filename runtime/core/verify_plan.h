@@ -10,7 +10,7 @@
 //   2. no two arena tensors of one memory region (each region is an arena of
 //      its own) whose lifetimes intersect overlap in bytes, except
 //      a zero-copy alias: when one's lifetime ends at the op where the other's
-//      starts and that op is a RESHAPE (the SAME_BYTES op of runtime/ops.def),
+//      starts and that op is a RESHAPE (the SAME_BYTES op of schemas/contract/ops.def),
 //      which writes exactly the bytes it reads; the converter puts a reshape's
 //      output at the offset of an input that dies there, and its kernel then
 //      copies nothing.
@@ -28,5 +28,11 @@ struct Model;
 
 // nullptr when the plan is sound, else the reason; *tensor is the offending tensor.
 const char* verify_memory_plan(const schema::Model& model, int32_t* tensor);
+
+// Run-time loops only (ControlFlow::check_loop_lifetimes, which
+// verify_memory_plan calls when the registry has WHILE): a WHILE reruns its
+// ranges, so its operands and every arena tensor its ops read that exists when
+// the loop starts must stay live until its last op.
+const char* check_loop_lifetimes(const schema::Model& model, int32_t* tensor);
 
 }  // namespace floe

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
-// Each op's traits (the FLOE_OP_TRAITS rows of runtime/ops.def) as a constexpr
-// table indexed by opcode: the converter's passes and backend choice read them,
-// and the runtime's dispatch table copies what Model::Load checks. Header-only
+// Each op's traits (the rows of schemas/contract/ops.def) as a constexpr table
+// indexed by opcode: the converter's passes, backend choice and persistent
+// layout read them, and so do the runtime's Model::Load and Init(). Header-only
 // and freestanding, so the converter need not include runtime/core.
 #pragma once
 
@@ -40,6 +40,8 @@ enum class OpBackends : uint8_t {
 };
 
 struct OpTraits {
+  schema::OpOptions options = schema::OpOptions::NONE;  // the options union member
+  uint16_t params_bytes = 0;  // the params block every backend's kernels fit in
   OpShape shape = OpShape::OTHER;
   uint8_t max_inputs = 0;
   OpWeights weights = OpWeights::NONE;
@@ -61,10 +63,11 @@ struct Row {
 };
 
 inline constexpr Row kRows[] = {
-#define FLOE_OP_TRAITS(code, shape, max_inputs, weights, backends)                 \
-  {schema::OpCode::code,                                                            \
-   {OpShape::shape, max_inputs, OpWeights::weights, static_cast<uint8_t>(OpBackends::backends)}},
-#include "runtime/ops.def"
+#define FLOE_OP(code, options, params_bytes, shape, max_inputs, weights, backends)              \
+  {schema::OpCode::code,                                                                           \
+   {schema::OpOptions::options, params_bytes, OpShape::shape, max_inputs, OpWeights::weights,     \
+    static_cast<uint8_t>(OpBackends::backends)}},
+#include "schemas/contract/ops.def"
 };
 
 constexpr size_t kCodeCount = static_cast<size_t>(schema::OpCode::MAX) + 1;
@@ -86,7 +89,7 @@ constexpr Table make_table() {
 }
 
 inline constexpr Table kTable = make_table();
-static_assert(kTable.rows_valid, "runtime/ops.def: each FLOE_OP_TRAITS row names a distinct opcode");
+static_assert(kTable.rows_valid, "schemas/contract/ops.def: each row names a distinct opcode");
 
 }  // namespace op_traits_detail
 
@@ -96,6 +99,10 @@ constexpr OpTraits op_traits(schema::OpCode code) {
              ? op_traits_detail::kTable.by_code[static_cast<size_t>(code)]
              : OpTraits{};
 }
+
+// Bytes of the params block of `code` in the persistent region (the same on
+// every ABI; every backend's kernels of the op fit it); 0 for an unknown code.
+constexpr size_t op_params_bytes(schema::OpCode code) { return op_traits(code).params_bytes; }
 
 constexpr size_t op_traits_row_count() {
   return sizeof(op_traits_detail::kRows) / sizeof(op_traits_detail::kRows[0]);

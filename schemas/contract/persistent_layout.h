@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // The size of the runtime's persistent region, in which Interpreter::Init()
-// prepares every op once (runtime/core/dispatch.h: one PreparedOp record per op,
+// prepares every op once (runtime/core/registry.h: one PreparedOp record per op,
 // the op's bound operands, its params block). The converter writes the size for
 // 32- and 64-bit pointers into the model (Model.persistent_size_ptr32/64);
 // Init() lays the region out in exactly this order and checks it fills the

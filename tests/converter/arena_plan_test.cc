@@ -12,7 +12,7 @@
 #include "converter/plan/arena_plan.h"
 #include "converter/plan/op_schedule.h"
 #include "converter/plan/order_search.h"
-#include "runtime/core/dispatch.h"
+#include "runtime/core/registry.h"
 #include "runtime/core/interpreter.h"
 #include "runtime/tools/model_file.h"
 #include "tests/support/loaded_model.h"

@@ -14,7 +14,7 @@
 #include "converter/pipeline/convert.h"
 #include "converter/plan/arena_plan.h"
 #include "converter/plan/memory_planner.h"
-#include "runtime/core/dispatch.h"
+#include "runtime/core/registry.h"
 #include "runtime/core/interpreter.h"
 #include "runtime/tools/model_file.h"
 #include "tests/support/loaded_model.h"

@@ -14,7 +14,7 @@
 #include "runtime/kernels/reference/depthwise_conv2d.h"
 #include "runtime/kernels/reference/pool2d.h"
 #include "runtime/kernels/reference/matmul.h"
-#include "runtime/kernels/reference/wrapping.h"
+#include "runtime/kernels/common/wrapping.h"
 
 namespace floe::testing {
 namespace {

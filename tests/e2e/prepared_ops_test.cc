@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// The runtime prepares once and runs lean (runtime/core/dispatch.h):
+// The runtime prepares once and runs lean (runtime/core/registry.h):
 //  - after Init(), destroying every operator table of the model (options,
 //    opcode, backend, operand indices, names) changes no output bit, on the
 //    reference, Cortex-M (portable variant on the host) and XNNPACK backends;

@@ -8,7 +8,7 @@
 #include <cstring>
 #include <vector>
 
-#include "runtime/core/dispatch.h"
+#include "runtime/core/registry.h"
 #include "runtime/core/model.h"
 #include "schemas/contract/checksum.h"
 #include "runtime/tools/model_file.h"
@@ -51,7 +51,7 @@ std::vector<uint8_t> chain(const T& x, const T& r, const T& y, bool with_checksu
                              b.CreateVector(std::vector<int32_t>{1})),
       schema::CreateOperator(b, schema::OpCode::RELU, b.CreateVector(std::vector<int32_t>{1}),
                              b.CreateVector(std::vector<int32_t>{2}))};
-  // Two RELUs of one input and one output each (runtime/core/dispatch.h).
+  // Two RELUs of one input and one output each (runtime/core/registry.h).
   PersistentLayout narrow(4, 2), wide(8, 2);
   for (PersistentLayout* layout : {&narrow, &wide}) {
     for (int i = 0; i < 2; ++i) layout->add_op(2, op_params_bytes(schema::OpCode::RELU));

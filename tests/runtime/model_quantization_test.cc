@@ -14,7 +14,7 @@
 #include <iterator>
 #include <limits>
 
-#include "runtime/core/dispatch.h"
+#include "runtime/core/registry.h"
 #include "runtime/core/interpreter.h"
 #include "runtime/tools/model_file.h"
 #include "schemas/floe_generated.h"

@@ -6,7 +6,7 @@
 #include <cstring>
 #include <functional>
 
-#include "runtime/core/dispatch.h"
+#include "runtime/core/registry.h"
 #include "runtime/core/interpreter.h"
 #include "runtime/tools/model_file.h"
 #include "schemas/floe_generated.h"
@@ -58,7 +58,7 @@ std::vector<uint8_t> build(const ModelSpec& spec) {
                              b.CreateVector(spec.first_op_outputs)),
       schema::CreateOperator(b, schema::OpCode::ADD, b.CreateVector(std::vector<int32_t>{1, 2}),
                              b.CreateVector(std::vector<int32_t>{3}))};
-  // The prepared ops' region as the converter sizes it (runtime/core/dispatch.h).
+  // The prepared ops' region as the converter sizes it (runtime/core/registry.h).
   uint64_t persistent[2];
   for (int wide = 0; wide < 2; ++wide) {
     PersistentLayout layout(wide ? 8 : 4, 2);
@@ -247,8 +247,8 @@ TEST(Interpreter, EveryOpWithoutOutputsIsRefusedCleanly) {
 }
 
 // The contract the test above relies on, checked without a sanitizer: an
-// operand index past the op's operands binds an empty view, never a tensor
-// read from beyond the op's operand vector.
+// operand index past the op's operands is an empty view, never a tensor read
+// from beyond the op's operand vector.
 TEST(OpContext, OperandsPastTheOpsOwnAreEmptyViews) {
   ModelSpec spec;
   spec.first_op_outputs = {};
@@ -256,7 +256,14 @@ TEST(OpContext, OperandsPastTheOpsOwnAreEmptyViews) {
   ASSERT_EQ(l.status, Status::kOk);
   alignas(16) uint8_t arena[512];
   uint8_t* const arenas[] = {arena};
-  const OpContext context{l.model.schema()->operators()->Get(0), &l.model, arenas};
+  const schema::Operator* op = l.model.schema()->operators()->Get(0);
+  std::vector<TensorView> operands;
+  for (const int32_t t : *op->inputs()) operands.push_back(bind_tensor(l.model, arenas, t));
+  PreparedOp record{};
+  record.operands = operands.data();
+  record.inputs = static_cast<uint16_t>(operands.size());
+  record.outputs = 0;
+  const OpContext context{op, &record, nullptr, nullptr};
   ASSERT_EQ(context.output_count(), 0);
   for (int i : {0, 1, 7}) {
     EXPECT_EQ(context.output(i).data, nullptr) << "output " << i;

@@ -16,8 +16,8 @@
 
 #include "runtime/kernels/cortexm/isa.h"
 #include "runtime/kernels/cortexm/microkernels.h"
-#include "runtime/kernels/window.h"
-#include "runtime/core/op_adapter.h"
+#include "runtime/kernels/common/window.h"
+#include "runtime/kernels/common/op_adapter.h"
 #include "runtime/kernels/cortexm/s8_adapter.h"
 
 #if defined(FLOE_CORTEXM_S8_MVE)
@@ -244,7 +244,7 @@ void channel_blocks(const Geometry& g, const Window& w, float* o) {
 
 }  // namespace
 
-Conv2DPlan plan_conv2d(const ref::Conv2DParams& params, const Shape& input, const Shape& filter,
+Conv2DPlan plan_conv2d(const kernels::Conv2DParams& params, const Shape& input, const Shape& filter,
                        const Shape& output) {
   Conv2DPlan p;
   p.batches = input.dims[0];
@@ -308,7 +308,7 @@ void conv2d_f32(const Conv2DPlan& plan, const float* input, const float* filter,
   }
 }
 
-void conv2d_f32(const ref::Conv2DParams& params, const ref::Conv2DOperands& ops) {
+void conv2d_f32(const kernels::Conv2DParams& params, const kernels::Conv2DOperands& ops) {
   conv2d_f32(plan_conv2d(params, ops.input.shape, ops.filter.shape, ops.output.shape), ops.input.data,
              ops.filter.data, ops.bias.data, ops.output.data);
 }
@@ -316,19 +316,30 @@ void conv2d_f32(const ref::Conv2DParams& params, const ref::Conv2DOperands& ops)
 }  // namespace floe::cortexm
 
 // ---- adapter: prepare validates the op once at Init() and fills its params
-// block; eval runs the kernel on the bound operands (runtime/core/dispatch.h).
+// block; eval runs the kernel on the bound operands (runtime/core/registry.h).
 namespace floe::ops {
+namespace {
 
 Status eval_conv2d_cortexm(const PreparedOp& ctx) {
   // Input, filter and output are present (prepare); an absent bias is bound
   // with data == nullptr, and a missing one is the output's slot.
   const TensorView* v = ctx.operands;
   const float* bias = ctx.inputs > 2 ? static_cast<const float*>(v[2].data) : nullptr;
-  cortexm::conv2d_f32(ctx.params_as<ops::Conv2DPrepared>().cortexm, static_cast<const float*>(v[0].data),
+  cortexm::conv2d_f32(ctx.params_as<cortexm::Conv2DPlan>(), static_cast<const float*>(v[0].data),
                       static_cast<const float*>(v[1].data), bias, static_cast<float*>(v[ctx.inputs].data));
   return Status::kOk;
 }
 
+// The op's rules are the reference's (layer_checks.cc); the plan is this kernel's.
+const char* prepare_conv2d_cortexm(const OpContext& ctx) {
+  kernels::Conv2DParams params;
+  if (const char* err = kernels::check_conv2d_f32(ctx, &params)) return err;
+  ctx.params<cortexm::Conv2DPlan>() =
+      cortexm::plan_conv2d(params, ctx.input(0).shape, ctx.input(1).shape, ctx.output(0).shape);
+  return nullptr;
+}
+
+}  // namespace
 }  // namespace floe::ops
 
 // ---- int8 (Operator.cortexm_kernel S8_GEMM / S8_IM2COL_GEMM) ----------------
@@ -625,7 +636,7 @@ namespace floe::ops {
 namespace {
 
 Status eval_conv2d_s8_gemm(const PreparedOp& ctx) {
-  const cortexm::Conv2DS8Plan& p = ctx.params_as<Conv2DPrepared>().cortexm_s8;
+  const cortexm::Conv2DS8Plan& p = ctx.params_as<cortexm::Conv2DS8Plan>();
   const TensorView* v = ctx.operands;
   cortexm::s8_gemm(static_cast<const int8_t*>(v[0].data), p.in_c, p.batches * p.in_h * p.in_w,
                    static_cast<const int8_t*>(v[1].data), p.out_c, p.k_size,
@@ -635,7 +646,7 @@ Status eval_conv2d_s8_gemm(const PreparedOp& ctx) {
 }
 
 Status eval_conv2d_s8_im2col(const PreparedOp& ctx) {
-  const cortexm::Conv2DS8Plan& p = ctx.params_as<Conv2DPrepared>().cortexm_s8;
+  const cortexm::Conv2DS8Plan& p = ctx.params_as<cortexm::Conv2DS8Plan>();
   const TensorView* v = ctx.operands;
   cortexm::conv2d_s8(p, static_cast<const int8_t*>(v[0].data), static_cast<const int8_t*>(v[1].data),
                             cortexm::s8_requant(ctx, p.output_offset, p.act_min, p.act_max, p.short_requant),
@@ -647,7 +658,7 @@ bool fits_int16(int32_t v) { return v >= -32768 && v <= 32767; }
 
 #if !defined(FLOE_CORTEXM_S8_MVE)
 Status eval_conv2d_s8_packed(const PreparedOp& ctx) {
-  const cortexm::Conv2DS8Plan& p = ctx.params_as<Conv2DPrepared>().cortexm_s8;
+  const cortexm::Conv2DS8Plan& p = ctx.params_as<cortexm::Conv2DS8Plan>();
   const TensorView* v = ctx.operands;
   cortexm::s8_gemm_packed(static_cast<const int8_t*>(v[0].data), p.in_c, p.batches * p.in_h * p.in_w,
                           static_cast<const int32_t*>(v[1].data), p.out_c, p.k_size, p.act_min, p.act_max,
@@ -696,13 +707,11 @@ const char* prepare_conv2d_s8_packed(const OpContext& ctx) {
   p.act_max = static_cast<int8_t>(q.act_max);
   p.kernel = static_cast<uint8_t>(schema::CortexMKernel::S8_GEMM_PACKED_SHORT_REQUANT);
   p.short_requant = true;
-  ctx.params<Conv2DPrepared>().cortexm_s8 = p;
+  ctx.params<cortexm::Conv2DS8Plan>() = p;
   ctx.set_eval(eval_conv2d_s8_packed);
   return nullptr;
 #endif
 }
-
-}  // namespace
 
 // Groups (in_c != the filter's in_c) are not taken by the converter; they stay
 // on the reference kernel.
@@ -767,7 +776,7 @@ const char* prepare_conv2d_s8_cortexm(const OpContext& ctx) {
         p.out_h != p.in_h || p.out_w != p.in_w) {
       return FLOE_MSG("int8 conv2d: the direct GEMM needs a 1x1, stride-1, unpadded convolution");
     }
-    ctx.params<Conv2DPrepared>().cortexm_s8 = p;
+    ctx.params<cortexm::Conv2DS8Plan>() = p;
     ctx.set_eval(eval_conv2d_s8_gemm);
     return nullptr;
   }
@@ -779,9 +788,13 @@ const char* prepare_conv2d_s8_cortexm(const OpContext& ctx) {
   }
   p.chunk_rows = scratch.shape.dims[0];
   cortexm::plan_im2col(p);
-  ctx.params<Conv2DPrepared>().cortexm_s8 = p;
+  ctx.params<cortexm::Conv2DS8Plan>() = p;
   ctx.set_eval(eval_conv2d_s8_im2col);
   return nullptr;
 }
 
+}  // namespace
 }  // namespace floe::ops
+
+FLOE_KERNEL(CORTEX_M, CONV2D, ANY, cortexm::Conv2DPlan, ops::prepare_conv2d_cortexm, ops::eval_conv2d_cortexm)
+FLOE_KERNEL(CORTEX_M, CONV2D, INT8, cortexm::Conv2DS8Plan, ops::prepare_conv2d_s8_cortexm, ops::eval_conv2d_s8_gemm)

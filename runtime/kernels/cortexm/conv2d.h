@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
-// Cortex-M CONV2D (float32): the contract of ref::conv2d_f32
-// (runtime/kernels/reference/conv2d.h), same params and operands; runs for the
+// Cortex-M CONV2D (float32): the contract of the reference's conv2d_f32
+// (runtime/kernels/common/params.h: same params and operands); runs for the
 // ops the converter assigned to the CORTEX_M backend. The output must not
 // overlap the input or the filter.
 #pragma once
 
-#include "runtime/kernels/reference/conv2d.h"
-#include "runtime/core/dispatch.h"
+#include "runtime/core/registry.h"
+#include "runtime/kernels/common/params.h"
 #include "runtime/kernels/cortexm/s8_microkernels.h"
 #include "runtime/kernels/cortexm/s8_plans.h"
 
@@ -22,7 +22,7 @@ struct Conv2DPlan {
   bool clamped;
 };
 
-Conv2DPlan plan_conv2d(const ref::Conv2DParams& params, const Shape& input, const Shape& filter,
+Conv2DPlan plan_conv2d(const kernels::Conv2DParams& params, const Shape& input, const Shape& filter,
                        const Shape& output);
 
 // Runs a planned convolution; bias may be null.
@@ -30,7 +30,7 @@ void conv2d_f32(const Conv2DPlan& plan, const float* input, const float* filter,
                 float* output);
 
 // Plans and runs (tests, benches).
-void conv2d_f32(const ref::Conv2DParams& params, const ref::Conv2DOperands& ops);
+void conv2d_f32(const kernels::Conv2DParams& params, const kernels::Conv2DOperands& ops);
 
 // int8, as planned (plan.kernel S8_GEMM: s8_gemm on the input pixels;
 // S8_IM2COL_GEMM: plan.chunk_rows im2col rows of plan.k_size bytes at a time
@@ -46,26 +46,3 @@ void conv2d_s8(const Conv2DS8Plan& plan, const int8_t* input, const int8_t* filt
 void plan_im2col(Conv2DS8Plan& plan);
 
 }  // namespace floe::cortexm
-
-namespace floe::ops {
-
-// CONV2D: the reference kernel's params, or the Cortex-M kernel's whole plan
-// (runtime/kernels/cortexm/conv2d.h) when the converter chose CORTEX_M.
-union Conv2DPrepared {
-  ref::Conv2DParams reference;
-  cortexm::Conv2DPlan cortexm;
-  ref::Conv2DS8Params s8;  // int8 models (reference kernel)
-  cortexm::Conv2DS8Plan cortexm_s8;  // int8 on the CORTEX_M backend
-};
-static_assert(sizeof(cortexm::Conv2DS8Plan) <= sizeof(cortexm::Conv2DPlan),
-              "the int8 Cortex-M plan must not grow the params block");
-
-// The CORTEX_M variant of the reference adapter's eval (it picks this one at prepare).
-Status eval_conv2d_cortexm(const PreparedOp& ctx);
-
-// int8 CONV2D with Operator.cortexm_kernel S8_GEMM or S8_IM2COL_GEMM: checks
-// the converter's layout (OHWI filter, folded bias, per-channel arrays, the
-// im2col scratch at output 1), fills the plan and picks the eval.
-const char* prepare_conv2d_s8_cortexm(const OpContext& ctx);
-
-}  // namespace floe::ops

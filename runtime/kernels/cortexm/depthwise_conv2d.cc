@@ -12,9 +12,10 @@
 #include <stddef.h>
 
 #include "runtime/kernels/cortexm/isa.h"
-#include "runtime/kernels/window.h"
-#include "runtime/core/op_adapter.h"
+#include "runtime/kernels/common/window.h"
+#include "runtime/kernels/common/op_adapter.h"
 #include "runtime/kernels/cortexm/s8_adapter.h"
+#include "runtime/kernels/cortexm/s8_plans.h"
 
 namespace floe::cortexm {
 namespace {
@@ -215,15 +216,11 @@ void pixel(const Geometry& g, const Window& w, float* o) {
 
 }  // namespace
 
-void depthwise_conv2d_f32(const ref::DepthwiseConv2DParams& params,
-                          const ref::DepthwiseConv2DOperands& ops) {
+void depthwise_conv2d_f32(const kernels::DepthwiseConv2DParams& params,
+                          const kernels::DepthwiseConv2DOperands& ops) {
   const int32_t* in_dims = ops.input.shape.dims;
   const int32_t* f_dims = ops.filter.shape.dims;
   const int32_t* out_dims = ops.output.shape.dims;
-  if (f_dims[3] != 1) {
-    ref::depthwise_conv2d_f32(params, ops);
-    return;
-  }
   const ptrdiff_t batches = in_dims[0], in_h = in_dims[1], in_w = in_dims[2];
   const ptrdiff_t k_h = f_dims[0], k_w = f_dims[1];
   const ptrdiff_t out_h = out_dims[1], out_w = out_dims[2];
@@ -258,15 +255,26 @@ void depthwise_conv2d_f32(const ref::DepthwiseConv2DParams& params,
 }  // namespace floe::cortexm
 
 // ---- adapter: prepare validates the op once at Init() and fills its params
-// block; eval runs the kernel on the bound operands (runtime/core/dispatch.h).
+// block; eval runs the kernel on the bound operands (runtime/core/registry.h).
 namespace floe::ops {
+namespace {
 
 Status eval_depthwise_conv2d_cortexm(const PreparedOp& ctx) {
-  cortexm::depthwise_conv2d_f32(ctx.params_as<DepthwiseConv2DPrepared>().f32,
-                                depthwise_operands(ctx));
+  cortexm::depthwise_conv2d_f32(ctx.params_as<kernels::DepthwiseConv2DParams>(),
+                                kernels::depthwise_operands(ctx));
   return Status::kOk;
 }
 
+// The op's rules are the reference's (layer_checks.cc); the kernel takes
+// multiplier 1 only, as the converter assigns it (converter/lower/backend_cortexm.cc).
+const char* prepare_depthwise_conv2d_cortexm(const OpContext& ctx) {
+  kernels::DepthwiseConv2DParams& params = ctx.params<kernels::DepthwiseConv2DParams>();
+  if (const char* err = kernels::check_depthwise_conv2d_f32(ctx, &params)) return err;
+  if (params.depth_multiplier != 1) return FLOE_MSG("the Cortex-M depthwise kernel takes depth multiplier 1");
+  return nullptr;
+}
+
+}  // namespace
 }  // namespace floe::ops
 
 // ---- int8 DEPTHWISE_CONV2D (Operator.cortexm_kernel S8_DEPTHWISE) ------------
@@ -284,7 +292,7 @@ __attribute__((noinline)) void unpack_shape(const cortexm::DepthwiseS8Plan& p, c
 }
 
 Status eval_depthwise_conv2d_s8_cortexm(const PreparedOp& ctx) {
-  const cortexm::DepthwiseS8Plan& p = ctx.params_as<DepthwiseConv2DPrepared>().cortexm_s8;
+  const cortexm::DepthwiseS8Plan& p = ctx.params_as<cortexm::DepthwiseS8Plan>();
   cortexm::DepthwiseS8Shape shape;
   unpack_shape(p, &shape);
   cortexm::s8_depthwise(shape, static_cast<const int8_t*>(ctx.input(0).data),
@@ -295,8 +303,6 @@ Status eval_depthwise_conv2d_s8_cortexm(const PreparedOp& ctx) {
 }
 
 bool fits_int16(int32_t v) { return v >= -32768 && v <= 32767; }
-
-}  // namespace
 
 const char* prepare_depthwise_conv2d_s8_cortexm(const OpContext& ctx) {
   if (cortexm::general_kernel(ctx.op->cortexm_kernel()) != schema::CortexMKernel::S8_DEPTHWISE) {
@@ -324,7 +330,7 @@ const char* prepare_depthwise_conv2d_s8_cortexm(const OpContext& ctx) {
     if (!fits_int16(v)) return FLOE_MSG("int8 depthwise: shape beyond the Cortex-M kernel's range");
   }
   auto s16 = [](int32_t v) { return static_cast<int16_t>(v); };
-  ctx.params<DepthwiseConv2DPrepared>().cortexm_s8 = {
+  ctx.params<cortexm::DepthwiseS8Plan>() = {
       input.dims[0],       channels,           s16(input.dims[1]),  s16(input.dims[2]),    s16(filter.dims[0]),
       s16(filter.dims[1]), s16(output.dims[1]), s16(output.dims[2]), s16(o->stride_h()),    s16(o->stride_w()),
       s16(o->dilation_h()), s16(o->dilation_w()), s16(o->pad_top()), s16(o->pad_left()),   s16(q.input_offset),
@@ -334,4 +340,10 @@ const char* prepare_depthwise_conv2d_s8_cortexm(const OpContext& ctx) {
   return nullptr;
 }
 
+}  // namespace
 }  // namespace floe::ops
+
+FLOE_KERNEL(CORTEX_M, DEPTHWISE_CONV2D, ANY, kernels::DepthwiseConv2DParams, ops::prepare_depthwise_conv2d_cortexm,
+            ops::eval_depthwise_conv2d_cortexm)
+FLOE_KERNEL(CORTEX_M, DEPTHWISE_CONV2D, INT8, cortexm::DepthwiseS8Plan, ops::prepare_depthwise_conv2d_s8_cortexm,
+            ops::eval_depthwise_conv2d_s8_cortexm)

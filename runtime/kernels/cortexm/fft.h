@@ -1,17 +1,16 @@
 // SPDX-License-Identifier: Apache-2.0
-// The FFT's radix-4 pass on the CORTEX_M backend (AUDIO_SPECTROGRAM: the
-// reference FFT calls it, FftPass::kCortexM, for CORTEX_M ops, around the
-// reference kernel's windowing, split and tables, runtime/kernels/reference/fft.h): on Helium two
-// complex values per vector (VCMUL/VCMLA complex multiplies, VCADD for the
-// +-i rotations); on an FPU fused multiply-adds; elsewhere (the host's
-// portable build) the reference pass itself. Header-only, so the reference
-// kernels need no link to this library.
+// The FFT's radix-4 pass on the CORTEX_M backend (its AUDIO_SPECTROGRAM row,
+// audio_spectrogram.cc, runs the common kernel with it,
+// runtime/kernels/common/audio_spectrogram.h): on Helium two complex values per
+// vector (VCMUL/VCMLA complex multiplies, VCADD for the +-i rotations); on an
+// FPU fused multiply-adds; elsewhere (the host's portable build) the portable
+// pass itself.
 #pragma once
 
 #include <stdint.h>
 
 #include "runtime/kernels/cortexm/isa.h"
-#include "runtime/kernels/reference/fft.h"
+#include "runtime/kernels/common/real_fft.h"
 
 namespace floe::cortexm {
 
@@ -76,7 +75,7 @@ inline void radix4_pass(float* z, int32_t m, int32_t s, const float* w) {
 
 #else
 
-inline void radix4_pass(float* z, int32_t m, int32_t s, const float* w) { ref::radix4_pass(z, m, s, w); }
+inline void radix4_pass(float* z, int32_t m, int32_t s, const float* w) { kernels::radix4_pass(z, m, s, w); }
 
 #endif
 

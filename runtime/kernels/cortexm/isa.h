@@ -12,7 +12,7 @@
 
 #include <math.h>
 
-#include "runtime/kernels/reference/activation.h"
+#include "runtime/kernels/common/activation.h"
 
 #if defined(__ARM_FEATURE_MVE) && (__ARM_FEATURE_MVE & 2)
 #define FLOE_CORTEXM_MVE 1
@@ -48,7 +48,7 @@ inline float mac(float acc, float a, float b) {
 }
 
 // The fused activation as a clamp range, applied exactly as the reference
-// kernels apply it (NaN passes through): runtime/kernels/reference/activation.h.
+// kernels apply it (NaN passes through): runtime/kernels/common/activation.h.
 using Clamp = ActivationRange;
 inline Clamp clamp_for(Activation activation) { return activation_range(activation); }
 

@@ -14,8 +14,9 @@
 
 #include "runtime/kernels/cortexm/isa.h"
 #include "runtime/kernels/cortexm/microkernels.h"
-#include "runtime/core/op_adapter.h"
+#include "runtime/kernels/common/op_adapter.h"
 #include "runtime/kernels/cortexm/s8_adapter.h"
+#include "runtime/kernels/cortexm/s8_plans.h"
 
 namespace floe::cortexm {
 namespace {
@@ -200,7 +201,7 @@ void row_times_bt(const Row& r, const float* b, ptrdiff_t ldb, ptrdiff_t n) {
 
 }  // namespace
 
-void matmul_f32(const ref::MatMulParams& params, const ref::MatMulOperands& ops) {
+void matmul_f32(const kernels::MatMulParams& params, const kernels::MatMulOperands& ops) {
   const ptrdiff_t m = ops.output.shape.dims[0];
   const ptrdiff_t n = ops.output.shape.dims[1];
   const ptrdiff_t a_ld = ops.a.shape.dims[1];
@@ -225,31 +226,30 @@ void matmul_f32(const ref::MatMulParams& params, const ref::MatMulOperands& ops)
 }  // namespace floe::cortexm
 
 // ---- adapter: prepare validates the op once at Init() and fills its params
-// block; eval runs the kernel on the bound operands (runtime/core/dispatch.h).
-namespace floe::ops {
-
-Status eval_matmul_cortexm(const PreparedOp& ctx) {
-  cortexm::matmul_f32(ctx.params_as<MatMulPrepared>().f32, matmul_operands(ctx));
-  return Status::kOk;
-}
-
-}  // namespace floe::ops
-
-// ---- int8 FULLY_CONNECTED (Operator.cortexm_kernel S8_GEMM) ------------------
-// a [M, K] rows against weights [N, K], the bias folded by the converter.
+// block; eval runs the kernel on the bound operands (runtime/core/registry.h).
 namespace floe::ops {
 namespace {
 
+Status eval_matmul_cortexm(const PreparedOp& ctx) {
+  cortexm::matmul_f32(ctx.params_as<kernels::MatMulParams>(), kernels::matmul_operands(ctx));
+  return Status::kOk;
+}
+
+const char* prepare_matmul_cortexm(const OpContext& ctx) {
+  return kernels::check_matmul_f32(ctx, &ctx.params<kernels::MatMulParams>());
+}
+
+// ---- int8 FULLY_CONNECTED (Operator.cortexm_kernel S8_GEMM) ------------------
+// a [M, K] rows against weights [N, K], the bias folded by the converter.
+
 Status eval_fully_connected_s8_cortexm(const PreparedOp& ctx) {
-  const cortexm::FullyConnectedS8Plan& p = ctx.params_as<MatMulPrepared>().cortexm_s8;
+  const cortexm::FullyConnectedS8Plan& p = ctx.params_as<cortexm::FullyConnectedS8Plan>();
   cortexm::s8_gemm(static_cast<const int8_t*>(ctx.input(0).data), p.k_size, p.rows,
                    static_cast<const int8_t*>(ctx.input(1).data), p.channels, p.k_size,
                    cortexm::s8_requant(ctx, p.output_offset, p.act_min, p.act_max, p.short_requant),
                    static_cast<int8_t*>(ctx.output(0).data), p.channels);
   return Status::kOk;
 }
-
-}  // namespace
 
 const char* prepare_fully_connected_s8_cortexm(const OpContext& ctx) {
   if (cortexm::general_kernel(ctx.op->cortexm_kernel()) != schema::CortexMKernel::S8_GEMM) {
@@ -258,14 +258,19 @@ const char* prepare_fully_connected_s8_cortexm(const OpContext& ctx) {
   if (ctx.input_count() < 2 || ctx.output_count() < 1 || !ctx.has_input(0) || !ctx.has_input(1)) {
     return FLOE_MSG("int8 matmul: missing operands");
   }
-  if (const char* err = check_fully_connected_s8_shapes(ctx)) return err;
+  if (const char* err = kernels::check_fully_connected_s8_shapes(ctx)) return err;
   const Shape a = ctx.input(0).shape, b = ctx.input(1).shape;
   cortexm::S8Quantization q;
   if (const char* err = cortexm::prepare_s8_operands(ctx, b.dims[0], 1, &q)) return err;
-  ctx.params<MatMulPrepared>().cortexm_s8 = {a.dims[0], a.dims[1], b.dims[0], q.output_offset, q.act_min, q.act_max,
-                                             cortexm::is_short_requant(ctx.op->cortexm_kernel())};
+  ctx.params<cortexm::FullyConnectedS8Plan>() = {a.dims[0], a.dims[1], b.dims[0], q.output_offset, q.act_min,
+                                                 q.act_max, cortexm::is_short_requant(ctx.op->cortexm_kernel())};
   ctx.set_eval(eval_fully_connected_s8_cortexm);
   return nullptr;
 }
 
+}  // namespace
 }  // namespace floe::ops
+
+FLOE_KERNEL(CORTEX_M, MATMUL, ANY, kernels::MatMulParams, ops::prepare_matmul_cortexm, ops::eval_matmul_cortexm)
+FLOE_KERNEL(CORTEX_M, MATMUL, INT8, cortexm::FullyConnectedS8Plan, ops::prepare_fully_connected_s8_cortexm,
+            ops::eval_fully_connected_s8_cortexm)

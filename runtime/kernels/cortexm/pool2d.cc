@@ -13,8 +13,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "runtime/kernels/window.h"
-#include "runtime/core/op_adapter.h"
+#include "runtime/kernels/common/window.h"
+#include "runtime/kernels/common/op_adapter.h"
 
 #if defined(FLOE_CORTEXM_S8_MVE)
 #include <arm_mve.h>
@@ -86,7 +86,7 @@ inline int8_t average(int32_t sum, int32_t count, int32_t act_min, int32_t act_m
 
 }  // namespace
 
-void avg_pool2d_s8(const ref::Pool2DS8Params& params, const ref::Pool2DS8Operands& ops) {
+void avg_pool2d_s8(const kernels::Pool2DS8Params& params, const kernels::Pool2DS8Operands& ops) {
   const int32_t* in_dims = ops.input.shape.dims;
   const int32_t* out_dims = ops.output.shape.dims;
   const ptrdiff_t batches = in_dims[0], in_h = in_dims[1], in_w = in_dims[2], channels = in_dims[3];
@@ -122,12 +122,27 @@ void avg_pool2d_s8(const ref::Pool2DS8Params& params, const ref::Pool2DS8Operand
 
 }  // namespace floe::cortexm
 
+// ---- adapter: the op's rules are the reference's (layer_checks.cc).
 namespace floe::ops {
+namespace {
 
 Status eval_avg_pool2d_s8_cortexm(const PreparedOp& ctx) {
-  cortexm::avg_pool2d_s8(ctx.params_as<Pool2DPrepared>().s8,
+  cortexm::avg_pool2d_s8(ctx.params_as<kernels::Pool2DS8Params>(),
                          {in_as<int8_t>(ctx.input(0)), out_as<int8_t>(ctx.output(0))});
   return Status::kOk;
 }
 
+// An empty output has nothing to compute (see the reference's pooling).
+Status eval_empty_pool(const PreparedOp&) { return Status::kOk; }
+
+const char* prepare_avg_pool2d_s8_cortexm(const OpContext& ctx) {
+  if (const char* err = kernels::check_pool2d_s8(ctx, &ctx.params<kernels::Pool2DS8Params>())) return err;
+  if (ctx.output(0).shape.num_elements() == 0) ctx.set_eval(eval_empty_pool);
+  return nullptr;
+}
+
+}  // namespace
 }  // namespace floe::ops
+
+FLOE_KERNEL(CORTEX_M, AVG_POOL2D, INT8, kernels::Pool2DS8Params, ops::prepare_avg_pool2d_s8_cortexm,
+            ops::eval_avg_pool2d_s8_cortexm)

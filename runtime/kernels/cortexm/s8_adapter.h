@@ -5,7 +5,7 @@
 // S8Requant the eval hands to the microkernels (s8_microkernels.h).
 #pragma once
 
-#include "runtime/core/op_adapter.h"
+#include "runtime/kernels/common/op_adapter.h"
 #include "runtime/kernels/cortexm/s8_microkernels.h"
 
 namespace floe::cortexm {

@@ -43,7 +43,7 @@
 #include <stddef.h>
 #include <string.h>
 
-#include "runtime/kernels/window.h"
+#include "runtime/kernels/common/window.h"
 
 #if defined(__ARM_FEATURE_DSP) && defined(__ARM_ARCH_PROFILE) && __ARM_ARCH_PROFILE == 'M'
 #define FLOE_S8_DSP 1

@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "runtime/kernels/reference/element_copy.h"
-#include "runtime/core/op_adapter.h"
+#include "runtime/kernels/common/op_adapter.h"
 
 namespace floe::ref {
 
@@ -57,7 +57,7 @@ void batch_matmul_f32(const BatchMatMulParams& p, In<float> x, In<float> y, Out<
 }  // namespace floe::ref
 
 // ---- adapter: prepare validates the op once at Init() and fills its params
-// block; eval runs the kernel on the bound operands (runtime/core/dispatch.h).
+// block; eval runs the kernel on the bound operands (runtime/core/registry.h).
 namespace floe::ops {
 
 const char* prepare_batch_matmul(const OpContext& ctx) {
@@ -88,3 +88,5 @@ Status eval_batch_matmul(const PreparedOp& ctx) {
 }
 
 }  // namespace floe::ops
+
+FLOE_KERNEL(REFERENCE, BATCH_MATMUL, ANY, ref::BatchMatMulParams, ops::prepare_batch_matmul, ops::eval_batch_matmul)

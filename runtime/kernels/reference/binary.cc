@@ -15,8 +15,8 @@
 #include <stdint.h>
 
 #include "runtime/kernels/reference/broadcast.h"
-#include "runtime/kernels/reference/wrapping.h"
-#include "runtime/core/op_adapter.h"
+#include "runtime/kernels/common/wrapping.h"
+#include "runtime/kernels/common/op_adapter.h"
 
 namespace floe::ref {
 namespace {
@@ -392,7 +392,7 @@ void logical(LogicalOp op, const TypedBinaryOperands& ops) {
 }  // namespace floe::ref
 
 // ---- adapter: prepare validates the op once at Init() and fills its params
-// block; eval runs the kernel on the bound operands (runtime/core/dispatch.h).
+// block; eval runs the kernel on the bound operands (runtime/core/registry.h).
 namespace floe::ops {
 namespace {
 
@@ -693,3 +693,26 @@ void minimum_s8(const BinaryS8Operands& ops) {
 }
 
 }  // namespace floe::ref
+
+FLOE_KERNEL(REFERENCE, LOGICAL_AND, ANY, NoParams, ops::prepare_logical_and, ops::eval_logical_and)
+FLOE_KERNEL(REFERENCE, LOGICAL_OR, ANY, NoParams, ops::prepare_logical_or, ops::eval_logical_or)
+
+FLOE_KERNEL(REFERENCE, ADD, ANY, ops::ArithPrepared, ops::prepare_add, ops::eval_add)
+FLOE_KERNEL(REFERENCE, SUB, ANY, ops::ArithPrepared, ops::prepare_sub, ops::eval_sub)
+FLOE_KERNEL(REFERENCE, MUL, ANY, ops::ArithPrepared, ops::prepare_mul, ops::eval_mul)
+FLOE_KERNEL(REFERENCE, DIV, ANY, ops::ElementwisePrepared, ops::prepare_div, ops::eval_div)
+FLOE_KERNEL(REFERENCE, MAXIMUM, ANY, ops::ElementwisePrepared, ops::prepare_maximum, ops::eval_maximum)
+FLOE_KERNEL(REFERENCE, MINIMUM, ANY, ops::ElementwisePrepared, ops::prepare_minimum, ops::eval_minimum)
+FLOE_KERNEL(REFERENCE, FLOOR_DIV, ANY, NoParams, ops::prepare_floor_div, ops::eval_floor_div)
+FLOE_KERNEL(REFERENCE, FLOOR_MOD, ANY, NoParams, ops::prepare_floor_mod, ops::eval_floor_mod)
+FLOE_KERNEL(REFERENCE, TRUNCATE_DIV, ANY, NoParams, ops::prepare_truncate_div, ops::eval_truncate_div)
+FLOE_KERNEL(REFERENCE, POW, ANY, NoParams, ops::prepare_pow, ops::eval_pow)
+FLOE_KERNEL(REFERENCE, ATAN2, ANY, NoParams, ops::prepare_atan2, ops::eval_atan2)
+FLOE_KERNEL(REFERENCE, SQUARED_DIFFERENCE, ANY, NoParams, ops::prepare_squared_difference, ops::eval_squared_difference)
+FLOE_KERNEL(REFERENCE, EQUAL, ANY, NoParams, ops::prepare_equal, ops::eval_equal)
+FLOE_KERNEL(REFERENCE, NOT_EQUAL, ANY, NoParams, ops::prepare_not_equal, ops::eval_not_equal)
+FLOE_KERNEL(REFERENCE, LESS, ANY, NoParams, ops::prepare_less, ops::eval_less)
+FLOE_KERNEL(REFERENCE, LESS_EQUAL, ANY, NoParams, ops::prepare_less_equal, ops::eval_less_equal)
+FLOE_KERNEL(REFERENCE, GREATER, ANY, NoParams, ops::prepare_greater, ops::eval_greater)
+FLOE_KERNEL(REFERENCE, GREATER_EQUAL, ANY, NoParams, ops::prepare_greater_equal, ops::eval_greater_equal)
+FLOE_KERNEL(REFERENCE, BITWISE_AND, ANY, NoParams, ops::prepare_bitwise_and, ops::eval_bitwise_and)

@@ -13,8 +13,8 @@
 
 #include "runtime/kernels/reference/quantization.h"
 #include "runtime/core/tensor.h"
-#include "runtime/kernels/reference/activation.h"
-#include "runtime/core/dispatch.h"
+#include "runtime/kernels/common/activation.h"
+#include "runtime/core/registry.h"
 
 namespace floe::ref {
 
@@ -162,10 +162,10 @@ void logical(LogicalOp op, const TypedBinaryOperands& ops);                // bo
 
 }  // namespace floe::ref
 
-// The op's adapter (runtime/ops.def names it; runtime/core/dispatch.h).
+// The op's adapter (runtime/ops.def names it; runtime/core/registry.h).
 namespace floe::ops {
 
-// ---- params blocks (pointer-free, fixed-width: see runtime/core/dispatch.h) ----
+// ---- params blocks (pointer-free, fixed-width: see runtime/core/registry.h) ----
 
 // Binary arithmetic: the element count when no operand broadcasts.
 struct ElementwisePrepared {

@@ -8,7 +8,7 @@
 
 #include <stddef.h>
 #include <string.h>
-#include "runtime/core/op_adapter.h"
+#include "runtime/kernels/common/op_adapter.h"
 
 namespace floe::ref {
 
@@ -35,7 +35,7 @@ void concat(const ConcatParams& params, const In<void>* inputs, int32_t input_co
 }  // namespace floe::ref
 
 // ---- adapter: prepare validates the op once at Init() and fills its params
-// block; eval runs the kernel on the bound operands (runtime/core/dispatch.h).
+// block; eval runs the kernel on the bound operands (runtime/core/registry.h).
 namespace floe::ops {
 
 const char* prepare_concat(const OpContext& ctx) {
@@ -117,3 +117,5 @@ void concat_s8(const ConcatS8Params& params, const In<int8_t>* inputs,
 }
 
 }  // namespace floe::ref
+
+FLOE_KERNEL(REFERENCE, CONCAT, ANY, ops::ConcatPrepared, ops::prepare_concat, ops::eval_concat)

@@ -8,11 +8,10 @@
 
 #include <math.h>
 
-#include "runtime/kernels/window.h"
+#include "runtime/kernels/common/window.h"
 #include <stddef.h>
-#include "runtime/core/op_adapter.h"
-#include "runtime/kernels/reference/wrapping.h"
-#include "runtime/kernels/cortexm/conv2d.h"
+#include "runtime/kernels/common/op_adapter.h"
+#include "runtime/kernels/common/wrapping.h"
 
 namespace floe::ref {
 void conv2d_f32(const Conv2DParams& params, const Conv2DOperands& ops) {
@@ -73,15 +72,23 @@ void conv2d_f32(const Conv2DParams& params, const Conv2DOperands& ops) {
 
 }  // namespace floe::ref
 
-// ---- adapter: prepare validates the op once at Init() and fills its params
-// block; eval runs the kernel on the bound operands (runtime/core/dispatch.h).
+// ---- adapters: prepare validates the op once at Init() and fills its params
+// block; eval runs the kernel on the bound operands (runtime/core/registry.h).
 namespace floe::ops {
-
 namespace {
+
+Status eval_conv2d(const PreparedOp& ctx) {
+  ref::conv2d_f32(ctx.params_as<ref::Conv2DParams>(), kernels::conv2d_operands(ctx));
+  return Status::kOk;
+}
+
+const char* prepare_conv2d(const OpContext& ctx) {
+  return kernels::check_conv2d_f32(ctx, &ctx.params<ref::Conv2DParams>());
+}
 
 template <bool kPerChannel>
 Status eval_conv2d_s8(const PreparedOp& ctx) {
-  ref::conv2d_s8(ctx.params_as<Conv2DPrepared>().s8,
+  ref::conv2d_s8(ctx.params_as<ref::Conv2DS8Params>(),
                  {in_as<int8_t>(ctx.input(0)), in_as<int8_t>(ctx.input(1)), in_as<int32_t>(ctx.input(2)),
                   channel_multipliers(ctx, kPerChannel), channel_shifts(ctx, kPerChannel),
                   out_as<int8_t>(ctx.output(0))});
@@ -90,8 +97,9 @@ Status eval_conv2d_s8(const PreparedOp& ctx) {
 
 // int8: HWIO filter [kh, kw, in_c / groups, out_c], groups = in_c / filter's in_c.
 const char* prepare_conv2d_s8(const OpContext& ctx) {
-  // The converter re-laid the operands for a Cortex-M kernel: only it can run them.
-  if (ctx.op->cortexm_kernel() != schema::CortexMKernel::NONE) return prepare_conv2d_s8_cortexm(ctx);
+  if (ctx.op->cortexm_kernel() != schema::CortexMKernel::NONE) {
+    return FLOE_MSG("int8 conv2d laid out for a Cortex-M kernel on another backend");
+  }
   if (const char* err = weighted_s8_operands(ctx)) return err;
   const auto* o = ctx.op->options_as_Conv2DOptions();
   const Shape input = ctx.input(0).shape, filter = ctx.input(1).shape, output = ctx.output(0).shape;
@@ -109,58 +117,19 @@ const char* prepare_conv2d_s8(const OpContext& ctx) {
   }
   WeightedS8 w;
   if (const char* err = prepare_weighted_s8(ctx, filter.dims[3], &w)) return err;
-  ctx.params<Conv2DPrepared>().s8 = {o->stride_h(),   o->stride_w(),    o->dilation_h(), o->dilation_w(),
-                                     o->pad_top(),    o->pad_left(),    w.input_offset,  w.output_offset,
-                                     w.output_multiplier, w.output_shift, w.act_min,      w.act_max};
+  ctx.params<ref::Conv2DS8Params>() = {o->stride_h(),   o->stride_w(),    o->dilation_h(), o->dilation_w(),
+                                       o->pad_top(),    o->pad_left(),    w.input_offset,  w.output_offset,
+                                       w.output_multiplier, w.output_shift, w.act_min,      w.act_max};
   ctx.set_eval(w.per_channel ? eval_conv2d_s8<true> : eval_conv2d_s8<false>);
   return nullptr;
 }
 
 }  // namespace
-
-const char* prepare_conv2d(const OpContext& ctx) {
-  if (ctx.has_input(0) && is_s8(ctx.input(0))) return prepare_conv2d_s8(ctx);
-  if (const char* err = expect_weights_io(ctx)) return err;
-  const auto* o = ctx.op->options_as_Conv2DOptions();
-  const Shape input = ctx.input(0).shape, filter = ctx.input(1).shape, output = ctx.output(0).shape;
-  if (input.rank != 4 || filter.rank != 4 || output.rank != 4) {
-    return FLOE_MSG("conv2d tensors must be 4-D (NHWC, HWIO)");
-  }
-  if (filter.dims[2] != input.dims[3] || output.dims[3] != filter.dims[3] ||
-      output.dims[0] != input.dims[0]) {
-    return FLOE_MSG("conv2d channel or batch dimensions disagree");
-  }
-  if (const char* err = check_window(o->stride_h(), o->stride_w(), o->dilation_h(),
-                                     o->dilation_w(), o->pad_top(), o->pad_left())) {
-    return err;
-  }
-  if (const char* err = check_bias(ctx, filter.dims[3])) return err;
-  ref::Conv2DParams params;
-  params.stride_h = o->stride_h();
-  params.stride_w = o->stride_w();
-  params.dilation_h = o->dilation_h();
-  params.dilation_w = o->dilation_w();
-  params.pad_top = o->pad_top();
-  params.pad_left = o->pad_left();
-  params.activation = activation(o->activation());
-  ops::Conv2DPrepared& prepared = ctx.params<ops::Conv2DPrepared>();
-  if (ctx.op->backend() == schema::Backend::CORTEX_M) {
-    prepared.cortexm = cortexm::plan_conv2d(params, input, filter, output);
-    ctx.set_eval(eval_conv2d_cortexm);
-  } else {
-    prepared.reference = params;
-  }
-  return nullptr;
-}
-
-Status eval_conv2d(const PreparedOp& ctx) {
-  ref::conv2d_f32(ctx.params_as<ops::Conv2DPrepared>().reference,
-                  {in_as<float>(ctx.input(0)), in_as<float>(ctx.input(1)), in_as<float>(ctx.input(2)),
-                   out_as<float>(ctx.output(0))});
-  return Status::kOk;
-}
-
 }  // namespace floe::ops
+
+FLOE_KERNEL(REFERENCE, CONV2D, ANY, ref::Conv2DParams, ops::prepare_conv2d, ops::eval_conv2d)
+FLOE_KERNEL(REFERENCE, CONV2D, INT8, ref::Conv2DS8Params, ops::prepare_conv2d_s8, ops::eval_conv2d_s8<false>)
+
 
 namespace floe::ref {
 

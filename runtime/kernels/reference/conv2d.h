@@ -4,26 +4,14 @@
 // activation. Output [N, OH, OW, out_c] is given by the caller.
 #pragma once
 
-#include "runtime/kernels/reference/quantization.h"
 #include "runtime/core/tensor.h"
-#include "runtime/kernels/reference/activation.h"
-#include "runtime/core/dispatch.h"
+#include "runtime/kernels/common/params.h"
+#include "runtime/kernels/reference/quantization.h"
 
 namespace floe::ref {
 
-struct Conv2DParams {
-  int32_t stride_h = 1, stride_w = 1;
-  int32_t dilation_h = 1, dilation_w = 1;
-  int32_t pad_top = 0, pad_left = 0;  // bottom/right padding is implied by the output size
-  Activation activation = Activation::kNone;
-};
-
-struct Conv2DOperands {
-  In<float> input;
-  In<float> filter;
-  In<float> bias;  // data == nullptr when absent
-  Out<float> output;
-};
+using Conv2DParams = kernels::Conv2DParams;
+using Conv2DOperands = kernels::Conv2DOperands;
 
 void conv2d_f32(const Conv2DParams& params, const Conv2DOperands& ops);
 
@@ -58,11 +46,3 @@ struct Conv2DS8Operands {
 void conv2d_s8(const Conv2DS8Params& params, const Conv2DS8Operands& ops);
 
 }  // namespace floe::ref
-
-// The op's adapter (runtime/ops.def names it; runtime/core/dispatch.h).
-namespace floe::ops {
-
-const char* prepare_conv2d(const OpContext& ctx);
-Status eval_conv2d(const PreparedOp& ctx);
-
-}  // namespace floe::ops

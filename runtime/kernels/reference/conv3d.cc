@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "runtime/kernels/reference/element_copy.h"
-#include "runtime/core/op_adapter.h"
+#include "runtime/kernels/common/op_adapter.h"
 
 namespace floe::ref {
 
@@ -52,7 +52,7 @@ void conv3d_f32(const Conv3DParams& p, In<float> input, In<float> filter, Out<fl
 }  // namespace floe::ref
 
 // ---- adapter: prepare validates the op once at Init() and fills its params
-// block; eval runs the kernel on the bound operands (runtime/core/dispatch.h).
+// block; eval runs the kernel on the bound operands (runtime/core/registry.h).
 namespace floe::ops {
 
 const char* prepare_conv3d(const OpContext& ctx) {
@@ -91,3 +91,5 @@ Status eval_conv3d(const PreparedOp& ctx) {
 }
 
 }  // namespace floe::ops
+
+FLOE_KERNEL(REFERENCE, CONV3D, ANY, ref::Conv3DParams, ops::prepare_conv3d, ops::eval_conv3d)

@@ -6,7 +6,7 @@
 #include <math.h>
 #include <stddef.h>
 
-#include "runtime/core/op_adapter.h"
+#include "runtime/kernels/common/op_adapter.h"
 
 namespace floe::ref {
 
@@ -69,7 +69,7 @@ Status crop_and_resize_f32(const CropAndResizeParams& p, In<float> image, In<flo
 }  // namespace floe::ref
 
 // ---- adapter: prepare validates the op once at Init() and fills its params
-// block; eval runs the kernel on the bound operands (runtime/core/dispatch.h).
+// block; eval runs the kernel on the bound operands (runtime/core/registry.h).
 namespace floe::ops {
 
 const char* prepare_crop_and_resize(const OpContext& ctx) {
@@ -104,3 +104,5 @@ Status eval_crop_and_resize(const PreparedOp& ctx) {
 }
 
 }  // namespace floe::ops
+
+FLOE_KERNEL(REFERENCE, CROP_AND_RESIZE, ANY, ref::CropAndResizeParams, ops::prepare_crop_and_resize, ops::eval_crop_and_resize)

@@ -9,7 +9,7 @@
 
 #include "runtime/core/status.h"
 #include "runtime/core/tensor.h"
-#include "runtime/core/dispatch.h"
+#include "runtime/core/registry.h"
 
 namespace floe::ref {
 
@@ -25,7 +25,7 @@ Status crop_and_resize_f32(const CropAndResizeParams& p, In<float> image, In<flo
 
 }  // namespace floe::ref
 
-// The op's adapter (runtime/ops.def names it; runtime/core/dispatch.h).
+// The op's adapter (runtime/ops.def names it; runtime/core/registry.h).
 namespace floe::ops {
 
 const char* prepare_crop_and_resize(const OpContext& ctx);

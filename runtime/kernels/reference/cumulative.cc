@@ -8,8 +8,8 @@
 #include <string.h>
 
 #include "runtime/kernels/reference/element_copy.h"
-#include "runtime/kernels/reference/wrapping.h"
-#include "runtime/core/op_adapter.h"
+#include "runtime/kernels/common/wrapping.h"
+#include "runtime/kernels/common/op_adapter.h"
 
 namespace floe::ref {
 namespace {
@@ -59,7 +59,7 @@ void cumulative(const CumulativeParams& p, DType dtype, In<void> input, Out<void
 }  // namespace floe::ref
 
 // ---- adapter: prepare validates the op once at Init() and fills its params
-// block; eval runs the kernel on the bound operands (runtime/core/dispatch.h).
+// block; eval runs the kernel on the bound operands (runtime/core/registry.h).
 namespace floe::ops {
 namespace {
 
@@ -96,3 +96,6 @@ const char* prepare_cumprod(const OpContext& ctx) { return prepare_cumulative(ct
 Status eval_cumprod(const PreparedOp& ctx) { return eval_cumulative(ctx); }
 
 }  // namespace floe::ops
+
+FLOE_KERNEL(REFERENCE, CUMSUM, ANY, ref::CumulativeParams, ops::prepare_cumsum, ops::eval_cumsum)
+FLOE_KERNEL(REFERENCE, CUMPROD, ANY, ref::CumulativeParams, ops::prepare_cumprod, ops::eval_cumprod)

@@ -8,11 +8,10 @@
 
 #include <math.h>
 
-#include "runtime/kernels/window.h"
+#include "runtime/kernels/common/window.h"
 #include <stddef.h>
-#include "runtime/core/op_adapter.h"
-#include "runtime/kernels/reference/wrapping.h"
-#include "runtime/kernels/cortexm/depthwise_conv2d.h"
+#include "runtime/kernels/common/op_adapter.h"
+#include "runtime/kernels/common/wrapping.h"
 
 namespace floe::ref {
 void depthwise_conv2d_f32(const DepthwiseConv2DParams& params, const DepthwiseConv2DOperands& ops) {
@@ -79,15 +78,23 @@ void depthwise_conv2d_f32(const DepthwiseConv2DParams& params, const DepthwiseCo
 
 }  // namespace floe::ref
 
-// ---- adapter: prepare validates the op once at Init() and fills its params
-// block; eval runs the kernel on the bound operands (runtime/core/dispatch.h).
+// ---- adapters: prepare validates the op once at Init() and fills its params
+// block; eval runs the kernel on the bound operands (runtime/core/registry.h).
 namespace floe::ops {
-
 namespace {
+
+Status eval_depthwise_conv2d(const PreparedOp& ctx) {
+  ref::depthwise_conv2d_f32(ctx.params_as<ref::DepthwiseConv2DParams>(), kernels::depthwise_operands(ctx));
+  return Status::kOk;
+}
+
+const char* prepare_depthwise_conv2d(const OpContext& ctx) {
+  return kernels::check_depthwise_conv2d_f32(ctx, &ctx.params<ref::DepthwiseConv2DParams>());
+}
 
 template <bool kPerChannel>
 Status eval_depthwise_conv2d_s8(const PreparedOp& ctx) {
-  ref::depthwise_conv2d_s8(ctx.params_as<DepthwiseConv2DPrepared>().s8,
+  ref::depthwise_conv2d_s8(ctx.params_as<ref::DepthwiseConv2DS8Params>(),
                            {in_as<int8_t>(ctx.input(0)), in_as<int8_t>(ctx.input(1)), in_as<int32_t>(ctx.input(2)),
                             channel_multipliers(ctx, kPerChannel), channel_shifts(ctx, kPerChannel),
                             out_as<int8_t>(ctx.output(0))});
@@ -96,8 +103,9 @@ Status eval_depthwise_conv2d_s8(const PreparedOp& ctx) {
 
 // int8: filter [kh, kw, in_c, multiplier] as the float op's.
 const char* prepare_depthwise_conv2d_s8(const OpContext& ctx) {
-  // The converter wrote the operands for the Cortex-M kernel (per-channel arrays, bias).
-  if (ctx.op->cortexm_kernel() != schema::CortexMKernel::NONE) return prepare_depthwise_conv2d_s8_cortexm(ctx);
+  if (ctx.op->cortexm_kernel() != schema::CortexMKernel::NONE) {
+    return FLOE_MSG("int8 depthwise laid out for a Cortex-M kernel on another backend");
+  }
   if (const char* err = weighted_s8_operands(ctx)) return err;
   const auto* o = ctx.op->options_as_DepthwiseConv2DOptions();
   const Shape input = ctx.input(0).shape, filter = ctx.input(1).shape, output = ctx.output(0).shape;
@@ -114,7 +122,7 @@ const char* prepare_depthwise_conv2d_s8(const OpContext& ctx) {
   }
   WeightedS8 w;
   if (const char* err = prepare_weighted_s8(ctx, output.dims[3], &w)) return err;
-  ctx.params<DepthwiseConv2DPrepared>().s8 = {
+  ctx.params<ref::DepthwiseConv2DS8Params>() = {
       o->stride_h(),  o->stride_w(),  o->dilation_h(), o->dilation_w(),      o->pad_top(),
       o->pad_left(),  o->depth_multiplier(), w.input_offset, w.output_offset, w.output_multiplier,
       w.output_shift, w.act_min,      w.act_max};
@@ -123,44 +131,13 @@ const char* prepare_depthwise_conv2d_s8(const OpContext& ctx) {
 }
 
 }  // namespace
-
-const char* prepare_depthwise_conv2d(const OpContext& ctx) {
-  if (ctx.has_input(0) && is_s8(ctx.input(0))) return prepare_depthwise_conv2d_s8(ctx);
-  if (const char* err = expect_weights_io(ctx)) return err;
-  const auto* o = ctx.op->options_as_DepthwiseConv2DOptions();
-  const Shape input = ctx.input(0).shape, filter = ctx.input(1).shape, output = ctx.output(0).shape;
-  if (input.rank != 4 || filter.rank != 4 || output.rank != 4) {
-    return FLOE_MSG("depthwise tensors must be 4-D");
-  }
-  if (filter.dims[2] != input.dims[3] || filter.dims[3] != o->depth_multiplier() ||
-      output.dims[3] != input.dims[3] * filter.dims[3] || output.dims[0] != input.dims[0]) {
-    return FLOE_MSG("depthwise channel, multiplier or batch dimensions disagree");
-  }
-  if (const char* err = check_window(o->stride_h(), o->stride_w(), o->dilation_h(),
-                                     o->dilation_w(), o->pad_top(), o->pad_left())) {
-    return err;
-  }
-  if (const char* err = check_bias(ctx, output.dims[3])) return err;
-  ref::DepthwiseConv2DParams& params = ctx.params<DepthwiseConv2DPrepared>().f32;
-  params.stride_h = o->stride_h();
-  params.stride_w = o->stride_w();
-  params.dilation_h = o->dilation_h();
-  params.dilation_w = o->dilation_w();
-  params.pad_top = o->pad_top();
-  params.pad_left = o->pad_left();
-  params.depth_multiplier = o->depth_multiplier();
-  params.activation = activation(o->activation());
-  if (ctx.op->backend() == schema::Backend::CORTEX_M) ctx.set_eval(eval_depthwise_conv2d_cortexm);
-  return nullptr;
-}
-
-
-Status eval_depthwise_conv2d(const PreparedOp& ctx) {
-  ref::depthwise_conv2d_f32(ctx.params_as<DepthwiseConv2DPrepared>().f32, depthwise_operands(ctx));
-  return Status::kOk;
-}
-
 }  // namespace floe::ops
+
+FLOE_KERNEL(REFERENCE, DEPTHWISE_CONV2D, ANY, ref::DepthwiseConv2DParams, ops::prepare_depthwise_conv2d,
+            ops::eval_depthwise_conv2d)
+FLOE_KERNEL(REFERENCE, DEPTHWISE_CONV2D, INT8, ref::DepthwiseConv2DS8Params, ops::prepare_depthwise_conv2d_s8,
+            ops::eval_depthwise_conv2d_s8<false>)
+
 
 namespace floe::ref {
 

@@ -3,28 +3,14 @@
 // [kh, kw, in_c, multiplier]; output channel c*multiplier + m reads input channel c.
 #pragma once
 
-#include "runtime/kernels/reference/quantization.h"
 #include "runtime/core/tensor.h"
-#include "runtime/kernels/reference/activation.h"
-#include "runtime/core/op_adapter.h"
-#include "runtime/kernels/cortexm/s8_plans.h"
+#include "runtime/kernels/common/params.h"
+#include "runtime/kernels/reference/quantization.h"
 
 namespace floe::ref {
 
-struct DepthwiseConv2DParams {
-  int32_t stride_h = 1, stride_w = 1;
-  int32_t dilation_h = 1, dilation_w = 1;
-  int32_t pad_top = 0, pad_left = 0;
-  int32_t depth_multiplier = 1;
-  Activation activation = Activation::kNone;
-};
-
-struct DepthwiseConv2DOperands {
-  In<float> input;
-  In<float> filter;
-  In<float> bias;  // data == nullptr when absent
-  Out<float> output;
-};
+using DepthwiseConv2DParams = kernels::DepthwiseConv2DParams;
+using DepthwiseConv2DOperands = kernels::DepthwiseConv2DOperands;
 
 void depthwise_conv2d_f32(const DepthwiseConv2DParams& params, const DepthwiseConv2DOperands& ops);
 
@@ -55,25 +41,3 @@ struct DepthwiseConv2DS8Operands {
 void depthwise_conv2d_s8(const DepthwiseConv2DS8Params& params, const DepthwiseConv2DS8Operands& ops);
 
 }  // namespace floe::ref
-
-// The op's adapter (runtime/ops.def names it; runtime/core/dispatch.h).
-namespace floe::ops {
-
-// The params block: float (reference and Cortex-M kernels) or int8.
-union DepthwiseConv2DPrepared {
-  ref::DepthwiseConv2DParams f32;
-  ref::DepthwiseConv2DS8Params s8;
-  cortexm::DepthwiseS8Plan cortexm_s8;  // int8 on the CORTEX_M backend
-};
-static_assert(sizeof(cortexm::DepthwiseS8Plan) <= sizeof(ref::DepthwiseConv2DS8Params),
-              "the int8 Cortex-M plan must not grow the params block");
-
-inline ref::DepthwiseConv2DOperands depthwise_operands(const PreparedOp& ctx) {
-  return {in_as<float>(ctx.input(0)), in_as<float>(ctx.input(1)), in_as<float>(ctx.input(2)),
-          out_as<float>(ctx.output(0))};
-}
-
-const char* prepare_depthwise_conv2d(const OpContext& ctx);
-Status eval_depthwise_conv2d(const PreparedOp& ctx);
-
-}  // namespace floe::ops

@@ -6,7 +6,7 @@
 #include <float.h>
 #include <stddef.h>
 
-#include "runtime/core/op_adapter.h"
+#include "runtime/kernels/common/op_adapter.h"
 
 namespace floe::ref {
 
@@ -46,7 +46,7 @@ void dilation2d_f32(const Dilation2DParams& p, In<float> input, In<float> filter
 }  // namespace floe::ref
 
 // ---- adapter: prepare validates the op once at Init() and fills its params
-// block; eval runs the kernel on the bound operands (runtime/core/dispatch.h).
+// block; eval runs the kernel on the bound operands (runtime/core/registry.h).
 namespace floe::ops {
 
 const char* prepare_dilation2d(const OpContext& ctx) {
@@ -80,3 +80,5 @@ Status eval_dilation2d(const PreparedOp& ctx) {
 }
 
 }  // namespace floe::ops
+
+FLOE_KERNEL(REFERENCE, DILATION2D, ANY, ref::Dilation2DParams, ops::prepare_dilation2d, ops::eval_dilation2d)

@@ -5,7 +5,7 @@
 #pragma once
 
 #include "runtime/core/tensor.h"
-#include "runtime/core/dispatch.h"
+#include "runtime/core/registry.h"
 
 namespace floe::ref {
 
@@ -19,7 +19,7 @@ void dilation2d_f32(const Dilation2DParams& p, In<float> input, In<float> filter
 
 }  // namespace floe::ref
 
-// The op's adapter (runtime/ops.def names it; runtime/core/dispatch.h).
+// The op's adapter (runtime/ops.def names it; runtime/core/registry.h).
 namespace floe::ops {
 
 const char* prepare_dilation2d(const OpContext& ctx);

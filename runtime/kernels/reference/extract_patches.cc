@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "runtime/kernels/reference/element_copy.h"
-#include "runtime/core/op_adapter.h"
+#include "runtime/kernels/common/op_adapter.h"
 
 namespace floe::ref {
 
@@ -44,7 +44,7 @@ void extract_patches(const ExtractPatchesParams& p, size_t element_size, In<void
 }  // namespace floe::ref
 
 // ---- adapter: prepare validates the op once at Init() and fills its params
-// block; eval runs the kernel on the bound operands (runtime/core/dispatch.h).
+// block; eval runs the kernel on the bound operands (runtime/core/registry.h).
 namespace floe::ops {
 
 const char* prepare_extract_patches(const OpContext& ctx) {
@@ -67,7 +67,7 @@ const char* prepare_extract_patches(const OpContext& ctx) {
   ref::ExtractPatchesParams& p = ctx.params<ref::ExtractPatchesParams>();
   p.pad_byte = 0;
   if (in.dtype == DType::kInt8) {
-    const Quantization q = ctx.model->quantization(static_cast<size_t>(ctx.op->inputs()->Get(0)));
+    const Quantization q = ctx.input_quantization(0);
     if (q.quantized()) {
       if (q.channels != 1) return FLOE_MSG("an int8 input needs one zero point");
       p.pad_byte = static_cast<int32_t>(static_cast<uint8_t>(static_cast<int8_t>(q.zero_point)));
@@ -90,3 +90,5 @@ Status eval_extract_patches(const PreparedOp& ctx) {
 }
 
 }  // namespace floe::ops
+
+FLOE_KERNEL(REFERENCE, EXTRACT_PATCHES, ANY, ref::ExtractPatchesParams, ops::prepare_extract_patches, ops::eval_extract_patches)

@@ -4,7 +4,7 @@
 #pragma once
 
 #include "runtime/core/tensor.h"
-#include "runtime/core/dispatch.h"
+#include "runtime/core/registry.h"
 
 namespace floe::ref {
 
@@ -21,7 +21,7 @@ void extract_patches(const ExtractPatchesParams& p, size_t element_size, In<void
 
 }  // namespace floe::ref
 
-// The op's adapter (runtime/ops.def names it; runtime/core/dispatch.h).
+// The op's adapter (runtime/ops.def names it; runtime/core/registry.h).
 namespace floe::ops {
 
 const char* prepare_extract_patches(const OpContext& ctx);

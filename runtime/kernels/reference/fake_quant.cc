@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "runtime/kernels/reference/element_copy.h"
-#include "runtime/core/op_adapter.h"
+#include "runtime/kernels/common/op_adapter.h"
 
 namespace floe::ref {
 
@@ -42,7 +42,7 @@ void fake_quant_f32(int32_t num_bits, bool narrow_range, In<float> input, In<flo
 }  // namespace floe::ref
 
 // ---- adapter: prepare validates the op once at Init() and fills its params
-// block; eval runs the kernel on the bound operands (runtime/core/dispatch.h).
+// block; eval runs the kernel on the bound operands (runtime/core/registry.h).
 namespace floe::ops {
 
 const char* prepare_fake_quant(const OpContext& ctx) {
@@ -71,3 +71,5 @@ Status eval_fake_quant(const PreparedOp& ctx) {
 }
 
 }  // namespace floe::ops
+
+FLOE_KERNEL(REFERENCE, FAKE_QUANT, ANY, ops::FakeQuantPrepared, ops::prepare_fake_quant, ops::eval_fake_quant)

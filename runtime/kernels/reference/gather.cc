@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "runtime/kernels/reference/element_copy.h"
-#include "runtime/core/op_adapter.h"
+#include "runtime/kernels/common/op_adapter.h"
 
 namespace floe::ref {
 namespace {
@@ -88,7 +88,7 @@ void one_hot(size_t element_size, bool indices_int64, int32_t axis, In<void> ind
 }  // namespace floe::ref
 
 // ---- adapter: prepare validates the op once at Init() and fills its params
-// block; eval runs the kernel on the bound operands (runtime/core/dispatch.h).
+// block; eval runs the kernel on the bound operands (runtime/core/registry.h).
 namespace floe::ops {
 
 const char* prepare_gather(const OpContext& ctx) {
@@ -192,3 +192,7 @@ Status eval_one_hot(const PreparedOp& ctx) {
 }
 
 }  // namespace floe::ops
+
+FLOE_KERNEL(REFERENCE, GATHER, ANY, ops::GatherPrepared, ops::prepare_gather, ops::eval_gather)
+FLOE_KERNEL(REFERENCE, GATHER_ND, ANY, NoParams, ops::prepare_gather_nd, ops::eval_gather_nd)
+FLOE_KERNEL(REFERENCE, ONE_HOT, ANY, ops::AxisPrepared, ops::prepare_one_hot, ops::eval_one_hot)

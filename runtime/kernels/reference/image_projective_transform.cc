@@ -7,7 +7,7 @@
 #include <math.h>
 #include <stddef.h>
 
-#include "runtime/core/op_adapter.h"
+#include "runtime/kernels/common/op_adapter.h"
 
 namespace floe::ref {
 namespace {
@@ -112,7 +112,7 @@ void image_projective_transform_f32(const ImageTransformParams& p, In<float> ima
 }  // namespace floe::ref
 
 // ---- adapter: prepare validates the op once at Init() and fills its params
-// block; eval runs the kernel on the bound operands (runtime/core/dispatch.h).
+// block; eval runs the kernel on the bound operands (runtime/core/registry.h).
 namespace floe::ops {
 
 const char* prepare_image_projective_transform(const OpContext& ctx) {
@@ -144,3 +144,5 @@ Status eval_image_projective_transform(const PreparedOp& ctx) {
 }
 
 }  // namespace floe::ops
+
+FLOE_KERNEL(REFERENCE, IMAGE_PROJECTIVE_TRANSFORM, ANY, ref::ImageTransformParams, ops::prepare_image_projective_transform, ops::eval_image_projective_transform)

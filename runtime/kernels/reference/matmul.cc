@@ -7,9 +7,8 @@
 
 #include <math.h>
 #include <stddef.h>
-#include "runtime/core/op_adapter.h"
-#include "runtime/kernels/reference/wrapping.h"
-#include "runtime/kernels/cortexm/matmul.h"
+#include "runtime/kernels/common/op_adapter.h"
+#include "runtime/kernels/common/wrapping.h"
 
 namespace floe::ref {
 
@@ -64,15 +63,23 @@ void matmul_f32(const MatMulParams& params, const MatMulOperands& ops) {
 
 }  // namespace floe::ref
 
-// ---- adapter: prepare validates the op once at Init() and fills its params
-// block; eval runs the kernel on the bound operands (runtime/core/dispatch.h).
+// ---- adapters: prepare validates the op once at Init() and fills its params
+// block; eval runs the kernel on the bound operands (runtime/core/registry.h).
 namespace floe::ops {
-
 namespace {
+
+Status eval_matmul(const PreparedOp& ctx) {
+  ref::matmul_f32(ctx.params_as<ref::MatMulParams>(), kernels::matmul_operands(ctx));
+  return Status::kOk;
+}
+
+const char* prepare_matmul(const OpContext& ctx) {
+  return kernels::check_matmul_f32(ctx, &ctx.params<ref::MatMulParams>());
+}
 
 template <bool kPerChannel>
 Status eval_fully_connected_s8(const PreparedOp& ctx) {
-  ref::fully_connected_s8(ctx.params_as<MatMulPrepared>().s8,
+  ref::fully_connected_s8(ctx.params_as<ref::FullyConnectedS8Params>(),
                           {in_as<int8_t>(ctx.input(0)), in_as<int8_t>(ctx.input(1)), in_as<int32_t>(ctx.input(2)),
                            channel_multipliers(ctx, kPerChannel), channel_shifts(ctx, kPerChannel),
                            out_as<int8_t>(ctx.output(0))});
@@ -81,64 +88,27 @@ Status eval_fully_connected_s8(const PreparedOp& ctx) {
 
 // int8 (TFLite's FULLY_CONNECTED): a [M, K], weights [N, K] (transpose_b).
 const char* prepare_fully_connected_s8(const OpContext& ctx) {
-  // The converter folded the bias for the Cortex-M kernel: only it can run the op.
-  if (ctx.op->cortexm_kernel() != schema::CortexMKernel::NONE) return prepare_fully_connected_s8_cortexm(ctx);
+  if (ctx.op->cortexm_kernel() != schema::CortexMKernel::NONE) {
+    return FLOE_MSG("int8 matmul laid out for a Cortex-M kernel on another backend");
+  }
   if (const char* err = weighted_s8_operands(ctx)) return err;
-  if (const char* err = check_fully_connected_s8_shapes(ctx)) return err;
+  if (const char* err = kernels::check_fully_connected_s8_shapes(ctx)) return err;
   const Shape b = ctx.input(1).shape;
   WeightedS8 w;
   if (const char* err = prepare_weighted_s8(ctx, b.dims[0], &w)) return err;
-  ctx.params<MatMulPrepared>().s8 = {w.input_offset,      w.weight_offset, w.output_offset, w.output_multiplier,
-                                     w.output_shift,      w.act_min,       w.act_max};
+  ctx.params<ref::FullyConnectedS8Params>() = {w.input_offset, w.weight_offset, w.output_offset,
+                                               w.output_multiplier, w.output_shift, w.act_min, w.act_max};
   ctx.set_eval(w.per_channel ? eval_fully_connected_s8<true> : eval_fully_connected_s8<false>);
   return nullptr;
 }
 
 }  // namespace
-
-const char* check_fully_connected_s8_shapes(const OpContext& ctx) {
-  const auto* options = ctx.op->options_as_MatMulOptions();
-  const Shape a = ctx.input(0).shape, b = ctx.input(1).shape, o = ctx.output(0).shape;
-  if (a.rank != 2 || b.rank != 2 || o.rank != 2) return FLOE_MSG("int8 matmul operands must be 2-D");
-  if (options->transpose_a() || !options->transpose_b()) {
-    return FLOE_MSG("int8 matmul takes weights [N, K] (transpose_b) and an untransposed input");
-  }
-  if (a.dims[1] != b.dims[1] || o.dims[0] != a.dims[0] || o.dims[1] != b.dims[0]) {
-    return FLOE_MSG("int8 matmul shapes disagree");
-  }
-  return nullptr;
-}
-
-const char* prepare_matmul(const OpContext& ctx) {
-  if (ctx.has_input(0) && is_s8(ctx.input(0))) return prepare_fully_connected_s8(ctx);
-  if (const char* err = expect_weights_io(ctx)) return err;
-  const auto* options = ctx.op->options_as_MatMulOptions();
-  const Shape a = ctx.input(0).shape, b = ctx.input(1).shape, o = ctx.output(0).shape;
-  if (a.rank != 2 || b.rank != 2 || o.rank != 2) return FLOE_MSG("matmul operands must be 2-D");
-  const int32_t m = options->transpose_a() ? a.dims[1] : a.dims[0];
-  const int32_t ka = options->transpose_a() ? a.dims[0] : a.dims[1];
-  const int32_t kb = options->transpose_b() ? b.dims[1] : b.dims[0];
-  const int32_t n = options->transpose_b() ? b.dims[0] : b.dims[1];
-  if (ka != kb) return FLOE_MSG("matmul inner dimensions differ");
-  if (o.dims[0] != m || o.dims[1] != n) return FLOE_MSG("matmul output shape is not [M, N]");
-  if (const char* err = check_bias(ctx, n)) return err;
-  ref::MatMulParams& params = ctx.params<MatMulPrepared>().f32;
-  params.transpose_a = options->transpose_a();
-  params.transpose_b = options->transpose_b();
-  params.activation = activation(options->activation());
-  // The converter chose the kernel library (Operator.backend); any other value
-  // runs the reference kernel, which defines the result.
-  if (ctx.op->backend() == schema::Backend::CORTEX_M) ctx.set_eval(eval_matmul_cortexm);
-  return nullptr;
-}
-
-
-Status eval_matmul(const PreparedOp& ctx) {
-  ref::matmul_f32(ctx.params_as<MatMulPrepared>().f32, matmul_operands(ctx));
-  return Status::kOk;
-}
-
 }  // namespace floe::ops
+
+FLOE_KERNEL(REFERENCE, MATMUL, ANY, ref::MatMulParams, ops::prepare_matmul, ops::eval_matmul)
+FLOE_KERNEL(REFERENCE, MATMUL, INT8, ref::FullyConnectedS8Params, ops::prepare_fully_connected_s8,
+            ops::eval_fully_connected_s8<false>)
+
 
 namespace floe::ref {
 

@@ -4,26 +4,14 @@
 // a is [M,K] ([K,M] when transpose_a), b is [K,N] ([N,K] when transpose_b).
 #pragma once
 
-#include "runtime/kernels/reference/quantization.h"
 #include "runtime/core/tensor.h"
-#include "runtime/kernels/reference/activation.h"
-#include "runtime/core/op_adapter.h"
-#include "runtime/kernels/cortexm/s8_plans.h"
+#include "runtime/kernels/common/params.h"
+#include "runtime/kernels/reference/quantization.h"
 
 namespace floe::ref {
 
-struct MatMulParams {
-  bool transpose_a = false;
-  bool transpose_b = false;
-  Activation activation = Activation::kNone;
-};
-
-struct MatMulOperands {
-  In<float> a;
-  In<float> b;
-  In<float> bias;  // data == nullptr when absent
-  Out<float> output;
-};
+using MatMulParams = kernels::MatMulParams;
+using MatMulOperands = kernels::MatMulOperands;
 
 void matmul_f32(const MatMulParams& params, const MatMulOperands& ops);
 
@@ -55,29 +43,3 @@ struct FullyConnectedS8Operands {
 void fully_connected_s8(const FullyConnectedS8Params& params, const FullyConnectedS8Operands& ops);
 
 }  // namespace floe::ref
-
-// The op's adapter (runtime/ops.def names it; runtime/core/dispatch.h).
-namespace floe::ops {
-
-inline ref::MatMulOperands matmul_operands(const PreparedOp& ctx) {
-  return {in_as<float>(ctx.input(0)), in_as<float>(ctx.input(1)), in_as<float>(ctx.input(2)),
-          out_as<float>(ctx.output(0))};
-}
-
-// The params block: float (reference and Cortex-M kernels) or int8.
-union MatMulPrepared {
-  ref::MatMulParams f32;
-  ref::FullyConnectedS8Params s8;
-  cortexm::FullyConnectedS8Plan cortexm_s8;  // int8 on the CORTEX_M backend
-};
-static_assert(sizeof(cortexm::FullyConnectedS8Plan) <= sizeof(ref::FullyConnectedS8Params),
-              "the int8 Cortex-M plan must not grow the params block");
-
-const char* prepare_matmul(const OpContext& ctx);
-Status eval_matmul(const PreparedOp& ctx);
-
-// int8 FULLY_CONNECTED's layout, the same for every backend: a [M, K], weights
-// [N, K] (transpose_b), output [M, N]. nullptr = fine.
-const char* check_fully_connected_s8_shapes(const OpContext& ctx);
-
-}  // namespace floe::ops

@@ -6,9 +6,9 @@
 #include <float.h>
 #include <stddef.h>
 
-#include "runtime/core/op_adapter.h"
+#include "runtime/kernels/common/op_adapter.h"
 #include "runtime/kernels/reference/pool2d.h"
-#include "runtime/kernels/window.h"
+#include "runtime/kernels/common/window.h"
 
 namespace floe::ref {
 
@@ -51,7 +51,7 @@ void max_pool_with_argmax_f32(const MaxPoolArgmaxParams& p, In<float> input, Out
 }  // namespace floe::ref
 
 // ---- adapter: prepare validates the op once at Init() and fills its params
-// block; eval runs the kernel on the bound operands (runtime/core/dispatch.h).
+// block; eval runs the kernel on the bound operands (runtime/core/registry.h).
 namespace floe::ops {
 
 const char* prepare_max_pool_with_argmax(const OpContext& ctx) {
@@ -70,7 +70,7 @@ const char* prepare_max_pool_with_argmax(const OpContext& ctx) {
   if (const char* err = check_window(o->stride_h(), o->stride_w(), 1, 1, o->pad_top(), o->pad_left())) return err;
   if (o->activation() != schema::Activation::NONE) return FLOE_MSG("max pool with argmax has no fused activation");
   ref::MaxPoolArgmaxParams& p = ctx.params<ref::MaxPoolArgmaxParams>();
-  set_pool_window(p, *o);
+  kernels::set_pool_window(p, *o);
   p.include_batch_in_index = o->include_batch_in_index() ? 1 : 0;
   p.index_is_int64 = arg.dtype == DType::kInt64 ? 1 : 0;
   return nullptr;
@@ -83,3 +83,5 @@ Status eval_max_pool_with_argmax(const PreparedOp& ctx) {
 }
 
 }  // namespace floe::ops
+
+FLOE_KERNEL(REFERENCE, MAX_POOL_WITH_ARGMAX, ANY, ref::MaxPoolArgmaxParams, ops::prepare_max_pool_with_argmax, ops::eval_max_pool_with_argmax)

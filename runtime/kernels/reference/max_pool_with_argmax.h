@@ -7,7 +7,7 @@
 #pragma once
 
 #include "runtime/core/tensor.h"
-#include "runtime/core/dispatch.h"
+#include "runtime/core/registry.h"
 
 namespace floe::ref {
 
@@ -25,7 +25,7 @@ void max_pool_with_argmax_f32(const MaxPoolArgmaxParams& p, In<float> input, Out
 
 }  // namespace floe::ref
 
-// The op's adapter (runtime/ops.def names it; runtime/core/dispatch.h).
+// The op's adapter (runtime/ops.def names it; runtime/core/registry.h).
 namespace floe::ops {
 
 const char* prepare_max_pool_with_argmax(const OpContext& ctx);

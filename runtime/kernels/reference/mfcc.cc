@@ -3,7 +3,7 @@
 
 #include <math.h>
 
-#include "runtime/core/op_adapter.h"
+#include "runtime/kernels/common/op_adapter.h"
 
 namespace floe::ref {
 
@@ -38,7 +38,7 @@ void mfcc_f32(const MfccParams& p, const MfccOperands& ops) {
 }  // namespace floe::ref
 
 // ---- adapter: prepare validates the op once at Init() and fills its params
-// block; eval runs the kernel on the bound operands (runtime/core/dispatch.h).
+// block; eval runs the kernel on the bound operands (runtime/core/registry.h).
 namespace floe::ops {
 
 const char* prepare_mfcc(const OpContext& ctx) {
@@ -85,3 +85,5 @@ Status eval_mfcc(const PreparedOp& ctx) {
 }
 
 }  // namespace floe::ops
+
+FLOE_KERNEL(REFERENCE, MFCC, ANY, ref::MfccParams, ops::prepare_mfcc, ops::eval_mfcc)

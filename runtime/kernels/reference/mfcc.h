@@ -8,7 +8,7 @@
 // the converter computed from the sample rate.
 #pragma once
 
-#include "runtime/core/dispatch.h"
+#include "runtime/core/registry.h"
 #include "runtime/core/tensor.h"
 
 namespace floe::ref {
@@ -33,7 +33,7 @@ void mfcc_f32(const MfccParams& params, const MfccOperands& ops);
 
 }  // namespace floe::ref
 
-// The op's adapter (runtime/ops.def names it; runtime/core/dispatch.h).
+// The op's adapter (runtime/ops.def names it; runtime/core/registry.h).
 namespace floe::ops {
 
 const char* prepare_mfcc(const OpContext& ctx);

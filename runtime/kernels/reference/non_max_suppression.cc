@@ -9,7 +9,7 @@
 #include <math.h>
 #include <stddef.h>
 
-#include "runtime/core/op_adapter.h"
+#include "runtime/kernels/common/op_adapter.h"
 
 namespace floe::ref {
 namespace {
@@ -85,7 +85,7 @@ Status non_max_suppression_f32(In<float> boxes, In<float> scores, float iou_thre
 }  // namespace floe::ref
 
 // ---- adapter: prepare validates the op once at Init() and fills its params
-// block; eval runs the kernel on the bound operands (runtime/core/dispatch.h).
+// block; eval runs the kernel on the bound operands (runtime/core/registry.h).
 namespace floe::ops {
 namespace {
 
@@ -130,3 +130,5 @@ Status eval_non_max_suppression(const PreparedOp& ctx) {
 }
 
 }  // namespace floe::ops
+
+FLOE_KERNEL(REFERENCE, NON_MAX_SUPPRESSION, ANY, NoParams, ops::prepare_non_max_suppression, ops::eval_non_max_suppression)

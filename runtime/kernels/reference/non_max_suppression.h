@@ -12,7 +12,7 @@
 
 #include "runtime/core/status.h"
 #include "runtime/core/tensor.h"
-#include "runtime/core/dispatch.h"
+#include "runtime/core/registry.h"
 
 namespace floe::ref {
 
@@ -28,7 +28,7 @@ Status non_max_suppression_f32(In<float> boxes, In<float> scores, float iou_thre
 
 }  // namespace floe::ref
 
-// The op's adapter (runtime/ops.def names it; runtime/core/dispatch.h).
+// The op's adapter (runtime/ops.def names it; runtime/core/registry.h).
 namespace floe::ops {
 
 const char* prepare_non_max_suppression(const OpContext& ctx);

@@ -8,7 +8,7 @@
 
 #include <stdint.h>
 #include <string.h>
-#include "runtime/core/op_adapter.h"
+#include "runtime/kernels/common/op_adapter.h"
 
 namespace floe::ref {
 namespace {
@@ -114,7 +114,7 @@ void pad(const PadParams& params, const In<void>& input, const Out<void>& output
 }  // namespace floe::ref
 
 // ---- adapter: prepare validates the op once at Init() and fills its params
-// block; eval runs the kernel on the bound operands (runtime/core/dispatch.h).
+// block; eval runs the kernel on the bound operands (runtime/core/registry.h).
 namespace floe::ops {
 namespace {
 
@@ -291,3 +291,5 @@ void pad_s8(const PadS8Params& params, const In<int8_t>& input, const Out<int8_t
 }
 
 }  // namespace floe::ref
+
+FLOE_KERNEL(REFERENCE, PAD, ANY, ops::PadPrepared, ops::prepare_pad, ops::eval_pad)

@@ -10,7 +10,7 @@
 
 #include "runtime/kernels/reference/quantization.h"
 #include "runtime/core/tensor.h"
-#include "runtime/core/dispatch.h"
+#include "runtime/core/registry.h"
 
 namespace floe::ref {
 
@@ -36,7 +36,7 @@ void pad_s8(const PadS8Params& params, const In<int8_t>& input, const Out<int8_t
 
 }  // namespace floe::ref
 
-// The op's adapter (runtime/ops.def names it; runtime/core/dispatch.h).
+// The op's adapter (runtime/ops.def names it; runtime/core/registry.h).
 namespace floe::ops {
 
 struct PadPrepared {

@@ -4,13 +4,12 @@
 // each window is clipped to the image once, max reduces over what is left and
 // average divides by how many taps are left (TF AvgPool semantics for SAME).
 #include "runtime/kernels/reference/pool2d.h"
-#include "runtime/kernels/cortexm/pool2d.h"
 
 #include <math.h>
 
-#include "runtime/kernels/window.h"
+#include "runtime/kernels/common/window.h"
 #include <stddef.h>
-#include "runtime/core/op_adapter.h"
+#include "runtime/kernels/common/op_adapter.h"
 
 namespace floe::ref {
 namespace {
@@ -87,37 +86,23 @@ void avg_pool2d_f32(const Pool2DParams& params, const Pool2DOperands& ops) {
 
 }  // namespace floe::ref
 
-// ---- adapter: prepare validates the op once at Init() and fills its params
-// block; eval runs the kernel on the bound operands (runtime/core/dispatch.h).
+// ---- adapters: prepare validates the op once at Init() and fills its params
+// block; eval runs the kernel on the bound operands (runtime/core/registry.h).
 namespace floe::ops {
-
 namespace {
-
-// NHWC in and out, batch and channels kept, a window >= 1, strides >= 1 and
-// non-negative padding: what every pooling kernel assumes (float and int8).
-const char* check_pool_geometry(const OpContext& ctx) {
-  const auto* o = ctx.op->options_as_Pool2DOptions();
-  const Shape input = ctx.input(0).shape, output = ctx.output(0).shape;
-  if (input.rank != 4 || output.rank != 4) return FLOE_MSG("pooling tensors must be 4-D (NHWC)");
-  if (input.dims[0] != output.dims[0] || input.dims[3] != output.dims[3]) {
-    return FLOE_MSG("pooling changes batch or channels");
-  }
-  if (o->filter_h() < 1 || o->filter_w() < 1) return FLOE_MSG("pooling window must be >= 1");
-  return check_window(o->stride_h(), o->stride_w(), 1, 1, o->pad_top(), o->pad_left());
-}
 
 // An empty output has nothing to compute, while walking its other dims could
 // take billions of steps (batch 720896 x 1024 rows of width 0, from fuzz_model).
 Status eval_empty_pool(const PreparedOp&) { return Status::kOk; }
 
 Status eval_max_pool2d_s8(const PreparedOp& ctx) {
-  ref::max_pool2d_s8(ctx.params_as<Pool2DPrepared>().s8,
+  ref::max_pool2d_s8(ctx.params_as<ref::Pool2DS8Params>(),
                      {in_as<int8_t>(ctx.input(0)), out_as<int8_t>(ctx.output(0))});
   return Status::kOk;
 }
 
 Status eval_avg_pool2d_s8(const PreparedOp& ctx) {
-  ref::avg_pool2d_s8(ctx.params_as<Pool2DPrepared>().s8,
+  ref::avg_pool2d_s8(ctx.params_as<ref::Pool2DS8Params>(),
                      {in_as<int8_t>(ctx.input(0)), out_as<int8_t>(ctx.output(0))});
   return Status::kOk;
 }
@@ -125,68 +110,42 @@ Status eval_avg_pool2d_s8(const PreparedOp& ctx) {
 // int8: input and output share scale and zero point (the converter checked),
 // so the kernel works on the stored integers and only clamps.
 const char* prepare_pool2d_s8(const OpContext& ctx) {
-  if (!has_io(ctx, 1, 1) || !is_s8(ctx.input(0)) || !is_s8(ctx.output(0))) {
-    return FLOE_MSG("int8 pooling takes one int8 input and output");
-  }
-  const auto* o = ctx.op->options_as_Pool2DOptions();
-  const Shape input = ctx.input(0).shape, output = ctx.output(0).shape;
-  if (const char* err = check_pool_geometry(ctx)) return err;
-  // Every window must keep one in-image tap (the average divides by their count).
-  // 64-bit: a model's dims times its strides may pass int32.
-  if (o->pad_top() >= o->filter_h() || o->pad_left() >= o->filter_w() ||
-      int64_t{output.dims[1] - 1} * o->stride_h() - o->pad_top() >= input.dims[1] ||
-      int64_t{output.dims[2] - 1} * o->stride_w() - o->pad_left() >= input.dims[2]) {
-    return FLOE_MSG("int8 pooling window entirely in the padding");
-  }
-  const char* why = nullptr;
-  const schema::Requantization* r = requantization_of(ctx, &why);
-  if (r == nullptr) return why;
-  ref::Pool2DS8Params& p = ctx.params<Pool2DPrepared>().s8;
-  set_pool_window(p, *o);
-  p.act_min = r->activation_min();
-  p.act_max = r->activation_max();
-  if (output.num_elements() == 0) {
-    ctx.set_eval(eval_empty_pool);
-    return nullptr;
-  }
-  const bool max_pool = ctx.op->opcode() == schema::OpCode::MAX_POOL2D;
-  if (ctx.op->backend() == schema::Backend::CORTEX_M) {
-    if (max_pool) return FLOE_MSG("int8 MAX_POOL2D has no Cortex-M kernel");
-    ctx.set_eval(eval_avg_pool2d_s8_cortexm);
-    return nullptr;
-  }
-  ctx.set_eval(max_pool ? eval_max_pool2d_s8 : eval_avg_pool2d_s8);
+  if (const char* err = kernels::check_pool2d_s8(ctx, &ctx.params<ref::Pool2DS8Params>())) return err;
+  if (ctx.output(0).shape.num_elements() == 0) ctx.set_eval(eval_empty_pool);
   return nullptr;
 }
 
-}  // namespace
-
 const char* prepare_pool2d(const OpContext& ctx) {
-  if (ctx.has_input(0) && is_s8(ctx.input(0))) return prepare_pool2d_s8(ctx);
-  if (ctx.op->backend() == schema::Backend::CORTEX_M) return FLOE_MSG("float pooling has no Cortex-M kernel");
   if (const char* err = expect_f32_io(ctx, 1)) return err;
-  if (const char* err = check_pool_geometry(ctx)) return err;
+  if (const char* err = kernels::check_pool_geometry(ctx)) return err;
   const auto* o = ctx.op->options_as_Pool2DOptions();
-  ref::Pool2DParams& params = ctx.params<Pool2DPrepared>().f32;
-  set_pool_window(params, *o);
+  ref::Pool2DParams& params = ctx.params<ref::Pool2DParams>();
+  kernels::set_pool_window(params, *o);
   params.activation = activation(o->activation());
   if (ctx.output(0).shape.num_elements() == 0) ctx.set_eval(eval_empty_pool);
   return nullptr;
 }
 
 Status eval_max_pool2d(const PreparedOp& ctx) {
-  ref::max_pool2d_f32(ctx.params_as<Pool2DPrepared>().f32,
+  ref::max_pool2d_f32(ctx.params_as<ref::Pool2DParams>(),
                       {in_as<float>(ctx.input(0)), out_as<float>(ctx.output(0))});
   return Status::kOk;
 }
 
 Status eval_avg_pool2d(const PreparedOp& ctx) {
-  ref::avg_pool2d_f32(ctx.params_as<Pool2DPrepared>().f32,
+  ref::avg_pool2d_f32(ctx.params_as<ref::Pool2DParams>(),
                       {in_as<float>(ctx.input(0)), out_as<float>(ctx.output(0))});
   return Status::kOk;
 }
 
+}  // namespace
 }  // namespace floe::ops
+
+FLOE_KERNEL(REFERENCE, MAX_POOL2D, ANY, ref::Pool2DParams, ops::prepare_pool2d, ops::eval_max_pool2d)
+FLOE_KERNEL(REFERENCE, AVG_POOL2D, ANY, ref::Pool2DParams, ops::prepare_pool2d, ops::eval_avg_pool2d)
+FLOE_KERNEL(REFERENCE, MAX_POOL2D, INT8, ref::Pool2DS8Params, ops::prepare_pool2d_s8, ops::eval_max_pool2d_s8)
+FLOE_KERNEL(REFERENCE, AVG_POOL2D, INT8, ref::Pool2DS8Params, ops::prepare_pool2d_s8, ops::eval_avg_pool2d_s8)
+
 
 namespace floe::ref {
 namespace {

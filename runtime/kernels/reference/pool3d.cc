@@ -6,8 +6,8 @@
 #include <float.h>
 #include <stddef.h>
 
-#include "runtime/core/op_adapter.h"
-#include "runtime/kernels/window.h"
+#include "runtime/kernels/common/op_adapter.h"
+#include "runtime/kernels/common/window.h"
 
 namespace floe::ref {
 namespace {
@@ -61,7 +61,7 @@ void avg_pool3d_f32(const Pool3DParams& p, In<float> input, Out<float> output) {
 }  // namespace floe::ref
 
 // ---- adapter: prepare validates the op once at Init() and fills its params
-// block; eval runs the kernel on the bound operands (runtime/core/dispatch.h).
+// block; eval runs the kernel on the bound operands (runtime/core/registry.h).
 namespace floe::ops {
 
 const char* prepare_pool3d(const OpContext& ctx) {
@@ -100,3 +100,6 @@ Status eval_avg_pool3d(const PreparedOp& ctx) {
 }
 
 }  // namespace floe::ops
+
+FLOE_KERNEL(REFERENCE, MAX_POOL3D, ANY, ref::Pool3DParams, ops::prepare_pool3d, ops::eval_max_pool3d)
+FLOE_KERNEL(REFERENCE, AVG_POOL3D, ANY, ref::Pool3DParams, ops::prepare_pool3d, ops::eval_avg_pool3d)

@@ -5,7 +5,7 @@
 #pragma once
 
 #include "runtime/core/tensor.h"
-#include "runtime/core/dispatch.h"
+#include "runtime/core/registry.h"
 
 namespace floe::ref {
 
@@ -21,7 +21,7 @@ void avg_pool3d_f32(const Pool3DParams& p, In<float> input, Out<float> output);
 
 }  // namespace floe::ref
 
-// The ops' adapters (runtime/ops.def names them; runtime/core/dispatch.h).
+// The ops' adapters (runtime/ops.def names them; runtime/core/registry.h).
 namespace floe::ops {
 
 const char* prepare_pool3d(const OpContext& ctx);

@@ -18,7 +18,7 @@
 #include <math.h>
 #include <stdint.h>
 
-#include "runtime/kernels/reference/activation.h"
+#include "runtime/kernels/common/activation.h"
 
 namespace floe::ref {
 

@@ -46,10 +46,8 @@ void requantize_s8(const RequantizeS8Params& params, const In<int8_t>& input,
 namespace floe::ops {
 namespace {
 
-// The per-tensor scale and zero point of operand tensor `tensor` (an index into
-// the model), or nullptr with the reason.
-const char* affine_of(const OpContext& ctx, int32_t tensor, ref::QuantizeS8Params* out) {
-  const Quantization q = ctx.model->quantization(static_cast<size_t>(tensor));
+// The per-tensor scale and zero point of the op's int8 side, or the reason.
+const char* affine_of(const Quantization& q, ref::QuantizeS8Params* out) {
   if (q.channels != 1) return FLOE_MSG("int8 side of a (de)quantize must be quantized per tensor");
   out->scale = q.scale;
   out->zero_point = q.zero_point;
@@ -84,7 +82,7 @@ const char* prepare_quantize(const OpContext& ctx) {
     return nullptr;
   }
   if (!is_f32(in)) return FLOE_MSG("quantize reads float32 or int8");
-  return affine_of(ctx, ctx.op->outputs()->Get(0), &ctx.params<QuantizePrepared>().affine);
+  return affine_of(ctx.output_quantization(0), &ctx.params<QuantizePrepared>().affine);
 }
 
 Status eval_quantize(const PreparedOp& ctx) {
@@ -100,7 +98,7 @@ const char* prepare_dequantize(const OpContext& ctx) {
   if (ctx.input(0).shape.num_elements() != ctx.output(0).shape.num_elements()) {
     return FLOE_MSG("dequantize changes the element count");
   }
-  return affine_of(ctx, ctx.op->inputs()->Get(0), &ctx.params<QuantizePrepared>().affine);
+  return affine_of(ctx.input_quantization(0), &ctx.params<QuantizePrepared>().affine);
 }
 
 Status eval_dequantize(const PreparedOp& ctx) {
@@ -110,3 +108,6 @@ Status eval_dequantize(const PreparedOp& ctx) {
 }
 
 }  // namespace floe::ops
+
+FLOE_KERNEL(REFERENCE, QUANTIZE, ANY, ops::QuantizePrepared, ops::prepare_quantize, ops::eval_quantize)
+FLOE_KERNEL(REFERENCE, DEQUANTIZE, ANY, ops::QuantizePrepared, ops::prepare_dequantize, ops::eval_dequantize)

@@ -46,7 +46,7 @@ inline RequantizeS8Params prepare_requantize_s8(float input_scale, int32_t input
 
 // The ops' adapters (runtime/ops.def): QUANTIZE float -> int8 and int8 ->
 // int8 (requantize, with the converter's multiplier), DEQUANTIZE int8 -> float.
-#include "runtime/core/op_adapter.h"
+#include "runtime/kernels/common/op_adapter.h"
 
 namespace floe::ops {
 

@@ -12,8 +12,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "runtime/kernels/reference/wrapping.h"
-#include "runtime/core/op_adapter.h"
+#include "runtime/kernels/common/wrapping.h"
+#include "runtime/kernels/common/op_adapter.h"
 
 namespace floe::ref {
 namespace {
@@ -359,7 +359,7 @@ void arg_reduce(bool is_max, DType input_dtype, DType output_dtype, int32_t axis
 }  // namespace floe::ref
 
 // ---- adapter: prepare validates the op once at Init() and fills its params
-// block; eval runs the kernel on the bound operands (runtime/core/dispatch.h).
+// block; eval runs the kernel on the bound operands (runtime/core/registry.h).
 namespace floe::ops {
 namespace {
 
@@ -553,3 +553,14 @@ void mean_s8(const MeanS8Params& params, const In<int8_t>& input, const Out<int8
 }
 
 }  // namespace floe::ref
+
+FLOE_KERNEL(REFERENCE, ARG_MAX, ANY, ops::AxisPrepared, ops::prepare_arg_max, ops::eval_arg_max)
+FLOE_KERNEL(REFERENCE, ARG_MIN, ANY, ops::AxisPrepared, ops::prepare_arg_min, ops::eval_arg_min)
+
+FLOE_KERNEL(REFERENCE, MEAN, ANY, ops::MeanPrepared, ops::prepare_mean, ops::eval_mean)
+FLOE_KERNEL(REFERENCE, SUM, ANY, ops::ReducePrepared, ops::prepare_sum, ops::eval_sum)
+FLOE_KERNEL(REFERENCE, PROD, ANY, ops::ReducePrepared, ops::prepare_prod, ops::eval_prod)
+FLOE_KERNEL(REFERENCE, REDUCE_MAX, ANY, ops::ReducePrepared, ops::prepare_reduce_max, ops::eval_reduce_max)
+FLOE_KERNEL(REFERENCE, REDUCE_MIN, ANY, ops::ReducePrepared, ops::prepare_reduce_min, ops::eval_reduce_min)
+FLOE_KERNEL(REFERENCE, REDUCE_ALL, ANY, ops::ReducePrepared, ops::prepare_reduce_all, ops::eval_reduce_all)
+FLOE_KERNEL(REFERENCE, REDUCE_ANY, ANY, ops::ReducePrepared, ops::prepare_reduce_any, ops::eval_reduce_any)

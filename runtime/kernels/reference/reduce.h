@@ -9,7 +9,7 @@
 
 #include "runtime/kernels/reference/quantization.h"
 #include "runtime/core/tensor.h"
-#include "runtime/core/dispatch.h"
+#include "runtime/core/registry.h"
 
 namespace floe::ref {
 
@@ -80,7 +80,7 @@ void arg_reduce(bool is_max, DType input_dtype, DType output_dtype, int32_t axis
 
 }  // namespace floe::ref
 
-// The op's adapter (runtime/ops.def names it; runtime/core/dispatch.h).
+// The op's adapter (runtime/ops.def names it; runtime/core/registry.h).
 namespace floe::ops {
 
 struct ReducePrepared {

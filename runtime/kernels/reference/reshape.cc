@@ -7,7 +7,7 @@
 #include "runtime/kernels/reference/reshape.h"
 
 #include <string.h>
-#include "runtime/core/op_adapter.h"
+#include "runtime/kernels/common/op_adapter.h"
 
 namespace floe::ref {
 
@@ -19,7 +19,7 @@ void reshape(const void* input, void* output, size_t bytes) {
 }  // namespace floe::ref
 
 // ---- adapter: prepare validates the op once at Init() and fills its params
-// block; eval runs the kernel on the bound operands (runtime/core/dispatch.h).
+// block; eval runs the kernel on the bound operands (runtime/core/registry.h).
 namespace floe::ops {
 
 // ---- shape ops -----------------------------------------------------------
@@ -45,3 +45,5 @@ Status eval_reshape(const PreparedOp& ctx) {
 }
 
 }  // namespace floe::ops
+
+FLOE_KERNEL(REFERENCE, RESHAPE, ANY, NoParams, ops::prepare_reshape, ops::eval_reshape)

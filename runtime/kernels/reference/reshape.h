@@ -4,7 +4,7 @@
 #pragma once
 
 #include <stddef.h>
-#include "runtime/core/dispatch.h"
+#include "runtime/core/registry.h"
 
 namespace floe::ref {
 
@@ -12,7 +12,7 @@ void reshape(const void* input, void* output, size_t bytes);
 
 }  // namespace floe::ref
 
-// The op's adapter (runtime/ops.def names it; runtime/core/dispatch.h).
+// The op's adapter (runtime/ops.def names it; runtime/core/registry.h).
 namespace floe::ops {
 
 const char* prepare_reshape(const OpContext& ctx);

@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "runtime/kernels/reference/element_copy.h"
-#include "runtime/core/op_adapter.h"
+#include "runtime/kernels/common/op_adapter.h"
 
 namespace floe::ref {
 namespace {
@@ -151,7 +151,7 @@ void resize(const ResizeParams& p, size_t element_size, In<void> input, Out<void
 }  // namespace floe::ref
 
 // ---- adapter: prepare validates the op once at Init() and fills its params
-// block; eval runs the kernel on the bound operands (runtime/core/dispatch.h).
+// block; eval runs the kernel on the bound operands (runtime/core/registry.h).
 namespace floe::ops {
 namespace {
 
@@ -209,3 +209,8 @@ const char* prepare_resize_area(const OpContext& ctx) {
 Status eval_resize_area(const PreparedOp& ctx) { return eval_resize(ctx); }
 
 }  // namespace floe::ops
+
+FLOE_KERNEL(REFERENCE, RESIZE_BILINEAR, ANY, ref::ResizeParams, ops::prepare_resize_bilinear, ops::eval_resize_bilinear)
+FLOE_KERNEL(REFERENCE, RESIZE_NEAREST, ANY, ref::ResizeParams, ops::prepare_resize_nearest, ops::eval_resize_nearest)
+FLOE_KERNEL(REFERENCE, RESIZE_BICUBIC, ANY, ref::ResizeParams, ops::prepare_resize_bicubic, ops::eval_resize_bicubic)
+FLOE_KERNEL(REFERENCE, RESIZE_AREA, ANY, ref::ResizeParams, ops::prepare_resize_area, ops::eval_resize_area)

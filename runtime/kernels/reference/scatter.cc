@@ -7,9 +7,9 @@
 
 #include <type_traits>
 
-#include "runtime/core/op_adapter.h"
+#include "runtime/kernels/common/op_adapter.h"
 #include "runtime/kernels/reference/element_copy.h"
-#include "runtime/kernels/reference/wrapping.h"
+#include "runtime/kernels/common/wrapping.h"
 
 namespace floe::ref {
 namespace {
@@ -94,7 +94,7 @@ bool scatter_nd(ScatterMode mode, DType dtype, bool indices_int64, In<void> data
 }  // namespace floe::ref
 
 // ---- adapters: prepare validates the operands once at Init() and fills the
-// params block; eval runs the kernel (runtime/core/dispatch.h).
+// params block; eval runs the kernel (runtime/core/registry.h).
 namespace floe::ops {
 namespace {
 
@@ -159,3 +159,11 @@ Status eval_scatter_nd_min(const PreparedOp& ctx) { return run(ctx, ref::Scatter
 Status eval_scatter_nd_max(const PreparedOp& ctx) { return run(ctx, ref::ScatterMode::kMax); }
 
 }  // namespace floe::ops
+
+FLOE_KERNEL(REFERENCE, SCATTER_ND_UPDATE, ANY, ops::ScatterPrepared, ops::prepare_scatter_nd, ops::eval_scatter_nd_update)
+FLOE_KERNEL(REFERENCE, SCATTER_ND_ADD, ANY, ops::ScatterPrepared, ops::prepare_scatter_nd_arithmetic, ops::eval_scatter_nd_add)
+FLOE_KERNEL(REFERENCE, SCATTER_ND_SUB, ANY, ops::ScatterPrepared, ops::prepare_scatter_nd_arithmetic, ops::eval_scatter_nd_sub)
+FLOE_KERNEL(REFERENCE, SCATTER_ND_MUL, ANY, ops::ScatterPrepared, ops::prepare_scatter_nd_arithmetic, ops::eval_scatter_nd_mul)
+FLOE_KERNEL(REFERENCE, SCATTER_ND_DIV, ANY, ops::ScatterPrepared, ops::prepare_scatter_nd_arithmetic, ops::eval_scatter_nd_div)
+FLOE_KERNEL(REFERENCE, SCATTER_ND_MIN, ANY, ops::ScatterPrepared, ops::prepare_scatter_nd_arithmetic, ops::eval_scatter_nd_min)
+FLOE_KERNEL(REFERENCE, SCATTER_ND_MAX, ANY, ops::ScatterPrepared, ops::prepare_scatter_nd_arithmetic, ops::eval_scatter_nd_max)

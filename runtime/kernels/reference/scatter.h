@@ -13,7 +13,7 @@
 #pragma once
 
 #include "runtime/core/tensor.h"
-#include "runtime/core/dispatch.h"
+#include "runtime/core/registry.h"
 
 namespace floe::ref {
 
@@ -26,7 +26,7 @@ bool scatter_nd(ScatterMode mode, DType dtype, bool indices_int64, In<void> data
 
 }  // namespace floe::ref
 
-// The ops' adapters (runtime/ops.def names them; runtime/core/dispatch.h).
+// The ops' adapters (runtime/ops.def names them; runtime/core/registry.h).
 namespace floe::ops {
 
 struct ScatterPrepared {

@@ -5,7 +5,7 @@
 
 #include "runtime/kernels/reference/broadcast.h"
 #include "runtime/kernels/reference/element_copy.h"
-#include "runtime/core/op_adapter.h"
+#include "runtime/kernels/common/op_adapter.h"
 
 namespace floe::ref {
 
@@ -21,7 +21,7 @@ void select(size_t element_size, const SelectOperands& ops) {
 }  // namespace floe::ref
 
 // ---- adapter: prepare validates the op once at Init() and fills its params
-// block; eval runs the kernel on the bound operands (runtime/core/dispatch.h).
+// block; eval runs the kernel on the bound operands (runtime/core/registry.h).
 namespace floe::ops {
 
 const char* prepare_select(const OpContext& ctx) {
@@ -43,3 +43,5 @@ Status eval_select(const PreparedOp& ctx) {
 }
 
 }  // namespace floe::ops
+
+FLOE_KERNEL(REFERENCE, SELECT, ANY, NoParams, ops::prepare_select, ops::eval_select)

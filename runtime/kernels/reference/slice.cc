@@ -4,7 +4,7 @@
 #include "runtime/kernels/reference/slice.h"
 
 #include "runtime/kernels/reference/element_copy.h"
-#include "runtime/core/op_adapter.h"
+#include "runtime/kernels/common/op_adapter.h"
 
 namespace floe::ref {
 namespace {
@@ -114,7 +114,7 @@ void tile(size_t element_size, In<void> input, Out<void> output) {
 }  // namespace floe::ref
 
 // ---- adapter: prepare validates the op once at Init() and fills its params
-// block; eval runs the kernel on the bound operands (runtime/core/dispatch.h).
+// block; eval runs the kernel on the bound operands (runtime/core/registry.h).
 namespace floe::ops {
 
 const char* prepare_strided_slice(const OpContext& ctx) {
@@ -174,3 +174,6 @@ Status eval_tile(const PreparedOp& ctx) {
 }
 
 }  // namespace floe::ops
+
+FLOE_KERNEL(REFERENCE, STRIDED_SLICE, ANY, ops::StridedSlicePrepared, ops::prepare_strided_slice, ops::eval_strided_slice)
+FLOE_KERNEL(REFERENCE, TILE, ANY, NoParams, ops::prepare_tile, ops::eval_tile)

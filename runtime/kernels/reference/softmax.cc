@@ -8,7 +8,7 @@
 
 #include <math.h>
 #include <stddef.h>
-#include "runtime/core/op_adapter.h"
+#include "runtime/kernels/common/op_adapter.h"
 #include "runtime/kernels/reference/unary.h"
 
 namespace floe::ref {
@@ -64,7 +64,7 @@ void log_softmax_f32(In<float> input, Out<float> output) {
 }  // namespace floe::ref
 
 // ---- adapter: prepare validates the op once at Init() and fills its params
-// block; eval runs the kernel on the bound operands (runtime/core/dispatch.h).
+// block; eval runs the kernel on the bound operands (runtime/core/registry.h).
 namespace floe::ops {
 
 namespace {
@@ -165,3 +165,6 @@ void softmax_s8(const SoftmaxS8Params& params, const SoftmaxS8Operands& ops) {
 }
 
 }  // namespace floe::ref
+
+FLOE_KERNEL(REFERENCE, SOFTMAX, ANY, ops::SoftmaxPrepared, ops::prepare_softmax, ops::eval_softmax)
+FLOE_KERNEL(REFERENCE, LOG_SOFTMAX, ANY, NoParams, ops::prepare_log_softmax, ops::eval_log_softmax)

@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "runtime/kernels/reference/element_copy.h"
-#include "runtime/core/op_adapter.h"
+#include "runtime/kernels/common/op_adapter.h"
 
 namespace floe::ref {
 namespace {
@@ -138,7 +138,7 @@ void topk_f32(bool sorted, In<float> input, Out<float> values, Out<int32_t> indi
 }  // namespace floe::ref
 
 // ---- adapter: prepare validates the op once at Init() and fills its params
-// block; eval runs the kernel on the bound operands (runtime/core/dispatch.h).
+// block; eval runs the kernel on the bound operands (runtime/core/registry.h).
 namespace floe::ops {
 
 const char* prepare_topk(const OpContext& ctx) {
@@ -164,3 +164,5 @@ Status eval_topk(const PreparedOp& ctx) {
 }
 
 }  // namespace floe::ops
+
+FLOE_KERNEL(REFERENCE, TOPK, ANY, ops::TopKPrepared, ops::prepare_topk, ops::eval_topk)

@@ -8,7 +8,7 @@
 
 #include <stdint.h>
 #include <string.h>
-#include "runtime/core/op_adapter.h"
+#include "runtime/kernels/common/op_adapter.h"
 
 namespace floe::ref {
 namespace {
@@ -86,7 +86,7 @@ void transpose(const TransposeParams& params, const In<void>& input, const Out<v
 }  // namespace floe::ref
 
 // ---- adapter: prepare validates the op once at Init() and fills its params
-// block; eval runs the kernel on the bound operands (runtime/core/dispatch.h).
+// block; eval runs the kernel on the bound operands (runtime/core/registry.h).
 namespace floe::ops {
 
 const char* prepare_transpose(const OpContext& ctx) {
@@ -124,3 +124,5 @@ Status eval_transpose(const PreparedOp& ctx) {
 }
 
 }  // namespace floe::ops
+
+FLOE_KERNEL(REFERENCE, TRANSPOSE, ANY, ops::TransposePrepared, ops::prepare_transpose, ops::eval_transpose)

@@ -8,7 +8,7 @@
 #include <stddef.h>
 
 #include "runtime/core/tensor.h"
-#include "runtime/core/dispatch.h"
+#include "runtime/core/registry.h"
 
 namespace floe::ref {
 
@@ -21,7 +21,7 @@ void transpose(const TransposeParams& params, const In<void>& input, const Out<v
 
 }  // namespace floe::ref
 
-// The op's adapter (runtime/ops.def names it; runtime/core/dispatch.h).
+// The op's adapter (runtime/ops.def names it; runtime/core/registry.h).
 namespace floe::ops {
 
 struct TransposePrepared {

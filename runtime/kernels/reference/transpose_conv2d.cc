@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "runtime/kernels/reference/element_copy.h"
-#include "runtime/core/op_adapter.h"
+#include "runtime/kernels/common/op_adapter.h"
 
 namespace floe::ref {
 
@@ -51,7 +51,7 @@ void transpose_conv2d_f32(const TransposeConv2DParams& p, In<float> input, In<fl
 }  // namespace floe::ref
 
 // ---- adapter: prepare validates the op once at Init() and fills its params
-// block; eval runs the kernel on the bound operands (runtime/core/dispatch.h).
+// block; eval runs the kernel on the bound operands (runtime/core/registry.h).
 namespace floe::ops {
 
 const char* prepare_transpose_conv2d(const OpContext& ctx) {
@@ -82,3 +82,5 @@ Status eval_transpose_conv2d(const PreparedOp& ctx) {
 }
 
 }  // namespace floe::ops
+
+FLOE_KERNEL(REFERENCE, TRANSPOSE_CONV2D, ANY, ref::TransposeConv2DParams, ops::prepare_transpose_conv2d, ops::eval_transpose_conv2d)

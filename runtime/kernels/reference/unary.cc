@@ -12,7 +12,7 @@
 #include <stdint.h>
 
 #include "runtime/kernels/reference/half.h"
-#include "runtime/core/op_adapter.h"
+#include "runtime/kernels/common/op_adapter.h"
 
 namespace floe::ref {
 namespace {
@@ -361,7 +361,7 @@ void cast(DType from, DType to, const TypedUnaryOperands& ops) {
 }  // namespace floe::ref
 
 // ---- adapter: prepare validates the op once at Init() and fills its params
-// block; eval runs the kernel on the bound operands (runtime/core/dispatch.h).
+// block; eval runs the kernel on the bound operands (runtime/core/registry.h).
 namespace floe::ops {
 namespace {
 
@@ -620,3 +620,44 @@ void tanh_s8(const FixedPointActivationS8Params& params, const UnaryS8Operands& 
 }
 
 }  // namespace floe::ref
+
+FLOE_KERNEL(REFERENCE, RELU, ANY, NoParams, ops::prepare_unary, ops::eval_relu)
+FLOE_KERNEL(REFERENCE, RELU6, ANY, NoParams, ops::prepare_unary, ops::eval_relu6)
+FLOE_KERNEL(REFERENCE, SIGMOID, ANY, ref::FixedPointActivationS8Params, ops::prepare_sigmoid, ops::eval_sigmoid)
+FLOE_KERNEL(REFERENCE, TANH, ANY, ref::FixedPointActivationS8Params, ops::prepare_tanh, ops::eval_tanh)
+FLOE_KERNEL(REFERENCE, EXP, ANY, NoParams, ops::prepare_unary, ops::eval_exp)
+FLOE_KERNEL(REFERENCE, LOG, ANY, NoParams, ops::prepare_unary, ops::eval_log)
+FLOE_KERNEL(REFERENCE, SQRT, ANY, NoParams, ops::prepare_unary, ops::eval_sqrt)
+FLOE_KERNEL(REFERENCE, RSQRT, ANY, NoParams, ops::prepare_unary, ops::eval_rsqrt)
+FLOE_KERNEL(REFERENCE, LOGICAL_NOT, ANY, NoParams, ops::prepare_logical_not, ops::eval_logical_not)
+FLOE_KERNEL(REFERENCE, LEAKY_RELU, ANY, ops::LeakyReluPrepared, ops::prepare_leaky_relu, ops::eval_leaky_relu)
+FLOE_KERNEL(REFERENCE, CAST, ANY, NoParams, ops::prepare_cast, ops::eval_cast)
+
+FLOE_KERNEL(REFERENCE, ABS, ANY, NoParams, ops::prepare_abs, ops::eval_abs)
+FLOE_KERNEL(REFERENCE, NEG, ANY, NoParams, ops::prepare_neg, ops::eval_neg)
+FLOE_KERNEL(REFERENCE, SQUARE, ANY, NoParams, ops::prepare_square, ops::eval_square)
+FLOE_KERNEL(REFERENCE, FLOOR, ANY, NoParams, ops::prepare_floor, ops::eval_floor)
+FLOE_KERNEL(REFERENCE, CEIL, ANY, NoParams, ops::prepare_ceil, ops::eval_ceil)
+FLOE_KERNEL(REFERENCE, ROUND, ANY, NoParams, ops::prepare_round, ops::eval_round)
+FLOE_KERNEL(REFERENCE, SIGN, ANY, NoParams, ops::prepare_sign, ops::eval_sign)
+FLOE_KERNEL(REFERENCE, RECIPROCAL, ANY, NoParams, ops::prepare_reciprocal, ops::eval_reciprocal)
+FLOE_KERNEL(REFERENCE, SIN, ANY, NoParams, ops::prepare_sin, ops::eval_sin)
+FLOE_KERNEL(REFERENCE, COS, ANY, NoParams, ops::prepare_cos, ops::eval_cos)
+FLOE_KERNEL(REFERENCE, TAN, ANY, NoParams, ops::prepare_tan, ops::eval_tan)
+FLOE_KERNEL(REFERENCE, ASIN, ANY, NoParams, ops::prepare_asin, ops::eval_asin)
+FLOE_KERNEL(REFERENCE, ACOS, ANY, NoParams, ops::prepare_acos, ops::eval_acos)
+FLOE_KERNEL(REFERENCE, ATAN, ANY, NoParams, ops::prepare_atan, ops::eval_atan)
+FLOE_KERNEL(REFERENCE, SINH, ANY, NoParams, ops::prepare_sinh, ops::eval_sinh)
+FLOE_KERNEL(REFERENCE, COSH, ANY, NoParams, ops::prepare_cosh, ops::eval_cosh)
+FLOE_KERNEL(REFERENCE, ASINH, ANY, NoParams, ops::prepare_asinh, ops::eval_asinh)
+FLOE_KERNEL(REFERENCE, ACOSH, ANY, NoParams, ops::prepare_acosh, ops::eval_acosh)
+FLOE_KERNEL(REFERENCE, ATANH, ANY, NoParams, ops::prepare_atanh, ops::eval_atanh)
+FLOE_KERNEL(REFERENCE, EXPM1, ANY, NoParams, ops::prepare_expm1, ops::eval_expm1)
+FLOE_KERNEL(REFERENCE, LOG1P, ANY, NoParams, ops::prepare_log1p, ops::eval_log1p)
+FLOE_KERNEL(REFERENCE, ELU, ANY, NoParams, ops::prepare_elu, ops::eval_elu)
+FLOE_KERNEL(REFERENCE, SELU, ANY, NoParams, ops::prepare_selu, ops::eval_selu)
+FLOE_KERNEL(REFERENCE, SOFTPLUS, ANY, NoParams, ops::prepare_softplus, ops::eval_softplus)
+FLOE_KERNEL(REFERENCE, SOFTSIGN, ANY, NoParams, ops::prepare_softsign, ops::eval_softsign)
+FLOE_KERNEL(REFERENCE, IS_NAN, ANY, NoParams, ops::prepare_is_nan, ops::eval_is_nan)
+FLOE_KERNEL(REFERENCE, IS_INF, ANY, NoParams, ops::prepare_is_inf, ops::eval_is_inf)
+FLOE_KERNEL(REFERENCE, IS_FINITE, ANY, NoParams, ops::prepare_is_finite, ops::eval_is_finite)

@@ -168,7 +168,7 @@ Status backend_prepare(const Model& model, const BackendInit& init, BackendResul
   for (uint32_t i = 0; i < op_count; ++i) {
     const schema::Operator* op = ops->Get(i);
     if (op->backend() != schema::Backend::XNNPACK) continue;
-    const OpContext ctx{op, &model, init.region_arenas};
+    const xnnpack::XnnOpContext ctx{op, &model, init.region_arenas};
     // Setup tiles the work for the pool the op will run on (none when single-threaded).
     const xnnpack::CreateArgs args{&ctx, &region, init.arena, init.activation_bytes,
                                    op->single_threaded() ? nullptr : static_cast<pthreadpool_t>(init.thread_pool)};

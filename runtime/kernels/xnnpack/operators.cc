@@ -10,7 +10,7 @@
 #include "runtime/kernels/xnnpack/operators.h"
 
 #include "runtime/core/model.h"
-#include "runtime/kernels/reference/activation.h"
+#include "runtime/kernels/common/activation.h"
 #include "schemas/contract/op_traits.h"
 #include "schemas/contract/xnnpack_budget.h"
 #include "schemas/floe_generated.h"
@@ -40,7 +40,7 @@ Status from_xnn(xnn_status s, const char* what, const char** why) {
 const float* f32(const TensorView& v) { return static_cast<const float*>(v.data); }
 float* f32_out(const TensorView& v) { return static_cast<float*>(v.data); }
 
-bool is_constant_input(const OpContext& ctx, int i) {
+bool is_constant_input(const XnnOpContext& ctx, int i) {
   return ctx.has_input(i) && ctx.model->is_constant(static_cast<size_t>(ctx.op->inputs()->Get(i)));
 }
 
@@ -66,7 +66,7 @@ Status fully_connected(const CreateArgs& a, const float* input, size_t batch, si
 }
 
 Status matmul(const CreateArgs& a, xnn_operator_t* op, const char** why) {
-  const OpContext& ctx = *a.ctx;
+  const XnnOpContext& ctx = *a.ctx;
   const auto* o = ctx.op->options_as_MatMulOptions();
   if (o->transpose_a() || !is_constant_input(ctx, 1) ||
       (ctx.has_input(2) && !is_constant_input(ctx, 2))) {
@@ -121,7 +121,7 @@ void release_scratch(const CreateArgs& a, const Scratch& s) {
 // (converter/lower/backend_xnnpack.cc, take_int8). XNNPACK requantizes in
 // fp32: its results are within one step of the reference kernels'.
 
-bool is_int8(const OpContext& ctx) { return ctx.output(0).dtype == DType::kInt8; }
+bool is_int8(const XnnOpContext& ctx) { return ctx.output(0).dtype == DType::kInt8; }
 const int8_t* s8(const TensorView& v) { return static_cast<const int8_t*>(v.data); }
 int8_t* s8_out(const TensorView& v) { return static_cast<int8_t*>(v.data); }
 
@@ -133,7 +133,7 @@ int32_t offset_entry(const schema::Requantization* r, uint32_t i) {
 struct Int8Output {
   int8_t zero_point, min, max;
 };
-bool int8_output(const OpContext& ctx, Int8Output* out, const char** why) {
+bool int8_output(const XnnOpContext& ctx, Int8Output* out, const char** why) {
   const schema::Requantization* r = ctx.op->requantization();
   if (r == nullptr || r->output_offset() < -128 || r->output_offset() > 127 ||
       r->activation_min() < -128 || r->activation_max() > 127 ||
@@ -196,7 +196,7 @@ Status qc8_scratch(const CreateArgs& a, size_t channels, size_t filter_bytes, Qc
 
 Status qc8_convolution(const CreateArgs& a, const Qc8Convolution& c, const Qc8Scratch& scratch,
                        xnn_operator_t* op, const char** why) {
-  const OpContext& ctx = *a.ctx;
+  const XnnOpContext& ctx = *a.ctx;
   Int8Output out;
   if (!int8_output(ctx, &out, why)) {
     release_scratch(a, scratch.scratch);
@@ -227,7 +227,7 @@ Status qc8_convolution(const CreateArgs& a, const Qc8Convolution& c, const Qc8Sc
 }
 
 Status conv2d_s8(const CreateArgs& a, xnn_operator_t* op, const char** why) {
-  const OpContext& ctx = *a.ctx;
+  const XnnOpContext& ctx = *a.ctx;
   const auto* o = ctx.op->options_as_Conv2DOptions();
   const TensorView x = ctx.input(0), w = ctx.input(1), y = ctx.output(0);
   const Shape& ws = w.shape;
@@ -253,7 +253,7 @@ Status conv2d_s8(const CreateArgs& a, xnn_operator_t* op, const char** why) {
 
 // floe's [kh, kw, C, M] filter is XNNPACK's depthwise [1, kh, kw, C * M].
 Status depthwise_s8(const CreateArgs& a, xnn_operator_t* op, const char** why) {
-  const OpContext& ctx = *a.ctx;
+  const XnnOpContext& ctx = *a.ctx;
   const auto* o = ctx.op->options_as_DepthwiseConv2DOptions();
   const TensorView x = ctx.input(0), w = ctx.input(1), y = ctx.output(0);
   const Shape& ws = w.shape;
@@ -276,7 +276,7 @@ Status depthwise_s8(const CreateArgs& a, xnn_operator_t* op, const char** why) {
 // [rows, K] x [N, K]^T: a 1x1 convolution over `rows` pixels whose OHWI filter
 // is the [N, K] weights as they are (per-channel weights included).
 Status matmul_s8(const CreateArgs& a, xnn_operator_t* op, const char** why) {
-  const OpContext& ctx = *a.ctx;
+  const XnnOpContext& ctx = *a.ctx;
   const auto* o = ctx.op->options_as_MatMulOptions();
   if (o->transpose_a() || !o->transpose_b()) {
     *why = FLOE_MSG("XNNPACK int8 matmul needs [N, K] weights (transpose_b) and no transpose_a");
@@ -293,7 +293,7 @@ Status matmul_s8(const CreateArgs& a, xnn_operator_t* op, const char** why) {
 }
 
 // The per-tensor scale and zero point of int8 operand `input` (-1: the output).
-bool activation_quantization(const OpContext& ctx, int input, float* scale, int8_t* zero_point) {
+bool activation_quantization(const XnnOpContext& ctx, int input, float* scale, int8_t* zero_point) {
   const int32_t index = input < 0 ? ctx.op->outputs()->Get(0) : ctx.op->inputs()->Get(input);
   const Quantization q = ctx.model->quantization(static_cast<size_t>(index));
   if (q.channels != 1 || q.zero_point < -128 || q.zero_point > 127 || !(q.scale > 0.0f)) return false;
@@ -303,7 +303,7 @@ bool activation_quantization(const OpContext& ctx, int input, float* scale, int8
 }
 
 Status add_s8(const CreateArgs& a, xnn_operator_t* op, const char** why) {
-  const OpContext& ctx = *a.ctx;
+  const XnnOpContext& ctx = *a.ctx;
   Int8Output out;
   float s1 = 0, s2 = 0, so = 0;
   int8_t z1 = 0, z2 = 0, zo = 0;
@@ -332,7 +332,7 @@ Status add_s8(const CreateArgs& a, xnn_operator_t* op, const char** why) {
 
 // An AVG_POOL2D whose window is the whole image, or a MEAN over H and W.
 Status global_average_s8(const CreateArgs& a, xnn_operator_t* op, const char** why) {
-  const OpContext& ctx = *a.ctx;
+  const XnnOpContext& ctx = *a.ctx;
   const TensorView x = ctx.input(0), y = ctx.output(0);
   Int8Output out;
   float si = 0, so = 0;
@@ -355,7 +355,7 @@ Status global_average_s8(const CreateArgs& a, xnn_operator_t* op, const char** w
 }
 
 Status conv2d(const CreateArgs& a, xnn_operator_t* op, const char** why) {
-  const OpContext& ctx = *a.ctx;
+  const XnnOpContext& ctx = *a.ctx;
   if (is_int8(ctx)) return conv2d_s8(a, op, why);
   const auto* o = ctx.op->options_as_Conv2DOptions();
   if (!is_constant_input(ctx, 1) || (ctx.has_input(2) && !is_constant_input(ctx, 2))) {
@@ -413,7 +413,7 @@ Status conv2d(const CreateArgs& a, xnn_operator_t* op, const char** why) {
 }
 
 Status depthwise(const CreateArgs& a, xnn_operator_t* op, const char** why) {
-  const OpContext& ctx = *a.ctx;
+  const XnnOpContext& ctx = *a.ctx;
   if (is_int8(ctx)) return depthwise_s8(a, op, why);
   const auto* o = ctx.op->options_as_DepthwiseConv2DOptions();
   if (!is_constant_input(ctx, 1) || (ctx.has_input(2) && !is_constant_input(ctx, 2))) {
@@ -452,7 +452,7 @@ Status depthwise(const CreateArgs& a, xnn_operator_t* op, const char** why) {
 }
 
 Status pool2d(const CreateArgs& a, bool max, xnn_operator_t* op, const char** why) {
-  const OpContext& ctx = *a.ctx;
+  const XnnOpContext& ctx = *a.ctx;
   const auto* o = ctx.op->options_as_Pool2DOptions();
   const TensorView x = ctx.input(0), y = ctx.output(0);
   const Shape& xs = x.shape;
@@ -502,7 +502,7 @@ xnn_status create_minimum(float, float, uint32_t flags, xnn_operator_t* op) {
 
 Status binary(const CreateArgs& a, CreateBinary create, SetupBinary setup, xnn_operator_t* op,
               const char** why) {
-  const OpContext& ctx = *a.ctx;
+  const XnnOpContext& ctx = *a.ctx;
   const TensorView x = ctx.input(0), z = ctx.input(1), y = ctx.output(0);
   if (x.shape.rank > XNN_MAX_TENSOR_DIMS || z.shape.rank > XNN_MAX_TENSOR_DIMS) {
     *why = FLOE_MSG("XNNPACK binary ops take rank <= 6");

@@ -16,7 +16,7 @@
 
 #include <stdint.h>
 
-namespace floe::ref {
+namespace floe::kernels {
 
 // The quarter-span of the first radix-4 pass for an m-point FFT: 2 after the
 // radix-2 pass that an odd log2(m) needs, else 1.
@@ -41,17 +41,38 @@ struct RealFftTables {
 };
 
 // One radix-4 pass of quarter-span s >= 2 over the m complex values z, with
-// its twiddle arrays w (3 * s complex values, as above).
+// its twiddle arrays w (3 * s complex values, as above): the portable pass,
+// which the reference kernels run and a backend may replace.
 void radix4_pass(float* z, int32_t m, int32_t s, const float* w);
+using Radix4Pass = void (*)(float* z, int32_t m, int32_t s, const float* w);
 
-// Which radix-4 pass runs: this one, or the Cortex-M backend's
-// (runtime/kernels/cortexm/fft.h). A value, not a function pointer, so every
-// call stays direct (the stack-depth check follows direct calls only).
-enum class FftPass : int32_t { kReference, kCortexM };
+// The passes every backend shares (real_fft.cc).
+void radix2_pass(float* z, int32_t m);        // spans 1 -> 2: every twiddle is 1
+void radix4_first_pass(float* z, int32_t m);  // quarter-span 1: twiddles 1, no multiplies
+// The split of the m-point FFT in z into the m + 1 power bins, with the
+// split's twiddles w (what follows the passes' arrays).
+void real_fft_split_power(const float* z, int32_t m, const float* w, float* power);
 
 // `z` holds m complex values in bit-reversed order on entry (see above) and
 // their m-point FFT on return; `power` receives |X[k]|^2 for the m + 1 bins
-// k = 0..m of the n-point spectrum.
-void real_fft_power(const RealFftTables& tables, float* z, float* power, FftPass pass = FftPass::kReference);
+// k = 0..m of the n-point spectrum. kPass runs the radix-4 passes of
+// quarter-span >= 2 (a template argument, so every call stays direct: the
+// stack-depth check follows direct calls only).
+template <Radix4Pass kPass>
+void real_fft_power(const RealFftTables& t, float* z, float* power) {
+  const int32_t m = t.n / 2;
+  const float* w = t.twiddles;
+  int32_t s = fft_first_quarter_span(m);
+  if (s == 2 && m >= 2) radix2_pass(z, m);
+  for (; 4 * s <= m; s *= 4) {
+    if (s == 1) {
+      radix4_first_pass(z, m);
+    } else {
+      kPass(z, m, s, w);
+    }
+    w += 6 * s;
+  }
+  real_fft_split_power(z, m, w, power);
+}
 
-}  // namespace floe::ref
+}  // namespace floe::kernels

@@ -1,11 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "runtime/kernels/reference/fft.h"
+#include "runtime/kernels/common/real_fft.h"
 
-#include "runtime/kernels/cortexm/fft.h"
-
-namespace floe::ref {
-
-namespace {
+namespace floe::kernels {
 
 // Spans 1 -> 2: every twiddle is 1.
 void radix2_pass(float* z, int32_t m) {
@@ -18,8 +14,6 @@ void radix2_pass(float* z, int32_t m) {
     a[1] += im;
   }
 }
-
-}  // namespace
 
 // One radix-4 pass: blocks of 4S from four transformed blocks of S. With
 // b1 = W_2S^j a1, b2 = W_4S^j a2, b3 = W_4S^3j a3: the outputs are
@@ -52,8 +46,6 @@ void radix4_pass(float* z, int32_t m, int32_t s, const float* w) {
   }
 }
 
-namespace {
-
 // The first radix-4 pass when it has quarter-span 1: twiddles 1, no multiplies.
 void radix4_first_pass(float* z, int32_t m) {
   for (int32_t base = 0; base < m; base += 4) {
@@ -71,25 +63,7 @@ void radix4_first_pass(float* z, int32_t m) {
   }
 }
 
-}  // namespace
-
-void real_fft_power(const RealFftTables& t, float* z, float* power, FftPass pass) {
-  const int32_t m = t.n / 2;
-  const float* w = t.twiddles;
-  int32_t s = fft_first_quarter_span(m);
-  if (s == 2 && m >= 2) radix2_pass(z, m);
-  for (; 4 * s <= m; s *= 4) {
-    if (s == 1) {
-      radix4_first_pass(z, m);
-    } else {
-      if (pass == FftPass::kCortexM) {
-        cortexm::radix4_pass(z, m, s, w);
-      } else {
-        radix4_pass(z, m, s, w);
-      }
-    }
-    w += 6 * s;
-  }
+void real_fft_split_power(const float* z, int32_t m, const float* w, float* power) {
   // Bins 0 and m are real: the sum and difference of Z[0]'s parts.
   const float dc = z[0] + z[1], nyquist = z[0] - z[1];
   power[0] = dc * dc;
@@ -110,4 +84,4 @@ void real_fft_power(const RealFftTables& t, float* z, float* power, FftPass pass
   }
 }
 
-}  // namespace floe::ref
+}  // namespace floe::kernels

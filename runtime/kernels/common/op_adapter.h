@@ -1,17 +1,21 @@
 // SPDX-License-Identifier: Apache-2.0
-// What every op adapter shares (the adapters live with their kernels in
-// runtime/kernels/<backend>/<op>.cc): operand views, shape and dtype checks a
-// prepare step makes, and the params blocks several ops use. An adapter's
-// prepare validates everything its kernel assumes (counts, ranks, dims, dtypes,
+// What every backend's op adapters share (the adapters live with their kernels
+// in runtime/kernels/<backend>/<op>.cc and register as rows, runtime/core/registry.h):
+// operand views, shape and dtype checks a prepare step makes, and the params
+// blocks several ops use. An adapter's prepare validates everything its kernel assumes (counts, ranks, dims, dtypes,
 // constant indices) once at Init(), so that no model passing Init can make a
 // kernel read or write out of bounds, and writes the op's params block; its
 // eval reads only that block and the bound operands, and checks only
 // data-dependent indices (returning kKernelError).
 #pragma once
 
-#include "runtime/core/dispatch.h"
-#include "runtime/core/model.h"
-#include "runtime/kernels/reference/activation.h"
+#include "runtime/core/registry.h"
+#include "runtime/kernels/common/activation.h"
+
+namespace floe {
+static_assert(static_cast<int>(Activation::kRelu6) == static_cast<int>(schema::Activation::RELU6),
+              "runtime Activation must mirror schema Activation");
+}  // namespace floe
 
 namespace floe::ops {
 
