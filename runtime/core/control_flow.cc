@@ -99,7 +99,9 @@ const ControlFlow ControlFlow::kSupport = {&Model::validate_loops, &::floe::chec
 // range. An IF's ranges (then, else) follow the same rules, so no branch jumps
 // out of a loop body or another branch. Invoke keeps one frame per WHILE it is
 // inside and per IF whose then ops it runs: at most kMaxLoopNesting.
-Status Model::validate_loops() {
+Status Model::validate_loops(Model& model) { return model.validate_ranges(); }
+
+Status Model::validate_ranges() {
   const auto* ops = model_->operators();
   // 32-bit throughout (64-bit compares cost flash on Cortex-M): op counts are
   // below 2^31 (verify_buffer.h) and the range ends are int32 fields.
@@ -157,7 +159,11 @@ Status Model::validate_loops() {
 // then_end the frame pops and the else ops are skipped. Frames live in the
 // interpreter (Model::Load bounds the nesting), so control flow needs neither
 // recursion nor memory outside the arena.
-Status Interpreter::invoke_control_flow() {
+Status Interpreter::invoke_control_flow(Interpreter& self) {
+  return self.invoke_ranges();
+}
+
+Status Interpreter::invoke_ranges() {
   LoopFrame* const loops = loops_;
   uint32_t depth = 0;
   size_t i = 0;

@@ -23,12 +23,13 @@ class Interpreter;
 struct ControlFlow {
   // Model::Load: each WHILE's and IF's ranges lie after it inside the plan, in
   // order, and nest.
-  Status (Model::*validate_ranges)();
+  Status (*validate_ranges)(Model& model);
   // The plan check (verify_plan.h): what a loop reads across iterations stays
   // live until its last op. Returns the reason, or nullptr.
   const char* (*check_loop_lifetimes)(const schema::Model& model, int32_t* tensor);
-  // Invoke() of a model with WHILE or IF ops.
-  Status (Interpreter::*invoke)();
+  // Invoke() of a model with WHILE or IF ops (a plain function, so that
+  // Invoke() reaches it by a tail call and adds no frame to the kernels').
+  Status (*invoke)(Interpreter& interpreter);
 
   // The one instance (runtime/core/control_flow.cc).
   static const ControlFlow kSupport;

@@ -11,11 +11,6 @@
 namespace floe {
 namespace {
 
-// OpContext::quantization_of: kernels see a tensor's quantization, not the Model.
-Quantization quantization_of_tensor(const void* model, int32_t index) {
-  return static_cast<const Model*>(model)->quantization(static_cast<size_t>(index));
-}
-
 // "x" names the same tensor as "x:0" (TF convention).
 bool tensor_name_matches(const char* tensor_name, const char* query) {
   size_t i = 0;
@@ -135,7 +130,10 @@ Status Interpreter::Init() {
   const char* mismatch = FLOE_MSG("persistent region mismatch (reconvert the model)");
   for (uint32_t i = 0; i < op_count; ++i) {
     const schema::Operator* op = ops->Get(i);
-    const uint16_t params_bytes = op_traits(op->opcode()).params_bytes;  // a known op: checked by Model::Load
+    // The row the converter's choices name (non-null: checked by Model::Load).
+    const KernelRow* kernel = find_kernel(op->opcode(), op->backend(), model_.kernel_dtype(i));
+    if (kernel == nullptr) return fail(Status::kUnsupportedOp, FLOE_MSG("no kernel for this operator"), static_cast<int32_t>(i));
+    const uint16_t params_bytes = kernel->params_bytes;
     const auto* inputs = op->inputs();
     const auto* outputs = op->outputs();
     const uint32_t input_count = inputs->size(), operand_count = input_count + outputs->size();
@@ -157,11 +155,8 @@ Status Interpreter::Init() {
                    : op->opcode() == schema::OpCode::IF  ? PreparedOp::kIf
                                                          : 0;
     has_loops_ = has_loops_ || record.flags != 0;
-    // The row the converter's choices name (non-null: checked by Model::Load).
-    const KernelRow* kernel = find_kernel(op->opcode(), op->backend(), kernel_dtype(record));
-    if (kernel == nullptr) return fail(Status::kUnsupportedOp, FLOE_MSG("no kernel for this operator"), static_cast<int32_t>(i));
     record.eval = kernel->eval;
-    const OpContext ctx{op, &record, &quantization_of_tensor, &model_};
+    const OpContext ctx{op, &record, model_.schema()->tensors()};
     if (const char* reason = kernel->prepare(ctx)) {
       return fail(Status::kInvalidModel, reason, static_cast<int32_t>(i));
     }
@@ -202,10 +197,18 @@ Status Interpreter::Init() {
 
 // Ops run in plan order. A model with run-time loops or ifs takes the
 // control-flow path instead (runtime/core/control_flow.cc), which its
-// registry links.
+// registry links. Both paths are calls of their own, so that Invoke's frame
+// stays out of the deepest kernel's chain (tests/cortexm/stack_depth.py).
 Status Interpreter::Invoke() {
   if (!initialized_) return fail(Status::kNotInitialized, FLOE_MSG("Init() has not succeeded"));
-  if (has_loops_) return (this->*kKernelRegistry.control_flow->invoke)();  // non-null: checked by Model::Load
+  if (has_loops_) return kKernelRegistry.control_flow->invoke(*this);  // non-null: checked by Model::Load
+  return invoke_ops();
+}
+
+#if defined(__GNUC__)
+__attribute__((noinline))
+#endif
+Status Interpreter::invoke_ops() {
   const size_t count = op_count_;
   for (size_t i = 0; i < count; ++i) {
     const Status status = run_op(i);

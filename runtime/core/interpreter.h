@@ -98,7 +98,9 @@ class Interpreter {
   friend struct ControlFlow;
   Status fail(Status status, const char* message, int32_t op = -1);
   Status run_op(size_t i);  // runtime/core/run_op.h
-  Status invoke_control_flow();  // runtime/core/control_flow.cc
+  Status invoke_ops();           // the plain path: every op in order
+  static Status invoke_control_flow(Interpreter& self);  // runtime/core/control_flow.cc
+  Status invoke_ranges();                                // its body
   Status check_arenas();
   void bind_arenas();
   int find_io(const void* list, const char* name) const;

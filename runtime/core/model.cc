@@ -13,6 +13,7 @@
 #include "runtime/core/backend.h"
 #include "runtime/core/checked_math.h"
 #include "runtime/core/control_flow.h"
+#include "runtime/core/quantization.h"
 #include "runtime/core/registry.h"
 #include "schemas/contract/checksum.h"
 #include "runtime/core/verify_buffer.h"
@@ -24,27 +25,6 @@ namespace {
 
 bool valid_dtype(schema::DType t) {
   return t >= schema::DType::FLOAT32 && t <= schema::DType::BOOL;
-}
-
-// The zero points an integer dtype can hold; false for dtypes that are never
-// quantized (floats, BOOL, 64-bit integers).
-bool zero_point_range(schema::DType t, int64_t* lo, int64_t* hi) {
-  switch (t) {
-    case schema::DType::INT8: *lo = -128; *hi = 127; return true;
-    case schema::DType::UINT8: *lo = 0; *hi = 255; return true;
-    case schema::DType::INT16: *lo = -32768; *hi = 32767; return true;
-    case schema::DType::INT32: *lo = INT32_MIN; *hi = INT32_MAX; return true;
-    default: return false;
-  }
-}
-
-// Zero point i of a quantization record. The FlatBuffers rules align vectors
-// to 4 bytes only, so a hostile file can place this int64 vector off its
-// natural alignment (a fault on Cortex-M): read it bytewise.
-int64_t zero_point_at(const flatbuffers::Vector<int64_t>* zero_points, uint32_t i) {
-  int64_t value;
-  memcpy(&value, zero_points->Data() + sizeof(int64_t) * i, sizeof value);
-  return value;
 }
 
 }  // namespace
@@ -118,7 +98,7 @@ Status Model::load(const void* data, size_t size, ChecksumStep checksum) {
   // Run-time control flow: only a registry with WHILE or IF rows has it, and
   // validate_operators refused both without one.
   if (kKernelRegistry.control_flow != nullptr) {
-    FLOE_RETURN_IF_ERROR((this->*kKernelRegistry.control_flow->validate_ranges)());
+    FLOE_RETURN_IF_ERROR(kKernelRegistry.control_flow->validate_ranges(*this));
   }
   int32_t bad_tensor = -1;
   if (const char* reason = verify_memory_plan(*model_, &bad_tensor)) {
@@ -303,41 +283,39 @@ Status Model::validate_operators() {
     if (op == nullptr || op->inputs() == nullptr || op->outputs() == nullptr) {
       return fail(Status::kInvalidModel, FLOE_MSG("operator lacks inputs or outputs"), index);
     }
-    const OpTraits traits = op_traits(op->opcode());
-    if (!traits.known()) {
-      return fail(Status::kUnsupportedOp, FLOE_MSG("operator code not supported by this runtime"), index);
-    }
-    if (op->inputs()->size() > traits.max_inputs) {
-      return fail(Status::kInvalidModel, FLOE_MSG("operator has more inputs than its op"),
-                  index);
-    }
-    // Only a backend that implements the op (schemas/contract/ops.def) may be given it.
-    if (!traits.runs_on(op->backend())) {
-      return fail(Status::kInvalidModel,
-                  FLOE_MSG("operator's backend does not implement its op"),
-                  index);
-    }
-    if (op->options_type() != traits.options) {
-      return fail(Status::kInvalidModel, FLOE_MSG("operator options do not match its opcode"),
-                  index);
-    }
-    // A union type with no table behind it: prepare/eval would read null options.
-    if (traits.options != schema::OpOptions::NONE && op->options() == nullptr) {
-      return fail(Status::kInvalidModel, FLOE_MSG("operator options are missing"), index);
-    }
     FLOE_RETURN_IF_ERROR(check_indices(op->inputs(), -1, false, index,
                                        FLOE_MSG("operator input index out of range"), nullptr));
     FLOE_RETURN_IF_ERROR(check_indices(op->outputs(), 0, true, index,
                                        FLOE_MSG("operator output index out of range"),
                                        FLOE_MSG("operator writes a constant tensor")));
-    // The kernel that will run it must be linked (registry.h): a model that
-    // needs a row its program's kernel selection lacks is refused here.
-    const bool control_flow = op->opcode() == schema::OpCode::WHILE || op->opcode() == schema::OpCode::IF;
-    if (find_kernel(op->opcode(), op->backend(), kernel_dtype(i)) == nullptr ||
-        (control_flow && kKernelRegistry.control_flow == nullptr)) {
+    // The kernel that will run it must be linked (registry.h); its row holds
+    // what the op allows.
+    const KernelRow* row = find_kernel(op->opcode(), op->backend(), kernel_dtype(i));
+    if (row == nullptr) {
       return fail(Status::kUnsupportedOp,
-                  FLOE_MSG("no kernel linked for this operator's op, dtype and backend (the program's "
-                           "kernel selection lacks it, or the backend has no such kernel)"),
+                  FLOE_MSG("no kernel for this operator's op, dtype and backend in this program (the backend "
+                           "has none, or the program's kernel selection left it out)"),
+                  index);
+    }
+    if (op->inputs()->size() > row->max_inputs) {
+      return fail(Status::kInvalidModel, FLOE_MSG("operator has more inputs than its op"), index);
+    }
+    // Only a backend that implements the op (schemas/contract/ops.def) may be
+    // given it (an XNNPACK op is prepared by its REFERENCE row).
+    const unsigned backend = static_cast<unsigned>(op->backend());
+    if (backend >= 8 || ((row->backends >> backend) & 1u) == 0) {
+      return fail(Status::kInvalidModel, FLOE_MSG("operator's backend does not implement its op"), index);
+    }
+    if (op->options_type() != row->options) {
+      return fail(Status::kInvalidModel, FLOE_MSG("operator options do not match its opcode"), index);
+    }
+    // A union type with no table behind it: prepare/eval would read null options.
+    if (row->options != schema::OpOptions::NONE && op->options() == nullptr) {
+      return fail(Status::kInvalidModel, FLOE_MSG("operator options are missing"), index);
+    }
+    const bool control_flow = op->opcode() == schema::OpCode::WHILE || op->opcode() == schema::OpCode::IF;
+    if (control_flow && kKernelRegistry.control_flow == nullptr) {
+      return fail(Status::kUnsupportedOp, FLOE_MSG("no run-time control flow in this program's kernel selection"),
                   index);
     }
     if (uint64_t{op->inputs()->size()} + op->outputs()->size() > kMaxOperands) {
@@ -385,33 +363,8 @@ uint64_t Model::tensor_offset(size_t index) const {
 // zero points that fit the dtype) reads as "not quantized", which the int8
 // edges (QUANTIZE / DEQUANTIZE prepare) refuse by op index.
 Quantization Model::quantization(size_t index) const {
-  Quantization out;
-  if (model_ == nullptr || index >= tensor_count_) return out;
-  const schema::Tensor* t = model_->tensors()->Get(static_cast<uint32_t>(index));
-  const schema::TensorQuantization* q = t->quantization();
-  if (q == nullptr) return out;
-  const auto* scales = q->scale();
-  const auto* zero_points = q->zero_point();
-  const uint32_t count = scales ? scales->size() : 0;
-  const uint32_t rank = t->shape() ? t->shape()->size() : 0;
-  const uint32_t dim = static_cast<uint32_t>(q->quantized_dimension());  // negative: huge
-  int64_t lo = 0, hi = 0;
-  // One zero point may stand for every channel (symmetric int8 weights: all 0).
-  const uint32_t zero_point_count = zero_points ? zero_points->size() : 0;
-  bool ok = zero_point_range(t->dtype(), &lo, &hi) && count != 0 &&
-            (zero_point_count == count || zero_point_count == 1) &&
-            (count == 1 ? dim < rank || dim == 0 : dim < rank && count == static_cast<uint32_t>(t->shape()->Get(dim)));
-  for (uint32_t c = 0; ok && c < count; ++c) {
-    const float scale = scales->Get(c);
-    const int64_t zero_point = zero_point_at(zero_points, zero_point_count == 1 ? 0 : c);
-    // NaN fails both comparisons; +inf fails the second.
-    ok = scale > 0.0f && scale <= 3.402823466e38f && zero_point >= lo && zero_point <= hi;
-  }
-  if (!ok) return out;
-  out.scale = scales->Get(0);
-  out.zero_point = static_cast<int32_t>(zero_point_at(zero_points, 0));
-  out.channels = count;
-  return out;
+  if (model_ == nullptr || index >= tensor_count_) return Quantization();
+  return read_quantization(*model_->tensors()->Get(static_cast<uint32_t>(index)));
 }
 
 TensorView bind_tensor(const Model& model, uint8_t* const* arenas, int32_t index) {

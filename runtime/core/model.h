@@ -106,7 +106,8 @@ class Model {
   Status validate_tensors();
   Status validate_operators();
   Status validate_io();
-  Status validate_loops();  // runtime/core/control_flow.cc
+  static Status validate_loops(Model& model);  // runtime/core/control_flow.cc
+  Status validate_ranges();                    // its body
   Status check_indices(const void* list, int32_t lowest, bool written, int32_t op,
                        const char* out_of_range, const char* constant);
   Status verify_checksum(size_t size);

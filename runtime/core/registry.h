@@ -81,10 +81,9 @@ struct PreparedOp {
 struct OpContext {
   const schema::Operator* op;
   PreparedOp* prepared;
-  // The quantization of the model's tensor `index` (the interpreter passes
-  // Model::quantization and the model).
-  Quantization (*quantization_of)(const void* model, int32_t index);
-  const void* model;
+  // The model's tensor records, for the quantization of the op's tensors
+  // (input_quantization() / output_quantization(); validated by Model::Load).
+  const flatbuffers::Vector<flatbuffers::Offset<schema::Tensor>>* tensors;
 
   int input_count() const { return prepared->inputs; }
   int output_count() const { return prepared->outputs; }
@@ -96,13 +95,9 @@ struct OpContext {
   const TensorView& output(int i) const {
     return i >= 0 && i < prepared->outputs ? prepared->output(i) : PreparedOp::kAbsent;
   }
-  Quantization input_quantization(int i) const {
-    return has_input(i) ? quantization_of(model, op->inputs()->Get(static_cast<uint32_t>(i))) : Quantization();
-  }
-  Quantization output_quantization(int i) const {
-    return i >= 0 && i < output_count() ? quantization_of(model, op->outputs()->Get(static_cast<uint32_t>(i)))
-                                        : Quantization();
-  }
+  // runtime/core/quantization.h (a kernel that asks includes it).
+  Quantization input_quantization(int i) const;
+  Quantization output_quantization(int i) const;
   // The op's params block, sized by its row of schemas/contract/ops.def.
   template <typename T>
   T& params() const { return *static_cast<T*>(prepared->params); }
@@ -136,6 +131,13 @@ struct KernelRow {
   schema::OpCode opcode;
   schema::Backend backend;
   DType dtype;        // kInvalid: ANY
+  // The op's traits (schemas/contract/ops.def) that Model::Load and Init()
+  // check, copied into each row at compile time: a program links the rows it
+  // uses, not the table of every op.
+  schema::OpOptions options;
+  uint8_t max_inputs;
+  uint8_t backends;       // backend_bit()s of the backends that implement the op
+  uint16_t params_bytes;  // the op's params block
   PrepareFn prepare;  // validates the op, writes its params block, may pick another eval
   EvalFn eval;        // the eval unless prepare picks another
   const char* name;   // the op's name (profiles, observers)
@@ -200,6 +202,15 @@ static_assert(sizeof(TensorView) == operand_bytes(sizeof(void*)), "TensorView la
   static_assert(alignof(::floe::params) <= ::floe::kPersistentAlignment, "params blocks are 8-byte aligned");  \
   namespace floe::kernels {                                                                                      \
   extern const KernelRow backend##_##op##_##dtype;                                                               \
-  const KernelRow backend##_##op##_##dtype = {schema::OpCode::op, schema::Backend::backend,                      \
-                                              kernel_dtype_of::dtype, prepare, eval, #op};                       \
+  const KernelRow backend##_##op##_##dtype = {                                                                   \
+      schema::OpCode::op,                                                                                        \
+      schema::Backend::backend,                                                                                  \
+      kernel_dtype_of::dtype,                                                                                    \
+      op_traits(schema::OpCode::op).options,                                                                     \
+      op_traits(schema::OpCode::op).max_inputs,                                                                  \
+      op_traits(schema::OpCode::op).backends,                                                                    \
+      op_traits(schema::OpCode::op).params_bytes,                                                                \
+      prepare,                                                                                                   \
+      eval,                                                                                                      \
+      #op};                                                                                                      \
   }

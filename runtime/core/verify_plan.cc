@@ -71,7 +71,11 @@ static_assert(reshape_is_the_only_same_bytes_op(),
 // lifetime; with loop = a WHILE's index and `to` the loop's last op, the
 // operand is the WHILE's own or lives when the loop starts, yet dies before
 // `to`. One walk for both rules (Cortex-M flash).
-bool operand_breaks_plan(const schema::Model& model, int32_t from, int32_t to, int32_t loop, int32_t* tensor) {
+// Inlined into each caller: the loop check is linked only with run-time control flow.
+#if defined(__GNUC__)
+__attribute__((always_inline))
+#endif
+inline bool operand_breaks_plan(const schema::Model& model, int32_t from, int32_t to, int32_t loop, int32_t* tensor) {
   const auto& ops = *model.operators();
   const int32_t op_count = static_cast<int32_t>(ops.size());
   for (int32_t i = from; i <= to; ++i) {

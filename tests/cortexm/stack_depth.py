@@ -9,8 +9,12 @@ given build directories, and walks every path from
 
 Assumptions, printed with the result:
   * an indirect call reaches, from Interpreter::Init, any op's prepare step;
-    from Interpreter::Invoke (and anything else), any op's eval step; from
-    Model::load, the checksum step: the worst of them is taken;
+    from Model::load, the checksum step and the
+    run-time loops' range check, and from verify_memory_plan their lifetime
+    check (both through KernelRegistry::control_flow); from
+    Interpreter::Invoke, the control-flow path (its plain path is a direct
+    call); from
+    anything else, any op's eval step: the worst of them is taken;
   * two recursions are bounded by the format and counted as such: the
     structure walk of verify_buffer.cc (tables nest at most 3 deep: Model,
     Operator, its options) and reference PAD's per-dimension walk (rank <= 8);
@@ -84,12 +88,22 @@ def main():
     prepare_steps, eval_steps = floe_fn("prepare"), floe_fn("eval")
     checksum_steps = [t for t, n in names.items() if "Model::Load" in n and "lambda" in n]
 
+    def named(part):
+        return [t for t, n in names.items() if t in frames and part in n]
+
+    loop_ranges, loop_lifetimes = named("Model::validate_loops("), named("check_loop_lifetimes(")
+    control_flow_invoke = named("Interpreter::invoke_control_flow(")
+
     def indirect_targets(caller):
         name = names.get(caller, caller)
         if "Interpreter::Init(" in name:
             return prepare_steps
         if "Model::load(" in name:
-            return checksum_steps
+            return checksum_steps + loop_ranges
+        if "verify_memory_plan(" in name:
+            return loop_lifetimes
+        if "Interpreter::Invoke(" in name:
+            return control_flow_invoke
         return eval_steps
 
     unknown = set()

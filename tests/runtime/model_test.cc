@@ -263,7 +263,7 @@ TEST(OpContext, OperandsPastTheOpsOwnAreEmptyViews) {
   record.operands = operands.data();
   record.inputs = static_cast<uint16_t>(operands.size());
   record.outputs = 0;
-  const OpContext context{op, &record, nullptr, nullptr};
+  const OpContext context{op, &record, l.model.schema()->tensors()};
   ASSERT_EQ(context.output_count(), 0);
   for (int i : {0, 1, 7}) {
     EXPECT_EQ(context.output(i).data, nullptr) << "output " << i;

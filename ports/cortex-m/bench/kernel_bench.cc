@@ -14,6 +14,9 @@
 #include "runtime/kernels/cortexm/depthwise_conv2d.h"
 #include "runtime/kernels/cortexm/matmul.h"
 #include "runtime/kernels/cortexm/s8_microkernels.h"
+#include "runtime/kernels/reference/conv2d.h"
+#include "runtime/kernels/reference/depthwise_conv2d.h"
+#include "runtime/kernels/reference/matmul.h"
 #include "runtime/platform.h"
 #include "schemas/floe_generated.h"
 

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "runtime/kernels/reference/element_copy.h"
+#include "runtime/core/quantization.h"
 #include "runtime/kernels/common/op_adapter.h"
 
 namespace floe::ref {

@@ -2,6 +2,8 @@
 // int8 QUANTIZE / DEQUANTIZE / requantize (see quantize.h).
 #include "runtime/kernels/reference/quantize.h"
 
+#include "runtime/core/quantization.h"
+
 #include <stddef.h>
 
 namespace floe::ref {
