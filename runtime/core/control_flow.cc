@@ -54,7 +54,11 @@ Status eval_while(const PreparedOp& op) {
   return Status::kOk;
 }
 
-// The end of one body: the next values become the variables.
+// The end of one body: the next values become the variables. Not inlined:
+// Invoke's loop keeps its registers for the ops' own bookkeeping.
+#if defined(__GNUC__)
+__attribute__((noinline))
+#endif
 void while_take_next_values(const PreparedOp& op) {
   const int n = op.output_count();
   for (int k = 0; k < n; ++k) {

@@ -132,7 +132,10 @@ Status Interpreter::Init() {
     const schema::Operator* op = ops->Get(i);
     // The row the converter's choices name (non-null: checked by Model::Load).
     const KernelRow* kernel = find_kernel(op->opcode(), op->backend(), model_.kernel_dtype(i));
-    if (kernel == nullptr) return fail(Status::kUnsupportedOp, FLOE_MSG("no kernel for this operator"), static_cast<int32_t>(i));
+    if (kernel == nullptr) {
+      return fail(Status::kUnsupportedOp, FLOE_MSG("no kernel for this op, dtype and backend (none exists, or not selected)"),
+                  static_cast<int32_t>(i));
+    }
     const uint16_t params_bytes = kernel->params_bytes;
     const auto* inputs = op->inputs();
     const auto* outputs = op->outputs();

@@ -61,7 +61,10 @@ Status Model::load(const void* data, size_t size, ChecksumStep checksum) {
   if (reinterpret_cast<uintptr_t>(data) % kTensorAlignment != 0) {
     return fail(Status::kMisalignedModel, FLOE_MSG("model buffer must be 16-byte aligned"));
   }
-  if (!schema::ModelBufferHasIdentifier(data)) {
+  // The file identifier (bytes 4..7), compared with memcmp: the generated
+  // check's strncmp would be linked for this one call.
+  if (memcmp(static_cast<const uint8_t*>(data) + sizeof(flatbuffers::uoffset_t), schema::ModelIdentifier(),
+             flatbuffers::kFileIdentifierLength) != 0) {
     return fail(Status::kInvalidModel, FLOE_MSG("not a floe model (file identifier is not FLOE)"));
   }
   // Table-driven, same rules as flatbuffers::Verifier (runtime/core/verify_buffer.h).
@@ -240,7 +243,8 @@ Status Model::validate_tensors() {
     // checked for a whole word in validate_operators.
     const size_t element = dtype_size(static_cast<DType>(t->dtype()));
     const size_t activation_alignment = element < kActivationOffsetAlignment ? element : kActivationOffsetAlignment;
-    if (t->offset() % (t->is_constant() ? kTensorAlignment : activation_alignment) != 0) {
+    // Alignments are powers of two: a mask, no 64-bit division linked.
+    if ((t->offset() & ((t->is_constant() ? kTensorAlignment : activation_alignment) - 1)) != 0) {
       return fail(Status::kInvalidModel,
                   t->is_constant() ? FLOE_MSG("constant's offset is not 16-byte aligned")
                                    : FLOE_MSG("activation's offset is not a multiple of its element size"),
@@ -293,8 +297,7 @@ Status Model::validate_operators() {
     const KernelRow* row = find_kernel(op->opcode(), op->backend(), kernel_dtype(i));
     if (row == nullptr) {
       return fail(Status::kUnsupportedOp,
-                  FLOE_MSG("no kernel for this operator's op, dtype and backend in this program (the backend "
-                           "has none, or the program's kernel selection left it out)"),
+                  FLOE_MSG("no kernel for this op, dtype and backend (none exists, or not selected)"),
                   index);
     }
     if (op->inputs()->size() > row->max_inputs) {
@@ -315,7 +318,7 @@ Status Model::validate_operators() {
     }
     const bool control_flow = op->opcode() == schema::OpCode::WHILE || op->opcode() == schema::OpCode::IF;
     if (control_flow && kKernelRegistry.control_flow == nullptr) {
-      return fail(Status::kUnsupportedOp, FLOE_MSG("no run-time control flow in this program's kernel selection"),
+      return fail(Status::kUnsupportedOp, FLOE_MSG("no kernel for this op, dtype and backend (none exists, or not selected)"),
                   index);
     }
     if (uint64_t{op->inputs()->size()} + op->outputs()->size() > kMaxOperands) {

@@ -66,9 +66,10 @@ struct PreparedOp {
 
   int input_count() const { return inputs; }
   int output_count() const { return outputs; }
-  bool has_input(int i) const { return i >= 0 && i < inputs && operands[i].dtype != DType::kInvalid; }
+  // Kernels ask for operands their prepare checked: i >= 0.
+  bool has_input(int i) const { return i < inputs && operands[i].dtype != DType::kInvalid; }
   // An absent optional input (or one past the op's inputs) is an empty view.
-  const TensorView& input(int i) const { return i >= 0 && i < inputs ? operands[i] : kAbsent; }
+  const TensorView& input(int i) const { return i < inputs ? operands[i] : kAbsent; }
   const TensorView& output(int i) const { return operands[inputs + i]; }
   template <typename T>
   const T& params_as() const { return *static_cast<const T*>(params); }
@@ -87,11 +88,12 @@ struct OpContext {
 
   int input_count() const { return prepared->inputs; }
   int output_count() const { return prepared->outputs; }
-  bool has_input(int i) const { return prepared->has_input(i); }
+  bool has_input(int i) const { return i >= 0 && prepared->has_input(i); }
   // Bound views (data points into the arena or the model's constants). An
-  // absent optional input, or an operand past the op's own, is an empty view
-  // with data == nullptr: a prepare may read a dtype before it checks counts.
-  const TensorView& input(int i) const { return prepared->input(i); }
+  // absent optional input, or an operand past the op's own (or before them),
+  // is an empty view with data == nullptr: a prepare may read a dtype before
+  // it checks counts.
+  const TensorView& input(int i) const { return i >= 0 ? prepared->input(i) : PreparedOp::kAbsent; }
   const TensorView& output(int i) const {
     return i >= 0 && i < prepared->outputs ? prepared->output(i) : PreparedOp::kAbsent;
   }

@@ -634,6 +634,17 @@ FLOE_S8_INLINE uint32_t block_2x2_short(const int8_t* a0, const int8_t* w0, int3
 // odd lanes, then c+1's; the pair's constants follow the last column.
 constexpr int32_t kWidenedColumns = 64;
 
+// Built for size (-Os, which defines __OPTIMIZE_SIZE__): the clamping copy of
+// a kernel also serves outputs whose range is all of int8 (clamping to it
+// changes no value, so results are the same) and the unclamped copy (about
+// 1 KB each) is not linked; the depthwise channel-group kernel is left out
+// too (s8_depthwise). Speed builds (-O2, floe's presets) keep them all.
+#if defined(__OPTIMIZE_SIZE__)
+constexpr bool kOneClampVariant = true;
+#else
+constexpr bool kOneClampVariant = false;
+#endif
+
 // Every row pair of a widened channel pair (rows a0 + 2j * a_stride and the
 // next, j < row_pairs; outputs o0 + 2j * out_stride and the next) in one
 // assembly loop: per 4 columns 2 input loads, 4 SXTB16, 2 LDRD of the
@@ -826,7 +837,7 @@ __attribute__((noinline)) void s8_gemm_short_pairs(const int8_t* a, int32_t a_st
         wide[j + 3] = odd_lanes(v1);
       }
       if (row_pairs > 0) {
-        if (int8_range) {
+        if (int8_range && !kOneClampVariant) {
           gemm_widened_rows<false>(a0, a_stride, row_pairs, k8, wide, o0, out_stride, min4, max4);
         } else {
           gemm_widened_rows<true>(a0, a_stride, row_pairs, k8, wide, o0, out_stride, min4, max4);
@@ -1112,7 +1123,7 @@ void s8_gemm_packed(const int8_t* a, int32_t a_stride, int32_t rows, const int32
       xw[j + 3] = odd_lanes(x1);
     }
     int8_t* o = out + r * static_cast<ptrdiff_t>(channels);
-    if (clamp) {
+    if (clamp || kOneClampVariant) {
       gemm_packed_row_pair<true>(xw, k_size, packed, packed_end, o, channels, min4, max4);
     } else {
       gemm_packed_row_pair<false>(xw, k_size, packed, packed_end, o, channels, min4, max4);
@@ -1865,9 +1876,10 @@ void s8_depthwise(const DepthwiseS8Shape& shape, const int8_t* input, const int8
 #if defined(FLOE_S8_DSP_LOOPS)
   // KWS's and MobileNet's depthwise layers: channel groups outermost, when
   // there are enough output pixels to repay a group's preparation (a 3x3 map
-  // of 256 channels is faster pixel-major).
+  // of 256 channels is faster pixel-major). Built for size (-Os), the
+  // pixel-major loop serves every layer: 4.4 KB less code, the same results.
   const int32_t pixels = shape.batches * shape.out_h * shape.out_w;
-  if (shape.k_w == 3 && shape.dil_w == 1 && shape.dil_h == 1 && shape.k_h <= 3 && rq.short_path && pixels >= 32) {
+  if (!kOneClampVariant && shape.k_w == 3 && shape.dil_w == 1 && shape.dil_h == 1 && shape.k_h <= 3 && rq.short_path && pixels >= 32) {
     depthwise_groups_3wide(shape, input, filter, rq, output);
     c_done = shape.channels & ~static_cast<ptrdiff_t>(3);
   }

@@ -2,8 +2,9 @@
 // Reshape / Squeeze / ExpandDims: the row-major bytes are unchanged, so the op is
 // a copy. The converter gives the output its input's bytes when the input dies
 // at the reshape (converter/plan/arena_plan.h); prepare then picks an eval that
-// does nothing. memmove rather than memcpy because a planner may also overlap
-// them partially.
+// does nothing. Otherwise the two never share a byte: Model::Load's plan check
+// (runtime/core/verify_plan.h) allows an input and output to overlap only at
+// exactly the same bytes, so a memcpy suffices.
 #include "runtime/kernels/reference/reshape.h"
 
 #include <string.h>
@@ -13,7 +14,7 @@ namespace floe::ref {
 
 void reshape(const void* input, void* output, size_t bytes) {
   if (input == output || bytes == 0) return;
-  memmove(output, input, bytes);
+  memcpy(output, input, bytes);
 }
 
 }  // namespace floe::ref

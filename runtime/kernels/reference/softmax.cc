@@ -92,14 +92,12 @@ const char* prepare_softmax_s8(const OpContext& ctx) {
   if (p.input_multiplier < 0 || p.input_left_shift < 0 || p.input_left_shift > 31 || p.diff_min > 0) {
     return FLOE_MSG("int8 softmax multiplier, shift or diff_min out of range");
   }
-  ctx.set_eval(eval_softmax_s8);
   return nullptr;
 }
 
 }  // namespace
 
 const char* prepare_softmax(const OpContext& ctx) {
-  if (ctx.has_input(0) && is_s8(ctx.input(0))) return prepare_softmax_s8(ctx);
   if (const char* err = prepare_unary(ctx)) return err;
   if (ctx.input(0).shape.rank < 1) return FLOE_MSG("softmax input must have rank >= 1");
   ctx.params<SoftmaxPrepared>().f32.beta = ctx.op->options_as_SoftmaxOptions()->beta();
@@ -128,7 +126,8 @@ void softmax_s8(const SoftmaxS8Params& params, const SoftmaxS8Operands& ops) {
   constexpr int kAccumulationIntegerBits = 12;  // the sum of up to 4096 exps in Q12.19
   const Shape& shape = ops.input.shape;
   const ptrdiff_t depth = shape.rank == 0 ? 1 : shape.dims[shape.rank - 1];
-  const ptrdiff_t rows = depth == 0 ? 0 : shape.num_elements() / depth;
+  // 32-bit: Model::Load bounds element counts to int32 (no 64-bit division linked).
+  const ptrdiff_t rows = depth == 0 ? 0 : static_cast<int32_t>(shape.num_elements()) / static_cast<int32_t>(depth);
   // d scaled to Q5.26: a left shift then a rounding high multiply, one rounding.
   auto scaled_diff = [&](int32_t d) {
     return saturating_rounding_doubling_high_mul(wrapping_shift_left(d, params.input_left_shift),
@@ -167,4 +166,5 @@ void softmax_s8(const SoftmaxS8Params& params, const SoftmaxS8Operands& ops) {
 }  // namespace floe::ref
 
 FLOE_KERNEL(REFERENCE, SOFTMAX, ANY, ops::SoftmaxPrepared, ops::prepare_softmax, ops::eval_softmax)
+FLOE_KERNEL(REFERENCE, SOFTMAX, INT8, ops::SoftmaxPrepared, ops::prepare_softmax_s8, ops::eval_softmax_s8)
 FLOE_KERNEL(REFERENCE, LOG_SOFTMAX, ANY, NoParams, ops::prepare_log_softmax, ops::eval_log_softmax)
