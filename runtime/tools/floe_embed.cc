@@ -296,6 +296,19 @@ void emit_model(const std::string& model_path, const std::string& name, const st
   s << "alignas(16) const uint8_t " << symbol << "[" << prefix << "_MODEL_SIZE] FLOE_MODEL_PLACEMENT = {\n";
   byte_list(s, m.file.data.get(), m.file.size);
   s << "};\n";
+  // The kernel rows the model runs with, checked at link time against the
+  // program's kernel selection (runtime/tools/kernel_selection.h). Beside the
+  // model, in its section: kept exactly when the model is.
+  const std::vector<const floe::KernelRow*> rows = floe::tools::rows_for_models({&m.model});
+  s << "\n#if defined(FLOE_KERNEL_SELECTION)\n"
+       "// The program's kernel selection (floe-embed ops) must list every row this\n"
+       "// model runs with: a missing one is an undefined floe_kernel_row_<BACKEND>_<OP>_<DTYPE>.\n";
+  for (const floe::KernelRow* row : rows) {
+    s << "extern \"C\" const char " << floe::tools::kernel_row_marker(*row) << ";\n";
+  }
+  s << "__attribute__((used)) const char* const " << symbol << "_kernel_rows[] FLOE_MODEL_PLACEMENT = {\n";
+  for (const floe::KernelRow* row : rows) s << "    &" << floe::tools::kernel_row_marker(*row) << ",\n";
+  s << "};\n#endif\n";
 
   write_file(source, s.str());
   write_file(header, h.str());

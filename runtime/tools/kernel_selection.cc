@@ -52,6 +52,8 @@ std::string kernel_row_symbol(const KernelRow& row) {
          dtype_column(row.dtype);
 }
 
+std::string kernel_row_marker(const KernelRow& row) { return "floe_kernel_row_" + kernel_row_symbol(row); }
+
 std::string kernel_selection_source(const std::vector<const KernelRow*>& rows, const std::string& origin) {
   const bool control_flow =
       std::any_of(rows.begin(), rows.end(), [](const KernelRow* row) { return is_control_flow(row->opcode); });
@@ -60,7 +62,9 @@ std::string kernel_selection_source(const std::vector<const KernelRow*>& rows, c
     << "// The kernel rows these models run with (runtime/core/registry.h): compiled into\n"
     << "// a program, it is its kKernelRegistry, and the linker keeps these kernels only.\n"
     << "// An operator of another model that needs a row missing here is refused by\n"
-    << "// Model::Load (kUnsupportedOp, naming the op).\n";
+    << "// Model::Load (kUnsupportedOp at its index); a model source compiled with\n"
+    << "// FLOE_KERNEL_SELECTION references the markers below for its rows, so such a\n"
+    << "// program fails to link instead, naming the row.\n";
   if (control_flow) s << "#include \"runtime/core/control_flow.h\"\n";
   s << "#include \"runtime/core/registry.h\"\n\n";
   if (!rows.empty()) {
@@ -79,6 +83,10 @@ std::string kernel_selection_source(const std::vector<const KernelRow*>& rows, c
       << (control_flow ? "&ControlFlow::kSupport" : "nullptr") << "};\n";
   }
   s << "\n}  // namespace floe\n";
+  if (!rows.empty()) {
+    s << "\n// The markers a model source checks its rows against (kernel_selection.h).\n";
+    for (const KernelRow* row : rows) s << "extern \"C\" const char " << kernel_row_marker(*row) << " = 1;\n";
+  }
   return s.str();
 }
 

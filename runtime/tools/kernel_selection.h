@@ -24,6 +24,13 @@ std::vector<const KernelRow*> rows_for_models(const std::vector<const Model*>& m
 std::string kernel_row_symbol(const KernelRow& row);
 
 // The selection source for `rows`; `origin` names the models in its comment.
+// Besides kKernelRegistry it defines one marker per row,
+// floe_kernel_row_<BACKEND>_<OP>_<DTYPE> (extern "C"), which a model source
+// (floe-embed model) compiled with FLOE_KERNEL_SELECTION references for every
+// row it runs with: a selection that lacks one fails to link, naming it.
 std::string kernel_selection_source(const std::vector<const KernelRow*>& rows, const std::string& origin);
+
+// The marker's name for `row` (above).
+std::string kernel_row_marker(const KernelRow& row);
 
 }  // namespace floe::tools
