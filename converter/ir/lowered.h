@@ -17,7 +17,7 @@ namespace floe::conv {
 // Inside the converter, `schema` is the mutable object-API flavour of floe.fbs.
 namespace schema = ::floe::schema_obj;
 
-// An op's traits (runtime/ops.def, schemas/contract/op_traits.h); the object
+// An op's traits (schemas/contract/ops.def, schemas/contract/op_traits.h); the object
 // API's enums carry the schema's values.
 inline OpTraits op_traits(schema::OpCode code) {
   return ::floe::op_traits(static_cast<::floe::schema::OpCode>(code));

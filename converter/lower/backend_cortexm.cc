@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // CORTEX_M backend assignment: a per-op decision from the op's code, dtype and
 // options, recorded in the model so the device never decides (it dispatches on
-// Operator.backend; see runtime/core/dispatch.cc).
+// Operator.backend, the row it takes: runtime/core/registry.h).
 #include "converter/lower/backend_cortexm.h"
 
 #include <algorithm>

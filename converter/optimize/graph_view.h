@@ -58,7 +58,7 @@ void erase_ops(LoweredModel& model, const std::vector<bool>& remove);
 // Replaces every read of `from` (op inputs and graph outputs) with `to`.
 void replace_uses(LoweredModel& model, int from, int to);
 
-// The op's traits (runtime/ops.def, schemas/contract/op_traits.h):
+// The op's traits (schemas/contract/ops.def, schemas/contract/op_traits.h):
 // element-wise with one input, element-wise with two broadcast inputs,
 bool is_unary_elementwise(schema::OpCode code);
 bool is_binary_elementwise(schema::OpCode code);

@@ -4,7 +4,7 @@
 // start for graph inputs; read until its last use, or the end for graph
 // outputs), placed by plan_memory() and proven by check_plan().
 //
-// Zero-copy reshapes: the output of a SAME_BYTES op (runtime/ops.def: its
+// Zero-copy reshapes: the output of a SAME_BYTES op (schemas/contract/ops.def: its
 // output is its input's bytes under a new shape) shares its input's bytes when
 // the input dies at that op (no later reader, not a graph output). Such values
 // form one alias group, planned as one buffer over the union of their

@@ -47,7 +47,7 @@ Span span_of(const schema::Model& model, int32_t index, int32_t op_count) {
 // writes exactly the bytes it reads (memmove, or nothing when the addresses
 // are equal), so no value is lost; any other tensor it touches is checked
 // against both as usual. RESHAPE is the one op whose output is its input's
-// bytes (the SAME_BYTES trait of runtime/ops.def; asserted below), and a
+// bytes (the SAME_BYTES trait of schemas/contract/ops.def; asserted below), and a
 // compare costs less flash than a trait lookup.
 bool is_alias(const flatbuffers::Vector<flatbuffers::Offset<schema::Operator>>& ops, const Span& sa,
               const Span& sb, int32_t op_count) {
@@ -64,7 +64,7 @@ constexpr bool reshape_is_the_only_same_bytes_op() {
   return true;
 }
 static_assert(reshape_is_the_only_same_bytes_op(),
-              "another op has the SAME_BYTES trait in runtime/ops.def: let is_alias() accept it too");
+              "another op has the SAME_BYTES trait in schemas/contract/ops.def: let is_alias() accept it too");
 
 // Whether an arena operand of ops [from, to] breaks the plan's rule (its
 // index in *tensor): with loop < 0, the op lies outside the operand's

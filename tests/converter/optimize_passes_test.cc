@@ -379,7 +379,7 @@ TEST(Transposes, PadAndConcatMoveWithTheLayout) {
   EXPECT_EQ(count_ops(b.model, OpCode::TRANSPOSE), 0);
 }
 
-// Every op runtime/ops.def marks element-wise lets a transpose through, not
+// Every op schemas/contract/ops.def marks element-wise lets a transpose through, not
 // only the activations: FLOOR, LEAKY_RELU and SQUARED_DIFFERENCE with a
 // constant between an inverse pair leave no transpose.
 TEST(Transposes, MoveThroughEveryElementwiseOpTheTraitsName) {

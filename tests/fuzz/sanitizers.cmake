@@ -44,7 +44,7 @@ if(_floe_sanitizers)
   set(FLOE_SANITIZERS_ACTIVE ON)  # tests that interpose the allocator opt out
   # The host preset (g++, no sanitizers) is the warning gate. Sanitizer builds
   # use clang (GCC's UBSan makes function-pointer null checks non-constant,
-  # which breaks the constexpr dispatch table), and clang-only warnings must
+  # which breaks the constexpr kernel tables), and clang-only warnings must
   # not hide the sanitizer results.
   list(APPEND FLOE_RUNTIME_FLAGS -Wno-error)
   list(APPEND FLOE_HOST_FLAGS -Wno-error)

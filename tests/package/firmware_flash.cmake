@@ -29,14 +29,7 @@ if(NOT EXISTS ${kws}/kws_ref_model.tflite OR NOT EXISTS ${person}/person_detect.
   return()
 endif()
 
-function(step)
-  string(REPLACE ";" " " shown "${ARGN}")
-  message(STATUS "run: ${shown}")
-  execute_process(COMMAND ${ARGN} RESULT_VARIABLE status)
-  if(NOT status EQUAL 0)
-    message(FATAL_ERROR "failed (${status}): ${shown}")
-  endif()
-endfunction()
+include(${CMAKE_CURRENT_LIST_DIR}/steps.cmake)
 
 set(example ${SOURCE_DIR}/examples/tflite_firmware)
 set(args -G ${GENERATOR} -DCMAKE_BUILD_TYPE=MinSizeRel

@@ -8,14 +8,7 @@ set(consumer ${SOURCE_DIR}/examples/consumer)
 file(REMOVE_RECURSE ${WORK_DIR})
 file(MAKE_DIRECTORY ${WORK_DIR})
 
-function(step)
-  string(REPLACE ";" " " shown "${ARGN}")
-  message(STATUS "run: ${shown}")
-  execute_process(COMMAND ${ARGN} RESULT_VARIABLE status)
-  if(NOT status EQUAL 0)
-    message(FATAL_ERROR "failed (${status}): ${shown}")
-  endif()
-endfunction()
+include(${CMAKE_CURRENT_LIST_DIR}/steps.cmake)
 
 # Runs the consumer program (directly, or the firmware under QEMU) and checks its verdict.
 function(run_consumer)

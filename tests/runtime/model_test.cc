@@ -224,7 +224,7 @@ TEST(Interpreter, ChecksTheArenaAndOpShapes) {
   EXPECT_EQ(interp.error().op, 0);
 }
 
-// Every op of the dispatch table with no outputs (and one or three inputs) is
+// Every op of the op list with no outputs (and one or three inputs) is
 // refused at Load or Init with a status: no prepare may read an operand the op
 // does not have (fuzz_model found SCATTER_ND_ADD's reading output 0 first).
 TEST(Interpreter, EveryOpWithoutOutputsIsRefusedCleanly) {

@@ -7,7 +7,7 @@
 #   TITLE      board description
 # Prints (1) each library member's text/data/bss as compiled, (2) per firmware
 # what the link kept (--gc-sections), split into the runtime core, the
-# on-device self-test, the op dispatch, the reference and Cortex-M kernels, libc/libm/libgcc, the port,
+# on-device self-test, run-time control flow, the kernel registry, the common, reference and Cortex-M kernels, libc/libm/libgcc, the port,
 # the application and the embedded model, read from the linker map, then the
 # interpreter core of the minimal firmware floe_core_footprint(_checksum), and
 # (3) each model's arena. "text" = flash: code + read-only data.
@@ -38,8 +38,10 @@ endfunction()
 # Which component a runtime-library member belongs to.
 function(component_of_member out lib member)
   if(lib STREQUAL "libfloe_runtime.a")
-    if(member MATCHES "^dispatch")
-      set(c "dispatch")
+    if(member MATCHES "^all_kernels")
+      set(c "registry")
+    elseif(member MATCHES "^control_flow")
+      set(c "control-flow")
     elseif(member MATCHES "^selftest")
       set(c "self-test")
     else()
@@ -49,6 +51,8 @@ function(component_of_member out lib member)
     set(c "kernels-ref")
   elseif(lib STREQUAL "libfloe_kernels_cortexm.a")
     set(c "kernels-cortexm")
+  elseif(lib STREQUAL "libfloe_kernels_common.a")
+    set(c "kernels-common")
   elseif(lib MATCHES "^lib(c_nano|g_nano|c|m|gcc)\\.a$")
     set(c "libc+libm+libgcc")
   elseif(lib STREQUAL "libfloe_platform.a")
@@ -92,7 +96,7 @@ endforeach()
 
 message("")
 message("2. Linked into each firmware, by component (text / data / bss; from the linker map)")
-set(components core self-test dispatch kernels-ref kernels-cortexm libc+libm+libgcc port application model)
+set(components core control-flow self-test registry kernels-common kernels-ref kernels-cortexm libc+libm+libgcc port application model)
 foreach(elf IN LISTS FIRMWARE)
   get_filename_component(fw "${elf}" NAME_WE)
   foreach(c IN LISTS components)
@@ -144,6 +148,8 @@ foreach(elf IN LISTS FIRMWARE)
       set(c model)
     elseif(file MATCHES "/([^/()]+\\.a)\\(([^)]+)\\)$")
       component_of_member(c "${CMAKE_MATCH_1}" "${CMAKE_MATCH_2}")
+    elseif(file MATCHES "floe_kernels\\.cc\\.o")
+      set(c registry)  # the firmware's kernel selection (floe_add_model)
     elseif(file MATCHES "floe_cortexm_startup")
       set(c port)
     elseif(file MATCHES "\\.o$" AND file MATCHES "^/usr/")

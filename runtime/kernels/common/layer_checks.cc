@@ -8,6 +8,28 @@ namespace floe::kernels {
 
 using ops::activation;
 
+namespace {
+
+// A convolution's window (CONV2D, DEPTHWISE_CONV2D options): checked, then
+// copied into its params with the fused activation.
+template <typename Options, typename Params>
+const char* take_window(const Options& o, Params* params) {
+  if (const char* err = ops::check_window(o.stride_h(), o.stride_w(), o.dilation_h(), o.dilation_w(),
+                                          o.pad_top(), o.pad_left())) {
+    return err;
+  }
+  params->stride_h = o.stride_h();
+  params->stride_w = o.stride_w();
+  params->dilation_h = o.dilation_h();
+  params->dilation_w = o.dilation_w();
+  params->pad_top = o.pad_top();
+  params->pad_left = o.pad_left();
+  params->activation = activation(o.activation());
+  return nullptr;
+}
+
+}  // namespace
+
 const char* check_conv2d_f32(const OpContext& ctx, Conv2DParams* params) {
   if (const char* err = ops::expect_weights_io(ctx)) return err;
   const auto* o = ctx.op->options_as_Conv2DOptions();
@@ -19,19 +41,8 @@ const char* check_conv2d_f32(const OpContext& ctx, Conv2DParams* params) {
       output.dims[0] != input.dims[0]) {
     return FLOE_MSG("conv2d channel or batch dimensions disagree");
   }
-  if (const char* err = ops::check_window(o->stride_h(), o->stride_w(), o->dilation_h(),
-                                          o->dilation_w(), o->pad_top(), o->pad_left())) {
-    return err;
-  }
   if (const char* err = ops::check_bias(ctx, filter.dims[3])) return err;
-  params->stride_h = o->stride_h();
-  params->stride_w = o->stride_w();
-  params->dilation_h = o->dilation_h();
-  params->dilation_w = o->dilation_w();
-  params->pad_top = o->pad_top();
-  params->pad_left = o->pad_left();
-  params->activation = activation(o->activation());
-  return nullptr;
+  return take_window(*o, params);
 }
 
 const char* check_depthwise_conv2d_f32(const OpContext& ctx, DepthwiseConv2DParams* params) {
@@ -45,20 +56,9 @@ const char* check_depthwise_conv2d_f32(const OpContext& ctx, DepthwiseConv2DPara
       output.dims[3] != input.dims[3] * filter.dims[3] || output.dims[0] != input.dims[0]) {
     return FLOE_MSG("depthwise channel, multiplier or batch dimensions disagree");
   }
-  if (const char* err = ops::check_window(o->stride_h(), o->stride_w(), o->dilation_h(),
-                                          o->dilation_w(), o->pad_top(), o->pad_left())) {
-    return err;
-  }
   if (const char* err = ops::check_bias(ctx, output.dims[3])) return err;
-  params->stride_h = o->stride_h();
-  params->stride_w = o->stride_w();
-  params->dilation_h = o->dilation_h();
-  params->dilation_w = o->dilation_w();
-  params->pad_top = o->pad_top();
-  params->pad_left = o->pad_left();
   params->depth_multiplier = o->depth_multiplier();
-  params->activation = activation(o->activation());
-  return nullptr;
+  return take_window(*o, params);
 }
 
 const char* check_matmul_f32(const OpContext& ctx, MatMulParams* params) {

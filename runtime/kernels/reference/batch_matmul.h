@@ -18,7 +18,7 @@ void batch_matmul_f32(const BatchMatMulParams& p, In<float> x, In<float> y, Out<
 
 }  // namespace floe::ref
 
-// The op's adapter (runtime/ops.def names it; runtime/core/registry.h).
+// The op's adapter (registered as a row in the .cc, runtime/core/registry.h).
 namespace floe::ops {
 
 const char* prepare_batch_matmul(const OpContext& ctx);

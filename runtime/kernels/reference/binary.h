@@ -162,7 +162,7 @@ void logical(LogicalOp op, const TypedBinaryOperands& ops);                // bo
 
 }  // namespace floe::ref
 
-// The op's adapter (runtime/ops.def names it; runtime/core/registry.h).
+// The op's adapter (registered as a row in the .cc, runtime/core/registry.h).
 namespace floe::ops {
 
 // ---- params blocks (pointer-free, fixed-width: see runtime/core/registry.h) ----

@@ -48,7 +48,7 @@ inline ConcatS8InputQuant prepare_concat_input_s8(float input_scale, int32_t inp
 
 }  // namespace floe::ref
 
-// The op's adapter (runtime/ops.def names it; runtime/core/registry.h).
+// The op's adapter (registered as a row in the .cc, runtime/core/registry.h).
 namespace floe::ops {
 
 struct ConcatPrepared {

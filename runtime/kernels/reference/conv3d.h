@@ -20,7 +20,7 @@ void conv3d_f32(const Conv3DParams& p, In<float> input, In<float> filter, Out<fl
 
 }  // namespace floe::ref
 
-// The op's adapter (runtime/ops.def names it; runtime/core/registry.h).
+// The op's adapter (registered as a row in the .cc, runtime/core/registry.h).
 namespace floe::ops {
 
 const char* prepare_conv3d(const OpContext& ctx);

@@ -25,7 +25,7 @@ Status crop_and_resize_f32(const CropAndResizeParams& p, In<float> image, In<flo
 
 }  // namespace floe::ref
 
-// The op's adapter (runtime/ops.def names it; runtime/core/registry.h).
+// The op's adapter (registered as a row in the .cc, runtime/core/registry.h).
 namespace floe::ops {
 
 const char* prepare_crop_and_resize(const OpContext& ctx);

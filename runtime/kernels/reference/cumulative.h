@@ -21,7 +21,7 @@ void cumulative(const CumulativeParams& p, DType dtype, In<void> input, Out<void
 
 }  // namespace floe::ref
 
-// The op's adapter (runtime/ops.def names it; runtime/core/registry.h).
+// The op's adapter (registered as a row in the .cc, runtime/core/registry.h).
 namespace floe::ops {
 
 const char* prepare_cumsum(const OpContext& ctx);

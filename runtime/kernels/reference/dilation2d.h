@@ -19,7 +19,7 @@ void dilation2d_f32(const Dilation2DParams& p, In<float> input, In<float> filter
 
 }  // namespace floe::ref
 
-// The op's adapter (runtime/ops.def names it; runtime/core/registry.h).
+// The op's adapter (registered as a row in the .cc, runtime/core/registry.h).
 namespace floe::ops {
 
 const char* prepare_dilation2d(const OpContext& ctx);

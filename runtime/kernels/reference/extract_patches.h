@@ -21,7 +21,7 @@ void extract_patches(const ExtractPatchesParams& p, size_t element_size, In<void
 
 }  // namespace floe::ref
 
-// The op's adapter (runtime/ops.def names it; runtime/core/registry.h).
+// The op's adapter (registered as a row in the .cc, runtime/core/registry.h).
 namespace floe::ops {
 
 const char* prepare_extract_patches(const OpContext& ctx);

@@ -14,7 +14,7 @@ void fake_quant_f32(int32_t num_bits, bool narrow_range, In<float> input, In<flo
 
 }  // namespace floe::ref
 
-// The op's adapter (runtime/ops.def names it; runtime/core/registry.h).
+// The op's adapter (registered as a row in the .cc, runtime/core/registry.h).
 namespace floe::ops {
 
 struct FakeQuantPrepared {

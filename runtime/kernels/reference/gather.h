@@ -30,7 +30,7 @@ void one_hot(size_t element_size, bool indices_int64, int32_t axis, In<void> ind
 
 }  // namespace floe::ref
 
-// The op's adapter (runtime/ops.def names it; runtime/core/registry.h).
+// The op's adapter (registered as a row in the .cc, runtime/core/registry.h).
 namespace floe::ops {
 
 struct GatherPrepared {

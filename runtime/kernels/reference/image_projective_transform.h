@@ -26,7 +26,7 @@ void image_projective_transform_f32(const ImageTransformParams& p, In<float> ima
 
 }  // namespace floe::ref
 
-// The op's adapter (runtime/ops.def names it; runtime/core/registry.h).
+// The op's adapter (registered as a row in the .cc, runtime/core/registry.h).
 namespace floe::ops {
 
 const char* prepare_image_projective_transform(const OpContext& ctx);

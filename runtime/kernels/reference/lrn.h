@@ -17,7 +17,7 @@ void lrn_f32(const LrnParams& p, In<float> input, Out<float> output);
 
 }  // namespace floe::ref
 
-// The op's adapter (runtime/ops.def names it; runtime/core/registry.h).
+// The op's adapter (registered as a row in the .cc, runtime/core/registry.h).
 namespace floe::ops {
 
 const char* prepare_lrn(const OpContext& ctx);

@@ -25,7 +25,7 @@ void max_pool_with_argmax_f32(const MaxPoolArgmaxParams& p, In<float> input, Out
 
 }  // namespace floe::ref
 
-// The op's adapter (runtime/ops.def names it; runtime/core/registry.h).
+// The op's adapter (registered as a row in the .cc, runtime/core/registry.h).
 namespace floe::ops {
 
 const char* prepare_max_pool_with_argmax(const OpContext& ctx);

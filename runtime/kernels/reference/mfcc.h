@@ -33,7 +33,7 @@ void mfcc_f32(const MfccParams& params, const MfccOperands& ops);
 
 }  // namespace floe::ref
 
-// The op's adapter (runtime/ops.def names it; runtime/core/registry.h).
+// The op's adapter (registered as a row in the .cc, runtime/core/registry.h).
 namespace floe::ops {
 
 const char* prepare_mfcc(const OpContext& ctx);

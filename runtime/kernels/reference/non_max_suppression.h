@@ -28,7 +28,7 @@ Status non_max_suppression_f32(In<float> boxes, In<float> scores, float iou_thre
 
 }  // namespace floe::ref
 
-// The op's adapter (runtime/ops.def names it; runtime/core/registry.h).
+// The op's adapter (registered as a row in the .cc, runtime/core/registry.h).
 namespace floe::ops {
 
 const char* prepare_non_max_suppression(const OpContext& ctx);

@@ -36,7 +36,7 @@ void pad_s8(const PadS8Params& params, const In<int8_t>& input, const Out<int8_t
 
 }  // namespace floe::ref
 
-// The op's adapter (runtime/ops.def names it; runtime/core/registry.h).
+// The op's adapter (registered as a row in the .cc, runtime/core/registry.h).
 namespace floe::ops {
 
 struct PadPrepared {

@@ -21,7 +21,7 @@ void avg_pool3d_f32(const Pool3DParams& p, In<float> input, Out<float> output);
 
 }  // namespace floe::ref
 
-// The ops' adapters (runtime/ops.def names them; runtime/core/registry.h).
+// The ops' adapters (schemas/contract/ops.def names them; runtime/core/registry.h).
 namespace floe::ops {
 
 const char* prepare_pool3d(const OpContext& ctx);

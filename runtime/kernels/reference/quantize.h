@@ -44,7 +44,7 @@ inline RequantizeS8Params prepare_requantize_s8(float input_scale, int32_t input
 
 }  // namespace floe::ref
 
-// The ops' adapters (runtime/ops.def): QUANTIZE float -> int8 and int8 ->
+// The ops' adapters (schemas/contract/ops.def): QUANTIZE float -> int8 and int8 ->
 // int8 (requantize, with the converter's multiplier), DEQUANTIZE int8 -> float.
 #include "runtime/kernels/common/op_adapter.h"
 

@@ -80,7 +80,7 @@ void arg_reduce(bool is_max, DType input_dtype, DType output_dtype, int32_t axis
 
 }  // namespace floe::ref
 
-// The op's adapter (runtime/ops.def names it; runtime/core/registry.h).
+// The op's adapter (registered as a row in the .cc, runtime/core/registry.h).
 namespace floe::ops {
 
 struct ReducePrepared {

@@ -12,7 +12,7 @@ void reshape(const void* input, void* output, size_t bytes);
 
 }  // namespace floe::ref
 
-// The op's adapter (runtime/ops.def names it; runtime/core/registry.h).
+// The op's adapter (registered as a row in the .cc, runtime/core/registry.h).
 namespace floe::ops {
 
 const char* prepare_reshape(const OpContext& ctx);

@@ -22,7 +22,7 @@ void resize(const ResizeParams& p, size_t element_size, In<void> input, Out<void
 
 }  // namespace floe::ref
 
-// The op's adapter (runtime/ops.def names it; runtime/core/registry.h).
+// The op's adapter (registered as a row in the .cc, runtime/core/registry.h).
 namespace floe::ops {
 
 const char* prepare_resize_bilinear(const OpContext& ctx);

@@ -26,7 +26,7 @@ bool scatter_nd(ScatterMode mode, DType dtype, bool indices_int64, In<void> data
 
 }  // namespace floe::ref
 
-// The ops' adapters (runtime/ops.def names them; runtime/core/registry.h).
+// The ops' adapters (schemas/contract/ops.def names them; runtime/core/registry.h).
 namespace floe::ops {
 
 struct ScatterPrepared {

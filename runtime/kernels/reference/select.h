@@ -20,7 +20,7 @@ void select(size_t element_size, const SelectOperands& ops);
 
 }  // namespace floe::ref
 
-// The op's adapter (runtime/ops.def names it; runtime/core/registry.h).
+// The op's adapter (registered as a row in the .cc, runtime/core/registry.h).
 namespace floe::ops {
 
 const char* prepare_select(const OpContext& ctx);

@@ -53,7 +53,7 @@ inline SoftmaxS8Params prepare_softmax_s8(double beta, float input_scale) {
 
 }  // namespace floe::ref
 
-// The op's adapter (runtime/ops.def names it; runtime/core/registry.h).
+// The op's adapter (registered as a row in the .cc, runtime/core/registry.h).
 namespace floe::ops {
 
 // The params block: float or int8.

@@ -14,7 +14,7 @@ void topk_f32(bool sorted, In<float> input, Out<float> values, Out<int32_t> indi
 
 }  // namespace floe::ref
 
-// The op's adapter (runtime/ops.def names it; runtime/core/registry.h).
+// The op's adapter (registered as a row in the .cc, runtime/core/registry.h).
 namespace floe::ops {
 
 struct TopKPrepared {

@@ -21,7 +21,7 @@ void transpose(const TransposeParams& params, const In<void>& input, const Out<v
 
 }  // namespace floe::ref
 
-// The op's adapter (runtime/ops.def names it; runtime/core/registry.h).
+// The op's adapter (registered as a row in the .cc, runtime/core/registry.h).
 namespace floe::ops {
 
 struct TransposePrepared {

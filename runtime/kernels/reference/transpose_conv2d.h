@@ -20,7 +20,7 @@ void transpose_conv2d_f32(const TransposeConv2DParams& p, In<float> input, In<fl
 
 }  // namespace floe::ref
 
-// The op's adapter (runtime/ops.def names it; runtime/core/registry.h).
+// The op's adapter (registered as a row in the .cc, runtime/core/registry.h).
 namespace floe::ops {
 
 const char* prepare_transpose_conv2d(const OpContext& ctx);

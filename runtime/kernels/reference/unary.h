@@ -98,7 +98,7 @@ void cast(DType from, DType to, const TypedUnaryOperands& ops);
 
 }  // namespace floe::ref
 
-// The op's adapter (runtime/ops.def names it; runtime/core/registry.h).
+// The op's adapter (registered as a row in the .cc, runtime/core/registry.h).
 namespace floe::ops {
 
 struct LeakyReluPrepared {

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // XNNPACK operator creation per floe opcode (see operators.h). The ops are
-// those runtime/ops.def marks XNNPACK (checked below); which of their shapes
+// those schemas/contract/ops.def marks XNNPACK (checked below); which of their shapes
 // come here, and their arena bytes, converter/lower/backend_xnnpack.cc
 // decides. MatMul and 1x1/stride-1/unpadded Conv2D -> fully connected; Conv2D
 // -> convolution (filter transposed HWIO -> OHWI into scratch first);
@@ -577,7 +577,7 @@ Status mean(const CreateArgs& a, xnn_operator_t* op, const char** why) {
                   FLOE_MSG("xnn_setup_global_average_pooling_nwc_f32 failed"), why);
 }
 
-// ---- the mapping: one row per op the XNNPACK trait marks (runtime/ops.def) ----
+// ---- the mapping: one row per op the XNNPACK trait marks (schemas/contract/ops.def) ----
 
 using CreateFn = Status (*)(const CreateArgs&, xnn_operator_t*, const char**);
 
@@ -654,7 +654,7 @@ constexpr bool mappings_match_traits() {
   return rows == marked;
 }
 static_assert(mappings_match_traits(),
-              "XNNPACK mappings must be exactly the ops runtime/ops.def marks XNNPACK");
+              "XNNPACK mappings must be exactly the ops schemas/contract/ops.def marks XNNPACK");
 
 }  // namespace
 
