@@ -42,10 +42,10 @@ Span span_of(const schema::Model& model, int32_t index, int32_t op_count) {
 }
 
 // Two tensors may share bytes when one's lifetime ends at the op where the
-// other's starts and that op is a RESHAPE (the converter's zero-copy reshape:
-// its output at its dying input's offset). Only that op sees both, and it
-// writes exactly the bytes it reads (memmove, or nothing when the addresses
-// are equal), so no value is lost; any other tensor it touches is checked
+// other's starts, that op is a RESHAPE and both start at the same offset (the
+// converter's zero-copy reshape: its output at its dying input's offset). Only
+// that op sees both, and it writes exactly the bytes it reads (nothing when the
+// addresses are equal; its memcpy never sees a partial overlap), so no value is lost; any other tensor it touches is checked
 // against both as usual. RESHAPE is the one op whose output is its input's
 // bytes (the SAME_BYTES trait of schemas/contract/ops.def; asserted below), and a
 // compare costs less flash than a trait lookup.
@@ -53,7 +53,8 @@ bool is_alias(const flatbuffers::Vector<flatbuffers::Offset<schema::Operator>>& 
               const Span& sb, int32_t op_count) {
   // Either may be the earlier one: tensor indices follow no op order.
   const int32_t at = sa.last == sb.first ? sa.last : sb.last == sa.first ? sb.last : op_count;
-  return at < op_count && ops.Get(static_cast<uint32_t>(at))->opcode() == schema::OpCode::RESHAPE;
+  return at < op_count && sa.begin == sb.begin &&
+         ops.Get(static_cast<uint32_t>(at))->opcode() == schema::OpCode::RESHAPE;
 }
 
 constexpr bool reshape_is_the_only_same_bytes_op() {

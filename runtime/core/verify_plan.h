@@ -10,8 +10,8 @@
 //   2. no two arena tensors of one memory region (each region is an arena of
 //      its own) whose lifetimes intersect overlap in bytes, except
 //      a zero-copy alias: when one's lifetime ends at the op where the other's
-//      starts and that op is a RESHAPE (the SAME_BYTES op of schemas/contract/ops.def),
-//      which writes exactly the bytes it reads; the converter puts a reshape's
+//      starts, that op is a RESHAPE (the SAME_BYTES op of schemas/contract/ops.def),
+//      which writes exactly the bytes it reads, and both start at the same offset; the converter puts a reshape's
 //      output at the offset of an input that dies there, and its kernel then
 //      copies nothing.
 // Cost: O(operator inputs/outputs) + O(arena tensors^2) comparisons, no memory.

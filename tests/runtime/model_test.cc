@@ -19,6 +19,7 @@ struct TensorSpec {
   bool constant = false;
   uint64_t offset = 0;
   int64_t size = -1;  // -1: derived from the shape
+  int32_t live_first = -1, live_last = -1;  // -1: the whole run
 };
 
 // A tiny model y = relu(x) + c, built by hand so each test can break one field.
@@ -49,7 +50,7 @@ std::vector<uint8_t> build(const ModelSpec& spec) {
     for (int32_t d : t.shape) size = static_cast<int64_t>(static_cast<uint64_t>(size) * static_cast<uint64_t>(d));
     tensors.push_back(schema::CreateTensor(b, b.CreateString(names[i % 4]), schema::DType::FLOAT32,
                                            b.CreateVector(t.shape), t.constant, t.offset,
-                                           static_cast<uint64_t>(t.size >= 0 ? t.size : size), -1, -1,
+                                           static_cast<uint64_t>(t.size >= 0 ? t.size : size), t.live_first, t.live_last,
                                            /*quantization=*/0, /*region=*/0, i == 0 ? spec.input_source_dtype : schema::DType::INVALID,
                                            i == 0 && spec.input_complex));
   }
@@ -86,6 +87,25 @@ Loaded load(const std::vector<uint8_t>& bytes, size_t offset = 0) {
   if (!bytes.empty()) std::memcpy(l.buffer.get() + offset, bytes.data(), bytes.size());
   l.status = l.model.Load(l.buffer.get() + offset, bytes.size());
   return l;
+}
+
+// RESHAPE's kernel copies with memcpy: the plan check lets its output share
+// its input's bytes only exactly (the converter's zero-copy alias, where the
+// input dies at the reshape), never in part.
+TEST(Model, ReshapeOutputMayAliasItsInputExactlyButNotInPart) {
+  for (const uint64_t offset : {uint64_t{0}, uint64_t{4}}) {
+    ModelSpec spec;
+    spec.first_op = schema::OpCode::RESHAPE;
+    spec.tensors = {{{4}, false, 0, -1, 0, 0}, {{4}, false, offset, -1, 0, 1}, {{4}, true, 0},
+                    {{4}, false, 32, -1, 1, 2}};
+    Loaded l = load(build(spec));
+    if (offset == 0) {
+      EXPECT_EQ(l.status, Status::kOk) << l.model.error().message;
+    } else {
+      EXPECT_EQ(l.status, Status::kInvalidModel);
+      EXPECT_STREQ(l.model.error().message, "two simultaneously live tensors share arena bytes");
+    }
+  }
 }
 
 // An input's source dtype (the TF graph's, e.g. float64 computed in float32)

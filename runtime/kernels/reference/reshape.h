@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // Reshape / Squeeze / ExpandDims: the bytes do not change, only the shape. The
-// copy is skipped when input and output share a buffer.
+// copy is skipped when input and output share a buffer; otherwise they must
+// not overlap (Model::Load's plan check guarantees it).
 #pragma once
 
 #include <stddef.h>
