@@ -131,7 +131,7 @@ Status Interpreter::Init() {
   for (uint32_t i = 0; i < op_count; ++i) {
     const schema::Operator* op = ops->Get(i);
     // The row the converter's choices name (non-null: checked by Model::Load).
-    const KernelRow* kernel = find_kernel(op->opcode(), op->backend(), model_.kernel_dtype(i));
+    const KernelRow* kernel = model_.kernel(i);
     if (kernel == nullptr) {
       return fail(Status::kUnsupportedOp, FLOE_MSG("no kernel for this op, dtype and backend (none exists, or not selected)"),
                   static_cast<int32_t>(i));

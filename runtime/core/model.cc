@@ -294,7 +294,7 @@ Status Model::validate_operators() {
                                        FLOE_MSG("operator writes a constant tensor")));
     // The kernel that will run it must be linked (registry.h); its row holds
     // what the op allows.
-    const KernelRow* row = find_kernel(op->opcode(), op->backend(), kernel_dtype(i));
+    const KernelRow* row = kernel(i);
     if (row == nullptr) {
       return fail(Status::kUnsupportedOp,
                   FLOE_MSG("no kernel for this op, dtype and backend (none exists, or not selected)"),
@@ -388,6 +388,11 @@ DType Model::kernel_dtype(size_t op) const {
   }
   return o->outputs()->size() > 0 ? static_cast<DType>(tensors->Get(static_cast<uint32_t>(o->outputs()->Get(0)))->dtype())
                                   : DType::kInvalid;
+}
+
+const KernelRow* Model::kernel(size_t op) const {
+  const schema::Operator* o = model_->operators()->Get(static_cast<uint32_t>(op));
+  return find_kernel(o->opcode(), o->backend(), kernel_dtype(op));
 }
 
 TensorView Model::tensor(size_t index) const {

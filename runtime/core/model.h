@@ -19,6 +19,7 @@ namespace schema {
 struct Model;
 struct Tensor;
 }  // namespace schema
+struct KernelRow;
 
 // The newest format version this runtime understands (schemas/floe.fbs).
 // Version 2: several memory regions (Model.region_sizes, Tensor.region).
@@ -89,8 +90,12 @@ class Model {
   Quantization quantization(size_t index) const;
   bool is_constant(size_t index) const;
   // The dtype that, with its opcode and backend, selects operator `op`'s
-  // kernel (runtime/core/registry.h, kernel_dtype()).
+  // kernel: its first present input's, else its first output's (an int8
+  // CONV2D is INT8, a QUANTIZE from float FLOAT32, a DEQUANTIZE to float INT8).
   DType kernel_dtype(size_t op) const;
+  // The registry row that runs operator `op` (runtime/core/registry.h);
+  // nullptr when this program links none.
+  const KernelRow* kernel(size_t op) const;
   uint64_t tensor_offset(size_t index) const;
   // The memory region an arena tensor lives in (0 in a one-arena model).
   uint32_t tensor_region(size_t index) const;

@@ -109,18 +109,9 @@ struct OpContext {
 
 using PrepareFn = const char* (*)(const OpContext&);  // nullptr = ok, else the reason
 
-// The dtype that, with the op and the backend, selects an operator's kernel:
-// that of its first present input, else of its first output (an int8 CONV2D is
-// INT8, a QUANTIZE from float FLOAT32, a DEQUANTIZE to float INT8).
-inline DType kernel_dtype(const PreparedOp& op) {
-  for (int i = 0; i < op.inputs; ++i) {
-    if (op.has_input(i)) return op.operands[i].dtype;
-  }
-  return op.outputs > 0 ? op.output(0).dtype : DType::kInvalid;
-}
-
 // The dtype column of a row: one dtype, or ANY (every dtype no other row of
-// the same op and backend names).
+// the same op and backend names). An operator's dtype is that of its first
+// present input, else of its first output (Model::kernel_dtype()).
 namespace kernel_dtype_of {
 constexpr DType ANY = DType::kInvalid;
 constexpr DType FLOAT32 = DType::kFloat32;

@@ -25,9 +25,9 @@ std::vector<const KernelRow*> rows_for_models(const std::vector<const Model*>& m
     const auto* ops = model->schema()->operators();
     for (uint32_t i = 0; i < ops->size(); ++i) {
       const schema::Operator* op = ops->Get(i);
-      const DType dtype = model->kernel_dtype(i);
-      const KernelRow* row = find_kernel(op->opcode(), op->backend(), dtype);
+      const KernelRow* row = model->kernel(i);
       if (row == nullptr) {
+        const DType dtype = model->kernel_dtype(i);
         throw std::runtime_error(std::string("no kernel for op ") + std::to_string(i) + " (" +
                                  schema::EnumNameOpCode(op->opcode()) + ", " + dtype_name(dtype) + ", " +
                                  schema::EnumNameBackend(op->backend()) + ")");

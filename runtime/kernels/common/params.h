@@ -75,20 +75,11 @@ struct Pool2DS8Operands {
   Out<int8_t> output;  // [N, OH, OW, C]
 };
 
-// The operands of a prepared float op, as its kernels take them.
-inline Conv2DOperands conv2d_operands(const PreparedOp& op) {
-  return {{static_cast<const float*>(op.input(0).data), op.input(0).shape},
-          {static_cast<const float*>(op.input(1).data), op.input(1).shape},
-          {static_cast<const float*>(op.input(2).data), op.input(2).shape},
-          {static_cast<float*>(op.output(0).data), op.output(0).shape}};
-}
-inline DepthwiseConv2DOperands depthwise_operands(const PreparedOp& op) {
-  return {{static_cast<const float*>(op.input(0).data), op.input(0).shape},
-          {static_cast<const float*>(op.input(1).data), op.input(1).shape},
-          {static_cast<const float*>(op.input(2).data), op.input(2).shape},
-          {static_cast<float*>(op.output(0).data), op.output(0).shape}};
-}
-inline MatMulOperands matmul_operands(const PreparedOp& op) {
+// The operands of a prepared float CONV2D, DEPTHWISE_CONV2D or MATMUL
+// (Conv2DOperands, DepthwiseConv2DOperands, MatMulOperands: input, weights,
+// optional bias, output), as its kernels take them.
+template <typename Operands>
+Operands weighted_f32_operands(const PreparedOp& op) {
   return {{static_cast<const float*>(op.input(0).data), op.input(0).shape},
           {static_cast<const float*>(op.input(1).data), op.input(1).shape},
           {static_cast<const float*>(op.input(2).data), op.input(2).shape},

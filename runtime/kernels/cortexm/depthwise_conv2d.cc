@@ -261,7 +261,7 @@ namespace {
 
 Status eval_depthwise_conv2d_cortexm(const PreparedOp& ctx) {
   cortexm::depthwise_conv2d_f32(ctx.params_as<kernels::DepthwiseConv2DParams>(),
-                                kernels::depthwise_operands(ctx));
+                                kernels::weighted_f32_operands<kernels::DepthwiseConv2DOperands>(ctx));
   return Status::kOk;
 }
 

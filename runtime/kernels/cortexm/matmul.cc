@@ -231,7 +231,7 @@ namespace floe::ops {
 namespace {
 
 Status eval_matmul_cortexm(const PreparedOp& ctx) {
-  cortexm::matmul_f32(ctx.params_as<kernels::MatMulParams>(), kernels::matmul_operands(ctx));
+  cortexm::matmul_f32(ctx.params_as<kernels::MatMulParams>(), kernels::weighted_f32_operands<kernels::MatMulOperands>(ctx));
   return Status::kOk;
 }
 

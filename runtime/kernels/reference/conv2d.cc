@@ -78,7 +78,7 @@ namespace floe::ops {
 namespace {
 
 Status eval_conv2d(const PreparedOp& ctx) {
-  ref::conv2d_f32(ctx.params_as<ref::Conv2DParams>(), kernels::conv2d_operands(ctx));
+  ref::conv2d_f32(ctx.params_as<ref::Conv2DParams>(), kernels::weighted_f32_operands<kernels::Conv2DOperands>(ctx));
   return Status::kOk;
 }
 

@@ -84,7 +84,7 @@ namespace floe::ops {
 namespace {
 
 Status eval_depthwise_conv2d(const PreparedOp& ctx) {
-  ref::depthwise_conv2d_f32(ctx.params_as<ref::DepthwiseConv2DParams>(), kernels::depthwise_operands(ctx));
+  ref::depthwise_conv2d_f32(ctx.params_as<ref::DepthwiseConv2DParams>(), kernels::weighted_f32_operands<kernels::DepthwiseConv2DOperands>(ctx));
   return Status::kOk;
 }
 

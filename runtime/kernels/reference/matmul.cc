@@ -69,7 +69,7 @@ namespace floe::ops {
 namespace {
 
 Status eval_matmul(const PreparedOp& ctx) {
-  ref::matmul_f32(ctx.params_as<ref::MatMulParams>(), kernels::matmul_operands(ctx));
+  ref::matmul_f32(ctx.params_as<ref::MatMulParams>(), kernels::weighted_f32_operands<kernels::MatMulOperands>(ctx));
   return Status::kOk;
 }
 
