@@ -37,6 +37,22 @@ std::string describe(const Error& e) {
          (e.op >= 0 ? " (op " + std::to_string(e.op) + ")" : std::string());
 }
 
+// The runtime refusing a model the converter built is a converter defect: an
+// internal error naming the operator (never the input file's fault).
+[[noreturn]] void refused(const LoweredModel& lowered, const std::string& context, const char* what,
+                          const Error& e) {
+  ErrorLocation where;
+  std::string op_text;
+  if (e.op >= 0 && static_cast<size_t>(e.op) < lowered.ops.size()) {
+    const LoweredOp& op = lowered.ops[static_cast<size_t>(e.op)];
+    where.node = op.node_name;
+    where.op = schema::EnumNameOpCode(op.opcode);
+    op_text = " at " + where.op + " '" + where.node + "'";
+  }
+  throw ConvertError(context + ": internal error: " + what + op_text + ": " + describe(e), ErrorCategory::kInternal,
+                     where);
+}
+
 ::floe::schema::OpCode runtime_opcode(schema::OpCode code) {
   return static_cast<::floe::schema::OpCode>(static_cast<int>(code));
 }
@@ -124,13 +140,13 @@ std::vector<HostTensor> run_lowered(const LoweredModel& lowered, const std::stri
   std::memcpy(model_buffer.get(), bytes.data(), bytes.size());
   Model model;
   if (model.Load(model_buffer.get(), bytes.size()) != Status::kOk) {
-    throw ConvertError(context + ": folding failed: " + describe(model.error()));
+    refused(lowered, context, "folding failed", model.error());
   }
   const size_t arena_size = static_cast<size_t>(model.arena_size());
   const AlignedBuffer arena = aligned_zeros(arena_size);
   Interpreter interpreter(model, arena.get(), arena_size);
   if (interpreter.Init() != Status::kOk || interpreter.Invoke() != Status::kOk) {
-    throw ConvertError(context + ": folding failed: " + describe(interpreter.error()));
+    refused(lowered, context, "folding failed", interpreter.error());
   }
   std::vector<HostTensor> outputs;
   for (size_t i = 0; i < interpreter.output_count(); ++i) outputs.push_back(host_tensor_of(interpreter.output(i)));
@@ -154,13 +170,13 @@ LoweredRunner::LoweredRunner(const LoweredModel& lowered, const std::string& con
   s.model_buffer = aligned_zeros(bytes.size());
   std::memcpy(s.model_buffer.get(), bytes.data(), bytes.size());
   if (s.model.Load(s.model_buffer.get(), bytes.size()) != Status::kOk) {
-    throw ConvertError(context + ": the model does not load: " + describe(s.model.error()));
+    refused(lowered, context, "the model does not load", s.model.error());
   }
   const size_t arena_size = static_cast<size_t>(s.model.arena_size());
   s.arena = aligned_zeros(arena_size);
   s.interpreter = std::make_unique<Interpreter>(s.model, s.arena.get(), arena_size);
   if (s.interpreter->Init() != Status::kOk) {
-    throw ConvertError(context + ": the model does not prepare: " + describe(s.interpreter->error()));
+    refused(lowered, context, "the model does not prepare", s.interpreter->error());
   }
   s.interpreter->set_observer(
       [](void* user, size_t op_index, const char*) {

@@ -7,17 +7,11 @@
 
 #include "converter/frontend/graphdef/attrs.h"
 #include "converter/ops/op_registry.h"
+#include "converter/ops/strided_slice_spec.h"
 #include "schemas/contract/limits.h"
 
 namespace floe::conv {
 namespace {
-
-// A resolved slice: per input dim begin/stride/count, then the final shape.
-struct SliceSpec {
-  std::vector<int32_t> begin, stride;
-  std::vector<int64_t> counts;       // rank-preserving slice output
-  std::vector<int64_t> final_shape;  // after new axes / shrinks
-};
 
 void emit_slice(LowerContext& ctx, int input, const SliceSpec& s, int output, const std::string& suffix) {
   schema::StridedSliceOptionsT o;
@@ -34,80 +28,18 @@ void emit_slice(LowerContext& ctx, int input, const SliceSpec& s, int output, co
 
 SliceSpec strided_slice_spec(const NodeContext& ctx) {
   ctx.expect_inputs(4, 4);
-  const auto& in = ctx.input(0).shape;
-  const std::vector<int64_t> begin = ctx.constant_ints(1, "StridedSlice begin");
-  const std::vector<int64_t> end = ctx.constant_ints(2, "StridedSlice end");
-  const std::vector<int64_t> strides = ctx.constant_ints(3, "StridedSlice strides");
-  if (begin.size() != end.size() || begin.size() != strides.size()) ctx.fail("begin/end/strides lengths differ");
   const auto& def = ctx.node().def;
-  const int64_t begin_mask = attr_int(def, "begin_mask", 0), end_mask = attr_int(def, "end_mask", 0);
-  const int64_t ellipsis_mask = attr_int(def, "ellipsis_mask", 0);
-  const int64_t new_axis_mask = attr_int(def, "new_axis_mask", 0);
-  const int64_t shrink_mask = attr_int(def, "shrink_axis_mask", 0);
-  const size_t n = begin.size();
-  const int64_t rank = static_cast<int64_t>(in.size());
-  // Entries that consume an input dim (not new-axis, not ellipsis).
-  int64_t consuming = 0;
-  bool has_ellipsis = false;
-  for (size_t i = 0; i < n; ++i) {
-    if ((ellipsis_mask >> i) & 1) {
-      has_ellipsis = true;
-    } else if (!((new_axis_mask >> i) & 1)) {
-      ++consuming;
-    }
-  }
+  StridedSliceMasks masks;
+  masks.begin = attr_int(def, "begin_mask", 0);
+  masks.end = attr_int(def, "end_mask", 0);
+  masks.ellipsis = attr_int(def, "ellipsis_mask", 0);
+  masks.new_axis = attr_int(def, "new_axis_mask", 0);
+  masks.shrink = attr_int(def, "shrink_axis_mask", 0);
   SliceSpec s;
-  s.begin.assign(static_cast<size_t>(rank), 0);
-  s.stride.assign(static_cast<size_t>(rank), 1);
-  s.counts = in;
-  int64_t d = 0;
-  auto full = [&](int64_t dim) { s.final_shape.push_back(in[static_cast<size_t>(dim)]); };
-  for (size_t i = 0; i < n; ++i) {
-    if ((ellipsis_mask >> i) & 1) {
-      const int64_t span = rank - consuming - d;
-      for (int64_t k = 0; k < span; ++k) full(d++);
-      continue;
-    }
-    if ((new_axis_mask >> i) & 1) {
-      s.final_shape.push_back(1);
-      continue;
-    }
-    if (d >= rank) ctx.fail("StridedSlice spec has more dims than the input");
-    const int64_t dim = in[static_cast<size_t>(d)];
-    const int64_t st = strides[i];
-    if (st == 0) ctx.fail("StridedSlice stride 0");
-    int64_t b = begin[i], e = end[i], count;
-    if ((shrink_mask >> i) & 1) {
-      b = b < 0 ? b + dim : b;
-      if (b < 0 || b >= dim) ctx.fail("StridedSlice shrink index out of range");
-      s.begin[static_cast<size_t>(d)] = static_cast<int32_t>(b);
-      s.counts[static_cast<size_t>(d)] = 1;
-      ++d;
-      continue;
-    }
-    const int64_t lo = st > 0 ? 0 : -1, hi = st > 0 ? dim : dim - 1;
-    if ((begin_mask >> i) & 1) {
-      b = st > 0 ? 0 : dim - 1;
-    } else {
-      b = b < 0 ? b + dim : b;
-      b = std::clamp(b, lo, hi);
-    }
-    if ((end_mask >> i) & 1) {
-      e = st > 0 ? dim : -1;
-    } else {
-      e = e < 0 ? e + dim : e;
-      e = std::clamp(e, lo, hi);
-    }
-    count = st > 0 ? (e > b ? (e - b + st - 1) / st : 0) : (b > e ? (b - e + (-st) - 1) / (-st) : 0);
-    s.begin[static_cast<size_t>(d)] = static_cast<int32_t>(count > 0 ? b : 0);
-    s.stride[static_cast<size_t>(d)] = static_cast<int32_t>(st);
-    s.counts[static_cast<size_t>(d)] = count;
-    s.final_shape.push_back(count);
-    ++d;
-  }
-  if (!has_ellipsis) {
-    while (d < rank) full(d++);
-  }
+  const std::string error = resolve_strided_slice(
+      ctx.input(0).shape, ctx.constant_ints(1, "StridedSlice begin"), ctx.constant_ints(2, "StridedSlice end"),
+      ctx.constant_ints(3, "StridedSlice strides"), masks, &s);
+  if (!error.empty()) ctx.fail("StridedSlice " + error);
   return s;
 }
 

@@ -2,6 +2,7 @@
 #include "converter/quantize/int8_arithmetic.h"
 
 #include <algorithm>
+#include <climits>
 #include <cmath>
 #include <cstring>
 #include <map>
@@ -21,17 +22,32 @@ bool is_int8(const LoweredModel& m, int v) {
   return v >= 0 && m.values[static_cast<size_t>(v)].dtype == DType::kInt8;
 }
 
+bool is_int16(const LoweredModel& m, int v) {
+  return v >= 0 && m.values[static_cast<size_t>(v)].dtype == DType::kInt16;
+}
+
 // int8 holding real values (a scale): plain int8 integers from a TF graph
 // keep their typed, wrapping arithmetic.
 bool is_quantized_int8(const LoweredModel& m, int v) {
   return is_int8(m, v) && !m.values[static_cast<size_t>(v)].quantization.empty();
 }
 
+// int16 activations of TFLite's 16x8 scheme (int8 weights, int64 biases).
+bool is_quantized_int16(const LoweredModel& m, int v) {
+  return is_int16(m, v) && !m.values[static_cast<size_t>(v)].quantization.empty();
+}
+
+// int32 with a scale: only a QUANTIZE reads it (requantized to int16 or int8).
+bool is_quantized_int32(const LoweredModel& m, int v) {
+  return v >= 0 && m.values[static_cast<size_t>(v)].dtype == DType::kInt32 &&
+         !m.values[static_cast<size_t>(v)].quantization.empty();
+}
+
 [[noreturn]] void refuse(const LoweredOp& op, const std::string& why) {
   ErrorLocation where;
   where.node = op.node_name;
   where.op = schema::EnumNameOpCode(op.opcode);
-  throw ConvertError("int8 op '" + op.node_name + "' (" + where.op + "): " + why,
+  throw ConvertError("quantized op '" + op.node_name + "' (" + where.op + "): " + why,
                      ErrorCategory::kUnsupported, where);
 }
 
@@ -44,10 +60,12 @@ void check_multiplier(const LoweredOp& op, const QuantizedMultiplier& q) {
   }
 }
 
-// The per-tensor scale and zero point of an int8 activation.
+// The per-tensor scale and zero point of a quantized activation, and the
+// integers its dtype holds.
 struct Affine {
   float scale = 0;
   int32_t zero_point = 0;
+  quant::IntRange bounds;
 };
 
 Affine per_tensor(const LoweredModel& m, const LoweredOp& op, int v, const char* what) {
@@ -57,8 +75,19 @@ Affine per_tensor(const LoweredModel& m, const LoweredOp& op, int v, const char*
                    "' needs one scale and zero point");
   }
   if (!(q.scale[0] > 0) || !std::isfinite(q.scale[0])) refuse(op, std::string(what) + " scale must be > 0");
+  const DType dtype = m.values[static_cast<size_t>(v)].dtype;
+  if (dtype == DType::kInt16 || dtype == DType::kInt32) {
+    // TFLite's 16x8 scheme is symmetric: its kernels apply no int16 offset.
+    if (q.zero_point[0] != 0) {
+      refuse(op, std::string(what) + " '" + m.values[static_cast<size_t>(v)].name + "' is " + dtype_name(dtype) +
+                     " with zero point " + std::to_string(q.zero_point[0]) + "; TFLite's 16x8 scheme needs 0");
+    }
+    const quant::IntRange bounds = dtype == DType::kInt16 ? quant::IntRange{-32768, 32767}
+                                                          : quant::IntRange{INT32_MIN, INT32_MAX};
+    return {q.scale[0], 0, bounds};
+  }
   if (q.zero_point[0] < -128 || q.zero_point[0] > 127) refuse(op, std::string(what) + " zero point outside int8");
-  return {q.scale[0], static_cast<int32_t>(q.zero_point[0])};
+  return {q.scale[0], static_cast<int32_t>(q.zero_point[0]), quant::IntRange{}};
 }
 
 quant::FusedActivation fused(schema::Activation a) {
@@ -71,7 +100,7 @@ quant::FusedActivation fused(schema::Activation a) {
 
 std::shared_ptr<schema::RequantizationT> clamp_only(const Affine& out, schema::Activation act) {
   auto r = std::make_shared<schema::RequantizationT>();
-  const quant::IntRange range = quant::activation_range(fused(act), out.scale, out.zero_point);
+  const quant::IntRange range = quant::activation_range(fused(act), out.scale, out.zero_point, out.bounds);
   r->output_offset = out.zero_point;
   r->activation_min = range.min;
   r->activation_max = range.max;
@@ -118,15 +147,51 @@ void check_bias(const LoweredModel& m, const LoweredOp& op, int64_t channels) {
   }
 }
 
+// 16x8 ops accumulate in int64 with an int64 bias; an int32 bias (which
+// TFLite also accepts) is widened once here, so the kernel has one form.
+void widen_bias(LoweredModel* m, LoweredOp& op, int64_t channels) {
+  if (op.inputs.size() < 3 || op.inputs[2] < 0) return;
+  const Value& b = m->values[static_cast<size_t>(op.inputs[2])];
+  if ((b.dtype != DType::kInt64 && b.dtype != DType::kInt32) || b.shape.size() != 1 || b.shape[0] != channels ||
+      !b.is_constant()) {
+    refuse(op, "bias must be a constant int64 (or int32) [" + std::to_string(channels) + "]");
+  }
+  if (b.dtype == DType::kInt64) return;
+  auto t = std::make_shared<HostTensor>();
+  t->dtype = DType::kInt64;
+  t->shape = b.shape;
+  t->data.resize(static_cast<size_t>(channels) * sizeof(int64_t));
+  for (int64_t c = 0; c < channels; ++c) {
+    const int64_t v = b.constant->as<int32_t>()[c];
+    std::memcpy(&t->data[static_cast<size_t>(c) * sizeof(int64_t)], &v, sizeof(v));
+  }
+  Value wide = b;
+  wide.name = b.name + "/int64";
+  wide.dtype = DType::kInt64;
+  wide.constant = std::move(t);
+  op.inputs[2] = m->add_value(std::move(wide));
+}
+
 // CONV2D, DEPTHWISE_CONV2D, MATMUL: offsets, clamp range, and the per-channel
 // multiplier/shift arrays as constant inputs 3 and 4.
 void weighted(LoweredModel* m, LoweredOp& op) {
   const Affine in = per_tensor(*m, op, op.inputs[0], "input");
   const Affine out = per_tensor(*m, op, op.outputs[0], "output");
   if (!is_int8(*m, op.inputs[1])) refuse(op, "weights must be int8");
+  const bool wide = is_int16(*m, op.inputs[0]);
+  if (wide != is_int16(*m, op.outputs[0])) refuse(op, "input and output must both be int16 (16x8) or both int8");
+  if (wide && op.opcode != schema::OpCode::CONV2D && op.opcode != schema::OpCode::TRANSPOSE_CONV2D) {
+    refuse(op, "floe has no int16 (16x8) kernel for this op yet");
+  }
+  if (!wide && op.opcode == schema::OpCode::TRANSPOSE_CONV2D) refuse(op, "floe has no int8 kernel for this op yet");
   int64_t channels = 0;
   int32_t channel_dim = 0;
-  if (op.opcode == schema::OpCode::CONV2D) {  // HWIO, as the float op
+  if (op.opcode == schema::OpCode::TRANSPOSE_CONV2D) {  // HWOI, as the float op
+    const Value& w = m->values[static_cast<size_t>(op.inputs[1])];
+    if (w.shape.size() != 4 || !w.is_constant()) refuse(op, "filter must be a constant 4-D tensor");
+    channels = w.shape[2];
+    channel_dim = 2;
+  } else if (op.opcode == schema::OpCode::CONV2D) {  // HWIO, as the float op
     const Value& w = m->values[static_cast<size_t>(op.inputs[1])];
     if (w.shape.size() != 4 || !w.is_constant()) refuse(op, "filter must be a constant 4-D tensor");
     channels = w.shape[3];
@@ -164,7 +229,11 @@ void weighted(LoweredModel* m, LoweredOp& op) {
     channels = m->values[static_cast<size_t>(op.inputs[1])].shape[0];
   }
   const std::vector<float> scales = weight_scales(*m, op, channels, channel_dim);
-  check_bias(*m, op, channels);
+  if (wide) {
+    widen_bias(m, op, channels);
+  } else {
+    check_bias(*m, op, channels);
+  }
 
   std::vector<QuantizedMultiplier> q;
   if (op.opcode == schema::OpCode::MATMUL && scales.size() == 1) {
@@ -175,6 +244,9 @@ void weighted(LoweredModel* m, LoweredOp& op) {
   std::vector<int32_t> mult, shift;
   for (const QuantizedMultiplier& c : q) {
     check_multiplier(op, c);
+    // The 64-bit requantization shifts right by 15 - shift (>= 8).
+    if (wide && c.shift > 7) refuse(op, "its scales give a requantization factor of 2^" + std::to_string(c.shift) +
+                                            " or more, beyond the 16x8 kernels' range (below 2^7)");
     mult.push_back(c.multiplier);
     shift.push_back(c.shift);
   }
@@ -209,6 +281,11 @@ void add_sub_mul(const LoweredModel& m, LoweredOp& op) {
   const Affine a = per_tensor(m, op, op.inputs[0], "input 1");
   const Affine b = per_tensor(m, op, op.inputs[1], "input 2");
   const Affine out = per_tensor(m, op, op.outputs[0], "output");
+  const bool wide = is_int16(m, op.outputs[0]);
+  if (wide != is_int16(m, op.inputs[0]) || wide != is_int16(m, op.inputs[1])) {
+    refuse(op, "inputs and output must all be int16 or all int8");
+  }
+  if (wide && op.opcode == schema::OpCode::MUL) refuse(op, "floe has no int16 kernel for this op yet");
   auto r = clamp_only(out, schema::Activation::NONE);
   r->input_offsets = {-a.zero_point, -b.zero_point};
   if (op.opcode == schema::OpCode::MUL) {
@@ -217,7 +294,8 @@ void add_sub_mul(const LoweredModel& m, LoweredOp& op) {
     r->output_multiplier = q.multiplier;
     r->output_shift = q.shift;
   } else {
-    const quant::AddSubRequantization q = quant::add_sub_requantization(a.scale, b.scale, out.scale);
+    // TFLM shifts int16 inputs left by 15 bits instead of 20.
+    const quant::AddSubRequantization q = quant::add_sub_requantization(a.scale, b.scale, out.scale, wide ? 15 : 20);
     check_multiplier(op, q.input1);
     check_multiplier(op, q.input2);
     check_multiplier(op, q.output);
@@ -279,16 +357,39 @@ Int8ArithmeticStats derive_int8_arithmetic(LoweredModel* model) {
   LoweredModel& m = *model;
   for (size_t i = 0; i < m.ops.size(); ++i) {
     LoweredOp& op = m.ops[i];
-    if (op.inputs.empty() || op.outputs.empty() || !is_quantized_int8(m, op.inputs[0]) ||
-        !is_quantized_int8(m, op.outputs[0])) {
-      continue;  // float ops, QUANTIZE (float -> int8) and DEQUANTIZE read their tensors' quantization
+    if (op.inputs.empty() || op.outputs.empty()) continue;
+    const int in0 = op.inputs[0], out0 = op.outputs[0];
+    const bool quantized_in = is_quantized_int8(m, in0) || is_quantized_int16(m, in0) ||
+                              (op.opcode == schema::OpCode::QUANTIZE && is_quantized_int32(m, in0));
+    if (!quantized_in || !(is_quantized_int8(m, out0) || is_quantized_int16(m, out0))) {
+      continue;  // float ops, QUANTIZE (float -> int8/int16) and DEQUANTIZE read their tensors' quantization
     }
     switch (op.opcode) {
       case schema::OpCode::CONV2D:
       case schema::OpCode::DEPTHWISE_CONV2D:
       case schema::OpCode::MATMUL:
+      case schema::OpCode::TRANSPOSE_CONV2D:
         weighted(&m, op);
         break;
+      case schema::OpCode::LEAKY_RELU: {
+        const Affine in = per_tensor(m, op, op.inputs[0], "input");
+        const Affine out = per_tensor(m, op, op.outputs[0], "output");
+        if (in.bounds.max != out.bounds.max) refuse(op, "input and output must have one dtype");
+        const auto* o = op.options.AsLeakyReluOptions();
+        const float alpha = o ? o->alpha : 0.2f;
+        // TFLM divides the float scales in float before widening.
+        const QuantizedMultiplier identity = quant::quantize_multiplier(static_cast<double>(in.scale / out.scale));
+        const QuantizedMultiplier negative =
+            quant::quantize_multiplier(static_cast<double>(in.scale * alpha / out.scale));
+        check_multiplier(op, identity);
+        check_multiplier(op, negative);
+        auto r = clamp_only(out, schema::Activation::NONE);
+        r->input_offsets = {-in.zero_point};
+        r->input_multipliers = {identity.multiplier, negative.multiplier};
+        r->input_shifts = {identity.shift, negative.shift};
+        op.requantization = std::move(r);
+        break;
+      }
       case schema::OpCode::MAX_POOL2D:
       case schema::OpCode::AVG_POOL2D:
         same_quantization(m, op, op.inputs[0], op.outputs[0]);
@@ -366,6 +467,8 @@ Int8ArithmeticStats derive_int8_arithmetic(LoweredModel* model) {
         break;
       case schema::OpCode::RESHAPE:
       case schema::OpCode::PAD:
+      case schema::OpCode::STRIDED_SLICE:
+      case schema::OpCode::TRANSPOSE:
         same_quantization(m, op, op.inputs[0], op.outputs[0]);
         op.requantization = clamp_only(per_tensor(m, op, op.outputs[0], "output"), schema::Activation::NONE);
         break;
@@ -390,12 +493,17 @@ Int8ArithmeticStats derive_int8_arithmetic(LoweredModel* model) {
         op.opcode == schema::OpCode::WHILE) {
       continue;
     }
-    bool quantized = false, plain_int8 = false;
+    bool quantized = false, quantized16 = false, plain_int8 = false;
     for (const std::vector<int>* list : {&op.inputs, &op.outputs}) {
       for (int v : *list) {
         quantized |= is_quantized_int8(m, v);
+        quantized16 |= is_quantized_int16(m, v);
         plain_int8 |= is_int8(m, v) && !is_quantized_int8(m, v);
       }
+    }
+    if (quantized16 && !quantized) {
+      unsupported[std::string(schema::EnumNameOpCode(op.opcode)) + " (int16)"].push_back(op.node_name);
+      continue;
     }
     // Plain int8 integers are moved (reshape, slice, concat...), cast and
     // compared by MAXIMUM/MINIMUM; no other element-wise or weighted kernel
@@ -409,7 +517,7 @@ Int8ArithmeticStats derive_int8_arithmetic(LoweredModel* model) {
   }
   if (!unsupported.empty()) {
     std::ostringstream text;
-    text << unsupported.size() << " int8 op kind(s) have no int8 kernel in floe:";
+    text << unsupported.size() << " quantized op kind(s) have no kernel for their dtype in floe:";
     for (const auto& [kind, nodes] : unsupported) {
       text << " " << kind << " x" << nodes.size() << " (" << nodes.front() << (nodes.size() > 1 ? ", ..." : "")
            << ");";

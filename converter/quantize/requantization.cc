@@ -41,35 +41,36 @@ QuantizedMultiplier fully_connected_multiplier(float input_scale, float weight_s
   return quantize_multiplier(static_cast<double>(product) / static_cast<double>(output_scale));
 }
 
-int32_t quantize_value(float value, float scale, int32_t zero_point) {
+int32_t quantize_value(float value, float scale, int32_t zero_point, IntRange bounds) {
   const float q = std::round(value / scale);
   const double v = static_cast<double>(zero_point) + static_cast<double>(q);
-  return static_cast<int32_t>(std::clamp(v, -128.0, 127.0));
+  return static_cast<int32_t>(std::clamp(v, static_cast<double>(bounds.min), static_cast<double>(bounds.max)));
 }
 
-IntRange activation_range(FusedActivation act, float scale, int32_t zero_point) {
-  IntRange r;
+IntRange activation_range(FusedActivation act, float scale, int32_t zero_point, IntRange bounds) {
+  IntRange r = bounds;
   switch (act) {
     case FusedActivation::kNone:
       break;
     case FusedActivation::kRelu:
-      r.min = std::max(r.min, quantize_value(0.0f, scale, zero_point));
+      r.min = std::max(r.min, quantize_value(0.0f, scale, zero_point, bounds));
       break;
     case FusedActivation::kRelu6:
-      r.min = std::max(r.min, quantize_value(0.0f, scale, zero_point));
-      r.max = std::min(r.max, quantize_value(6.0f, scale, zero_point));
+      r.min = std::max(r.min, quantize_value(0.0f, scale, zero_point, bounds));
+      r.max = std::min(r.max, quantize_value(6.0f, scale, zero_point, bounds));
       break;
     case FusedActivation::kReluN1To1:
-      r.min = std::max(r.min, quantize_value(-1.0f, scale, zero_point));
-      r.max = std::min(r.max, quantize_value(1.0f, scale, zero_point));
+      r.min = std::max(r.min, quantize_value(-1.0f, scale, zero_point, bounds));
+      r.max = std::min(r.max, quantize_value(1.0f, scale, zero_point, bounds));
       break;
   }
   return r;
 }
 
 AddSubRequantization add_sub_requantization(float input1_scale, float input2_scale,
-                                            float output_scale) {
+                                            float output_scale, int32_t left_shift) {
   AddSubRequantization r;
+  r.left_shift = left_shift;
   const double twice_max = 2.0 * static_cast<double>(std::max(input1_scale, input2_scale));
   r.input1 = quantize_multiplier(static_cast<double>(input1_scale) / twice_max);
   r.input2 = quantize_multiplier(static_cast<double>(input2_scale) / twice_max);

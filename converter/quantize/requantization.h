@@ -34,22 +34,24 @@ QuantizedMultiplier fully_connected_multiplier(float input_scale, float weight_s
                                                float output_scale);
 
 // Clamp range of a fused activation (0 none, 1 relu, 2 relu6, 3 relu_n1_to_1)
-// in the integers of an int8 output with `scale` and `zero_point`.
+// in the integers of an output with `scale` and `zero_point` whose dtype
+// holds `bounds` (int8 by default; int16 for 16x8 ops).
 struct IntRange {
   int32_t min = -128;
   int32_t max = 127;
 };
 enum class FusedActivation { kNone, kRelu, kRelu6, kReluN1To1 };
-IntRange activation_range(FusedActivation act, float scale, int32_t zero_point);
+IntRange activation_range(FusedActivation act, float scale, int32_t zero_point, IntRange bounds = {});
 
-// ADD and SUB: both inputs shifted left by 20 bits and rescaled onto twice
-// the larger input scale, the sum rescaled onto the output.
+// ADD and SUB: both inputs shifted left by `left_shift` bits (TFLM: 20 for
+// int8, 15 for int16) and rescaled onto twice the larger input scale, the sum
+// rescaled onto the output.
 struct AddSubRequantization {
   int32_t left_shift = 20;
   QuantizedMultiplier input1, input2, output;
 };
 AddSubRequantization add_sub_requantization(float input1_scale, float input2_scale,
-                                            float output_scale);
+                                            float output_scale, int32_t left_shift = 20);
 
 // MUL: (q1 - zp1) * (q2 - zp2) rescaled once by s1 * s2 / s_out.
 QuantizedMultiplier mul_multiplier(float input1_scale, float input2_scale, float output_scale);
@@ -77,8 +79,8 @@ SigmoidRequantization sigmoid_requantization(float input_scale);
 // (CalculateInputRadius).
 int32_t input_radius(int input_integer_bits, int input_left_shift, int total_signed_bits = 31);
 
-// round(value / scale) + zero_point, clamped to int8, with TFLite's rounding
-// (half away from zero) of the float quotient.
-int32_t quantize_value(float value, float scale, int32_t zero_point);
+// round(value / scale) + zero_point, clamped to `bounds` (int8 by default),
+// with TFLite's rounding (half away from zero) of the float quotient.
+int32_t quantize_value(float value, float scale, int32_t zero_point, IntRange bounds = {});
 
 }  // namespace floe::conv::quant

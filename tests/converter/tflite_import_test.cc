@@ -514,6 +514,115 @@ std::string int8_conv_bias_limit_model() {
 
 // The committed fuzz seeds (tests/fuzz/corpus/fuzz_tflite) and regression
 // inputs are this file's models; FLOE_WRITE_TFLITE_SEEDS=1 rewrites them.
+// ---- TRANSPOSE, STRIDED_SLICE, LEAKY_RELU, TRANSPOSE_CONV ------------------------
+
+// Runs a one-op float model on x (input "x" of `shape`).
+std::vector<float> run_one_op(TfliteBuilder& b, const std::vector<int64_t>& shape, const std::vector<float>& x) {
+  return convert_and_run(b.build(), shape, x);
+}
+
+TEST(TfliteImport, TransposeMovesEveryAxis) {
+  TfliteBuilder b;
+  const int x = b.tensor({{2, 3, 4}, kTflFloat32, {}, "x"});
+  const int perm = b.tensor({{3}, kTflInt32, raw(std::vector<int32_t>{2, 0, 1}), "perm"});
+  const int y = b.tensor({{4, 2, 3}, kTflFloat32, {}, "y"});
+  b.op({39, {x, perm}, {y}});
+  b.inputs = {x};
+  b.outputs = {y};
+  const std::vector<float> in = iota(24);
+  const std::vector<float> got = run_one_op(b, {2, 3, 4}, in);
+  ASSERT_EQ(got.size(), 24u);
+  for (int k = 0; k < 4; ++k)
+    for (int i = 0; i < 2; ++i)
+      for (int j = 0; j < 3; ++j) EXPECT_EQ(got[static_cast<size_t>((k * 2 + i) * 3 + j)], in[static_cast<size_t>((i * 3 + j) * 4 + k)]);
+}
+
+// x [4, 6]: rows 3, 1 (begin -1, stride -2, end_mask: down to row 0), columns
+// 1, 3 (end given as an offset from begin); then one row by shrink_axis_mask.
+TEST(TfliteImport, StridedSliceReadsMasksAndOffsetsAsTflite) {
+  const std::vector<float> in = iota(24);
+  {
+    TfliteBuilder b;
+    const int x = b.tensor({{4, 6}, kTflFloat32, {}, "x"});
+    const int begin = b.tensor({{2}, kTflInt32, raw(std::vector<int32_t>{-1, 1}), "begin"});
+    const int end = b.tensor({{2}, kTflInt32, raw(std::vector<int32_t>{0, 4}), "end"});
+    const int strides = b.tensor({{2}, kTflInt32, raw(std::vector<int32_t>{-2, 2}), "strides"});
+    const int y = b.tensor({{2, 2}, kTflFloat32, {}, "y"});
+    // end_mask on dim 0 (run to the start); offset: end is begin + end on dim 1 (1 + 4 = 5).
+    b.op({45, {x, begin, end, strides}, {y}, tfl::BuiltinOptions::StridedSliceOptions,
+          [](flatbuffers::FlatBufferBuilder& fb) {
+            return tfl::CreateStridedSliceOptions(fb, 0, 1, 0, 0, 0, true).Union();
+          }});
+    b.inputs = {x};
+    b.outputs = {y};
+    EXPECT_EQ(run_one_op(b, {4, 6}, in), (std::vector<float>{19, 21, 7, 9}));
+  }
+  {
+    TfliteBuilder b;
+    const int x = b.tensor({{4, 6}, kTflFloat32, {}, "x"});
+    const int begin = b.tensor({{2}, kTflInt32, raw(std::vector<int32_t>{2, 0}), "begin"});
+    const int end = b.tensor({{2}, kTflInt32, raw(std::vector<int32_t>{3, 0}), "end"});
+    const int strides = b.tensor({{2}, kTflInt32, raw(std::vector<int32_t>{1, 1}), "strides"});
+    const int y = b.tensor({{6}, kTflFloat32, {}, "y"});
+    b.op({45, {x, begin, end, strides}, {y}, tfl::BuiltinOptions::StridedSliceOptions,
+          [](flatbuffers::FlatBufferBuilder& fb) {
+            return tfl::CreateStridedSliceOptions(fb, 2, 2, 0, 0, 1).Union();  // row 2, all columns
+          }});
+    b.inputs = {x};
+    b.outputs = {y};
+    EXPECT_EQ(run_one_op(b, {4, 6}, in), (std::vector<float>{12, 13, 14, 15, 16, 17}));
+  }
+}
+
+TEST(TfliteImport, LeakyReluUsesItsAlpha) {
+  TfliteBuilder b;
+  const int x = b.tensor({{5}, kTflFloat32, {}, "x"});
+  const int y = b.tensor({{5}, kTflFloat32, {}, "y"});
+  b.op({98, {x}, {y}, tfl::BuiltinOptions::LeakyReluOptions,
+        [](flatbuffers::FlatBufferBuilder& fb) { return tfl::CreateLeakyReluOptions(fb, 0.25f).Union(); }});
+  b.inputs = {x};
+  b.outputs = {y};
+  EXPECT_EQ(run_one_op(b, {5}, {-4, -1, 0, 2, 8}), (std::vector<float>{-1, -0.25f, 0, 2, 8}));
+}
+
+// x [1,2,3,2] -> y [1,4,6,3], 3x3 stride 2 SAME, OHWI weights, bias: each
+// input pixel scatters its weighted taps; the padding is the forward
+// convolution's from y back to x, as TFLite computes it.
+TEST(TfliteImport, TransposeConvScattersTapsLikeTflite) {
+  const std::vector<float> w = iota(3 * 3 * 3 * 2, -1.0f, 0.07f);
+  const std::vector<float> bias = {0.5f, -0.25f, 1.0f};
+  TfliteBuilder b;
+  const int shape = b.tensor({{4}, kTflInt32, raw(std::vector<int32_t>{1, 4, 6, 3}), "shape"});
+  const int wt = b.tensor({{3, 3, 3, 2}, kTflFloat32, raw(w), "w"});
+  const int x = b.tensor({{1, 2, 3, 2}, kTflFloat32, {}, "x"});
+  const int bt = b.tensor({{3}, kTflFloat32, raw(bias), "bias"});
+  const int y = b.tensor({{1, 4, 6, 3}, kTflFloat32, {}, "y"});
+  b.op({67, {shape, wt, x, bt}, {y}, tfl::BuiltinOptions::TransposeConvOptions,
+        [](flatbuffers::FlatBufferBuilder& fb) { return tfl::CreateTransposeConvOptions(fb, 0, 2, 2).Union(); }});
+  b.inputs = {x};
+  b.outputs = {y};
+  const std::vector<float> in = iota(12, -1.0f, 0.2f);
+  const std::vector<float> got = run_one_op(b, {1, 2, 3, 2}, in);
+  ASSERT_EQ(got.size(), 72u);
+  // SAME from the output: ceil(4 / 2) = 2 rows, total padding (2 - 1) * 2 + 3 - 4 = 1, before 0;
+  // columns: ceil(6 / 2) = 3, (3 - 1) * 2 + 3 - 6 = 1, before 0.
+  std::vector<double> want(72, 0.0);
+  for (int iy = 0; iy < 2; ++iy)
+    for (int ix = 0; ix < 3; ++ix)
+      for (int ky = 0; ky < 3; ++ky)
+        for (int kx = 0; kx < 3; ++kx) {
+          const int oy = iy * 2 + ky, ox = ix * 2 + kx;
+          if (oy >= 4 || ox >= 6) continue;
+          for (int oc = 0; oc < 3; ++oc)
+            for (int ic = 0; ic < 2; ++ic) {
+              want[static_cast<size_t>((oy * 6 + ox) * 3 + oc)] +=
+                  static_cast<double>(in[static_cast<size_t>((iy * 3 + ix) * 2 + ic)]) *
+                  w[static_cast<size_t>(((oc * 3 + ky) * 3 + kx) * 2 + ic)];
+            }
+        }
+  for (size_t i = 0; i < 72; ++i) EXPECT_NEAR(got[i], want[i] + bias[i % 3], 1e-5) << i;
+}
+
 TEST(TfliteImport, FuzzSeedsAreTheseModels) {
   std::vector<float> w;
   const std::string fuzz = std::string(FLOE_SOURCE_DIR) + "/tests/fuzz/";

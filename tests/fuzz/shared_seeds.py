@@ -5,7 +5,8 @@
 #   python3 shared_seeds.py SHARED_CORPUS OUT_DIR [FLOE_CONVERT]
 # -> OUT_DIR/fuzz_graph (graphs), fuzz_ckpt_index (.index tables), fuzz_ckpt_data
 #    (real checkpoints in that harness's structured encoding), fuzz_model (.floe
-#    of one dl4j case per op family; needs FLOE_CONVERT).
+#    of one dl4j case per op family; needs FLOE_CONVERT), fuzz_tflite (the
+#    .tflite models, e.g. TFLM's own: 16x8 SEANet layers, LSTM, SVDF).
 import os
 import shutil
 import struct
@@ -209,12 +210,15 @@ def main():
     if len(sys.argv) not in (3, 4):
         sys.exit("usage: shared_seeds.py SHARED_CORPUS OUT_DIR [FLOE_CONVERT]")
     corpus, out = sys.argv[1], sys.argv[2]
-    dirs = {h: os.path.join(out, h) for h in ("fuzz_graph", "fuzz_ckpt_index", "fuzz_ckpt_data", "fuzz_model")}
+    dirs = {h: os.path.join(out, h)
+            for h in ("fuzz_graph", "fuzz_ckpt_index", "fuzz_ckpt_data", "fuzz_model", "fuzz_tflite")}
     for d in dirs.values():
         shutil.rmtree(d, ignore_errors=True)
         os.makedirs(d)
     for path in small_files(corpus, is_graph) + dl4j_family_graphs(corpus):
         copy_seed(path, corpus, dirs["fuzz_graph"])
+    for path in small_files(corpus, lambda p, n: n.endswith(".tflite")):
+        copy_seed(path, corpus, dirs["fuzz_tflite"])
     indexes = small_files(corpus, lambda p, n: n.endswith(".index"))
     for path in indexes:
         copy_seed(path, corpus, dirs["fuzz_ckpt_index"])

@@ -12,6 +12,7 @@
 #include "converter/frontend/tflite/tflite_subset_generated.h"
 #include "converter/ir/error.h"
 #include "converter/ir/limits.h"
+#include "converter/ops/strided_slice_spec.h"
 
 namespace floe::conv {
 namespace {
@@ -37,17 +38,21 @@ enum Builtin : int32_t {
   kTanh = 28,
   kCustom = 32,
   kPad = 34,
+  kTranspose = 39,
   kMean = 40,
   kSub = 41,
+  kStridedSlice = 45,
   kLess = 58,
   kGreater = 61,
   kGreaterEqual = 62,
   kLessEqual = 63,
+  kTransposeConv = 67,
   kEqual = 71,
   kNotEqual = 72,
   kLogicalOr = 84,
   kLogicalAnd = 86,
   kLogicalNot = 87,
+  kLeakyRelu = 98,
   kQuantize = 114,
   kIf = 118,
   kWhile = 119,
@@ -174,8 +179,9 @@ class Importer {
   std::vector<int64_t> broadcast(const std::vector<int64_t>& a, const std::vector<int64_t>& b) const;
   int float_weights(int x, int w);
   void expect_dtype(int id, DType dtype, const char* role) const;
-  // The dtypes of a weighted op: float32 throughout, or int8 activations and
-  // weights with an int32 bias.
+  // The dtypes of a weighted op: float32 throughout, int8 activations and
+  // weights with an int32 bias, or int16 activations with int8 weights and an
+  // int64 (or int32) bias: TFLite's 16x8 scheme.
   void check_weighted(int x, int w, int bias, int out) const;
 
   // ---- control flow (subgraphs called by WHILE and IF, inlined)
@@ -208,6 +214,8 @@ class Importer {
   void lower_pool(schema::OpCode code);
   void lower_mean();
   void lower_pad();
+  void lower_strided_slice();
+  void lower_transpose_conv();
   void lower_concat();
   void lower_dequantize();
 
@@ -516,9 +524,18 @@ void Importer::expect_dtype(int id, DType dtype, const char* role) const {
 
 void Importer::check_weighted(int x, int w, int bias, int out) const {
   const DType t = value(x).dtype;
-  if (t != DType::kFloat32 && t != DType::kInt8) fail_op(std::string("input is ") + dtype_name(t) + ", not float32 or int8");
-  expect_dtype(w, t, "weights");
-  if (bias >= 0) expect_dtype(bias, t == DType::kFloat32 ? DType::kFloat32 : DType::kInt32, "bias");
+  if (t != DType::kFloat32 && t != DType::kInt8 && t != DType::kInt16) {
+    fail_op(std::string("input is ") + dtype_name(t) + ", not float32, int8 or int16");
+  }
+  expect_dtype(w, t == DType::kInt16 ? DType::kInt8 : t, "weights");
+  if (bias >= 0 && t == DType::kInt16) {
+    if (value(bias).dtype != DType::kInt64 && value(bias).dtype != DType::kInt32) {
+      fail_op("bias '" + short_name(value(bias).name) + "' is " + dtype_name(value(bias).dtype) +
+              ", expected int64 or int32 (16x8 quantization)");
+    }
+  } else if (bias >= 0) {
+    expect_dtype(bias, t == DType::kFloat32 ? DType::kFloat32 : DType::kInt32, "bias");
+  }
   expect_dtype(out, t, "output");
 }
 
@@ -860,6 +877,117 @@ void Importer::lower_pad() {
   add_op(schema::OpCode::PAD, {x}, {out}, wrap(p));
 }
 
+void Importer::lower_strided_slice() {
+  const auto* o = op_->builtin_options_as_StridedSliceOptions();
+  StridedSliceMasks masks;
+  bool offset = false;
+  if (o != nullptr) {
+    masks.begin = o->begin_mask();
+    masks.end = o->end_mask();
+    masks.ellipsis = o->ellipsis_mask();
+    masks.new_axis = o->new_axis_mask();
+    masks.shrink = o->shrink_axis_mask();
+    offset = o->offset();
+  }
+  const int x = input(0);
+  const std::vector<int64_t> begin = int_constant(input(1), "begin");
+  std::vector<int64_t> end = int_constant(input(2), "end");
+  const std::vector<int64_t> strides = int_constant(input(3), "strides");
+  if (offset) {  // end counts from begin
+    if (end.size() != begin.size()) fail_op("begin and end lengths differ");
+    for (size_t i = 0; i < end.size(); ++i) end[i] += begin[i];
+  }
+  SliceSpec spec;
+  const std::string error = resolve_strided_slice(value(x).shape, begin, end, strides, masks, &spec);
+  if (!error.empty()) fail_op(error);
+  const int out = output();
+  expect_dtype(out, value(x).dtype, "output");
+  expect_shape(out, spec.final_shape);
+  schema::StridedSliceOptionsT s;
+  s.begin = spec.begin;
+  s.stride = spec.stride;
+  if (spec.counts == spec.final_shape) {
+    add_op(schema::OpCode::STRIDED_SLICE, {x}, {out}, wrap(s));
+    return;
+  }
+  const int mid = derived(value(out), spec.counts, "slice");
+  add_op(schema::OpCode::STRIDED_SLICE, {x}, {mid}, wrap(s));
+  add_op(schema::OpCode::RESHAPE, {mid}, {out});
+}
+
+// TRANSPOSE_CONV: inputs output_shape, weights [O, H, W, I], input, bias. The
+// padding is that of the forward convolution from the output back to the
+// input (TFLite computes it from the output's size).
+void Importer::lower_transpose_conv() {
+  const auto* o = op_->builtin_options_as_TransposeConvOptions();
+  if (o == nullptr) fail_op("TransposeConvOptions are missing");
+  // The output shape may be a model input (TFLM's SEANet layers feed it):
+  // floe's shapes are static, so it is then the output tensor's shape.
+  const int shape_input = input(0);
+  const int out = output();
+  std::vector<int64_t> out_shape;
+  if (value(shape_input).is_constant()) {
+    out_shape = int_constant(shape_input, "the output shape");
+  } else {
+    expect_dtype(shape_input, DType::kInt32, "output shape");
+    expect_shape(shape_input, {4});
+    out_shape = value(out).shape;
+  }
+  const int x = input(2), w = float_weights(x, input(1));
+  const std::vector<int64_t> xs = value(x).shape, ws = value(w).shape;
+  if (xs.size() != 4 || ws.size() != 4 || out_shape.size() != 4) {
+    fail_op("input, filter and output shape must be 4-D (NHWC, OHWI)");
+  }
+  if (ws[3] != xs[3]) fail_op("filter " + shape_to_string(ws) + " does not match input channels " + std::to_string(xs[3]));
+  if (out_shape[0] != xs[0] || out_shape[3] != ws[0]) {
+    fail_op("output shape " + shape_to_string(out_shape) + " disagrees with the input batch or filter channels");
+  }
+  expect_shape(out, out_shape);
+  const Axis h = axis(out_shape[1], ws[1], o->stride_h(), 1, o->padding());
+  const Axis wd = axis(out_shape[2], ws[2], o->stride_w(), 1, o->padding());
+  schema::Conv2DOptionsT c;
+  c.stride_h = o->stride_h();
+  c.stride_w = o->stride_w();
+  c.dilation_h = 1;
+  c.dilation_w = 1;
+  c.pad_top = static_cast<int32_t>(h.before);
+  c.pad_bottom = static_cast<int32_t>(h.after);
+  c.pad_left = static_cast<int32_t>(wd.before);
+  c.pad_right = static_cast<int32_t>(wd.after);
+  // OHWI -> floe's HWOI: new axis j is old axis kToHwoi[j].
+  const std::vector<int> kToHwoi = {1, 2, 0, 3};
+  const Value& filter = value(w);
+  if (!filter.is_constant()) fail_op("the filter must be a constant");
+  Value hwoi;
+  hwoi.name = filter.name + "/hwoi";
+  hwoi.dtype = filter.dtype;
+  hwoi.shape = {ws[1], ws[2], ws[0], ws[3]};
+  hwoi.quantization = permuted(filter.quantization, kToHwoi);
+  hwoi.constant = transpose4(*filter.constant, kToHwoi);
+  const int filter_id = out_.model.add_value(std::move(hwoi));
+  written_.push_back(true);
+  const int bias = has_input(3) ? input(3) : -1;
+  check_weighted(x, filter_id, bias, out);
+  if (bias >= 0) expect_shape(bias, {ws[0]});
+  const int8_t activation = o->fused_activation_function();
+  if (value(x).dtype != DType::kFloat32) {
+    // Quantized: the bias and the clamp are part of the op's requantization.
+    c.activation = fused(activation);
+    std::vector<int> inputs = {x, filter_id};
+    if (bias >= 0) inputs.push_back(bias);
+    add_op(schema::OpCode::TRANSPOSE_CONV2D, std::move(inputs), {out}, wrap(c));
+    return;
+  }
+  // Float: floe's op has no bias, so the bias (and activation) follow it.
+  if (bias < 0) {
+    with_activation(schema::OpCode::TRANSPOSE_CONV2D, {x, filter_id}, activation, wrap(c));
+    return;
+  }
+  const int conv = derived(value(out), value(out).shape, "transposed");
+  add_op(schema::OpCode::TRANSPOSE_CONV2D, {x, filter_id}, {conv}, wrap(c));
+  with_activation(schema::OpCode::ADD, {conv, bias}, activation);
+}
+
 void Importer::lower_concat() {
   const auto* o = op_->builtin_options_as_ConcatenationOptions();
   if (o == nullptr) fail_op("ConcatenationOptions are missing");
@@ -1020,11 +1148,17 @@ std::string Importer::unsupported_reason(const fb::Operator* op, int32_t code) c
     case kConcatenation:
       if (const auto* o = op->builtin_options_as_ConcatenationOptions()) activation = o->fused_activation_function();
       break;
+    case kTransposeConv:
+      if (const auto* o = op->builtin_options_as_TransposeConvOptions()) activation = o->fused_activation_function();
+      break;
     case kSoftmax:
     case kLogistic:
     case kTanh:
     case kMean:
     case kPad:
+    case kStridedSlice:
+    case kLeakyRelu:
+    case kTranspose:
     case kReshape:
     case kQuantize:
     case kDequantize:
@@ -1064,6 +1198,8 @@ void Importer::lower(const fb::Operator* op, int32_t code) {
     case kMaxPool2D: lower_pool(schema::OpCode::MAX_POOL2D); break;
     case kMean: lower_mean(); break;
     case kPad: lower_pad(); break;
+    case kStridedSlice: lower_strided_slice(); break;
+    case kTransposeConv: lower_transpose_conv(); break;
     case kConcatenation: lower_concat(); break;
     case kDequantize: lower_dequantize(); break;
     case kWhile: lower_while(); break;
@@ -1139,6 +1275,39 @@ void Importer::lower(const fb::Operator* op, int32_t code) {
              : code == kRelu   ? schema::OpCode::RELU
                                : schema::OpCode::RELU6,
              {x}, {out});
+      break;
+    }
+    case kLeakyRelu: {
+      const auto* o = op->builtin_options_as_LeakyReluOptions();
+      schema::LeakyReluOptionsT l;
+      l.alpha = o ? o->alpha() : 0.0f;  // TFLite's default alpha
+      const int x = input(0);
+      const int out = output();
+      expect_dtype(out, value(x).dtype, "output");
+      expect_shape(out, value(x).shape);
+      add_op(schema::OpCode::LEAKY_RELU, {x}, {out}, wrap(l));
+      break;
+    }
+    case kTranspose: {
+      const int x = input(0);
+      const std::vector<int64_t> perm = int_constant(input(1), "the permutation");
+      const std::vector<int64_t>& xs = value(x).shape;
+      if (perm.size() != xs.size()) fail_op("the permutation has " + std::to_string(perm.size()) + " entries for rank " + std::to_string(xs.size()));
+      schema::TransposeOptionsT t;
+      std::vector<int64_t> shape;
+      std::vector<bool> seen(xs.size(), false);
+      for (int64_t p : perm) {
+        if (p < 0 || p >= static_cast<int64_t>(xs.size()) || seen[static_cast<size_t>(p)]) {
+          fail_op("the permutation " + shape_to_string(perm) + " is not one of the input's dims");
+        }
+        seen[static_cast<size_t>(p)] = true;
+        t.perm.push_back(static_cast<int32_t>(p));
+        shape.push_back(xs[static_cast<size_t>(p)]);
+      }
+      const int out = output();
+      expect_dtype(out, value(x).dtype, "output");
+      expect_shape(out, shape);
+      add_op(schema::OpCode::TRANSPOSE, {x}, {out}, wrap(t));
       break;
     }
     case kReshape: {

@@ -141,16 +141,22 @@ struct AxisPrepared {
 
 inline bool is_s8(const TensorView& v) { return v.dtype == DType::kInt8; }
 
-// The operator's requantization, or the reason it cannot run as int8.
-inline const schema::Requantization* requantization_of(const OpContext& ctx, const char** why) {
+// The operator's requantization, or the reason it cannot run quantized: the
+// clamp range and output zero point within the output's dtype, int8 unless
+// the caller says int16 (TFLite's 16x8 scheme: zero point 0). A constant
+// dtype keeps the int8 kernels' prepare as small as before.
+inline const schema::Requantization* requantization_of(const OpContext& ctx, const char** why,
+                                                       DType output = DType::kInt8) {
   const schema::Requantization* r = ctx.op->requantization();
   if (r == nullptr) {
-    *why = FLOE_MSG("int8 operator without requantization data (convert the model again)");
+    *why = FLOE_MSG("operator without requantization data (convert the model again)");
     return nullptr;
   }
-  if (r->activation_min() < -128 || r->activation_max() > 127 || r->activation_min() > r->activation_max() ||
-      r->output_offset() < -128 || r->output_offset() > 127) {
-    *why = FLOE_MSG("int8 clamp range or output zero point outside int8");
+  const bool wide = output == DType::kInt16;
+  const int32_t lo = wide ? INT16_MIN : INT8_MIN, hi = wide ? INT16_MAX : INT8_MAX;
+  if (r->activation_min() < lo || r->activation_max() > hi || r->activation_min() > r->activation_max() ||
+      (wide ? r->output_offset() != 0 : (r->output_offset() < lo || r->output_offset() > hi))) {
+    *why = FLOE_MSG("clamp range or output zero point outside its dtype");
     return nullptr;
   }
   return r;
@@ -187,15 +193,21 @@ inline const char* weighted_s8_operands(const OpContext& ctx) {
   return nullptr;
 }
 
-inline const char* prepare_weighted_s8(const OpContext& ctx, int32_t channels, WeightedS8* out) {
+// `activations` is kInt8, or kInt16 for TFLite's 16x8 scheme: int16 input
+// and output, int8 weights, an int64 bias, zero offsets, and shifts <= 7 (the
+// 64-bit requantization shifts right by 15 - shift).
+inline const char* prepare_weighted_s8(const OpContext& ctx, int32_t channels, WeightedS8* out,
+                                       DType activations = DType::kInt8) {
   if (const char* err = weighted_s8_operands(ctx)) return err;
-  if (!is_s8(ctx.input(0)) || !is_s8(ctx.input(1)) || !is_s8(ctx.output(0))) {
-    return FLOE_MSG("int8 op: input, weights and output must be int8");
+  const bool wide = activations == DType::kInt16;
+  if (ctx.input(0).dtype != activations || !is_s8(ctx.input(1)) || ctx.output(0).dtype != activations) {
+    return FLOE_MSG("quantized op: input and output must be int8 (or int16), weights int8");
   }
   if (ctx.has_input(2)) {
     const TensorView bias = ctx.input(2);
-    if (bias.dtype != DType::kInt32 || bias.shape.rank != 1 || bias.shape.dims[0] != channels) {
-      return FLOE_MSG("int8 op: bias must be int32 [output channels]");
+    if (bias.dtype != (wide ? DType::kInt64 : DType::kInt32) || bias.shape.rank != 1 ||
+        bias.shape.dims[0] != channels) {
+      return FLOE_MSG("quantized op: bias must be int32 (int64 for int16 input) [output channels]");
     }
   }
   const TensorView mult = ctx.input(3), shift = ctx.input(4);
@@ -207,18 +219,21 @@ inline const char* prepare_weighted_s8(const OpContext& ctx, int32_t channels, W
   const int32_t* m = static_cast<const int32_t*>(mult.data);
   const int32_t* sh = static_cast<const int32_t*>(shift.data);
   for (int32_t c = 0; c < mult.shape.dims[0]; ++c) {
-    if (!valid_multiplier(m[c], sh[c])) return FLOE_MSG("int8 op: multiplier or shift out of range");
+    if (!valid_multiplier(m[c], sh[c]) || (wide && sh[c] > 7)) {
+      return FLOE_MSG("quantized op: multiplier or shift out of range");
+    }
   }
   const char* why = nullptr;
-  const schema::Requantization* r = requantization_of(ctx, &why);
+  const schema::Requantization* r = requantization_of(ctx, &why, activations);
   if (r == nullptr) return why;
   *out = {mult.shape.dims[0] == channels && channels > 1, entry(r->input_offsets(), 0),
           entry(r->input_offsets(), 1), r->output_offset(), r->output_multiplier(), r->output_shift(),
           r->activation_min(), r->activation_max()};
   // Offsets are minus a zero point; a non-int8 one would overflow the products.
   if (out->input_offset < -127 || out->input_offset > 128 || out->weight_offset < -127 ||
-      out->weight_offset > 128 || !valid_multiplier(out->output_multiplier, out->output_shift)) {
-    return FLOE_MSG("int8 op: offset, multiplier or shift out of range");
+      out->weight_offset > 128 || !valid_multiplier(out->output_multiplier, out->output_shift) ||
+      (wide && (out->input_offset != 0 || out->weight_offset != 0 || out->output_shift > 7))) {
+    return FLOE_MSG("quantized op: offset, multiplier or shift out of range");
   }
   return nullptr;
 }

@@ -421,6 +421,18 @@ Status eval_sub_s8(const PreparedOp& ctx) {
   return Status::kOk;
 }
 
+Status eval_add_s16(const PreparedOp& ctx) {
+  ref::add_s16(ctx.params_as<ArithPrepared>().add_s8,
+               {in_as<int16_t>(ctx.input(0)), in_as<int16_t>(ctx.input(1)), out_as<int16_t>(ctx.output(0))});
+  return Status::kOk;
+}
+
+Status eval_sub_s16(const PreparedOp& ctx) {
+  ref::sub_s16(ctx.params_as<ArithPrepared>().add_s8,
+               {in_as<int16_t>(ctx.input(0)), in_as<int16_t>(ctx.input(1)), out_as<int16_t>(ctx.output(0))});
+  return Status::kOk;
+}
+
 Status eval_mul_s8(const PreparedOp& ctx) {
   ref::mul_s8(ctx.params_as<ArithPrepared>().mul_s8,
               {in_as<int8_t>(ctx.input(0)), in_as<int8_t>(ctx.input(1)), out_as<int8_t>(ctx.output(0))});
@@ -446,12 +458,19 @@ Status eval_minimum_s8(const PreparedOp& ctx) {
 // requantization) keep the wrapping typed kernel.
 const char* prepare_quantized_arith(const OpContext& ctx, ArithOp op) {
   if (const char* err = check_binary_shapes(ctx)) return err;
-  if (!is_s8(ctx.input(0)) || !is_s8(ctx.output(0))) return FLOE_MSG("quantized arithmetic takes int8");
+  const DType t = ctx.input(0).dtype;
+  if ((t != DType::kInt8 && t != DType::kInt16) || ctx.output(0).dtype != t) {
+    return FLOE_MSG("quantized arithmetic takes int8 or int16");
+  }
+  const bool wide = t == DType::kInt16;
   const char* why = nullptr;
-  const schema::Requantization* r = requantization_of(ctx, &why);
+  const schema::Requantization* r = requantization_of(ctx, &why, t);
   if (r == nullptr) return why;
   const int32_t in1 = entry(r->input_offsets(), 0), in2 = entry(r->input_offsets(), 1);
-  if (!int8_offset(in1) || !int8_offset(in2)) return FLOE_MSG("int8 input offsets outside int8");
+  if (wide ? (in1 != 0 || in2 != 0 || r->output_offset() != 0) : (!int8_offset(in1) || !int8_offset(in2))) {
+    return FLOE_MSG("quantized input offsets outside the dtype (int16: 0)");
+  }
+  if (wide && op != ArithOp::kAdd && op != ArithOp::kSub) return FLOE_MSG("no int16 kernel for this op");
   if (!valid_multiplier(r->output_multiplier(), r->output_shift())) {
     return FLOE_MSG("int8 multiplier or shift out of range");
   }
@@ -481,12 +500,17 @@ const char* prepare_quantized_arith(const OpContext& ctx, ArithOp op) {
   p.output_shift = r->output_shift();
   p.act_min = r->activation_min();
   p.act_max = r->activation_max();
-  // (q + offset) << left_shift must fit int32: |q + offset| <= 255 < 2^(31 - left_shift).
-  if (p.left_shift < 0 || p.left_shift > 22 || !valid_multiplier(p.input1_multiplier, p.input1_shift) ||
+  // (q + offset) << left_shift must fit int32: |q + offset| <= 255 < 2^(31 - left_shift)
+  // for int8, |q| <= 32768 < 2^(31 - left_shift) for int16.
+  if (p.left_shift < 0 || p.left_shift > (wide ? 15 : 22) || !valid_multiplier(p.input1_multiplier, p.input1_shift) ||
       !valid_multiplier(p.input2_multiplier, p.input2_shift) || p.input1_shift > 0 || p.input2_shift > 0) {
-    return FLOE_MSG("int8 add/sub rescaling out of range");
+    return FLOE_MSG("quantized add/sub rescaling out of range");
   }
-  ctx.set_eval(op == ArithOp::kAdd ? eval_add_s8 : eval_sub_s8);
+  if (wide) {
+    ctx.set_eval(op == ArithOp::kAdd ? eval_add_s16 : eval_sub_s16);
+  } else {
+    ctx.set_eval(op == ArithOp::kAdd ? eval_add_s8 : eval_sub_s8);
+  }
   return nullptr;
 }
 
@@ -645,10 +669,10 @@ inline int32_t add_operand_s8(int32_t q, int32_t offset, int32_t left_shift, int
   return multiply_by_quantized_multiplier((q + offset) * (1 << left_shift), multiplier, shift);
 }
 
-template <bool kSubtract>
-void add_or_sub_s8(const AddS8Params& p, const BinaryS8Operands& ops) {
+template <bool kSubtract, typename T, typename Operands>
+void add_or_sub_quantized(const AddS8Params& p, const Operands& ops) {
   broadcast_binary(ops.a.data, ops.a.shape, ops.b.data, ops.b.shape, ops.output.data,
-                   ops.output.shape, [&p](int8_t a, int8_t b) {
+                   ops.output.shape, [&p](T a, T b) {
                      const int32_t x = add_operand_s8(a, p.input1_offset, p.left_shift,
                                                       p.input1_multiplier, p.input1_shift);
                      const int32_t y = add_operand_s8(b, p.input2_offset, p.left_shift,
@@ -657,18 +681,26 @@ void add_or_sub_s8(const AddS8Params& p, const BinaryS8Operands& ops) {
                      const int32_t out =
                          multiply_by_quantized_multiplier(raw, p.output_multiplier, p.output_shift) +
                          p.output_offset;
-                     return static_cast<int8_t>(clamp_to(out, p.act_min, p.act_max));
+                     return static_cast<T>(clamp_to(out, p.act_min, p.act_max));
                    });
 }
 
 }  // namespace
 
 void add_s8(const AddS8Params& params, const BinaryS8Operands& ops) {
-  add_or_sub_s8<false>(params, ops);
+  add_or_sub_quantized<false, int8_t>(params, ops);
 }
 
 void sub_s8(const AddS8Params& params, const BinaryS8Operands& ops) {
-  add_or_sub_s8<true>(params, ops);
+  add_or_sub_quantized<true, int8_t>(params, ops);
+}
+
+void add_s16(const AddS8Params& params, const BinaryS16Operands& ops) {
+  add_or_sub_quantized<false, int16_t>(params, ops);
+}
+
+void sub_s16(const AddS8Params& params, const BinaryS16Operands& ops) {
+  add_or_sub_quantized<true, int16_t>(params, ops);
 }
 
 void mul_s8(const MulS8Params& p, const BinaryS8Operands& ops) {

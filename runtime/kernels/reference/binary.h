@@ -96,6 +96,16 @@ struct BinaryS8Operands {
 
 void add_s8(const AddS8Params& params, const BinaryS8Operands& ops);
 void sub_s8(const AddS8Params& params, const BinaryS8Operands& ops);
+
+// int16 ADD / SUB (TFLite's 16x8 scheme): the same arithmetic as int8 with
+// left_shift 15 and zero offsets, clamped to the int16 activation range.
+struct BinaryS16Operands {
+  In<int16_t> a;
+  In<int16_t> b;
+  Out<int16_t> output;  // shape = broadcast(a.shape, b.shape)
+};
+void add_s16(const AddS8Params& params, const BinaryS16Operands& ops);
+void sub_s16(const AddS8Params& params, const BinaryS16Operands& ops);
 void mul_s8(const MulS8Params& params, const BinaryS8Operands& ops);
 // MAXIMUM / MINIMUM compare the stored values: TFLite requires inputs and
 // output to share scale and zero point, so no rescaling happens.

@@ -8,6 +8,8 @@
 
 #include <math.h>
 
+#include <type_traits>
+
 #include "runtime/kernels/common/window.h"
 #include <stddef.h>
 #include "runtime/kernels/common/op_adapter.h"
@@ -95,7 +97,17 @@ Status eval_conv2d_s8(const PreparedOp& ctx) {
   return Status::kOk;
 }
 
+template <bool kPerChannel>
+Status eval_conv2d_s16(const PreparedOp& ctx) {
+  ref::conv2d_s16(ctx.params_as<ref::Conv2DS8Params>(),
+                  {in_as<int16_t>(ctx.input(0)), in_as<int8_t>(ctx.input(1)), in_as<int64_t>(ctx.input(2)),
+                   channel_multipliers(ctx, kPerChannel), channel_shifts(ctx, kPerChannel),
+                   out_as<int16_t>(ctx.output(0))});
+  return Status::kOk;
+}
+
 // int8: HWIO filter [kh, kw, in_c / groups, out_c], groups = in_c / filter's in_c.
+// int16 (16x8) takes the same checks and params.
 const char* prepare_conv2d_s8(const OpContext& ctx) {
   if (ctx.op->cortexm_kernel() != schema::CortexMKernel::NONE) {
     return FLOE_MSG("int8 conv2d laid out for a Cortex-M kernel on another backend");
@@ -115,12 +127,17 @@ const char* prepare_conv2d_s8(const OpContext& ctx) {
                                      o->dilation_w(), o->pad_top(), o->pad_left())) {
     return err;
   }
+  const DType activations = ctx.input(0).dtype;
   WeightedS8 w;
-  if (const char* err = prepare_weighted_s8(ctx, filter.dims[3], &w)) return err;
+  if (const char* err = prepare_weighted_s8(ctx, filter.dims[3], &w, activations)) return err;
   ctx.params<ref::Conv2DS8Params>() = {o->stride_h(),   o->stride_w(),    o->dilation_h(), o->dilation_w(),
                                        o->pad_top(),    o->pad_left(),    w.input_offset,  w.output_offset,
                                        w.output_multiplier, w.output_shift, w.act_min,      w.act_max};
-  ctx.set_eval(w.per_channel ? eval_conv2d_s8<true> : eval_conv2d_s8<false>);
+  if (activations == DType::kInt16) {
+    ctx.set_eval(w.per_channel ? eval_conv2d_s16<true> : eval_conv2d_s16<false>);
+  } else {
+    ctx.set_eval(w.per_channel ? eval_conv2d_s8<true> : eval_conv2d_s8<false>);
+  }
   return nullptr;
 }
 
@@ -129,11 +146,21 @@ const char* prepare_conv2d_s8(const OpContext& ctx) {
 
 FLOE_KERNEL(REFERENCE, CONV2D, ANY, ref::Conv2DParams, ops::prepare_conv2d, ops::eval_conv2d)
 FLOE_KERNEL(REFERENCE, CONV2D, INT8, ref::Conv2DS8Params, ops::prepare_conv2d_s8, ops::eval_conv2d_s8<false>)
+FLOE_KERNEL(REFERENCE, CONV2D, INT16, ref::Conv2DS8Params, ops::prepare_conv2d_s8, ops::eval_conv2d_s16<false>)
 
 
 namespace floe::ref {
 
-void conv2d_s8(const Conv2DS8Params& params, const Conv2DS8Operands& ops) {
+namespace {
+
+// The int8 and 16x8 convolutions share their loops: int8 sums in int32 with
+// the input offset (a bias near the int32 limits wraps, as in TFLite, never
+// undefined), 16x8 in int64 with TFLM's 64-bit requantization.
+template <typename Operands>
+void conv2d_quantized(const Conv2DS8Params& params, const Operands& ops) {
+  using T = std::remove_const_t<std::remove_pointer_t<decltype(ops.input.data)>>;
+  constexpr bool kWide = sizeof(T) == 2;
+  using Acc = std::conditional_t<kWide, int64_t, int32_t>;
   const int32_t* in_dims = ops.input.shape.dims;
   const int32_t* f_dims = ops.filter.shape.dims;
   const int32_t* out_dims = ops.output.shape.dims;
@@ -144,9 +171,9 @@ void conv2d_s8(const Conv2DS8Params& params, const Conv2DS8Operands& ops) {
   const ptrdiff_t per_group = out_c / groups;
   const int32_t input_offset = params.input_offset;
 
-  int8_t* o = ops.output.data;
+  T* o = ops.output.data;
   for (ptrdiff_t n = 0; n < batches; ++n) {
-    const int8_t* image = ops.input.data + n * in_h * in_w * in_c;
+    const T* image = ops.input.data + n * in_h * in_w * in_c;
     for (ptrdiff_t oy = 0; oy < out_h; ++oy) {
       const ptrdiff_t y0 = oy * params.stride_h - params.pad_top;
       const kernels::TapRange ty = kernels::tap_range(y0, in_h, k_h, params.dilation_h);
@@ -155,11 +182,11 @@ void conv2d_s8(const Conv2DS8Params& params, const Conv2DS8Operands& ops) {
         const kernels::TapRange tx = kernels::tap_range(x0, in_w, k_w, params.dilation_w);
         for (ptrdiff_t oc = 0; oc < out_c; ++oc, ++o) {
           const ptrdiff_t first_channel = (oc / per_group) * f_in_c;
-          int32_t acc = 0;
+          Acc acc = 0;
           for (ptrdiff_t ky = ty.begin; ky < ty.end; ++ky) {
-            const int8_t* row = image + (y0 + ky * params.dilation_h) * in_w * in_c;
+            const T* row = image + (y0 + ky * params.dilation_h) * in_w * in_c;
             for (ptrdiff_t kx = tx.begin; kx < tx.end; ++kx) {
-              const int8_t* x = row + (x0 + kx * params.dilation_w) * in_c + first_channel;
+              const T* x = row + (x0 + kx * params.dilation_w) * in_c + first_channel;
               // The tap's [in_c / groups, out_c] matrix, column oc.
               const int8_t* f = ops.filter.data + (ky * k_w + kx) * f_in_c * out_c + oc;
               for (ptrdiff_t ic = 0; ic < f_in_c; ++ic) {
@@ -167,16 +194,27 @@ void conv2d_s8(const Conv2DS8Params& params, const Conv2DS8Operands& ops) {
               }
             }
           }
-          // A bias near the int32 limits wraps, as in TFLite (never undefined).
-          if (ops.bias.data != nullptr) acc = wrapping_add(acc, ops.bias.data[oc]);
           const int32_t multiplier = ops.multiplier ? ops.multiplier[oc] : params.output_multiplier;
           const int shift = ops.multiplier ? ops.shift[oc] : params.output_shift;
-          acc = wrapping_add(multiply_by_quantized_multiplier(acc, multiplier, shift), params.output_offset);
-          *o = static_cast<int8_t>(clamp_to(acc, params.act_min, params.act_max));
+          int32_t scaled;
+          if constexpr (kWide) {
+            if (ops.bias.data != nullptr) acc += ops.bias.data[oc];
+            scaled = multiply_by_quantized_multiplier_64(acc, multiplier, shift) + params.output_offset;
+          } else {
+            if (ops.bias.data != nullptr) acc = wrapping_add(acc, ops.bias.data[oc]);
+            scaled = wrapping_add(multiply_by_quantized_multiplier(acc, multiplier, shift), params.output_offset);
+          }
+          *o = static_cast<T>(clamp_to(scaled, params.act_min, params.act_max));
         }
       }
     }
   }
 }
+
+}  // namespace
+
+void conv2d_s8(const Conv2DS8Params& params, const Conv2DS8Operands& ops) { conv2d_quantized(params, ops); }
+
+void conv2d_s16(const Conv2DS8Params& params, const Conv2DS16Operands& ops) { conv2d_quantized(params, ops); }
 
 }  // namespace floe::ref

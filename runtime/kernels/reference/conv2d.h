@@ -45,4 +45,18 @@ struct Conv2DS8Operands {
 
 void conv2d_s8(const Conv2DS8Params& params, const Conv2DS8Operands& ops);
 
+// 16x8 (TFLite's int16 activations, int8 weights): the int8 convolution's
+// params with zero offsets; products summed in int64 with an int64 bias, then
+// TFLM's 64-bit requantization per output channel.
+struct Conv2DS16Operands {
+  In<int16_t> input;          // [N, H, W, in_c]
+  In<int8_t> filter;          // [kh, kw, in_c / groups, out_c]
+  In<int64_t> bias;           // [out_c]; data == nullptr when absent
+  const int32_t* multiplier;  // [out_c] per channel, or nullptr: params' per-tensor pair
+  const int32_t* shift;       // [out_c], with multiplier
+  Out<int16_t> output;        // [N, OH, OW, out_c]
+};
+
+void conv2d_s16(const Conv2DS8Params& params, const Conv2DS16Operands& ops);
+
 }  // namespace floe::ref

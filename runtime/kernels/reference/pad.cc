@@ -235,13 +235,20 @@ const char* prepare_pad(const OpContext& ctx) {
   }
   PadPrepared& prepared = ctx.params<PadPrepared>();
   if (const schema::Requantization* r = ctx.op->requantization()) {
-    // Quantized int8: the padding is real zero, i.e. the output's zero point.
-    if (input.dtype != DType::kInt8 || mode != schema::PadMode::CONSTANT || ctx.has_input(1) ||
-        r->output_offset() < -128 || r->output_offset() > 127) {
-      return FLOE_MSG("quantized pad takes int8 and pads with the output zero point");
+    // Quantized: the padding is real zero, i.e. the output's zero point (0 for
+    // int16, TFLite's 16x8 scheme).
+    const bool wide = input.dtype == DType::kInt16;
+    if ((input.dtype != DType::kInt8 && !wide) || mode != schema::PadMode::CONSTANT || ctx.has_input(1) ||
+        (wide ? r->output_offset() != 0 : (r->output_offset() < -128 || r->output_offset() > 127))) {
+      return FLOE_MSG("quantized pad takes int8 or int16 and pads with the output zero point");
     }
-    const int8_t zero = static_cast<int8_t>(r->output_offset());
-    memcpy(prepared.constant_value, &zero, 1);
+    if (wide) {
+      const int16_t zero = 0;
+      memcpy(prepared.constant_value, &zero, sizeof(zero));
+    } else {
+      const int8_t zero = static_cast<int8_t>(r->output_offset());
+      memcpy(prepared.constant_value, &zero, 1);
+    }
   } else if (mode == schema::PadMode::CONSTANT) {
     if (ctx.has_input(1)) {
       const TensorView value = ctx.input(1);

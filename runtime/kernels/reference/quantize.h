@@ -34,6 +34,14 @@ void dequantize_s8(const QuantizeS8Params& params, const In<int8_t>& input, cons
 void requantize_s8(const RequantizeS8Params& params, const In<int8_t>& input,
                    const Out<int8_t>& output);
 
+// The int16 side of TFLite's 16x8 scheme, and requantizing between int8,
+// int16 and int32 (TFLM's QUANTIZE with an integer input): the same formulas,
+// clamped to the output dtype.
+void quantize_s16(const QuantizeS8Params& params, const In<float>& input, const Out<int16_t>& output);
+void dequantize_s16(const QuantizeS8Params& params, const In<int16_t>& input, const Out<float>& output);
+template <typename TIn, typename TOut>
+void requantize(const RequantizeS8Params& params, const In<TIn>& input, const Out<TOut>& output);
+
 // Host-side (converter).
 inline RequantizeS8Params prepare_requantize_s8(float input_scale, int32_t input_zero_point,
                                                 float output_scale, int32_t output_zero_point) {
@@ -44,15 +52,16 @@ inline RequantizeS8Params prepare_requantize_s8(float input_scale, int32_t input
 
 }  // namespace floe::ref
 
-// The ops' adapters (schemas/contract/ops.def): QUANTIZE float -> int8 and int8 ->
-// int8 (requantize, with the converter's multiplier), DEQUANTIZE int8 -> float.
+// The ops' adapters (schemas/contract/ops.def): QUANTIZE float -> int8 / int16
+// and int8 / int16 / int32 -> int8 / int16 (requantize, with the converter's
+// multiplier), DEQUANTIZE int8 / int16 -> float.
 #include "runtime/kernels/common/op_adapter.h"
 
 namespace floe::ops {
 
 union QuantizePrepared {
-  ref::QuantizeS8Params affine;        // float <-> int8: the int8 side's scale and zero point
-  ref::RequantizeS8Params requantize;  // int8 -> int8
+  ref::QuantizeS8Params affine;        // float <-> int8 / int16: the integer side's scale and zero point
+  ref::RequantizeS8Params requantize;  // integer -> integer
 };
 
 const char* prepare_quantize(const OpContext& ctx);

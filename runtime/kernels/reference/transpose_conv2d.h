@@ -18,6 +18,24 @@ struct TransposeConv2DParams {
 void transpose_conv2d_f32(const TransposeConv2DParams& p, In<float> input, In<float> filter,
                           Out<float> output);
 
+// 16x8 (int16 input and output, int8 filter, optional int64 bias, TFLM's
+// per-channel 64-bit requantization, zero offsets). Each output sums its
+// taps in int64, so no scratch accumulator is needed.
+struct TransposeConv2DS16Params {
+  TransposeConv2DParams window;
+  int32_t output_multiplier, output_shift;  // when the operands have no arrays
+  int32_t act_min, act_max;
+};
+struct TransposeConv2DS16Operands {
+  In<int16_t> input;          // [N, H, W, Cin]
+  In<int8_t> filter;          // [kh, kw, Cout, Cin]
+  In<int64_t> bias;           // [Cout]; data == nullptr when absent
+  const int32_t* multiplier;  // [Cout], or nullptr: the params' pair
+  const int32_t* shift;
+  Out<int16_t> output;        // [N, OH, OW, Cout]
+};
+void transpose_conv2d_s16(const TransposeConv2DS16Params& p, const TransposeConv2DS16Operands& ops);
+
 }  // namespace floe::ref
 
 // The op's adapter (registered as a row in the .cc, runtime/core/registry.h).

@@ -558,6 +558,47 @@ Status eval_leaky_relu(const PreparedOp& ctx) {
   return Status::kOk;
 }
 
+template <typename T>
+Status eval_leaky_relu_quantized(const PreparedOp& ctx) {
+  const LeakyReluQuantizedPrepared& p = ctx.params_as<LeakyReluQuantizedPrepared>();
+  const In<T> in = in_as<T>(ctx.input(0));
+  const Out<T> out = out_as<T>(ctx.output(0));
+  const ptrdiff_t n = static_cast<ptrdiff_t>(in.shape.num_elements());
+  for (ptrdiff_t i = 0; i < n; ++i) {
+    const int32_t x = in.data[i] - p.input_zero_point;
+    const int32_t y = x >= 0 ? ref::multiply_by_quantized_multiplier(x, p.identity_multiplier, p.identity_shift)
+                             : ref::multiply_by_quantized_multiplier(x, p.alpha_multiplier, p.alpha_shift);
+    out.data[i] = static_cast<T>(ref::clamp_to(y + p.output_zero_point, p.act_min, p.act_max));
+  }
+  return Status::kOk;
+}
+
+const char* prepare_leaky_relu_quantized(const OpContext& ctx) {
+  const DType t = ctx.input(0).dtype;
+  if (const char* err = check_unary(ctx, t, t)) return err;
+  const char* why = nullptr;
+  const schema::Requantization* r = requantization_of(ctx, &why, t);
+  if (r == nullptr) return why;
+  LeakyReluQuantizedPrepared& p = ctx.params<LeakyReluQuantizedPrepared>();
+  p.input_zero_point = -entry(r->input_offsets(), 0);
+  p.output_zero_point = r->output_offset();
+  p.identity_multiplier = entry(r->input_multipliers(), 0);
+  p.identity_shift = entry(r->input_shifts(), 0);
+  p.alpha_multiplier = entry(r->input_multipliers(), 1);
+  p.alpha_shift = entry(r->input_shifts(), 1);
+  p.act_min = r->activation_min();
+  p.act_max = r->activation_max();
+  const int32_t lo = t == DType::kInt8 ? INT8_MIN : INT16_MIN, hi = t == DType::kInt8 ? INT8_MAX : INT16_MAX;
+  if (p.input_zero_point < lo || p.input_zero_point > hi || p.output_zero_point < lo || p.output_zero_point > hi ||
+      (t == DType::kInt16 && (p.input_zero_point != 0 || p.output_zero_point != 0)) || p.act_min < lo ||
+      p.act_max > hi || p.act_min > p.act_max || !valid_multiplier(p.identity_multiplier, p.identity_shift) ||
+      !valid_multiplier(p.alpha_multiplier, p.alpha_shift)) {
+    return FLOE_MSG("quantized leaky relu zero points, multipliers or clamp out of range");
+  }
+  ctx.set_eval(t == DType::kInt8 ? eval_leaky_relu_quantized<int8_t> : eval_leaky_relu_quantized<int16_t>);
+  return nullptr;
+}
+
 const char* prepare_cast(const OpContext& ctx) {
   if (!has_io(ctx, 1, 1)) return FLOE_MSG("expects 1 input and 1 output");
   const TensorView i = ctx.input(0), o = ctx.output(0);
@@ -631,6 +672,10 @@ FLOE_KERNEL(REFERENCE, SQRT, ANY, NoParams, ops::prepare_unary, ops::eval_sqrt)
 FLOE_KERNEL(REFERENCE, RSQRT, ANY, NoParams, ops::prepare_unary, ops::eval_rsqrt)
 FLOE_KERNEL(REFERENCE, LOGICAL_NOT, ANY, NoParams, ops::prepare_logical_not, ops::eval_logical_not)
 FLOE_KERNEL(REFERENCE, LEAKY_RELU, ANY, ops::LeakyReluPrepared, ops::prepare_leaky_relu, ops::eval_leaky_relu)
+FLOE_KERNEL(REFERENCE, LEAKY_RELU, INT8, ops::LeakyReluQuantizedPrepared, ops::prepare_leaky_relu_quantized,
+            ops::eval_leaky_relu_quantized<int8_t>)
+FLOE_KERNEL(REFERENCE, LEAKY_RELU, INT16, ops::LeakyReluQuantizedPrepared, ops::prepare_leaky_relu_quantized,
+            ops::eval_leaky_relu_quantized<int16_t>)
 FLOE_KERNEL(REFERENCE, CAST, ANY, NoParams, ops::prepare_cast, ops::eval_cast)
 
 FLOE_KERNEL(REFERENCE, ABS, ANY, NoParams, ops::prepare_abs, ops::eval_abs)

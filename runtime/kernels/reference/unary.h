@@ -105,6 +105,15 @@ struct LeakyReluPrepared {
   float alpha;
 };
 
+// int8 / int16 LEAKY_RELU (TFLM's QuantizeLeakyRelu): x - input zero point,
+// rescaled by the identity multiplier (x >= 0) or the alpha one (x < 0).
+struct LeakyReluQuantizedPrepared {
+  int32_t input_zero_point, output_zero_point;
+  int32_t identity_multiplier, identity_shift;
+  int32_t alpha_multiplier, alpha_shift;
+  int32_t act_min, act_max;
+};
+
 const char* prepare_unary(const OpContext& ctx);
 Status eval_relu(const PreparedOp& ctx);
 Status eval_relu6(const PreparedOp& ctx);
