@@ -180,9 +180,6 @@ void weighted(LoweredModel* m, LoweredOp& op) {
   if (!is_int8(*m, op.inputs[1])) refuse(op, "weights must be int8");
   const bool wide = is_int16(*m, op.inputs[0]);
   if (wide != is_int16(*m, op.outputs[0])) refuse(op, "input and output must both be int16 (16x8) or both int8");
-  if (wide && op.opcode != schema::OpCode::CONV2D && op.opcode != schema::OpCode::TRANSPOSE_CONV2D) {
-    refuse(op, "floe has no int16 (16x8) kernel for this op yet");
-  }
   if (!wide && op.opcode == schema::OpCode::TRANSPOSE_CONV2D) refuse(op, "floe has no int8 kernel for this op yet");
   int64_t channels = 0;
   int32_t channel_dim = 0;
@@ -285,7 +282,6 @@ void add_sub_mul(const LoweredModel& m, LoweredOp& op) {
   if (wide != is_int16(m, op.inputs[0]) || wide != is_int16(m, op.inputs[1])) {
     refuse(op, "inputs and output must all be int16 or all int8");
   }
-  if (wide && op.opcode == schema::OpCode::MUL) refuse(op, "floe has no int16 kernel for this op yet");
   auto r = clamp_only(out, schema::Activation::NONE);
   r->input_offsets = {-a.zero_point, -b.zero_point};
   if (op.opcode == schema::OpCode::MUL) {
@@ -363,6 +359,27 @@ Int8ArithmeticStats derive_int8_arithmetic(LoweredModel* model) {
                               (op.opcode == schema::OpCode::QUANTIZE && is_quantized_int32(m, in0));
     if (!quantized_in || !(is_quantized_int8(m, out0) || is_quantized_int16(m, out0))) {
       continue;  // float ops, QUANTIZE (float -> int8/int16) and DEQUANTIZE read their tensors' quantization
+    }
+    if (is_int16(m, in0) || is_int16(m, out0)) {
+      switch (op.opcode) {
+        case schema::OpCode::CONV2D:
+        case schema::OpCode::DEPTHWISE_CONV2D:
+        case schema::OpCode::MATMUL:
+        case schema::OpCode::TRANSPOSE_CONV2D:
+        case schema::OpCode::ADD:
+        case schema::OpCode::SUB:
+        case schema::OpCode::MUL:
+        case schema::OpCode::LEAKY_RELU:
+        case schema::OpCode::QUANTIZE:
+        case schema::OpCode::RESHAPE:
+        case schema::OpCode::PAD:
+        case schema::OpCode::STRIDED_SLICE:
+        case schema::OpCode::TRANSPOSE:
+        case schema::OpCode::CONCAT:
+          break;
+        default:
+          refuse(op, "floe has no int16 kernel for this op yet");
+      }
     }
     switch (op.opcode) {
       case schema::OpCode::CONV2D:

@@ -287,39 +287,6 @@ std::string int8_loop_model() {
 
 // ---- running both ------------------------------------------------------------
 
-#define REQUIRE_TFLITE_ORACLE()                                                   \
-  do {                                                                            \
-    const std::string why = peer_unavailable("tflite_run.js", "tfjs-tflite-node"); \
-    if (!why.empty()) GTEST_SKIP() << "SKIPPED: TFLite 2.9 cannot run: " << why;  \
-  } while (0)
-
-// TensorFlow Lite 2.9's outputs (as float: tflite_run.js writes float32) for
-// `inputs` in the model's input order.
-std::vector<std::vector<float>> run_tflite(const std::string& bytes, const std::vector<HostTensor>& inputs,
-                                           size_t outputs) {
-  const std::string dir = make_temp_dir();
-  std::ofstream(dir + "/m.tflite", std::ios::binary) << bytes;
-  std::string command = "node " + tfjs_peers_dir() + "/tflite_run.js " + dir + "/m.tflite";
-  for (size_t k = 0; k < inputs.size(); ++k) {
-    const std::string path = dir + "/in" + std::to_string(k) + ".npy";
-    tools::write_npy(path, inputs[k].dtype, inputs[k].shape, inputs[k].data.data());
-    command += " -i " + std::to_string(k) + "=" + path;
-  }
-  for (size_t k = 0; k < outputs; ++k) command += " -o " + std::to_string(k) + "=" + dir + "/out" + std::to_string(k) + ".npy";
-  const CommandResult r = run_command(command);
-  if (r.exit_code != 0) {
-    ADD_FAILURE() << "tflite_run.js failed (" << r.exit_code << "): " << command << "\n" << r.output;
-    return {};
-  }
-  std::vector<std::vector<float>> out;
-  for (size_t k = 0; k < outputs; ++k) {
-    const tools::NpyArray a = tools::read_npy(dir + "/out" + std::to_string(k) + ".npy");
-    const float* f = reinterpret_cast<const float*>(a.data.data());
-    out.emplace_back(f, f + a.data.size() / 4);
-  }
-  return out;
-}
-
 conv::ConvertResult convert_tflite(const std::string& bytes, uint32_t bound = kBound) {
   const std::string path = make_temp_dir() + "/m.tflite";
   std::ofstream(path, std::ios::binary) << bytes;

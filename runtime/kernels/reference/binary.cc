@@ -433,6 +433,12 @@ Status eval_sub_s16(const PreparedOp& ctx) {
   return Status::kOk;
 }
 
+Status eval_mul_s16(const PreparedOp& ctx) {
+  ref::mul_s16(ctx.params_as<ArithPrepared>().mul_s8,
+               {in_as<int16_t>(ctx.input(0)), in_as<int16_t>(ctx.input(1)), out_as<int16_t>(ctx.output(0))});
+  return Status::kOk;
+}
+
 Status eval_mul_s8(const PreparedOp& ctx) {
   ref::mul_s8(ctx.params_as<ArithPrepared>().mul_s8,
               {in_as<int8_t>(ctx.input(0)), in_as<int8_t>(ctx.input(1)), out_as<int8_t>(ctx.output(0))});
@@ -470,7 +476,9 @@ const char* prepare_quantized_arith(const OpContext& ctx, ArithOp op) {
   if (wide ? (in1 != 0 || in2 != 0 || r->output_offset() != 0) : (!int8_offset(in1) || !int8_offset(in2))) {
     return FLOE_MSG("quantized input offsets outside the dtype (int16: 0)");
   }
-  if (wide && op != ArithOp::kAdd && op != ArithOp::kSub) return FLOE_MSG("no int16 kernel for this op");
+  if (wide && op != ArithOp::kAdd && op != ArithOp::kSub && op != ArithOp::kMul) {
+    return FLOE_MSG("no int16 kernel for this op");
+  }
   if (!valid_multiplier(r->output_multiplier(), r->output_shift())) {
     return FLOE_MSG("int8 multiplier or shift out of range");
   }
@@ -483,7 +491,7 @@ const char* prepare_quantized_arith(const OpContext& ctx, ArithOp op) {
     p.output_shift = r->output_shift();
     p.act_min = r->activation_min();
     p.act_max = r->activation_max();
-    ctx.set_eval(eval_mul_s8);
+    ctx.set_eval(wide ? eval_mul_s16 : eval_mul_s8);
     return nullptr;
   }
   if (op != ArithOp::kAdd && op != ArithOp::kSub) return FLOE_MSG("no int8 kernel for this op");
@@ -703,16 +711,26 @@ void sub_s16(const AddS8Params& params, const BinaryS16Operands& ops) {
   add_or_sub_quantized<true, int16_t>(params, ops);
 }
 
-void mul_s8(const MulS8Params& p, const BinaryS8Operands& ops) {
+namespace {
+
+// |(a + offset) * (b + offset)| <= 2^30 for int16 (zero offsets) and int8.
+template <typename T, typename Operands>
+void mul_quantized(const MulS8Params& p, const Operands& ops) {
   broadcast_binary(ops.a.data, ops.a.shape, ops.b.data, ops.b.shape, ops.output.data,
-                   ops.output.shape, [&p](int8_t a, int8_t b) {
+                   ops.output.shape, [&p](T a, T b) {
                      const int32_t product = (a + p.input1_offset) * (b + p.input2_offset);
                      const int32_t out = multiply_by_quantized_multiplier(
                                              product, p.output_multiplier, p.output_shift) +
                                          p.output_offset;
-                     return static_cast<int8_t>(clamp_to(out, p.act_min, p.act_max));
+                     return static_cast<T>(clamp_to(out, p.act_min, p.act_max));
                    });
 }
+
+}  // namespace
+
+void mul_s8(const MulS8Params& p, const BinaryS8Operands& ops) { mul_quantized<int8_t>(p, ops); }
+
+void mul_s16(const MulS8Params& p, const BinaryS16Operands& ops) { mul_quantized<int16_t>(p, ops); }
 
 void maximum_s8(const BinaryS8Operands& ops) {
   broadcast_binary(ops.a.data, ops.a.shape, ops.b.data, ops.b.shape, ops.output.data,

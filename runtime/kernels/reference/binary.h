@@ -106,6 +106,7 @@ struct BinaryS16Operands {
 };
 void add_s16(const AddS8Params& params, const BinaryS16Operands& ops);
 void sub_s16(const AddS8Params& params, const BinaryS16Operands& ops);
+void mul_s16(const MulS8Params& params, const BinaryS16Operands& ops);
 void mul_s8(const MulS8Params& params, const BinaryS8Operands& ops);
 // MAXIMUM / MINIMUM compare the stored values: TFLite requires inputs and
 // output to share scale and zero point, so no rescaling happens.

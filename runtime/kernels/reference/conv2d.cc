@@ -8,8 +8,6 @@
 
 #include <math.h>
 
-#include <type_traits>
-
 #include "runtime/kernels/common/window.h"
 #include <stddef.h>
 #include "runtime/kernels/common/op_adapter.h"
@@ -153,14 +151,9 @@ namespace floe::ref {
 
 namespace {
 
-// The int8 and 16x8 convolutions share their loops: int8 sums in int32 with
-// the input offset (a bias near the int32 limits wraps, as in TFLite, never
-// undefined), 16x8 in int64 with TFLM's 64-bit requantization.
-template <typename Operands>
-void conv2d_quantized(const Conv2DS8Params& params, const Operands& ops) {
-  using T = std::remove_const_t<std::remove_pointer_t<decltype(ops.input.data)>>;
-  constexpr bool kWide = sizeof(T) == 2;
-  using Acc = std::conditional_t<kWide, int64_t, int32_t>;
+// The int8 and 16x8 convolutions share their loops (weighted_quantized.h).
+template <typename T>
+void conv2d_quantized(const Conv2DS8Params& params, const WeightedOperands<T>& ops) {
   const int32_t* in_dims = ops.input.shape.dims;
   const int32_t* f_dims = ops.filter.shape.dims;
   const int32_t* out_dims = ops.output.shape.dims;
@@ -182,7 +175,7 @@ void conv2d_quantized(const Conv2DS8Params& params, const Operands& ops) {
         const kernels::TapRange tx = kernels::tap_range(x0, in_w, k_w, params.dilation_w);
         for (ptrdiff_t oc = 0; oc < out_c; ++oc, ++o) {
           const ptrdiff_t first_channel = (oc / per_group) * f_in_c;
-          Acc acc = 0;
+          typename QuantizedScheme<T>::Accumulator acc = 0;
           for (ptrdiff_t ky = ty.begin; ky < ty.end; ++ky) {
             const T* row = image + (y0 + ky * params.dilation_h) * in_w * in_c;
             for (ptrdiff_t kx = tx.begin; kx < tx.end; ++kx) {
@@ -194,17 +187,8 @@ void conv2d_quantized(const Conv2DS8Params& params, const Operands& ops) {
               }
             }
           }
-          const int32_t multiplier = ops.multiplier ? ops.multiplier[oc] : params.output_multiplier;
-          const int shift = ops.multiplier ? ops.shift[oc] : params.output_shift;
-          int32_t scaled;
-          if constexpr (kWide) {
-            if (ops.bias.data != nullptr) acc += ops.bias.data[oc];
-            scaled = multiply_by_quantized_multiplier_64(acc, multiplier, shift) + params.output_offset;
-          } else {
-            if (ops.bias.data != nullptr) acc = wrapping_add(acc, ops.bias.data[oc]);
-            scaled = wrapping_add(multiply_by_quantized_multiplier(acc, multiplier, shift), params.output_offset);
-          }
-          *o = static_cast<T>(clamp_to(scaled, params.act_min, params.act_max));
+          *o = requantize_channel(acc, ops, oc, params.output_multiplier, params.output_shift, params.output_offset,
+                                  params.act_min, params.act_max);
         }
       }
     }

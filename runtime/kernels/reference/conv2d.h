@@ -7,6 +7,7 @@
 #include "runtime/core/tensor.h"
 #include "runtime/kernels/common/params.h"
 #include "runtime/kernels/reference/quantization.h"
+#include "runtime/kernels/reference/weighted_quantized.h"
 
 namespace floe::ref {
 
@@ -34,29 +35,14 @@ struct Conv2DS8Params {
   int32_t act_min, act_max;   // the fused activation, in output steps
 };
 
-struct Conv2DS8Operands {
-  In<int8_t> input;           // [N, H, W, in_c]
-  In<int8_t> filter;          // [kh, kw, in_c / groups, out_c]
-  In<int32_t> bias;           // [out_c]; data == nullptr when absent
-  const int32_t* multiplier;  // [out_c] per channel, or nullptr: params' per-tensor pair
-  const int32_t* shift;       // [out_c], with multiplier
-  Out<int8_t> output;         // [N, OH, OW, out_c]
-};
+// [N, H, W, in_c] input, [kh, kw, in_c / groups, out_c] filter, [out_c] bias.
+using Conv2DS8Operands = WeightedOperands<int8_t>;
+using Conv2DS16Operands = WeightedOperands<int16_t>;
 
 void conv2d_s8(const Conv2DS8Params& params, const Conv2DS8Operands& ops);
 
 // 16x8 (TFLite's int16 activations, int8 weights): the int8 convolution's
-// params with zero offsets; products summed in int64 with an int64 bias, then
-// TFLM's 64-bit requantization per output channel.
-struct Conv2DS16Operands {
-  In<int16_t> input;          // [N, H, W, in_c]
-  In<int8_t> filter;          // [kh, kw, in_c / groups, out_c]
-  In<int64_t> bias;           // [out_c]; data == nullptr when absent
-  const int32_t* multiplier;  // [out_c] per channel, or nullptr: params' per-tensor pair
-  const int32_t* shift;       // [out_c], with multiplier
-  Out<int16_t> output;        // [N, OH, OW, out_c]
-};
-
+// params with zero offsets.
 void conv2d_s16(const Conv2DS8Params& params, const Conv2DS16Operands& ops);
 
 }  // namespace floe::ref

@@ -101,7 +101,16 @@ Status eval_depthwise_conv2d_s8(const PreparedOp& ctx) {
   return Status::kOk;
 }
 
-// int8: filter [kh, kw, in_c, multiplier] as the float op's.
+template <bool kPerChannel>
+Status eval_depthwise_conv2d_s16(const PreparedOp& ctx) {
+  ref::depthwise_conv2d_s16(ctx.params_as<ref::DepthwiseConv2DS8Params>(),
+                            {in_as<int16_t>(ctx.input(0)), in_as<int8_t>(ctx.input(1)), in_as<int64_t>(ctx.input(2)),
+                             channel_multipliers(ctx, kPerChannel), channel_shifts(ctx, kPerChannel),
+                             out_as<int16_t>(ctx.output(0))});
+  return Status::kOk;
+}
+
+// int8: filter [kh, kw, in_c, multiplier] as the float op's; 16x8 alike.
 const char* prepare_depthwise_conv2d_s8(const OpContext& ctx) {
   if (ctx.op->cortexm_kernel() != schema::CortexMKernel::NONE) {
     return FLOE_MSG("int8 depthwise laid out for a Cortex-M kernel on another backend");
@@ -120,13 +129,18 @@ const char* prepare_depthwise_conv2d_s8(const OpContext& ctx) {
                                      o->dilation_w(), o->pad_top(), o->pad_left())) {
     return err;
   }
+  const DType activations = ctx.input(0).dtype;
   WeightedS8 w;
-  if (const char* err = prepare_weighted_s8(ctx, output.dims[3], &w)) return err;
+  if (const char* err = prepare_weighted_s8(ctx, output.dims[3], &w, activations)) return err;
   ctx.params<ref::DepthwiseConv2DS8Params>() = {
       o->stride_h(),  o->stride_w(),  o->dilation_h(), o->dilation_w(),      o->pad_top(),
       o->pad_left(),  o->depth_multiplier(), w.input_offset, w.output_offset, w.output_multiplier,
       w.output_shift, w.act_min,      w.act_max};
-  ctx.set_eval(w.per_channel ? eval_depthwise_conv2d_s8<true> : eval_depthwise_conv2d_s8<false>);
+  if (activations == DType::kInt16) {
+    ctx.set_eval(w.per_channel ? eval_depthwise_conv2d_s16<true> : eval_depthwise_conv2d_s16<false>);
+  } else {
+    ctx.set_eval(w.per_channel ? eval_depthwise_conv2d_s8<true> : eval_depthwise_conv2d_s8<false>);
+  }
   return nullptr;
 }
 
@@ -137,12 +151,16 @@ FLOE_KERNEL(REFERENCE, DEPTHWISE_CONV2D, ANY, ref::DepthwiseConv2DParams, ops::p
             ops::eval_depthwise_conv2d)
 FLOE_KERNEL(REFERENCE, DEPTHWISE_CONV2D, INT8, ref::DepthwiseConv2DS8Params, ops::prepare_depthwise_conv2d_s8,
             ops::eval_depthwise_conv2d_s8<false>)
+FLOE_KERNEL(REFERENCE, DEPTHWISE_CONV2D, INT16, ref::DepthwiseConv2DS8Params, ops::prepare_depthwise_conv2d_s8,
+            ops::eval_depthwise_conv2d_s16<false>)
 
 
 namespace floe::ref {
 
-void depthwise_conv2d_s8(const DepthwiseConv2DS8Params& params,
-                         const DepthwiseConv2DS8Operands& ops) {
+namespace {
+
+template <typename T>
+void depthwise_conv2d_quantized(const DepthwiseConv2DS8Params& params, const WeightedOperands<T>& ops) {
   const int32_t* in_dims = ops.input.shape.dims;
   const int32_t* f_dims = ops.filter.shape.dims;
   const int32_t* out_dims = ops.output.shape.dims;
@@ -152,9 +170,9 @@ void depthwise_conv2d_s8(const DepthwiseConv2DS8Params& params,
   const ptrdiff_t multiplier_count = params.depth_multiplier;
   const int32_t input_offset = params.input_offset;
 
-  int8_t* o = ops.output.data;
+  T* o = ops.output.data;
   for (ptrdiff_t n = 0; n < batches; ++n) {
-    const int8_t* image = ops.input.data + n * in_h * in_w * in_c;
+    const T* image = ops.input.data + n * in_h * in_w * in_c;
     for (ptrdiff_t oy = 0; oy < out_h; ++oy) {
       const ptrdiff_t y0 = oy * params.stride_h - params.pad_top;
       const kernels::TapRange ty = kernels::tap_range(y0, in_h, k_h, params.dilation_h);
@@ -163,25 +181,31 @@ void depthwise_conv2d_s8(const DepthwiseConv2DS8Params& params,
         const kernels::TapRange tx = kernels::tap_range(x0, in_w, k_w, params.dilation_w);
         for (ptrdiff_t oc = 0; oc < out_c; ++oc, ++o) {
           const ptrdiff_t ic = oc / multiplier_count;
-          int32_t acc = 0;
+          typename QuantizedScheme<T>::Accumulator acc = 0;
           for (ptrdiff_t ky = ty.begin; ky < ty.end; ++ky) {
-            const int8_t* row = image + (y0 + ky * params.dilation_h) * in_w * in_c;
+            const T* row = image + (y0 + ky * params.dilation_h) * in_w * in_c;
             for (ptrdiff_t kx = tx.begin; kx < tx.end; ++kx) {
               const int32_t x = row[(x0 + kx * params.dilation_w) * in_c + ic];
               const int32_t f = ops.filter.data[(ky * k_w + kx) * out_c + oc];
               acc += f * (x + input_offset);
             }
           }
-          // A bias near the int32 limits wraps, as in TFLite (never undefined).
-          if (ops.bias.data != nullptr) acc = wrapping_add(acc, ops.bias.data[oc]);
-          const int32_t multiplier = ops.multiplier ? ops.multiplier[oc] : params.output_multiplier;
-          const int shift = ops.multiplier ? ops.shift[oc] : params.output_shift;
-          acc = wrapping_add(multiply_by_quantized_multiplier(acc, multiplier, shift), params.output_offset);
-          *o = static_cast<int8_t>(clamp_to(acc, params.act_min, params.act_max));
+          *o = requantize_channel(acc, ops, oc, params.output_multiplier, params.output_shift, params.output_offset,
+                                  params.act_min, params.act_max);
         }
       }
     }
   }
+}
+
+}  // namespace
+
+void depthwise_conv2d_s8(const DepthwiseConv2DS8Params& params, const DepthwiseConv2DS8Operands& ops) {
+  depthwise_conv2d_quantized(params, ops);
+}
+
+void depthwise_conv2d_s16(const DepthwiseConv2DS8Params& params, const DepthwiseConv2DS16Operands& ops) {
+  depthwise_conv2d_quantized(params, ops);
 }
 
 }  // namespace floe::ref

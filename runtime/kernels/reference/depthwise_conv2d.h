@@ -6,6 +6,7 @@
 #include "runtime/core/tensor.h"
 #include "runtime/kernels/common/params.h"
 #include "runtime/kernels/reference/quantization.h"
+#include "runtime/kernels/reference/weighted_quantized.h"
 
 namespace floe::ref {
 
@@ -29,15 +30,13 @@ struct DepthwiseConv2DS8Params {
   int32_t act_min, act_max;
 };
 
-struct DepthwiseConv2DS8Operands {
-  In<int8_t> input;           // [N, H, W, in_c]
-  In<int8_t> filter;          // [kh, kw, in_c, depth_multiplier], as the float kernel's
-  In<int32_t> bias;           // [out_c]; data == nullptr when absent
-  const int32_t* multiplier;  // [out_c] per channel, or nullptr: params' per-tensor pair
-  const int32_t* shift;
-  Out<int8_t> output;         // [N, OH, OW, in_c * depth_multiplier]
-};
+// [N, H, W, in_c] input, [kh, kw, in_c, depth_multiplier] filter (the float
+// kernel's), [in_c * depth_multiplier] bias and output channels.
+using DepthwiseConv2DS8Operands = WeightedOperands<int8_t>;
+using DepthwiseConv2DS16Operands = WeightedOperands<int16_t>;
 
 void depthwise_conv2d_s8(const DepthwiseConv2DS8Params& params, const DepthwiseConv2DS8Operands& ops);
+// 16x8: the same params with zero offsets, int64 sums (weighted_quantized.h).
+void depthwise_conv2d_s16(const DepthwiseConv2DS8Params& params, const DepthwiseConv2DS16Operands& ops);
 
 }  // namespace floe::ref

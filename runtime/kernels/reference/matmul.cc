@@ -86,7 +86,16 @@ Status eval_fully_connected_s8(const PreparedOp& ctx) {
   return Status::kOk;
 }
 
-// int8 (TFLite's FULLY_CONNECTED): a [M, K], weights [N, K] (transpose_b).
+template <bool kPerChannel>
+Status eval_fully_connected_s16(const PreparedOp& ctx) {
+  ref::fully_connected_s16(ctx.params_as<ref::FullyConnectedS8Params>(),
+                           {in_as<int16_t>(ctx.input(0)), in_as<int8_t>(ctx.input(1)), in_as<int64_t>(ctx.input(2)),
+                            channel_multipliers(ctx, kPerChannel), channel_shifts(ctx, kPerChannel),
+                            out_as<int16_t>(ctx.output(0))});
+  return Status::kOk;
+}
+
+// int8 (TFLite's FULLY_CONNECTED): a [M, K], weights [N, K] (transpose_b); 16x8 alike.
 const char* prepare_fully_connected_s8(const OpContext& ctx) {
   if (ctx.op->cortexm_kernel() != schema::CortexMKernel::NONE) {
     return FLOE_MSG("int8 matmul laid out for a Cortex-M kernel on another backend");
@@ -94,11 +103,16 @@ const char* prepare_fully_connected_s8(const OpContext& ctx) {
   if (const char* err = weighted_s8_operands(ctx)) return err;
   if (const char* err = kernels::check_fully_connected_s8_shapes(ctx)) return err;
   const Shape b = ctx.input(1).shape;
+  const DType activations = ctx.input(0).dtype;
   WeightedS8 w;
-  if (const char* err = prepare_weighted_s8(ctx, b.dims[0], &w)) return err;
+  if (const char* err = prepare_weighted_s8(ctx, b.dims[0], &w, activations)) return err;
   ctx.params<ref::FullyConnectedS8Params>() = {w.input_offset, w.weight_offset, w.output_offset,
                                                w.output_multiplier, w.output_shift, w.act_min, w.act_max};
-  ctx.set_eval(w.per_channel ? eval_fully_connected_s8<true> : eval_fully_connected_s8<false>);
+  if (activations == DType::kInt16) {
+    ctx.set_eval(w.per_channel ? eval_fully_connected_s16<true> : eval_fully_connected_s16<false>);
+  } else {
+    ctx.set_eval(w.per_channel ? eval_fully_connected_s8<true> : eval_fully_connected_s8<false>);
+  }
   return nullptr;
 }
 
@@ -108,33 +122,43 @@ const char* prepare_fully_connected_s8(const OpContext& ctx) {
 FLOE_KERNEL(REFERENCE, MATMUL, ANY, ref::MatMulParams, ops::prepare_matmul, ops::eval_matmul)
 FLOE_KERNEL(REFERENCE, MATMUL, INT8, ref::FullyConnectedS8Params, ops::prepare_fully_connected_s8,
             ops::eval_fully_connected_s8<false>)
+FLOE_KERNEL(REFERENCE, MATMUL, INT16, ref::FullyConnectedS8Params, ops::prepare_fully_connected_s8,
+            ops::eval_fully_connected_s16<false>)
 
 
 namespace floe::ref {
 
-void fully_connected_s8(const FullyConnectedS8Params& params,
-                        const FullyConnectedS8Operands& ops) {
+namespace {
+
+template <typename T>
+void fully_connected_quantized(const FullyConnectedS8Params& params, const WeightedOperands<T>& ops) {
   const Shape& fs = ops.filter.shape;
   const ptrdiff_t out_n = fs.dims[fs.rank - 2];
   const ptrdiff_t depth = fs.dims[fs.rank - 1];
   const ptrdiff_t batches = out_n == 0 ? 0 : ops.output.shape.num_elements() / out_n;
   for (ptrdiff_t b = 0; b < batches; ++b) {
-    const int8_t* x = ops.input.data + b * depth;
-    int8_t* out = ops.output.data + b * out_n;
+    const T* x = ops.input.data + b * depth;
+    T* out = ops.output.data + b * out_n;
     for (ptrdiff_t n = 0; n < out_n; ++n) {
       const int8_t* w = ops.filter.data + n * depth;
-      int32_t acc = 0;
+      typename QuantizedScheme<T>::Accumulator acc = 0;
       for (ptrdiff_t k = 0; k < depth; ++k) {
         acc += (w[k] + params.filter_offset) * (x[k] + params.input_offset);
       }
-      // A bias near the int32 limits wraps, as in TFLite (never undefined).
-      if (ops.bias.data != nullptr) acc = wrapping_add(acc, ops.bias.data[n]);
-      const int32_t multiplier = ops.multiplier ? ops.multiplier[n] : params.output_multiplier;
-      const int shift = ops.multiplier ? ops.shift[n] : params.output_shift;
-      acc = wrapping_add(multiply_by_quantized_multiplier(acc, multiplier, shift), params.output_offset);
-      out[n] = static_cast<int8_t>(clamp_to(acc, params.act_min, params.act_max));
+      out[n] = requantize_channel(acc, ops, n, params.output_multiplier, params.output_shift, params.output_offset,
+                                  params.act_min, params.act_max);
     }
   }
+}
+
+}  // namespace
+
+void fully_connected_s8(const FullyConnectedS8Params& params, const FullyConnectedS8Operands& ops) {
+  fully_connected_quantized(params, ops);
+}
+
+void fully_connected_s16(const FullyConnectedS8Params& params, const FullyConnectedS16Operands& ops) {
+  fully_connected_quantized(params, ops);
 }
 
 }  // namespace floe::ref

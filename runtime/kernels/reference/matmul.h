@@ -7,6 +7,7 @@
 #include "runtime/core/tensor.h"
 #include "runtime/kernels/common/params.h"
 #include "runtime/kernels/reference/quantization.h"
+#include "runtime/kernels/reference/weighted_quantized.h"
 
 namespace floe::ref {
 
@@ -31,15 +32,12 @@ struct FullyConnectedS8Params {
   int32_t act_min, act_max;
 };
 
-struct FullyConnectedS8Operands {
-  In<int8_t> input;           // [..., K]
-  In<int8_t> filter;          // [N, K]
-  In<int32_t> bias;           // [N]; data == nullptr when absent
-  const int32_t* multiplier;  // [N] per channel, or nullptr
-  const int32_t* shift;
-  Out<int8_t> output;         // [..., N]
-};
+// [..., K] input, [N, K] weights, [N] bias, [..., N] output.
+using FullyConnectedS8Operands = WeightedOperands<int8_t>;
+using FullyConnectedS16Operands = WeightedOperands<int16_t>;
 
 void fully_connected_s8(const FullyConnectedS8Params& params, const FullyConnectedS8Operands& ops);
+// 16x8: the same params with zero offsets, int64 sums (weighted_quantized.h).
+void fully_connected_s16(const FullyConnectedS8Params& params, const FullyConnectedS16Operands& ops);
 
 }  // namespace floe::ref

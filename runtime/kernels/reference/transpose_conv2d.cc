@@ -75,11 +75,7 @@ void transpose_conv2d_s16(const TransposeConv2DS16Params& p, const TransposeConv
               for (ptrdiff_t ci = 0; ci < in_c; ++ci) acc += static_cast<int32_t>(x[ci]) * f[ci];
             }
           }
-          if (ops.bias.data != nullptr) acc += ops.bias.data[co];
-          const int32_t multiplier = ops.multiplier ? ops.multiplier[co] : p.output_multiplier;
-          const int shift = ops.multiplier ? ops.shift[co] : p.output_shift;
-          const int32_t scaled = multiply_by_quantized_multiplier_64(acc, multiplier, shift);
-          *o = static_cast<int16_t>(clamp_to(scaled, p.act_min, p.act_max));
+          *o = requantize_channel(acc, ops, co, p.output_multiplier, p.output_shift, 0, p.act_min, p.act_max);
         }
       }
     }

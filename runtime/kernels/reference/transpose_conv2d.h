@@ -3,8 +3,9 @@
 // prepare step (below); outputs never alias inputs.
 #pragma once
 
-#include "runtime/core/tensor.h"
 #include "runtime/core/registry.h"
+#include "runtime/core/tensor.h"
+#include "runtime/kernels/reference/weighted_quantized.h"
 
 namespace floe::ref {
 
@@ -26,14 +27,8 @@ struct TransposeConv2DS16Params {
   int32_t output_multiplier, output_shift;  // when the operands have no arrays
   int32_t act_min, act_max;
 };
-struct TransposeConv2DS16Operands {
-  In<int16_t> input;          // [N, H, W, Cin]
-  In<int8_t> filter;          // [kh, kw, Cout, Cin]
-  In<int64_t> bias;           // [Cout]; data == nullptr when absent
-  const int32_t* multiplier;  // [Cout], or nullptr: the params' pair
-  const int32_t* shift;
-  Out<int16_t> output;        // [N, OH, OW, Cout]
-};
+// [N, H, W, Cin] input, [kh, kw, Cout, Cin] filter, [Cout] bias, [N, OH, OW, Cout] output.
+using TransposeConv2DS16Operands = WeightedOperands<int16_t>;
 void transpose_conv2d_s16(const TransposeConv2DS16Params& p, const TransposeConv2DS16Operands& ops);
 
 }  // namespace floe::ref

@@ -1,0 +1,153 @@
+// SPDX-License-Identifier: Apache-2.0
+// int16 activations (TFLite's 16x8 scheme: int16 activations with zero point
+// 0, int8 weights, int64 biases) on small hand-built .tflite files, against
+// TensorFlow Lite 2.9 (../shared/tools/peers/tflite_run.js; skipped visibly
+// without node and the peers' node_modules): per-channel strided
+// DEPTHWISE_CONV_2D, FULLY_CONNECTED, broadcasting MUL, CONV_2D with a fused RELU,
+// every output equal on 20 seeded inputs. TFLM's own SEANet layers, with
+// TFLM's golden outputs, are tests/e2e/tflm_models_test.cc.
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <cstring>
+#include <fstream>
+
+#include "converter/pipeline/convert.h"
+#include "tests/converter/tfjs_oracle.h"
+#include "tests/converter/tflite_builder.h"
+#include "tests/support/model_runner.h"
+
+namespace floe::testing {
+namespace {
+
+constexpr int8_t kTflInt16 = 7, kTflInt64 = 4;
+
+TflTensor q16(std::vector<int32_t> shape, const std::string& name, float scale) {
+  return {std::move(shape), kTflInt16, {}, name, {scale}, {0}};
+}
+
+// Seeded int8 weights, one scale per index of `axis`, or one scale (axis -1).
+TflTensor weights(std::vector<int32_t> shape, const std::string& name, int32_t axis, uint32_t seed) {
+  size_t n = 1;
+  for (int32_t d : shape) n *= static_cast<size_t>(d);
+  std::vector<int8_t> w(n);
+  uint32_t x = seed;
+  for (int8_t& v : w) {
+    x = 1664525u * x + 1013904223u;
+    v = static_cast<int8_t>(static_cast<int32_t>(x >> 24) - 128);
+  }
+  const int32_t channels = axis < 0 ? 1 : shape[static_cast<size_t>(axis)];
+  std::vector<float> scales;
+  for (int32_t c = 0; c < channels; ++c) scales.push_back(0.002f + 0.0005f * static_cast<float>(c));
+  TflTensor t{std::move(shape), kTflInt8, raw(w), name, scales, std::vector<int64_t>(scales.size(), 0)};
+  t.quantized_dimension = axis < 0 ? 0 : axis;
+  return t;
+}
+
+TflTensor bias64(int32_t channels, const std::string& name) {
+  std::vector<int64_t> b;
+  for (int32_t c = 0; c < channels; ++c) b.push_back((c % 2 ? -1 : 1) * 40000LL * (c + 1));
+  return {{channels}, kTflInt64, raw(b), name};
+}
+
+HostTensor random_int16(const std::vector<int64_t>& shape, uint32_t seed) {
+  HostTensor t;
+  t.dtype = DType::kInt16;
+  t.shape = shape;
+  int64_t n = 1;
+  for (int64_t d : shape) n *= d;
+  t.data.resize(static_cast<size_t>(n) * 2);
+  uint32_t x = seed;
+  for (int64_t i = 0; i < n; ++i) {
+    x = 1664525u * x + 1013904223u;
+    const int16_t v = static_cast<int16_t>(x >> 16);
+    std::memcpy(&t.data[static_cast<size_t>(i) * 2], &v, 2);
+  }
+  return t;
+}
+
+// floe (host and reference targets) equal to TFLite 2.9 on 20 seeded inputs.
+void expect_equal_to_tflite(const std::string& bytes, const std::vector<int64_t>& input_shape) {
+  REQUIRE_TFLITE_ORACLE();
+  const std::string path = make_temp_dir() + "/m.tflite";
+  std::ofstream(path, std::ios::binary) << bytes;
+  for (const char* target : {"host", "reference"}) {
+    conv::ConvertOptions options;
+    options.graph_path = path;
+    options.target = target;
+    const conv::ConvertResult r = conv::convert(options);
+    for (uint32_t seed = 1; seed <= 20; ++seed) {
+      const HostTensor x = random_int16(input_shape, seed);
+      const std::vector<std::vector<float>> want = run_tflite(bytes, {x}, 1);
+      const std::vector<HostTensor> got = run_model(r.model, {{"x", x}});
+      ASSERT_EQ(want.size(), 1u);
+      ASSERT_EQ(got.size(), 1u);
+      ASSERT_EQ(got[0].dtype, DType::kInt16);
+      ASSERT_EQ(got[0].data.size(), want[0].size() * 2);
+      size_t differing = 0;
+      for (size_t i = 0; i < want[0].size(); ++i) {
+        int16_t v;
+        std::memcpy(&v, &got[0].data[i * 2], 2);
+        differing += static_cast<float>(v) != want[0][i];
+      }
+      int16_t first = 0;
+      std::memcpy(&first, got[0].data.data(), 2);
+      EXPECT_EQ(differing, 0u) << target << " seed " << seed << ": " << differing << " of " << want[0].size()
+                               << " (first: floe " << first << ", TFLite " << want[0][0] << ")";
+    }
+  }
+}
+
+TEST(TfliteInt16, DepthwisePerChannelStrided) {
+  TfliteBuilder b;
+  const int x = b.tensor(q16({1, 7, 6, 6}, "x", 0.0005f));
+  const int w = b.tensor(weights({1, 3, 3, 6}, "w", 3, 11));
+  const int bias = b.tensor(bias64(6, "bias"));
+  const int y = b.tensor(q16({1, 4, 3, 6}, "y", 0.0011f));
+  b.op({4, {x, w, bias}, {y}, tfl::BuiltinOptions::DepthwiseConv2DOptions, depthwise_options(0, 2, 1)});
+  b.inputs = {x};
+  b.outputs = {y};
+  expect_equal_to_tflite(b.build(), {1, 7, 6, 6});
+}
+
+// Per-tensor weights: TFLite 2.9's 16x8 FULLY_CONNECTED reads one weight scale.
+TEST(TfliteInt16, FullyConnected) {
+  TfliteBuilder b;
+  const int x = b.tensor(q16({2, 40}, "x", 0.0003f));
+  const int w = b.tensor(weights({12, 40}, "w", -1, 5));
+  const int bias = b.tensor(bias64(12, "bias"));
+  const int y = b.tensor(q16({2, 12}, "y", 0.002f));
+  b.op({9, {x, w, bias}, {y}, tfl::BuiltinOptions::FullyConnectedOptions, fc_options()});
+  b.inputs = {x};
+  b.outputs = {y};
+  expect_equal_to_tflite(b.build(), {2, 40});
+}
+
+TEST(TfliteInt16, MulBroadcastsAConstant) {
+  TfliteBuilder b;
+  const int x = b.tensor(q16({1, 3, 4, 5}, "x", 0.0004f));
+  std::vector<int16_t> c;
+  for (int i = 0; i < 5; ++i) c.push_back(static_cast<int16_t>(-20000 + 9000 * i));
+  TflTensor ct{{5}, kTflInt16, raw(c), "c", {0.00003f}, {0}};
+  const int k = b.tensor(ct);
+  const int y = b.tensor(q16({1, 3, 4, 5}, "y", 0.0002f));
+  b.op({18, {x, k}, {y}});
+  b.inputs = {x};
+  b.outputs = {y};
+  expect_equal_to_tflite(b.build(), {1, 3, 4, 5});
+}
+
+TEST(TfliteInt16, ConvWithAFusedRelu) {
+  TfliteBuilder b;
+  const int x = b.tensor(q16({1, 6, 6, 4}, "x", 0.0005f));
+  const int w = b.tensor(weights({5, 3, 3, 4}, "w", 0, 3));
+  const int bias = b.tensor(bias64(5, "bias"));
+  const int y = b.tensor(q16({1, 6, 6, 5}, "y", 0.0015f));
+  b.op({3, {x, w, bias}, {y}, tfl::BuiltinOptions::Conv2DOptions, conv_options(0, 1, 1, 1)});
+  b.inputs = {x};
+  b.outputs = {y};
+  expect_equal_to_tflite(b.build(), {1, 6, 6, 4});
+}
+
+}  // namespace
+}  // namespace floe::testing
