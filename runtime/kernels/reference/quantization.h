@@ -67,16 +67,19 @@ inline int32_t multiply_by_quantized_multiplier(int32_t x, int32_t multiplier, i
 // The 64-bit-accumulator form (int16 activations, int64 biases): the Q31
 // multiplier is first reduced to Q15 (rounded, capped at 0x7FFF) and the
 // product is shifted right by 15 - shift with one rounding (ties toward +inf),
-// as TFLM's MultiplyByQuantizedMultiplier(int64_t, ...). Valid for
-// |x| < 2^47 and shift in [-31, 7]; the result is assumed to fit int32.
+// as TFLM's MultiplyByQuantizedMultiplier(int64_t, ...). Exact for
+// |x| < 2^47 and shift in [-31, 7], with a result that fits int32; beyond
+// that (a model's huge int64 bias) the product wraps, never undefined.
 inline int32_t multiply_by_quantized_multiplier_64(int64_t x, int32_t multiplier, int shift) {
   const int32_t reduced =
       multiplier < 0x7FFF0000 ? static_cast<int32_t>((multiplier + (1 << 15)) >> 16) : 0x7FFF;
   const int total_shift = 15 - shift;
   const int64_t round = int64_t{1} << (total_shift - 1);
+  int64_t product;
+  __builtin_mul_overflow(x, int64_t{reduced}, &product);
+  __builtin_add_overflow(product, round, &product);
   // The product may be negative: an arithmetic shift is a floor division.
-  const int64_t result = (x * reduced + round) >> total_shift;
-  return static_cast<int32_t>(result);
+  return static_cast<int32_t>(product >> total_shift);
 }
 
 // ---- gemmlowp-style fixed point, raw int32 values ---------------------------

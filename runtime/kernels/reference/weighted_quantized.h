@@ -48,7 +48,7 @@ inline T requantize_channel(typename QuantizedScheme<T>::Accumulator acc, const 
   }
   int32_t scaled;
   if constexpr (QuantizedScheme<T>::kWide) {
-    if (ops.bias.data != nullptr) acc += ops.bias.data[c];
+    if (ops.bias.data != nullptr) acc = wrapping_add(acc, ops.bias.data[c]);
     scaled = multiply_by_quantized_multiplier_64(acc, multiplier, shift) + output_offset;
   } else {
     if (ops.bias.data != nullptr) acc = wrapping_add(acc, ops.bias.data[c]);
