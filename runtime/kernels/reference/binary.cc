@@ -473,11 +473,9 @@ const char* prepare_quantized_arith(const OpContext& ctx, ArithOp op) {
   const schema::Requantization* r = requantization_of(ctx, &why, t);
   if (r == nullptr) return why;
   const int32_t in1 = entry(r->input_offsets(), 0), in2 = entry(r->input_offsets(), 1);
-  if (wide ? (in1 != 0 || in2 != 0 || r->output_offset() != 0) : (!int8_offset(in1) || !int8_offset(in2))) {
+  // requantization_of has checked the output offset (0 for int16).
+  if (wide ? (in1 != 0 || in2 != 0) : (!int8_offset(in1) || !int8_offset(in2))) {
     return FLOE_MSG("quantized input offsets outside the dtype (int16: 0)");
-  }
-  if (wide && op != ArithOp::kAdd && op != ArithOp::kSub && op != ArithOp::kMul) {
-    return FLOE_MSG("no int16 kernel for this op");
   }
   if (!valid_multiplier(r->output_multiplier(), r->output_shift())) {
     return FLOE_MSG("int8 multiplier or shift out of range");
@@ -494,7 +492,7 @@ const char* prepare_quantized_arith(const OpContext& ctx, ArithOp op) {
     ctx.set_eval(wide ? eval_mul_s16 : eval_mul_s8);
     return nullptr;
   }
-  if (op != ArithOp::kAdd && op != ArithOp::kSub) return FLOE_MSG("no int8 kernel for this op");
+  if (op != ArithOp::kAdd && op != ArithOp::kSub) return FLOE_MSG("no quantized kernel for this op");
   ref::AddS8Params& p = ctx.params<ArithPrepared>().add_s8;
   p.input1_offset = in1;
   p.input2_offset = in2;
