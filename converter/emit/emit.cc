@@ -168,7 +168,7 @@ std::vector<uint8_t> emit_model(const LoweredModel& model, const std::string& pr
         builder.CreateVector(shape), value.is_constant(), offsets[v], value.byte_size(),
         plan.live_first[v], plan.live_last[v], quantization, value.is_constant() ? 0 : plan.region[v],
         value.source_dtype == value.dtype ? schema::DType::INVALID : static_cast<schema::DType>(value.source_dtype),
-        complex[v]));
+        complex[v], value.variable));
   }
 
   std::vector<flatbuffers::Offset<schema::Operator>> ops;

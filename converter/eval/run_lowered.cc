@@ -93,7 +93,8 @@ std::vector<uint8_t> pack(const LoweredModel& model) {
     tensors.push_back(::floe::schema::CreateTensor(builder, builder.CreateString(value.name),
                                                    static_cast<::floe::schema::DType>(value.dtype),
                                                    builder.CreateVector(shape), value.is_constant(), offset,
-                                                   value.byte_size(), -1, -1, quantization));
+                                                   value.byte_size(), -1, -1, quantization, 0,
+                                                   ::floe::schema::DType::INVALID, false, value.variable));
   }
   constants.resize(align_up(constants.size()));
   builder.ForceVectorAlignment(constants.size(), 1, kAlignment);
@@ -205,6 +206,10 @@ std::vector<HostTensor> LoweredRunner::run(const std::vector<HostTensor>& inputs
     }
     std::memcpy(view.data, inputs[i].data.data(), view.bytes);
     if (observe) observe(s.lowered->inputs[i], view);
+  }
+  // Each run starts from the state Init() leaves (stateful ops: SVDF, LSTM).
+  if (interpreter.ResetVariableTensors() != Status::kOk) {
+    throw ConvertError(s.context + ": resetting the model's state failed: " + describe(interpreter.error()));
   }
   s.observe = &observe;
   const Status status = interpreter.Invoke();

@@ -24,7 +24,8 @@ std::vector<HostTensor> run_lowered(const LoweredModel& model, const std::string
 
 // A lowered model with inputs, run many times (calibration, accuracy checks):
 // packed and prepared once, reference kernels only, every value in its own
-// arena slot. int8 ops run with the integers converter/quantize gave them.
+// arena slot. int8 ops run with the integers converter/quantize gave them;
+// each run starts from a reset state (variable tensors as after Init()).
 class LoweredRunner {
  public:
   // Called with the inputs, then each op's outputs as the op finishes.

@@ -43,6 +43,10 @@ struct Value {
   std::shared_ptr<const HostTensor> constant;  // set for constants
   Quantization quantization;                   // .tflite int8 tensors
   DType source_dtype = DType::kInvalid;        // inputs: the TF graph's dtype when it differs (float64)
+  // State kept across Invoke() (a TFLite variable tensor): no op outputs it;
+  // the op whose state it is reads and rewrites it in place. Planned live the
+  // whole run in bytes of its own; reset to its zero point at Init().
+  bool variable = false;
 
   bool is_constant() const { return constant != nullptr; }
   uint64_t byte_size() const {

@@ -36,6 +36,13 @@ Lifetimes lifetimes(const LoweredModel& model) {
   }
   extend_over_loops(model, &t.first, &t.last);
   for (int v : model.outputs) t.last[static_cast<size_t>(v)] = end;
+  // A variable's state outlives every Invoke(): no other value may take its bytes.
+  for (size_t v = 0; v < model.values.size(); ++v) {
+    if (model.values[v].variable) {
+      t.first[v] = 0;
+      t.last[v] = end;
+    }
+  }
   for (size_t v = 0; v < model.values.size(); ++v) {
     t.first[v] = std::max(t.first[v], 0);
     t.last[v] = std::max(t.last[v], t.first[v]);
@@ -67,7 +74,7 @@ int join_aliases(const LoweredModel& model, const Lifetimes& t, std::vector<int>
     const Value& input = model.values[in];
     const Value& output = model.values[out];
     const int32_t at = static_cast<int32_t>(i);
-    if (in == out || input.is_constant() || output.is_constant() || graph_output[in] || graph_input[out] ||
+    if (in == out || input.is_constant() || output.is_constant() || input.variable || graph_output[in] || graph_input[out] ||
         input.byte_size() != output.byte_size() || t.last[in] != at || t.first[out] != at) {
       continue;
     }

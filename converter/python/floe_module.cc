@@ -213,6 +213,14 @@ class PyInterpreter {
     if (status != floe::Status::kOk) throw std::runtime_error(error_text("Interpreter::Invoke", interpreter_->error()));
   }
 
+  // tflite_runtime's reset_all_variables(): variable tensors (SVDF's state)
+  // back to their value after Init().
+  void reset_all_variables() {
+    if (interpreter_->ResetVariableTensors() != floe::Status::kOk) {
+      throw std::runtime_error(error_text("Interpreter::ResetVariableTensors", interpreter_->error()));
+    }
+  }
+
   // The last invoke(profile=True): one entry per op, in execution order.
   py::list profile() const {
     py::list list;
@@ -330,6 +338,7 @@ PYBIND11_MODULE(_floe, m) {
       .def("set_tensor", &PyInterpreter::set_tensor, py::arg("index"), py::arg("value"))
       .def("get_tensor", &PyInterpreter::get_tensor, py::arg("index"))
       .def("invoke", &PyInterpreter::invoke, py::arg("profile") = false)
+      .def("reset_all_variables", &PyInterpreter::reset_all_variables)
       .def("profile", &PyInterpreter::profile)
       .def("self_test", &PyInterpreter::self_test)
       .def_property_readonly("arena_size", &PyInterpreter::arena_size)

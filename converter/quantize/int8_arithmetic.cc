@@ -68,7 +68,10 @@ struct Affine {
   quant::IntRange bounds;
 };
 
-Affine per_tensor(const LoweredModel& m, const LoweredOp& op, int v, const char* what) {
+// `symmetric16`: an int16 (or int32) value must have zero point 0, as
+// TFLite's 16x8 kernels assume; the few ops that take an offset there (SVDF's
+// state, SOFTMAX's int16 output, QUANTIZE from int16) pass false.
+Affine per_tensor(const LoweredModel& m, const LoweredOp& op, int v, const char* what, bool symmetric16 = true) {
   const Quantization& q = m.values[static_cast<size_t>(v)].quantization;
   if (q.scale.size() != 1 || q.zero_point.size() != 1) {
     refuse(op, std::string(what) + " '" + m.values[static_cast<size_t>(v)].name +
@@ -78,13 +81,16 @@ Affine per_tensor(const LoweredModel& m, const LoweredOp& op, int v, const char*
   const DType dtype = m.values[static_cast<size_t>(v)].dtype;
   if (dtype == DType::kInt16 || dtype == DType::kInt32) {
     // TFLite's 16x8 scheme is symmetric: its kernels apply no int16 offset.
-    if (q.zero_point[0] != 0) {
+    if (symmetric16 && q.zero_point[0] != 0) {
       refuse(op, std::string(what) + " '" + m.values[static_cast<size_t>(v)].name + "' is " + dtype_name(dtype) +
                      " with zero point " + std::to_string(q.zero_point[0]) + "; TFLite's 16x8 scheme needs 0");
     }
     const quant::IntRange bounds = dtype == DType::kInt16 ? quant::IntRange{-32768, 32767}
                                                           : quant::IntRange{INT32_MIN, INT32_MAX};
-    return {q.scale[0], 0, bounds};
+    if (q.zero_point[0] < bounds.min || q.zero_point[0] > bounds.max) {
+      refuse(op, std::string(what) + " zero point outside " + dtype_name(dtype));
+    }
+    return {q.scale[0], static_cast<int32_t>(q.zero_point[0]), bounds};
   }
   if (q.zero_point[0] < -128 || q.zero_point[0] > 127) refuse(op, std::string(what) + " zero point outside int8");
   return {q.scale[0], static_cast<int32_t>(q.zero_point[0]), quant::IntRange{}};
@@ -348,6 +354,39 @@ int fold_activations(LoweredModel* m) {
 
 }  // namespace
 
+// int8 SVDF: the input's projection onto the state (input x weights_feature
+// scales / state scale) and the state's onto the output (state x weights_time
+// / output), each scale product in float as TFLM's Prepare computes it. Both
+// weights are per tensor with zero point 0; the output is clamped to int8
+// only (TFLM applies no activation).
+void svdf(const LoweredModel& m, LoweredOp& op) {
+  const Affine in = per_tensor(m, op, op.inputs[0], "input");
+  const Affine out = per_tensor(m, op, op.outputs[0], "output");
+  const Affine state = per_tensor(m, op, op.inputs[4], "state", /*symmetric16=*/false);
+  float weight_scale[2];
+  for (int k : {1, 2}) {
+    const Value& w = m.values[static_cast<size_t>(op.inputs[static_cast<size_t>(k)])];
+    if (w.quantization.scale.size() != 1 || w.quantization.zero_point.size() != 1 || w.quantization.zero_point[0] != 0) {
+      refuse(op, (k == 1 ? "weights_feature '" : "weights_time '") + w.name +
+                     "' must be quantized per tensor with zero point 0");
+    }
+    weight_scale[k - 1] = w.quantization.scale[0];
+  }
+  const float to_state = in.scale * weight_scale[0] / state.scale;
+  const float to_output = state.scale * weight_scale[1] / out.scale;
+  const QuantizedMultiplier q_state = quant::quantize_multiplier(static_cast<double>(to_state));
+  const QuantizedMultiplier q_output = quant::quantize_multiplier(static_cast<double>(to_output));
+  check_multiplier(op, q_state);
+  check_multiplier(op, q_output);
+  auto r = clamp_only(out, schema::Activation::NONE);
+  r->input_offsets = {-in.zero_point};
+  r->input_multipliers = {q_state.multiplier};
+  r->input_shifts = {q_state.shift};
+  r->output_multiplier = q_output.multiplier;
+  r->output_shift = q_output.shift;
+  op.requantization = std::move(r);
+}
+
 Int8ArithmeticStats derive_int8_arithmetic(LoweredModel* model) {
   Int8ArithmeticStats stats;
   LoweredModel& m = *model;
@@ -355,12 +394,18 @@ Int8ArithmeticStats derive_int8_arithmetic(LoweredModel* model) {
     LoweredOp& op = m.ops[i];
     if (op.inputs.empty() || op.outputs.empty()) continue;
     const int in0 = op.inputs[0], out0 = op.outputs[0];
+    const bool requantize = op.opcode == schema::OpCode::QUANTIZE;
     const bool quantized_in = is_quantized_int8(m, in0) || is_quantized_int16(m, in0) ||
-                              (op.opcode == schema::OpCode::QUANTIZE && is_quantized_int32(m, in0));
-    if (!quantized_in || !(is_quantized_int8(m, out0) || is_quantized_int16(m, out0))) {
+                              (requantize && is_quantized_int32(m, in0));
+    // int16 -> int32 is a QUANTIZE TFLite has (a quantized int32 output).
+    const bool quantized_out = is_quantized_int8(m, out0) || is_quantized_int16(m, out0) ||
+                               (requantize && is_quantized_int16(m, in0) && is_quantized_int32(m, out0));
+    if (!quantized_in || !quantized_out) {
       continue;  // float ops, QUANTIZE (float -> int8/int16) and DEQUANTIZE read their tensors' quantization
     }
-    if (is_int16(m, in0) || is_int16(m, out0)) {
+    // SOFTMAX from int8 to int16 is TFLite's (int16 output at 1/65536, -32768).
+    const bool softmax_to_int16 = op.opcode == schema::OpCode::SOFTMAX && is_int8(m, in0) && is_int16(m, out0);
+    if ((is_int16(m, in0) || is_int16(m, out0)) && !softmax_to_int16) {
       switch (op.opcode) {
         case schema::OpCode::CONV2D:
         case schema::OpCode::DEPTHWISE_CONV2D:
@@ -419,9 +464,12 @@ Int8ArithmeticStats derive_int8_arithmetic(LoweredModel* model) {
         break;
       case schema::OpCode::SOFTMAX: {
         const Affine in = per_tensor(m, op, op.inputs[0], "input");
-        const Affine out = per_tensor(m, op, op.outputs[0], "output");
-        if (out.scale != 1.0f / 256.0f || out.zero_point != -128) {
-          refuse(op, "int8 SOFTMAX output must have scale 1/256 and zero point -128");
+        const Affine out = per_tensor(m, op, op.outputs[0], "output", /*symmetric16=*/false);
+        // An int16 output is Q0.16 offset by -32768 whatever scale it records
+        // (TFLite and TFLM check only its zero point).
+        if (softmax_to_int16 ? out.zero_point != -32768 : out.scale != 1.0f / 256.0f || out.zero_point != -128) {
+          refuse(op, softmax_to_int16 ? "SOFTMAX to int16 must have output zero point -32768"
+                                      : "int8 SOFTMAX output must have scale 1/256 and zero point -128");
         }
         const auto* o = op.options.AsSoftmaxOptions();
         const quant::SoftmaxRequantization q = quant::softmax_requantization(o ? o->beta : 1.0f, in.scale);
@@ -463,7 +511,9 @@ Int8ArithmeticStats derive_int8_arithmetic(LoweredModel* model) {
       // kernel folds in the count): one multiplier, input scale / output scale.
       case schema::OpCode::QUANTIZE:
       case schema::OpCode::MEAN: {
-        const Affine in = per_tensor(m, op, op.inputs[0], "input");
+        // TFLite requantizes an int16 with any zero point, except into int16.
+        const bool offset_input = requantize && is_int16(m, in0) && !is_int16(m, out0);
+        const Affine in = per_tensor(m, op, op.inputs[0], "input", !offset_input);
         const Affine out = per_tensor(m, op, op.outputs[0], "output");
         const QuantizedMultiplier q = quant::quantize_multiplier(static_cast<double>(in.scale) /
                                                                  static_cast<double>(out.scale));
@@ -475,6 +525,9 @@ Int8ArithmeticStats derive_int8_arithmetic(LoweredModel* model) {
         op.requantization = std::move(r);
         break;
       }
+      case schema::OpCode::SVDF:
+        svdf(m, op);
+        break;
       case schema::OpCode::MAXIMUM:
       case schema::OpCode::MINIMUM:
         // TFLite requires one quantization for both inputs and the output:

@@ -208,6 +208,16 @@ Status Interpreter::Invoke() {
   return invoke_ops();
 }
 
+Status Interpreter::ResetVariableTensors() {
+  if (!initialized_) return fail(Status::kNotInitialized, FLOE_MSG("Init() has not succeeded"));
+  const auto* tensors = model_.schema()->tensors();
+  for (uint32_t i = 0; i < tensors->size(); ++i) {
+    if (!tensors->Get(i)->variable()) continue;
+    reset_variable(bind_tensor(model_, arenas_, static_cast<int32_t>(i)), model_.quantization(i).zero_point);
+  }
+  return Status::kOk;
+}
+
 #if defined(__GNUC__)
 __attribute__((noinline))
 #endif

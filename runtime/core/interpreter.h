@@ -49,6 +49,10 @@ class Interpreter {
   // Runs every operator in order on its prepared record; reads nothing of the
   // model's FlatBuffers tables.
   [[nodiscard]] Status Invoke();
+  // Puts every variable tensor (the state of SVDF and LSTM ops, which
+  // carries from one Invoke() to the next) back to its value after Init():
+  // its zero point when int8, else 0 (TFLite's ResetVariableTensors()).
+  [[nodiscard]] Status ResetVariableTensors();
 
   size_t input_count() const;
   size_t output_count() const;

@@ -75,6 +75,9 @@ inline Quantization OpContext::input_quantization(int i) const {
   return has_input(i) ? read_quantization(*tensors->Get(static_cast<uint32_t>(op->inputs()->Get(static_cast<uint32_t>(i)))))
                       : Quantization();
 }
+inline bool OpContext::input_is_variable(int i) const {
+  return has_input(i) && tensors->Get(static_cast<uint32_t>(op->inputs()->Get(static_cast<uint32_t>(i))))->variable();
+}
 inline Quantization OpContext::output_quantization(int i) const {
   return i >= 0 && i < output_count()
              ? read_quantization(*tensors->Get(static_cast<uint32_t>(op->outputs()->Get(static_cast<uint32_t>(i)))))

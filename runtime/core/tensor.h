@@ -70,4 +70,13 @@ struct TensorView {
   T* as() const { return static_cast<T*>(data); }
 };
 
+// A variable tensor's value after Interpreter::Init() and
+// ResetVariableTensors(): its zero point in every element when int8, else
+// all bytes zero (TFLite's and TFLM's reset).
+inline void reset_variable(const TensorView& t, int32_t int8_zero_point) {
+  const uint8_t fill = t.dtype == DType::kInt8 ? static_cast<uint8_t>(int8_zero_point) : 0;
+  uint8_t* bytes = static_cast<uint8_t*>(t.data);
+  for (size_t i = 0; i < t.bytes; ++i) bytes[i] = fill;
+}
+
 }  // namespace floe

@@ -26,8 +26,8 @@ constexpr uint8_t kSlots[] = {
     kU32, kTableVector | 1, kTableVector | 2, kVec32, kVec32, kU64, kVec8, kString, kU32, kString,
     kU64, kU64, kU64, kVector | 8, kString, kU32,
     // 1 Tensor: name, dtype, shape, is_constant, offset, size, live_first_op, live_last_op,
-    // quantization, region, source_dtype, complex
-    kString, kU8, kVec32, kU8, kU64, kU64, kU32, kU32, kTable | 0, kU8, kU8, kU8,
+    // quantization, region, source_dtype, complex, variable
+    kString, kU8, kVec32, kU8, kU64, kU64, kU32, kU32, kTable | 0, kU8, kU8, kU8, kU8,
     // 2 Operator: opcode, inputs, outputs, options_type, options, name, backend,
     // single_threaded, requantization, cortexm_kernel
     kU16, kVec32, kVec32, kUnionType, kUnionValue, kString, kU8, kU8, kTable | 1, kU8,
@@ -89,15 +89,17 @@ constexpr uint8_t kSlots[] = {
     kU8, kU8,
     // 31 IfOptions: then_end, else_end
     kU32, kU32,
-    // 32 TensorQuantization: scale, zero_point, quantized_dimension
+    // 32 SvdfOptions: rank, activation
+    kU32, kU8,
+    // 33 TensorQuantization: scale, zero_point, quantized_dimension
     kVec32, kVector | 8, kU32,
-    // 33 Requantization: input_offsets, output_offset, output_multiplier,
+    // 34 Requantization: input_offsets, output_offset, output_multiplier,
     // output_shift, input_multipliers, input_shifts, left_shift,
     // activation_min, activation_max, diff_min, input_range_radius
     kVec32, kU32, kU32, kU32, kVec32, kVec32, kU32, kU32, kU32, kU32, kU32,
 };
 
-constexpr uint8_t kStart[kTableCount + 1] = {0, 16, 28, 38, 41, 50, 60, 70, 71, 73, 74, 75, 78, 79, 80, 82, 84, 85, 87, 96, 98, 99, 102, 104, 108, 116, 120, 122, 125, 134, 136, 138, 140, 143, 154};
+constexpr uint8_t kStart[kTableCount + 1] = {0, 16, 29, 39, 42, 51, 61, 71, 72, 74, 75, 76, 79, 80, 81, 83, 85, 86, 88, 97, 99, 100, 103, 105, 109, 117, 121, 123, 126, 135, 137, 139, 141, 143, 146, 157};
 static_assert(sizeof(kSlots) == kStart[kTableCount], "kStart must cover kSlots");
 
 // The last slot of each table sits where the generated code says.
@@ -106,10 +108,11 @@ constexpr uint32_t slot_voffset(uint32_t id, uint32_t end) {
 }
 using namespace schema;  // NOLINT: the VT_ constants below
 static_assert(slot_voffset(0, 1) == Model::VT_PERSISTENT_REGION, "Model slots");
-static_assert(slot_voffset(1, 1) == Tensor::VT_COMPLEX, "Tensor slots");
-static_assert(slot_voffset(1, 2) == Tensor::VT_SOURCE_DTYPE, "Tensor slots");
-static_assert(slot_voffset(1, 3) == Tensor::VT_REGION, "Tensor slots");
-static_assert(slot_voffset(1, 4) == Tensor::VT_QUANTIZATION, "Tensor slots");
+static_assert(slot_voffset(1, 1) == Tensor::VT_VARIABLE, "Tensor slots");
+static_assert(slot_voffset(1, 2) == Tensor::VT_COMPLEX, "Tensor slots");
+static_assert(slot_voffset(1, 3) == Tensor::VT_SOURCE_DTYPE, "Tensor slots");
+static_assert(slot_voffset(1, 4) == Tensor::VT_REGION, "Tensor slots");
+static_assert(slot_voffset(1, 5) == Tensor::VT_QUANTIZATION, "Tensor slots");
 static_assert(slot_voffset(2, 1) == Operator::VT_CORTEXM_KERNEL, "Operator slots");
 static_assert(slot_voffset(2, 2) == Operator::VT_REQUANTIZATION, "Operator slots");
 static_assert(slot_voffset(2, 3) == Operator::VT_SINGLE_THREADED, "Operator slots");
@@ -144,10 +147,11 @@ static_assert(slot_voffset(28, 1) == Pool3DOptions::VT_PAD_LEFT, "Pool3DOptions"
 static_assert(slot_voffset(29, 1) == CropAndResizeOptions::VT_EXTRAPOLATION_VALUE, "CropAndResizeOptions");
 static_assert(slot_voffset(30, 1) == ImageTransformOptions::VT_FILL_MODE, "ImageTransformOptions");
 static_assert(slot_voffset(31, 1) == IfOptions::VT_ELSE_END, "IfOptions");
-static_assert(slot_voffset(32, 1) == TensorQuantization::VT_QUANTIZED_DIMENSION, "TensorQuantization");
-static_assert(slot_voffset(33, 1) == Requantization::VT_INPUT_RANGE_RADIUS, "Requantization");
+static_assert(slot_voffset(32, 1) == SvdfOptions::VT_ACTIVATION, "SvdfOptions");
+static_assert(slot_voffset(33, 1) == TensorQuantization::VT_QUANTIZED_DIMENSION, "TensorQuantization");
+static_assert(slot_voffset(34, 1) == Requantization::VT_INPUT_RANGE_RADIUS, "Requantization");
 static_assert(static_cast<uint32_t>(OpOptions::MAX) == kUnionMembers, "OpOptions members");
-static_assert(static_cast<uint32_t>(OpOptions::IfOptions) + 2 == kFirstFieldTable - 1,
+static_assert(static_cast<uint32_t>(OpOptions::SvdfOptions) + 2 == kFirstFieldTable - 1,
               "union member k is table 2 + k");
 
 }  // namespace

@@ -191,4 +191,38 @@ inline std::vector<std::vector<float>> run_tflite(const std::string& bytes, cons
   return out;
 }
 
+// TensorFlow Lite 2.9 fed `inputs` (values of input 0) in streams of
+// `steps`: each stream on a fresh interpreter, whose variable tensors (SVDF's,
+// LSTM's state) carry over its steps (tests/e2e/tflite_sequence.js). Output
+// 0 of every invocation, in order, as doubles (exact for float32 and int32).
+inline std::vector<std::vector<double>> run_tflite_stream(const std::string& model_bytes,
+                                                          const std::vector<HostTensor>& inputs, size_t steps) {
+  const std::string dir = make_temp_dir();
+  std::ofstream(dir + "/m.tflite", std::ios::binary) << model_bytes;
+  {
+    std::ofstream bin(dir + "/inputs.bin", std::ios::binary);
+    for (const HostTensor& t : inputs) bin.write(reinterpret_cast<const char*>(t.data.data()), static_cast<std::streamsize>(t.data.size()));
+  }
+  const std::string command = "node " FLOE_SOURCE_DIR "/tests/e2e/tflite_sequence.js " + tfjs_peers_dir() + " " + dir +
+                              "/m.tflite " + dir + "/inputs.bin " + std::to_string(steps) + " " +
+                              std::to_string(steps == 0 ? 0 : inputs.size() / steps);
+  const CommandResult r = run_command(command);
+  if (r.exit_code != 0) {
+    ADD_FAILURE() << "tflite_sequence.js failed (" << r.exit_code << "): " << command << "\n" << r.output;
+    return {};
+  }
+  std::vector<std::vector<double>> outputs;
+  std::istringstream lines(r.output);
+  std::string line;
+  while (std::getline(lines, line)) {
+    if (line.rfind("[[", 0) != 0) continue;  // [[output 0's values], ...]
+    std::vector<double> values;
+    std::istringstream fields(line.substr(2, line.find(']') - 2));
+    std::string field;
+    while (std::getline(fields, field, ',')) values.push_back(std::stod(field));
+    outputs.push_back(std::move(values));
+  }
+  return outputs;
+}
+
 }  // namespace floe::testing

@@ -32,6 +32,7 @@ struct TflTensor {
   std::vector<float> scale;  // empty: not quantized
   std::vector<int64_t> zero_point;
   int32_t quantized_dimension = 0;
+  bool variable = false;  // TFLite's is_variable (state such as SVDF's)
 };
 
 template <typename T>
@@ -118,7 +119,8 @@ class TfliteBuilder {
         q = tfl::CreateQuantizationParameters(b, 0, 0, b.CreateVector(t.scale), b.CreateVector(t.zero_point),
                                               tfl::QuantizationDetails::NONE, 0, t.quantized_dimension);
       }
-      tensors.push_back(tfl::CreateTensor(b, b.CreateVector(t.shape), t.type, buffer, b.CreateString(t.name), q));
+      tensors.push_back(
+          tfl::CreateTensor(b, b.CreateVector(t.shape), t.type, buffer, b.CreateString(t.name), q, t.variable));
     }
     std::vector<flatbuffers::Offset<tfl::Operator>> ops;
     for (const TflOp& op : graph.ops) {
@@ -158,6 +160,9 @@ inline OptionsFn fc_options(int8_t activation = 0, bool keep_num_dims = false) {
   return [=](flatbuffers::FlatBufferBuilder& b) {
     return tfl::CreateFullyConnectedOptions(b, activation, 0, keep_num_dims).Union();
   };
+}
+inline OptionsFn svdf_options(int rank, int8_t activation = 0) {
+  return [=](flatbuffers::FlatBufferBuilder& b) { return tfl::CreateSVDFOptions(b, rank, activation).Union(); };
 }
 inline OptionsFn while_options(int cond, int body) {
   return [=](flatbuffers::FlatBufferBuilder& b) { return tfl::CreateWhileOptions(b, cond, body).Union(); };

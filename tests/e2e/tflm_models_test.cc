@@ -3,13 +3,19 @@
 // runs them. The SEANet integration cases (int16 activations, int8 weights,
 // int64 biases: TFLite's 16x8 scheme) must give TFLM's golden outputs exactly,
 // value for value, on the host, the reference target and the cortex-m4 target
-// (whose kernels this host build runs in their portable form).
+// (whose kernels this host build runs in their portable form). The SVDF
+// keyword model streams: its state carries over invocations, as on TFLite 2.9.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdint>
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <iterator>
+#include <map>
+#include <memory>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -18,6 +24,7 @@
 #include "converter/pipeline/convert.h"
 #include "runtime/core/interpreter.h"
 #include "runtime/tools/model_file.h"
+#include "tests/converter/tfjs_oracle.h"
 #include "tests/support/corpus.h"
 #include "tests/support/model_runner.h"
 
@@ -160,8 +167,11 @@ const char* const kSeanetCases[] = {
 INSTANTIATE_TEST_SUITE_P(Tflm, SeanetCase, ::testing::ValuesIn(kSeanetCases),
                          [](const ::testing::TestParamInfo<const char*>& info) { return std::string(info.param); });
 
-// ---- refusals: a valid file floe cannot run is "unsupported" (exit 2) naming
-// the node, a broken one "invalid-input"; nothing is written either way.
+// ---- the SVDF keyword model: int16 input quantized to int8, seven int8 SVDF
+// layers (int16 state) between FULLY_CONNECTEDs, SOFTMAX int8 -> int16, and an
+// int16 -> int32 QUANTIZE. A stream: each invocation is one time step.
+
+constexpr const char* kKeyword = "tflm/models/keyword_scrambled.tflite";
 
 namespace tfl = ::floe::tflite_schema;
 
@@ -169,6 +179,170 @@ std::string read_bytes(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
 }
+
+HostTensor seeded_int16(const std::vector<int64_t>& shape, uint32_t seed) {
+  int64_t n = 1;
+  for (int64_t d : shape) n *= d;
+  std::vector<int64_t> values;
+  uint32_t x = seed * 2654435761u + 1u;
+  for (int64_t i = 0; i < n; ++i) {
+    x = 1664525u * x + 1013904223u;
+    values.push_back(static_cast<int16_t>(x >> 16));
+  }
+  return integer_tensor(DType::kInt16, shape, values);
+}
+
+// One interpreter invoked on each input in turn: the state carries over.
+class Stream {
+ public:
+  explicit Stream(const std::vector<uint8_t>& model_bytes) : buffer_(tools::aligned_bytes(model_bytes.size())) {
+    std::memcpy(buffer_.get(), model_bytes.data(), model_bytes.size());
+    EXPECT_EQ(model_.Load(buffer_.get(), model_bytes.size()), Status::kOk) << model_.error().message;
+    arena_ = tools::aligned_bytes(model_.arena_size());
+    interpreter_ = std::make_unique<Interpreter>(model_, arena_.get(), model_.arena_size());
+    EXPECT_EQ(interpreter_->Init(), Status::kOk) << interpreter_->error().message;
+  }
+  std::vector<int64_t> step(const HostTensor& input) {
+    const TensorView in = interpreter_->input(0);
+    EXPECT_EQ(in.bytes, input.data.size());
+    std::memcpy(in.data, input.data.data(), in.bytes);
+    EXPECT_EQ(interpreter_->Invoke(), Status::kOk) << interpreter_->error().message;
+    const TensorView out = interpreter_->output(0);
+    std::vector<int64_t> values;
+    if (out.dtype == DType::kInt32) {
+      for (size_t i = 0; i < out.bytes / 4; ++i) values.push_back(out.as<int32_t>()[i]);
+    } else {
+      EXPECT_EQ(out.dtype, DType::kInt8);
+      for (size_t i = 0; i < out.bytes; ++i) values.push_back(out.as<int8_t>()[i]);
+    }
+    return values;
+  }
+  Interpreter& interpreter() { return *interpreter_; }
+
+ private:
+  tools::AlignedBytes buffer_;
+  Model model_;
+  tools::AlignedBytes arena_;
+  std::unique_ptr<Interpreter> interpreter_;
+};
+
+// The keyword model with its output moved to tensor `output` (the file's own
+// output is a SOFTMAX the scrambled weights keep at 0.5 / 0.5): TFLite and
+// floe then both stop there (floe keeps only what the output needs).
+std::string with_output(std::string bytes, int32_t output) {
+  auto* graph = tfl::GetMutableModel(&bytes[0])->mutable_subgraphs()->GetMutableObject(0);
+  graph->mutable_outputs()->Mutate(0, output);
+  return bytes;
+}
+
+// Streams of 10 steps from 20 seeds, each compared value by value with
+// TFLite 2.9 at three points: the first SVDF's output (tensor 5), the last
+// one's (47) and the model's int32 output (53). The host target compares at
+// the first only: its FULLY_CONNECTED layers run on XNNPACK, whose int8
+// rounding may differ by 1 LSB, and the saturated layers after it can turn
+// that into a flip from -128 to 127.
+TEST(TflmKeywordSvdf, StreamsLikeTflite29OverTenInvocations) {
+  FLOE_REQUIRE_CORPUS(kKeyword);
+  REQUIRE_TFLITE_ORACLE();
+  constexpr size_t kSteps = 10, kSeeds = 20;
+  std::vector<HostTensor> inputs;
+  for (uint32_t seed = 1; seed <= kSeeds; ++seed) {
+    for (uint32_t k = 0; k < kSteps; ++k) inputs.push_back(seeded_int16({1, 96}, seed * 100 + k));
+  }
+  const std::string original = read_bytes(corpus_path(kKeyword));
+  for (const int32_t output : {5, 47, 53}) {
+    const std::string bytes = with_output(original, output);
+    const std::vector<std::vector<double>> want = run_tflite_stream(bytes, inputs, kSteps);
+    ASSERT_EQ(want.size(), inputs.size());
+    const std::string path = make_temp_dir() + "/keyword.tflite";
+    std::ofstream(path, std::ios::binary) << bytes;
+    for (const char* target : {"host", "reference", "cortex-m4"}) {
+      if (output != 5 && std::string(target) == "host") continue;
+      SCOPED_TRACE(std::string(target) + ", output tensor " + std::to_string(output));
+      conv::ConvertOptions options;
+      options.graph_path = path;
+      options.target = target;
+      const conv::ConvertResult r = conv::convert(options);
+      int64_t max_difference = 0;
+      size_t compared = 0, state_mattered = 0;
+      for (size_t seed = 0; seed < kSeeds; ++seed) {
+        Stream stream(r.model);
+        for (size_t k = 0; k < kSteps; ++k) {
+          const size_t at = seed * kSteps + k;
+          const std::vector<int64_t> got = stream.step(inputs[at]);
+          ASSERT_EQ(got.size(), want[at].size());
+          for (size_t i = 0; i < got.size(); ++i) {
+            const int64_t d = std::llabs(got[i] - static_cast<int64_t>(want[at][i]));
+            max_difference = std::max(max_difference, d);
+            ++compared;
+            EXPECT_LE(d, 1) << "seed " << seed << " step " << k << " value " << i << ": floe " << got[i]
+                            << ", TFLite " << want[at][i];
+          }
+        }
+        // The last input from a fresh state: the state carried something.
+        Stream fresh(r.model);
+        const std::vector<int64_t> alone = fresh.step(inputs[seed * kSteps + kSteps - 1]);
+        state_mattered += std::vector<double>(alone.begin(), alone.end()) != want[seed * kSteps + kSteps - 1];
+      }
+      if (output != 53) EXPECT_GT(state_mattered, kSeeds / 2) << "the state should change most streams' last step";
+      std::printf("keyword_scrambled to tensor %d (%s): %zu values over %zu streams of %zu steps, largest "
+                  "difference from TFLite 2.9 %lld, state changed the last step of %zu streams\n",
+                  output, target, compared, kSeeds, kSteps, static_cast<long long>(max_difference), state_mattered);
+    }
+  }
+}
+
+TEST(TflmKeywordSvdf, ResetVariableTensorsRestartsTheStream) {
+  FLOE_REQUIRE_CORPUS(kKeyword);
+  const std::string path = make_temp_dir() + "/keyword.tflite";
+  std::ofstream(path, std::ios::binary) << with_output(read_bytes(corpus_path(kKeyword)), 47);
+  conv::ConvertOptions options;
+  options.graph_path = path;
+  const conv::ConvertResult r = conv::convert(options);
+  Stream stream(r.model);
+  const std::vector<int64_t> first = stream.step(seeded_int16({1, 96}, 7));
+  std::vector<int64_t> later;
+  for (uint32_t k = 0; k < 5; ++k) later = stream.step(seeded_int16({1, 96}, 7));
+  EXPECT_NE(later, first) << "the same input after five steps should give another output";
+  ASSERT_EQ(stream.interpreter().ResetVariableTensors(), Status::kOk);
+  EXPECT_EQ(stream.step(seeded_int16({1, 96}, 7)), first);
+  // Init() resets too.
+  for (uint32_t k = 0; k < 3; ++k) stream.step(seeded_int16({1, 96}, 9));
+  ASSERT_EQ(stream.interpreter().Init(), Status::kOk);
+  EXPECT_EQ(stream.step(seeded_int16({1, 96}, 7)), first);
+}
+
+// The states are planned in bytes of their own: seven int16 states of
+// 512 or 1024 elements stay apart from each other and from every other tensor.
+TEST(TflmKeywordSvdf, StatesAreVariableTensorsLiveTheWholeRun) {
+  FLOE_REQUIRE_CORPUS(kKeyword);
+  conv::ConvertOptions options;
+  options.graph_path = corpus_path(kKeyword);
+  const conv::ConvertResult r = conv::convert(options);
+  tools::AlignedBytes buffer = tools::aligned_bytes(r.model.size());
+  std::memcpy(buffer.get(), r.model.data(), r.model.size());
+  Model model;
+  ASSERT_EQ(model.Load(buffer.get(), r.model.size()), Status::kOk) << model.error().message;
+  const schema::Model* m = model.schema();
+  int variables = 0;
+  for (const schema::Tensor* t : *m->tensors()) {
+    if (!t->variable()) continue;
+    ++variables;
+    EXPECT_EQ(t->dtype(), schema::DType::INT16);
+    EXPECT_FALSE(t->is_constant());
+    EXPECT_EQ(t->live_first_op(), 0);
+    EXPECT_EQ(t->live_last_op(), static_cast<int32_t>(m->operators()->size()));
+    for (const schema::Tensor* u : *m->tensors()) {
+      if (u == t || u->is_constant() || u->size() == 0) continue;
+      const bool apart = u->offset() + u->size() <= t->offset() || t->offset() + t->size() <= u->offset();
+      EXPECT_TRUE(apart) << t->name()->str() << " shares bytes with " << u->name()->str();
+    }
+  }
+  EXPECT_EQ(variables, 7);
+}
+
+// ---- refusals: a valid file floe cannot run is "unsupported" (exit 2) naming
+// the node, a broken one "invalid-input"; nothing is written either way.
 
 struct Refusal {
   std::string output, json;
@@ -213,6 +387,45 @@ TEST(TflmRefusals, AnInt16OpWithoutAKernelIsUnsupportedNamingTheNode) {
   EXPECT_NE(r.output.find("(SIGMOID): floe has no int16 kernel for this op yet"), std::string::npos) << r.output;
   EXPECT_NE(r.json.find("\"category\": \"unsupported\""), std::string::npos) << r.json;
   EXPECT_EQ(r.json.find("\"node\": \"\""), std::string::npos) << "the node is named: " << r.json;
+}
+
+// The SVDF layers' shapes and state are checked at conversion: a rank that
+// does not divide the filters, or a state that is not a variable tensor, is a
+// broken file (invalid-input, exit 2, nothing written), named by operator.
+tfl::Operator* first_svdf(std::string& bytes) {
+  auto* model = tfl::GetMutableModel(&bytes[0]);
+  auto* ops = model->mutable_subgraphs()->GetMutableObject(0)->mutable_operators();
+  for (uint32_t i = 0; i < ops->size(); ++i) {
+    auto* op = ops->GetMutableObject(i);
+    const auto* code = model->operator_codes()->Get(op->opcode_index());
+    if (std::max<int32_t>(code->deprecated_builtin_code(), code->builtin_code()) == 27) return op;
+  }
+  return nullptr;
+}
+
+TEST(TflmRefusals, AnSvdfRankThatDoesNotDivideTheFiltersIsInvalid) {
+  FLOE_REQUIRE_CORPUS(kKeyword);
+  std::string bytes = read_bytes(corpus_path(kKeyword));
+  tfl::Operator* svdf = first_svdf(bytes);
+  ASSERT_NE(svdf, nullptr);
+  auto* o = static_cast<tfl::SVDFOptions*>(svdf->mutable_builtin_options());
+  ASSERT_TRUE(o->mutate_rank(3));  // 64 filters
+  const Refusal r = convert_refused(bytes);
+  EXPECT_NE(r.output.find("SVDF"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("rank must divide the filters"), std::string::npos) << r.output;
+  EXPECT_NE(r.json.find("\"category\": \"invalid-input\""), std::string::npos) << r.json;
+}
+
+TEST(TflmRefusals, AnSvdfStateThatIsNoVariableTensorIsInvalid) {
+  FLOE_REQUIRE_CORPUS(kKeyword);
+  std::string bytes = read_bytes(corpus_path(kKeyword));
+  tfl::Operator* svdf = first_svdf(bytes);
+  ASSERT_NE(svdf, nullptr);
+  auto* tensors = tfl::GetMutableModel(&bytes[0])->mutable_subgraphs()->GetMutableObject(0)->mutable_tensors();
+  ASSERT_TRUE(tensors->GetMutableObject(static_cast<uint32_t>(svdf->inputs()->Get(4)))->mutate_is_variable(false));
+  const Refusal r = convert_refused(bytes);
+  EXPECT_NE(r.output.find("is not a variable tensor"), std::string::npos) << r.output;
+  EXPECT_NE(r.json.find("\"category\": \"invalid-input\""), std::string::npos) << r.json;
 }
 
 }  // namespace

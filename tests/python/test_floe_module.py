@@ -179,3 +179,21 @@ def test_complex_input_and_output(tmp_path):
     spectrum = interpreter.run(x=x)["spectrum"]
     assert spectrum.dtype == np.complex64 and spectrum.shape == (2, 6)
     np.testing.assert_allclose(spectrum, np.fft.fft(x.astype(np.complex128)), atol=1e-6 * 7 * 2)
+
+
+SHARED = os.environ.get("FLOE_SHARED_DIR", os.path.join(SOURCE, "..", "shared"))
+KEYWORD = os.path.join(SHARED, "corpus", "tflm", "models", "keyword_scrambled.tflite")
+
+
+def test_state_carries_over_invokes_until_reset_all_variables():
+    if not os.path.exists(KEYWORD):
+        pytest.skip("SKIPPED: %s absent (../shared/corpus/tflm)" % KEYWORD)
+    # The last SVDF layer's output (the file's own output is a constant SOFTMAX).
+    interpreter = floe.Interpreter(floe.convert(graph=KEYWORD, outputs=["tensor_47"]))
+    x = (np.arange(96, dtype=np.int64) * 337 % 4000).astype(np.int16).reshape(1, 96)
+    first = interpreter.run(x)["tensor_47"]
+    for _ in range(4):
+        later = interpreter.run(x)["tensor_47"]
+    assert not np.array_equal(later, first), "the SVDF state should change the output of the same input"
+    interpreter.reset_all_variables()
+    np.testing.assert_array_equal(interpreter.run(x)["tensor_47"], first)

@@ -28,6 +28,7 @@ enum Builtin : int32_t {
   kDepthwiseConv2D = 4,
   kDequantize = 6,
   kFullyConnected = 9,
+  kSvdf = 27,
   kLogistic = 14,
   kMaxPool2D = 17,
   kMul = 18,
@@ -218,6 +219,9 @@ class Importer {
   void lower_transpose_conv();
   void lower_concat();
   void lower_dequantize();
+  void lower_svdf();
+  // Input k as the op's state: a variable tensor (input() refuses those).
+  int state_input(int k);
 
   const uint8_t* base_;
   size_t size_;
@@ -379,8 +383,14 @@ int Importer::value_of(int32_t index) {
     }
   }
   v.constant = read_constant(t, v.dtype, v.shape, v.name);
+  if (t->is_variable()) {
+    // TFLite starts a variable at zero (its zero point when int8) whatever
+    // its buffer holds, and so does floe; it is readable from the start.
+    v.constant = nullptr;
+    v.variable = true;
+  }
   slot = out_.model.add_value(std::move(v));
-  written_.push_back(out_.model.values.back().is_constant());
+  written_.push_back(out_.model.values.back().is_constant() || out_.model.values.back().variable);
   return slot;
 }
 
@@ -392,8 +402,22 @@ bool Importer::has_input(int k) const {
 int Importer::input(int k) {
   if (!has_input(k)) fail_op("input " + std::to_string(k) + " is missing");
   const int id = value_of(op_->inputs()->Get(static_cast<uint32_t>(k)));
+  if (value(id).variable) {
+    fail_op("reads variable tensor '" + short_name(value(id).name) +
+            "' as an ordinary input; floe keeps variable tensors only as the state of SVDF and "
+            "UNIDIRECTIONAL_SEQUENCE_LSTM");
+  }
   if (!written_[static_cast<size_t>(id)]) {
     fail_op("reads tensor '" + short_name(value(id).name) + "' before any operator writes it");
+  }
+  return id;
+}
+
+int Importer::state_input(int k) {
+  if (!has_input(k)) fail_op("state input " + std::to_string(k) + " is missing");
+  const int id = value_of(op_->inputs()->Get(static_cast<uint32_t>(k)));
+  if (!value(id).variable) {
+    fail_op("state input " + std::to_string(k) + " '" + short_name(value(id).name) + "' is not a variable tensor");
   }
   return id;
 }
@@ -1045,6 +1069,52 @@ void Importer::lower_dequantize() {
 
 // The runtime's rule (Model::Load): an op that computes on real values, or
 // that has any quantized operand, needs quantization on every int8 operand.
+// SVDF: float throughout (hybrid int8 weights dequantized), or int8 input and
+// output with int8 weights_feature, int16 or int8 weights_time and state and
+// an int32 bias; the state a variable tensor (rank-2 shapes, svdf.h).
+void Importer::lower_svdf() {
+  const auto* o = op_->builtin_options_as_SVDFOptions();
+  if (o == nullptr) fail_op("SVDFOptions are missing");
+  const int x = input(0);
+  const int wf = float_weights(x, input(1)), wt = float_weights(x, input(2));
+  const int bias = has_input(3) ? input(3) : -1;
+  const int state = state_input(4);
+  const int out = output();
+  const std::vector<int64_t> xs = value(x).shape, fs = value(wf).shape, ts = value(wt).shape;
+  if (xs.size() != 2 || fs.size() != 2 || ts.size() != 2) {
+    fail_op("input, weights_feature and weights_time must be 2-D, got " + shape_to_string(xs) + ", " +
+            shape_to_string(fs) + ", " + shape_to_string(ts));
+  }
+  const int64_t rank = o->rank(), filters = fs[0], memory = ts[1];
+  if (rank < 1 || filters % rank != 0 || memory < 1 || fs[1] != xs[1] || ts[0] != filters) {
+    fail_op("rank " + std::to_string(rank) + ", weights_feature " + shape_to_string(fs) + " and weights_time " +
+            shape_to_string(ts) + " do not fit input " + shape_to_string(xs) +
+            " (rank must divide the filters, weights_feature [filters, input], weights_time [filters, memory >= 1])");
+  }
+  const int64_t units = filters / rank;
+  expect_shape(state, {xs[0], filters * memory});
+  expect_shape(out, {xs[0], units});
+  if (bias >= 0) expect_shape(bias, {units});
+  const DType t = value(x).dtype;
+  if (t == DType::kFloat32) {
+    for (int v : {wf, wt, state, out}) expect_dtype(v, DType::kFloat32, "operand");
+    if (bias >= 0) expect_dtype(bias, DType::kFloat32, "bias");
+  } else if (t == DType::kInt8) {
+    expect_dtype(wf, DType::kInt8, "weights_feature");
+    const DType s = value(state).dtype;
+    if (s != DType::kInt16 && s != DType::kInt8) fail_op(std::string("state is ") + dtype_name(s) + ", not int16 or int8");
+    expect_dtype(wt, s, "weights_time");
+    if (bias >= 0) expect_dtype(bias, DType::kInt32, "bias");
+    expect_dtype(out, DType::kInt8, "output");
+  } else {
+    fail_op(std::string("input is ") + dtype_name(t) + ", not float32 or int8");
+  }
+  schema::SvdfOptionsT options;
+  options.rank = static_cast<int32_t>(rank);
+  if (t == DType::kFloat32) options.activation = fused(o->fused_activation_function());
+  add_op(schema::OpCode::SVDF, {x, wf, wt, bias, state}, {out}, wrap(options));
+}
+
 void Importer::check_quantized_operands() {
   for (const LoweredOp& op : out_.model.ops) {
     bool quantized = false;
@@ -1151,6 +1221,16 @@ std::string Importer::unsupported_reason(const fb::Operator* op, int32_t code) c
     case kTransposeConv:
       if (const auto* o = op->builtin_options_as_TransposeConvOptions()) activation = o->fused_activation_function();
       break;
+    case kSvdf: {
+      // The integer kernel applies no activation (TFLM's neither).
+      const auto* tensors = graph_->tensors();
+      const int32_t in = op->inputs() != nullptr && op->inputs()->size() > 0 ? op->inputs()->Get(0) : -1;
+      const bool is_float = in >= 0 && tensors != nullptr && static_cast<uint32_t>(in) < tensors->size() &&
+                            tensors->Get(static_cast<uint32_t>(in))->type() == 0;
+      const auto* o = op->builtin_options_as_SVDFOptions();
+      if (o != nullptr && is_float) activation = o->fused_activation_function();
+      break;
+    }
     case kSoftmax:
     case kLogistic:
     case kTanh:
@@ -1194,6 +1274,7 @@ void Importer::lower(const fb::Operator* op, int32_t code) {
     case kConv2D: lower_conv(); break;
     case kDepthwiseConv2D: lower_depthwise(); break;
     case kFullyConnected: lower_fully_connected(); break;
+    case kSvdf: lower_svdf(); break;
     case kAveragePool2D: lower_pool(schema::OpCode::AVG_POOL2D); break;
     case kMaxPool2D: lower_pool(schema::OpCode::MAX_POOL2D); break;
     case kMean: lower_mean(); break;
@@ -1257,7 +1338,10 @@ void Importer::lower(const fb::Operator* op, int32_t code) {
       const int x = input(0);
       if (value(x).shape.empty()) fail_op("input must have rank >= 1");
       const int out = output();
-      expect_dtype(out, value(x).dtype, "output");
+      // int8 in, int16 out is TFLite's too (a 16-bit probability).
+      if (!(value(x).dtype == DType::kInt8 && value(out).dtype == DType::kInt16)) {
+        expect_dtype(out, value(x).dtype, "output");
+      }
       expect_shape(out, value(x).shape);
       add_op(schema::OpCode::SOFTMAX, {x}, {out}, wrap(s));
       break;
@@ -1327,7 +1411,11 @@ void Importer::lower(const fb::Operator* op, int32_t code) {
       expect_shape(out, value(x).shape);
       if (value(out).quantization.empty()) fail_op("output has no quantization");
       const DType t = value(out).dtype;
-      if (t != DType::kInt8 && t != DType::kUInt8 && t != DType::kInt16) fail_op("output must be int8, uint8 or int16");
+      // int16 -> int32 is TFLite's requantization into a wider accumulator.
+      const bool widened = t == DType::kInt32 && value(x).dtype == DType::kInt16;
+      if (t != DType::kInt8 && t != DType::kUInt8 && t != DType::kInt16 && !widened) {
+        fail_op("output must be int8, uint8 or int16 (int32 from int16)");
+      }
       add_op(schema::OpCode::QUANTIZE, {x}, {out});
       break;
     }
@@ -1771,6 +1859,7 @@ TfliteImport Importer::run() {
     for (const int32_t t : *graph_->inputs()) {
       const int id = value_of(t);
       if (value(id).is_constant()) continue;  // a constant listed as an input feeds nothing
+      if (value(id).variable) fail("input tensor '" + short_name(value(id).name) + "' is a variable tensor", graph_);
       written_[static_cast<size_t>(id)] = true;
       out_.model.inputs.push_back(id);
     }
@@ -1789,6 +1878,14 @@ TfliteImport Importer::run() {
       for (uint32_t t = 0; tensors && t < tensors->size() && found < 0; ++t) {
         if (tensors->Get(t)->name() && tensors->Get(t)->name()->str() == name) found = static_cast<int32_t>(t);
       }
+      // A nameless tensor goes by the name floe gives it, tensor_<index>.
+      if (found < 0 && name.rfind("tensor_", 0) == 0 && name.size() > 7 && name.size() < 17 &&
+          name.find_first_not_of("0123456789", 7) == std::string::npos) {
+        const uint64_t index = std::stoull(name.substr(7));
+        if (tensors && index < tensors->size() && tensors->Get(static_cast<uint32_t>(index))->name() == nullptr) {
+          found = static_cast<int32_t>(index);
+        }
+      }
       if (found < 0) fail("--outputs names '" + name + "', which is no tensor of subgraph 0");
       outputs.push_back(found);
     }
@@ -1796,7 +1893,7 @@ TfliteImport Importer::run() {
   if (outputs.empty()) fail("the subgraph has no outputs");
   for (const int32_t t : outputs) {
     const int id = value_of(t);
-    if (!written_[static_cast<size_t>(id)] || value(id).is_constant()) {
+    if (!written_[static_cast<size_t>(id)] || value(id).is_constant() || value(id).variable) {
       fail("output tensor '" + short_name(value(id).name) + "' is written by no operator", graph_);
     }
     out_.model.outputs.push_back(id);

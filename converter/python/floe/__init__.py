@@ -95,7 +95,9 @@ class Interpreter(_Interpreter):
     converter's exact figure, Model::arena_size()).
 
     Interpreter(model_bytes) or Interpreter(model_path="m.floe"). After
-    invoke(profile=True), profile() lists every op with its time in ms.
+    invoke(profile=True), profile() lists every op with its time in ms. A
+    model with state (SVDF) carries it from one invoke() to the next;
+    reset_all_variables() starts again, as in tflite_runtime.
     """
 
     def __init__(self, model=None, *, model_path=None, arena_size=None):

@@ -3,6 +3,7 @@
 #include "runtime/kernels/reference/quantize.h"
 
 #include "runtime/core/quantization.h"
+#include "runtime/kernels/common/wrapping.h"
 
 #include <stddef.h>
 
@@ -66,12 +67,15 @@ void dequantize_s16(const QuantizeS8Params& params, const In<int16_t>& input, co
 template <typename TIn, typename TOut>
 void requantize(const RequantizeS8Params& params, const In<TIn>& input, const Out<TOut>& output) {
   const ptrdiff_t count = static_cast<ptrdiff_t>(input.shape.num_elements());
-  const int32_t lo = sizeof(TOut) == 1 ? INT8_MIN : INT16_MIN, hi = sizeof(TOut) == 1 ? INT8_MAX : INT16_MAX;
+  const int32_t lo = sizeof(TOut) == 1 ? INT8_MIN : sizeof(TOut) == 2 ? INT16_MIN : INT32_MIN;
+  const int32_t hi = sizeof(TOut) == 1 ? INT8_MAX : sizeof(TOut) == 2 ? INT16_MAX : INT32_MAX;
   for (ptrdiff_t i = 0; i < count; ++i) {
-    // An int32 input minus its zero point wraps, as TFLM's int32 subtraction.
+    // An int32 input minus its zero point wraps, as TFLM's int32 subtraction
+    // (so does an int32 output's zero point).
     const int32_t x = static_cast<int32_t>(static_cast<uint32_t>(input.data[i]) -
                                            static_cast<uint32_t>(params.input_zero_point));
-    const int32_t v = multiply_by_quantized_multiplier(x, params.multiplier, params.shift) + params.output_zero_point;
+    const int32_t v = wrapping_add<int32_t>(multiply_by_quantized_multiplier(x, params.multiplier, params.shift),
+                                            params.output_zero_point);
     output.data[i] = static_cast<TOut>(clamp_to(v, lo, hi));
   }
 }
@@ -126,27 +130,36 @@ Status eval_dequantize_s16(const PreparedOp& ctx) {
 }  // namespace
 
 const char* prepare_quantize(const OpContext& ctx) {
-  if (!has_io(ctx, 1, 1) || (!is_s8(ctx.output(0)) && ctx.output(0).dtype != DType::kInt16)) {
-    return FLOE_MSG("quantize writes one int8 or int16 output");
-  }
   const TensorView in = ctx.input(0), out = ctx.output(0);
-  if (in.shape.num_elements() != out.shape.num_elements()) return FLOE_MSG("quantize changes the element count");
   const bool wide = out.dtype == DType::kInt16;
+  // int32 output: only a requantized int16 (TFLite's int16 -> int32).
+  const bool to_int32 = out.dtype == DType::kInt32 && in.dtype == DType::kInt16;
+  if (!has_io(ctx, 1, 1) || (!is_s8(out) && !wide && !to_int32)) {
+    return FLOE_MSG("quantize writes one int8 or int16 output (int32 from int16)");
+  }
+  if (in.shape.num_elements() != out.shape.num_elements()) return FLOE_MSG("quantize changes the element count");
   if (is_s8(in) || in.dtype == DType::kInt16 || in.dtype == DType::kInt32) {
     const char* why = nullptr;
-    const schema::Requantization* r = requantization_of(ctx, &why, out.dtype);
-    if (r == nullptr) return why;
+    // An int32 output takes any value: the requantization's clamp is not read.
+    const schema::Requantization* r = to_int32 ? ctx.op->requantization() : requantization_of(ctx, &why, out.dtype);
+    if (r == nullptr) return why != nullptr ? why : FLOE_MSG("operator without requantization data (convert the model again)");
     ref::RequantizeS8Params& p = ctx.params<QuantizePrepared>().requantize;
     p.input_zero_point = -entry(r->input_offsets(), 0);
     p.output_zero_point = r->output_offset();
     p.multiplier = r->output_multiplier();
     p.shift = r->output_shift();
-    const bool zero_point_ok =
-        is_s8(in) ? p.input_zero_point >= -128 && p.input_zero_point <= 127 : p.input_zero_point == 0;
+    // TFLite's zero points: int8 any; int16 any unless the output is int16
+    // too (then both 0); int32 0.
+    const bool zero_point_ok = is_s8(in) ? p.input_zero_point >= -128 && p.input_zero_point <= 127
+                               : in.dtype == DType::kInt16 && !wide
+                                   ? p.input_zero_point >= INT16_MIN && p.input_zero_point <= INT16_MAX
+                                   : p.input_zero_point == 0;
     if (!zero_point_ok || !valid_multiplier(p.multiplier, p.shift)) {
-      return FLOE_MSG("requantize zero point, multiplier or shift out of range (int16 and int32: zero point 0)");
+      return FLOE_MSG("requantize zero point, multiplier or shift out of range (int16 to int16 and int32 input: zero point 0)");
     }
-    ctx.set_eval(wide ? requantize_from<int16_t>(in.dtype) : requantize_from<int8_t>(in.dtype));
+    ctx.set_eval(to_int32 ? eval_requantize<int16_t, int32_t>
+                 : wide   ? requantize_from<int16_t>(in.dtype)
+                          : requantize_from<int8_t>(in.dtype));
     return nullptr;
   }
   if (!is_f32(in)) return FLOE_MSG("quantize reads float32, int8, int16 or int32");

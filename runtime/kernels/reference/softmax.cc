@@ -75,16 +75,27 @@ Status eval_softmax_s8(const PreparedOp& ctx) {
   return Status::kOk;
 }
 
-// int8: output scale 1/256 and zero point -128 (the converter checked); the
-// beta multiplier, its left shift and diff_min come from the converter.
+Status eval_softmax_s8_to_s16(const PreparedOp& ctx) {
+  ref::softmax_s8_to_s16(ctx.params_as<SoftmaxPrepared>().s8,
+                         {in_as<int8_t>(ctx.input(0)), out_as<int16_t>(ctx.output(0))});
+  return Status::kOk;
+}
+
+// int8 input; output int8 with scale 1/256 and zero point -128, or int16 with
+// 1/65536 and -32768 (the converter checked); the beta multiplier, its left
+// shift and diff_min come from the converter.
 const char* prepare_softmax_s8(const OpContext& ctx) {
-  if (!has_io(ctx, 1, 1) || !is_s8(ctx.output(0))) return FLOE_MSG("int8 softmax takes one int8 input and output");
+  const bool wide = ctx.output(0).dtype == DType::kInt16;
+  if (!has_io(ctx, 1, 1) || (!is_s8(ctx.output(0)) && !wide)) {
+    return FLOE_MSG("int8 softmax takes one int8 input and an int8 or int16 output");
+  }
   if (!dims_equal(ctx.input(0).shape, ctx.output(0).shape) || ctx.input(0).shape.rank < 1) {
     return FLOE_MSG("softmax output shape differs or input is a scalar");
   }
-  const char* why = nullptr;
-  const schema::Requantization* r = requantization_of(ctx, &why);
-  if (r == nullptr) return why;
+  // The output's offset is its dtype's lowest value, whatever the record says.
+  const schema::Requantization* r = ctx.op->requantization();
+  if (r == nullptr) return FLOE_MSG("operator without requantization data (convert the model again)");
+  if (wide) ctx.set_eval(eval_softmax_s8_to_s16);
   ref::SoftmaxS8Params& p = ctx.params<SoftmaxPrepared>().s8;
   p.input_multiplier = r->output_multiplier();
   p.input_left_shift = r->output_shift();
@@ -121,10 +132,16 @@ Status eval_log_softmax(const PreparedOp& ctx) {
 
 namespace floe::ref {
 
-void softmax_s8(const SoftmaxS8Params& params, const SoftmaxS8Operands& ops) {
-  constexpr int kScaledDiffIntegerBits = 5;   // d * beta in Q5.26
+namespace {
+
+// One loop for both output dtypes: a template would link a second copy into
+// every int8 firmware that has a SOFTMAX.
+void softmax_s8_rows(const SoftmaxS8Params& params, const In<int8_t>& input, void* output, bool wide) {
+  constexpr int kScaledDiffIntegerBits = 5;     // d * beta in Q5.26
   constexpr int kAccumulationIntegerBits = 12;  // the sum of up to 4096 exps in Q12.19
-  const Shape& shape = ops.input.shape;
+  const int32_t lowest = wide ? INT16_MIN : INT8_MIN, highest = wide ? INT16_MAX : INT8_MAX;
+  const int output_bits = wide ? 16 : 8;
+  const Shape& shape = input.shape;
   const ptrdiff_t depth = shape.rank == 0 ? 1 : shape.dims[shape.rank - 1];
   // 32-bit: Model::Load bounds element counts to int32 (no 64-bit division linked).
   const ptrdiff_t rows = depth == 0 ? 0 : static_cast<int32_t>(shape.num_elements()) / static_cast<int32_t>(depth);
@@ -134,8 +151,7 @@ void softmax_s8(const SoftmaxS8Params& params, const SoftmaxS8Operands& ops) {
                                                  params.input_multiplier);
   };
   for (ptrdiff_t r = 0; r < rows; ++r) {
-    const int8_t* x = ops.input.data + r * depth;
-    int8_t* out = ops.output.data + r * depth;
+    const int8_t* x = input.data + r * depth;
     int32_t max_value = INT8_MIN;
     for (ptrdiff_t c = 0; c < depth; ++c) max_value = x[c] > max_value ? x[c] : max_value;
 
@@ -150,17 +166,31 @@ void softmax_s8(const SoftmaxS8Params& params, const SoftmaxS8Operands& ops) {
     const int32_t scale = reciprocal(sum_of_exps, kAccumulationIntegerBits, &num_bits_over_unit);
     for (ptrdiff_t c = 0; c < depth; ++c) {
       const int32_t d = x[c] - max_value;
-      if (d < params.diff_min) {
-        out[c] = INT8_MIN;
-        continue;
+      int32_t v = lowest;
+      if (d >= params.diff_min) {
+        const int32_t e = fixed_point::exp_on_negative_values(scaled_diff(d), kScaledDiffIntegerBits);
+        // e / sum in Q0.31, brought down to the output's bits.
+        const int32_t unsaturated =
+            rounding_divide_by_pot(fixed_point::mul(scale, e), num_bits_over_unit + 31 - output_bits);
+        v = clamp_to(unsaturated + lowest, lowest, highest);
       }
-      const int32_t e = fixed_point::exp_on_negative_values(scaled_diff(d), kScaledDiffIntegerBits);
-      // e / sum in Q0.31, brought down to Q0.8 (8 = the int8 output's bits).
-      const int32_t unsaturated =
-          rounding_divide_by_pot(fixed_point::mul(scale, e), num_bits_over_unit + 31 - 8);
-      out[c] = static_cast<int8_t>(clamp_to(unsaturated + INT8_MIN, INT8_MIN, INT8_MAX));
+      if (wide) {
+        static_cast<int16_t*>(output)[r * depth + c] = static_cast<int16_t>(v);
+      } else {
+        static_cast<int8_t*>(output)[r * depth + c] = static_cast<int8_t>(v);
+      }
     }
   }
+}
+
+}  // namespace
+
+void softmax_s8(const SoftmaxS8Params& params, const SoftmaxS8Operands& ops) {
+  softmax_s8_rows(params, ops.input, ops.output.data, false);
+}
+
+void softmax_s8_to_s16(const SoftmaxS8Params& params, const SoftmaxS8ToS16Operands& ops) {
+  softmax_s8_rows(params, ops.input, ops.output.data, true);
 }
 
 }  // namespace floe::ref

@@ -22,11 +22,12 @@ void softmax_f32(const SoftmaxParams& params, const SoftmaxOperands& ops);
 void log_softmax_f32(In<float> input, Out<float> output);
 
 // ---- int8 SOFTMAX (TFLM's integer path) ----
-// Output scale 1/256, zero point -128 (TFLite requires them). Per row of the
-// last axis: d = x - max(row); entries with d < diff_min give -128; the
-// others take exp(d * input_beta) in gemmlowp fixed point (d scaled into Q5.26
-// by input_multiplier << input_left_shift), summed in Q12.19, divided through
-// a fixed-point reciprocal and rounded to Q0.8.
+// int8 output: scale 1/256, zero point -128; int16 output: scale 1/65536,
+// zero point -32768 (TFLite requires them). Per row of the last axis:
+// d = x - max(row); entries with d < diff_min give the output's lowest value;
+// the others take exp(d * input_beta) in gemmlowp fixed point (d scaled into
+// Q5.26 by input_multiplier << input_left_shift), summed in Q12.19, divided
+// through a fixed-point reciprocal and rounded to Q0.8 (Q0.16 for int16).
 struct SoftmaxS8Params {
   int32_t input_multiplier;  // beta * input_scale * 2^26 = multiplier * 2^left_shift / 2^31
   int32_t input_left_shift;  // >= 0
@@ -39,6 +40,13 @@ struct SoftmaxS8Operands {
 };
 
 void softmax_s8(const SoftmaxS8Params& params, const SoftmaxS8Operands& ops);
+
+struct SoftmaxS8ToS16Operands {
+  In<int8_t> input;  // rank >= 1
+  Out<int16_t> output;
+};
+
+void softmax_s8_to_s16(const SoftmaxS8Params& params, const SoftmaxS8ToS16Operands& ops);
 
 // Host-side (converter): TFLM's PreprocessSoftmaxScaling and CalculateInputRadius.
 inline SoftmaxS8Params prepare_softmax_s8(double beta, float input_scale) {

@@ -1,0 +1,179 @@
+// SPDX-License-Identifier: Apache-2.0
+// Ops with state (TFLite variable tensors) on small hand-built .tflite files,
+// against TensorFlow Lite 2.9 over streams of invocations (each stream on a
+// fresh interpreter whose state carries over its steps; skipped visibly
+// without node and the peers' node_modules): SVDF in float (rank 2, RELU,
+// batch 2) and in int8 with an int16 state, scaled so its values stay
+// mostly unsaturated. TFLM's own SVDF keyword model is
+// tests/e2e/tflm_models_test.cc.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstring>
+#include <memory>
+
+#include "converter/pipeline/convert.h"
+#include "runtime/core/interpreter.h"
+#include "runtime/tools/model_file.h"
+#include "tests/converter/tfjs_oracle.h"
+#include "tests/converter/tflite_builder.h"
+
+namespace floe::testing {
+namespace {
+
+constexpr int8_t kTflInt16 = 7;
+constexpr int kSvdf = 27;
+constexpr int8_t kRelu = 1;
+
+uint32_t next(uint32_t& x) {
+  x = 1664525u * x + 1013904223u;
+  return x;
+}
+
+template <typename T>
+std::vector<T> seeded(size_t n, uint32_t seed, int32_t lo, int32_t hi) {
+  std::vector<T> v(n);
+  uint32_t x = seed;
+  for (T& e : v) e = static_cast<T>(lo + static_cast<int32_t>(next(x) % static_cast<uint32_t>(hi - lo + 1)));
+  return v;
+}
+
+std::vector<float> seeded_floats(size_t n, uint32_t seed, float scale) {
+  std::vector<float> v(n);
+  uint32_t x = seed;
+  for (float& e : v) e = scale * (static_cast<float>(next(x) >> 8) / 8388608.0f - 1.0f);
+  return v;
+}
+
+HostTensor host(DType dtype, std::vector<int64_t> shape, const void* data, size_t bytes) {
+  HostTensor t;
+  t.dtype = dtype;
+  t.shape = std::move(shape);
+  t.data.assign(static_cast<const uint8_t*>(data), static_cast<const uint8_t*>(data) + bytes);
+  return t;
+}
+
+// floe's outputs for the streams (one Init, so one state, per stream), as doubles.
+std::vector<std::vector<double>> run_streams(const std::vector<uint8_t>& model_bytes,
+                                             const std::vector<HostTensor>& inputs, size_t steps) {
+  tools::AlignedBytes buffer = tools::aligned_bytes(model_bytes.size());
+  std::memcpy(buffer.get(), model_bytes.data(), model_bytes.size());
+  Model model;
+  EXPECT_EQ(model.Load(buffer.get(), model_bytes.size()), Status::kOk) << model.error().message;
+  tools::AlignedBytes arena = tools::aligned_bytes(model.arena_size());
+  Interpreter interpreter(model, arena.get(), model.arena_size());
+  std::vector<std::vector<double>> outputs;
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    if (i % steps == 0) EXPECT_EQ(interpreter.Init(), Status::kOk) << interpreter.error().message;
+    const TensorView in = interpreter.input(0);
+    EXPECT_EQ(in.bytes, inputs[i].data.size());
+    std::memcpy(in.data, inputs[i].data.data(), in.bytes);
+    EXPECT_EQ(interpreter.Invoke(), Status::kOk) << interpreter.error().message;
+    const TensorView out = interpreter.output(0);
+    std::vector<double> values;
+    const size_t n = static_cast<size_t>(out.shape.num_elements());
+    for (size_t k = 0; k < n; ++k) {
+      values.push_back(out.dtype == DType::kFloat32 ? out.as<float>()[k] : out.as<int8_t>()[k]);
+    }
+    outputs.push_back(values);
+  }
+  return outputs;
+}
+
+struct Difference {
+  double largest = 0;  // absolute, or relative to max(1, |TFLite|) for float
+  size_t values = 0, saturated = 0;
+};
+
+// 8 streams of 6 steps from one model, floe (host, reference, cortex-m4)
+// against TFLite 2.9.
+Difference compare_streams(const std::string& bytes, const std::vector<HostTensor>& inputs, size_t steps,
+                           bool relative) {
+  const std::vector<std::vector<double>> want = run_tflite_stream(bytes, inputs, steps);
+  EXPECT_EQ(want.size(), inputs.size());
+  const std::string path = make_temp_dir() + "/svdf.tflite";
+  std::ofstream(path, std::ios::binary) << bytes;
+  Difference diff;
+  for (const char* target : {"host", "reference", "cortex-m4"}) {
+    conv::ConvertOptions options;
+    options.graph_path = path;
+    options.target = target;
+    const std::vector<std::vector<double>> got = run_streams(conv::convert(options).model, inputs, steps);
+    if (got.size() != want.size()) {
+      ADD_FAILURE() << target << ": " << got.size() << " outputs for " << want.size();
+      return diff;
+    }
+    for (size_t i = 0; i < got.size(); ++i) {
+      EXPECT_EQ(got[i].size(), want[i].size());
+      for (size_t k = 0; k < got[i].size() && k < want[i].size(); ++k) {
+        const double d = std::fabs(got[i][k] - want[i][k]) / (relative ? std::max(1.0, std::fabs(want[i][k])) : 1.0);
+        diff.largest = std::max(diff.largest, d);
+        ++diff.values;
+        diff.saturated += !relative && (want[i][k] == 127 || want[i][k] == -128);
+      }
+    }
+  }
+  return diff;
+}
+
+constexpr int32_t kBatch = 2, kInput = 12, kFilters = 8, kMemory = 5, kRank = 2, kUnits = kFilters / kRank;
+constexpr size_t kSteps = 6, kStreams = 8;
+
+TEST(TfliteStateful, FloatSvdfRank2ReluStreamsLikeTflite29) {
+  REQUIRE_TFLITE_ORACLE();
+  TfliteBuilder b;
+  const int x = b.tensor({{kBatch, kInput}, kTflFloat32, {}, "x"});
+  const int wf = b.tensor({{kFilters, kInput}, kTflFloat32, raw(seeded_floats(kFilters * kInput, 3, 0.5f)), "wf"});
+  const int wt = b.tensor({{kFilters, kMemory}, kTflFloat32, raw(seeded_floats(kFilters * kMemory, 4, 0.7f)), "wt"});
+  const int bias = b.tensor({{kUnits}, kTflFloat32, raw(seeded_floats(kUnits, 5, 0.3f)), "bias"});
+  TflTensor state{{kBatch, kFilters * kMemory}, kTflFloat32, {}, "state"};
+  state.variable = true;
+  const int s = b.tensor(state);
+  const int y = b.tensor({{kBatch, kUnits}, kTflFloat32, {}, "y"});
+  b.op({kSvdf, {x, wf, wt, bias, s}, {y}, tfl::BuiltinOptions::SVDFOptions, svdf_options(kRank, kRelu)});
+  b.inputs = {x};
+  b.outputs = {y};
+  std::vector<HostTensor> inputs;
+  for (uint32_t i = 0; i < kSteps * kStreams; ++i) {
+    const std::vector<float> v = seeded_floats(kBatch * kInput, 100 + i, 1.0f);
+    inputs.push_back(host(DType::kFloat32, {kBatch, kInput}, v.data(), v.size() * 4));
+  }
+  const Difference d = compare_streams(b.build(), inputs, kSteps, /*relative=*/true);
+  EXPECT_LE(d.largest, 1e-5);
+  std::printf("float SVDF: %zu values, largest relative difference from TFLite 2.9 %.2e\n", d.values, d.largest);
+}
+
+TEST(TfliteStateful, Int8SvdfWithInt16StateStreamsLikeTflite29) {
+  REQUIRE_TFLITE_ORACLE();
+  TfliteBuilder b;
+  const int x = b.tensor({{kBatch, kInput}, kTflInt8, {}, "x", {0.01f}, {3}});
+  const int wf = b.tensor({{kFilters, kInput}, kTflInt8, raw(seeded<int8_t>(kFilters * kInput, 3, -127, 127)), "wf",
+                           {0.02f}, {0}});
+  const float state_scale = 0.0005f, time_scale = 0.5f / 32768.0f;
+  const int wt = b.tensor({{kFilters, kMemory}, kTflInt16, raw(seeded<int16_t>(kFilters * kMemory, 4, -32767, 32767)),
+                           "wt", {time_scale}, {0}});
+  const int bias = b.tensor({{kUnits}, kTflInt32, raw(seeded<int32_t>(kUnits, 5, -200000, 200000)), "bias",
+                             {state_scale * time_scale}, {0}});
+  TflTensor state{{kBatch, kFilters * kMemory}, kTflInt16, {}, "state", {state_scale}, {0}};
+  state.variable = true;
+  const int s = b.tensor(state);
+  const int y = b.tensor({{kBatch, kUnits}, kTflInt8, {}, "y", {0.08f}, {-5}});
+  b.op({kSvdf, {x, wf, wt, bias, s}, {y}, tfl::BuiltinOptions::SVDFOptions, svdf_options(kRank, kRelu)});
+  b.inputs = {x};
+  b.outputs = {y};
+  std::vector<HostTensor> inputs;
+  for (uint32_t i = 0; i < kSteps * kStreams; ++i) {
+    const std::vector<int8_t> v = seeded<int8_t>(kBatch * kInput, 100 + i, -128, 127);
+    inputs.push_back(host(DType::kInt8, {kBatch, kInput}, v.data(), v.size()));
+  }
+  const Difference d = compare_streams(b.build(), inputs, kSteps, /*relative=*/false);
+  EXPECT_LE(d.largest, 1.0);
+  EXPECT_LT(d.saturated * 4, d.values) << "the test's scales should keep most outputs unsaturated";
+  std::printf("int8 SVDF: %zu values (%zu saturated), largest difference from TFLite 2.9: %.0f\n", d.values,
+              d.saturated, d.largest);
+}
+
+}  // namespace
+}  // namespace floe::testing
