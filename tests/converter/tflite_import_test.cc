@@ -512,6 +512,53 @@ std::string int8_conv_bias_limit_model() {
   return b.build();
 }
 
+// ---- SVDF and variable tensors ----------------------------------------------
+
+// int8 SVDF, rank 2, an int16 state kept across invocations (a fuzz seed).
+std::string int8_svdf_model() {
+  TfliteBuilder b;
+  const int x = b.tensor({{1, 6}, kTflInt8, {}, "x", {0.02f}, {-3}});
+  std::vector<int8_t> wf(4 * 6);
+  for (size_t i = 0; i < wf.size(); ++i) wf[i] = static_cast<int8_t>(static_cast<int>(i * 37 % 255) - 127);
+  std::vector<int16_t> wt(4 * 3);
+  for (size_t i = 0; i < wt.size(); ++i) wt[i] = static_cast<int16_t>(static_cast<int>(i * 9973 % 65535) - 32767);
+  const int f = b.tensor({{4, 6}, kTflInt8, raw(wf), "wf", {0.01f}, {0}});
+  const int t = b.tensor({{4, 3}, 7, raw(wt), "wt", {1.0f / 65536}, {0}});
+  const int bias = b.tensor({{2}, kTflInt32, raw(std::vector<int32_t>{1000, -1000}), "bias", {1e-8f}, {0}});
+  TflTensor state{{1, 12}, 7, {}, "state", {0.001f}, {0}};
+  state.variable = true;
+  const int st = b.tensor(state);
+  const int y = b.tensor({{1, 2}, kTflInt8, {}, "y", {0.01f}, {1}});
+  b.op({27, {x, f, t, bias, st}, {y}, tfl::BuiltinOptions::SVDFOptions, svdf_options(2)});
+  b.inputs = {x};
+  b.outputs = {y};
+  return b.build();
+}
+
+TEST(TfliteImport, SvdfStateIsAVariableAndOtherOpsMayNotReadOne) {
+  const conv::TfliteImport imported = conv::import_tflite(int8_svdf_model(), "svdf.tflite");
+  ASSERT_EQ(imported.model.ops.size(), 1u);
+  const conv::LoweredOp& op = imported.model.ops[0];
+  EXPECT_EQ(op.opcode, conv::schema::OpCode::SVDF);
+  ASSERT_EQ(op.inputs.size(), 5u);
+  EXPECT_TRUE(imported.model.values[static_cast<size_t>(op.inputs[4])].variable);
+  EXPECT_EQ(op.options.AsSvdfOptions()->rank, 2);
+
+  // A variable tensor read by an ordinary op is no state floe keeps.
+  TfliteBuilder b;
+  TflTensor v{{4}, kTflFloat32, {}, "v"};
+  v.variable = true;
+  const int x = b.tensor({{4}, kTflFloat32, {}, "x"});
+  const int var = b.tensor(v);
+  const int y = b.tensor({{4}, kTflFloat32, {}, "y"});
+  b.op({0, {x, var}, {y}, tfl::BuiltinOptions::AddOptions,
+        [](flatbuffers::FlatBufferBuilder& fb) { return tfl::CreateAddOptions(fb).Union(); }});
+  b.inputs = {x};
+  b.outputs = {y};
+  const std::string m = error_of(b.build(), "var.tflite");
+  EXPECT_NE(m.find("reads variable tensor 'v' as an ordinary input"), std::string::npos) << m;
+}
+
 // The committed fuzz seeds (tests/fuzz/corpus/fuzz_tflite) and regression
 // inputs are this file's models; FLOE_WRITE_TFLITE_SEEDS=1 rewrites them.
 // ---- TRANSPOSE, STRIDED_SLICE, LEAKY_RELU, TRANSPOSE_CONV ------------------------
@@ -629,6 +676,7 @@ TEST(TfliteImport, FuzzSeedsAreTheseModels) {
   const std::map<std::string, std::string> seeds = {
       {"corpus/fuzz_tflite/conv_same_relu.tflite", conv_model(&w)},
       {"corpus/fuzz_tflite/int8_depthwise_x8.tflite", int8_depthwise_model()},
+      {"corpus/fuzz_tflite/int8_svdf_rank2.tflite", int8_svdf_model()},
       {"regress/fuzz_tflite/int8_softmax_tiny_input_scale.tflite", int8_activation_model(25, 1e-12f)},
       {"regress/fuzz_tflite/int8_mul_requantization_over_2e30.tflite", int8_mul_model(1e-12f)},
       {"regress/fuzz_tflite/int8_conv_bias_near_int32_min.tflite", int8_conv_bias_limit_model()}};
