@@ -99,7 +99,8 @@ struct OpContext {
   }
   // runtime/core/quantization.h (a kernel that asks includes it).
   Quantization input_quantization(int i) const;
-  // Whether input i is a variable tensor (state kept across Invoke()).
+  // Whether input i is a variable tensor (state kept across Invoke());
+  // runtime/core/quantization.h as well.
   bool input_is_variable(int i) const;
   Quantization output_quantization(int i) const;
   // The op's params block, sized by its row of schemas/contract/ops.def.

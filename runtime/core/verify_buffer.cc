@@ -91,15 +91,17 @@ constexpr uint8_t kSlots[] = {
     kU32, kU32,
     // 32 SvdfOptions: rank, activation
     kU32, kU8,
-    // 33 TensorQuantization: scale, zero_point, quantized_dimension
+    // 33 LstmOptions: cell_clip, projection_clip, time_major
+    kU32, kU32, kU8,
+    // 34 TensorQuantization: scale, zero_point, quantized_dimension
     kVec32, kVector | 8, kU32,
-    // 34 Requantization: input_offsets, output_offset, output_multiplier,
+    // 35 Requantization: input_offsets, output_offset, output_multiplier,
     // output_shift, input_multipliers, input_shifts, left_shift,
     // activation_min, activation_max, diff_min, input_range_radius
     kVec32, kU32, kU32, kU32, kVec32, kVec32, kU32, kU32, kU32, kU32, kU32,
 };
 
-constexpr uint8_t kStart[kTableCount + 1] = {0, 16, 29, 39, 42, 51, 61, 71, 72, 74, 75, 76, 79, 80, 81, 83, 85, 86, 88, 97, 99, 100, 103, 105, 109, 117, 121, 123, 126, 135, 137, 139, 141, 143, 146, 157};
+constexpr uint8_t kStart[kTableCount + 1] = {0, 16, 29, 39, 42, 51, 61, 71, 72, 74, 75, 76, 79, 80, 81, 83, 85, 86, 88, 97, 99, 100, 103, 105, 109, 117, 121, 123, 126, 135, 137, 139, 141, 143, 146, 149, 160};
 static_assert(sizeof(kSlots) == kStart[kTableCount], "kStart must cover kSlots");
 
 // The last slot of each table sits where the generated code says.
@@ -148,10 +150,11 @@ static_assert(slot_voffset(29, 1) == CropAndResizeOptions::VT_EXTRAPOLATION_VALU
 static_assert(slot_voffset(30, 1) == ImageTransformOptions::VT_FILL_MODE, "ImageTransformOptions");
 static_assert(slot_voffset(31, 1) == IfOptions::VT_ELSE_END, "IfOptions");
 static_assert(slot_voffset(32, 1) == SvdfOptions::VT_ACTIVATION, "SvdfOptions");
-static_assert(slot_voffset(33, 1) == TensorQuantization::VT_QUANTIZED_DIMENSION, "TensorQuantization");
-static_assert(slot_voffset(34, 1) == Requantization::VT_INPUT_RANGE_RADIUS, "Requantization");
+static_assert(slot_voffset(33, 1) == LstmOptions::VT_TIME_MAJOR, "LstmOptions");
+static_assert(slot_voffset(34, 1) == TensorQuantization::VT_QUANTIZED_DIMENSION, "TensorQuantization");
+static_assert(slot_voffset(35, 1) == Requantization::VT_INPUT_RANGE_RADIUS, "Requantization");
 static_assert(static_cast<uint32_t>(OpOptions::MAX) == kUnionMembers, "OpOptions members");
-static_assert(static_cast<uint32_t>(OpOptions::SvdfOptions) + 2 == kFirstFieldTable - 1,
+static_assert(static_cast<uint32_t>(OpOptions::LstmOptions) + 2 == kFirstFieldTable - 1,
               "union member k is table 2 + k");
 
 }  // namespace

@@ -46,8 +46,8 @@ enum Kind : uint8_t {
   kTable = 0x60,        // one table; argument: its id - kFirstFieldTable
 };
 
-constexpr uint32_t kUnionMembers = 30;  // OpOptions values 1..30 -> table ids 3..32
-constexpr uint32_t kFirstFieldTable = 3 + kUnionMembers;  // 33 TensorQuantization, 34 Requantization
+constexpr uint32_t kUnionMembers = 31;  // OpOptions values 1..31 -> table ids 3..33
+constexpr uint32_t kFirstFieldTable = 3 + kUnionMembers;  // 34 TensorQuantization, 35 Requantization
 constexpr uint32_t kTableCount = kFirstFieldTable + 2;
 
 // Slot codes of table `id` (its vtable slot i is codes[i]); returns the count.

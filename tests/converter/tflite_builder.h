@@ -164,6 +164,11 @@ inline OptionsFn fc_options(int8_t activation = 0, bool keep_num_dims = false) {
 inline OptionsFn svdf_options(int rank, int8_t activation = 0) {
   return [=](flatbuffers::FlatBufferBuilder& b) { return tfl::CreateSVDFOptions(b, rank, activation).Union(); };
 }
+inline OptionsFn lstm_options(float cell_clip, float projection_clip, bool time_major) {
+  return [=](flatbuffers::FlatBufferBuilder& b) {
+    return tfl::CreateUnidirectionalSequenceLSTMOptions(b, /*TANH*/ 4, cell_clip, projection_clip, time_major).Union();
+  };
+}
 inline OptionsFn while_options(int cond, int body) {
   return [=](flatbuffers::FlatBufferBuilder& b) { return tfl::CreateWhileOptions(b, cond, body).Union(); };
 }

@@ -4,8 +4,9 @@
 // fresh interpreter whose state carries over its steps; skipped visibly
 // without node and the peers' node_modules): SVDF in float (rank 2, RELU,
 // batch 2) and in int8 with an int16 state, scaled so its values stay
-// mostly unsaturated. TFLM's own SVDF keyword model is
-// tests/e2e/tflm_models_test.cc.
+// mostly unsaturated; a float UNIDIRECTIONAL_SEQUENCE_LSTM with CIFG,
+// peepholes, projection and both clips, time-major, batch 2. TFLM's own SVDF
+// keyword and MNIST LSTM models are tests/e2e/tflm_models_test.cc.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -173,6 +174,51 @@ TEST(TfliteStateful, Int8SvdfWithInt16StateStreamsLikeTflite29) {
   EXPECT_LT(d.saturated * 4, d.values) << "the test's scales should keep most outputs unsaturated";
   std::printf("int8 SVDF: %zu values (%zu saturated), largest difference from TFLite 2.9: %.0f\n", d.values,
               d.saturated, d.largest);
+}
+
+// CIFG (no input gate), peepholes on forget and output, projection 6 -> 4
+// with bias, cell clip 3 and projection clip 0.8, time-major [time 5, batch 2,
+// inputs 3]: every optional path of the float kernel, its state carried over
+// 4 invocations.
+TEST(TfliteStateful, FloatLstmCifgPeepholeProjectionStreamsLikeTflite29) {
+  REQUIRE_TFLITE_ORACLE();
+  constexpr int32_t kTime = 5, kLstmBatch = 2, kIn = 3, kCells = 6, kOut = 4;
+  TfliteBuilder b;
+  uint32_t seed = 40;
+  auto constant = [&](std::vector<int32_t> shape, float scale, const char* name) {
+    size_t n = 1;
+    for (int32_t d : shape) n *= static_cast<size_t>(d);
+    return b.tensor({std::move(shape), kTflFloat32, raw(seeded_floats(n, ++seed, scale)), name});
+  };
+  std::vector<int32_t> in(24, -1);
+  in[0] = b.tensor({{kTime, kLstmBatch, kIn}, kTflFloat32, {}, "x"});
+  const char* gates[] = {"i", "f", "c", "o"};
+  for (int g = 1; g < 4; ++g) {
+    in[static_cast<size_t>(1 + g)] = constant({kCells, kIn}, 0.8f, gates[g]);
+    in[static_cast<size_t>(5 + g)] = constant({kCells, kOut}, 0.6f, gates[g]);
+    in[static_cast<size_t>(12 + g)] = constant({kCells}, 0.5f, gates[g]);
+  }
+  in[10] = constant({kCells}, 0.4f, "peephole_f");
+  in[11] = constant({kCells}, 0.4f, "peephole_o");
+  in[16] = constant({kOut, kCells}, 0.7f, "projection");
+  in[17] = constant({kOut}, 0.2f, "projection_bias");
+  TflTensor h{{kLstmBatch, kOut}, kTflFloat32, {}, "h"}, c{{kLstmBatch, kCells}, kTflFloat32, {}, "c"};
+  h.variable = c.variable = true;
+  in[18] = b.tensor(h);
+  in[19] = b.tensor(c);
+  const int y = b.tensor({{kTime, kLstmBatch, kOut}, kTflFloat32, {}, "y"});
+  b.op({44, in, {y}, tfl::BuiltinOptions::UnidirectionalSequenceLSTMOptions, lstm_options(3.0f, 0.8f, true)});
+  b.inputs = {in[0]};
+  b.outputs = {y};
+  std::vector<HostTensor> inputs;
+  for (uint32_t i = 0; i < 4 * 3; ++i) {
+    const std::vector<float> v = seeded_floats(kTime * kLstmBatch * kIn, 300 + i, 2.0f);
+    inputs.push_back(host(DType::kFloat32, {kTime, kLstmBatch, kIn}, v.data(), v.size() * 4));
+  }
+  const Difference d = compare_streams(b.build(), inputs, 4, /*relative=*/true);
+  EXPECT_LE(d.largest, 1e-5);
+  std::printf("float LSTM (CIFG, peepholes, projection): %zu values, largest difference from TFLite 2.9 %.2e\n",
+              d.values, d.largest);
 }
 
 }  // namespace

@@ -29,6 +29,7 @@ enum Builtin : int32_t {
   kDequantize = 6,
   kFullyConnected = 9,
   kSvdf = 27,
+  kUnidirectionalSequenceLstm = 44,
   kLogistic = 14,
   kMaxPool2D = 17,
   kMul = 18,
@@ -64,7 +65,7 @@ enum Builtin : int32_t {
 };
 
 // ActivationFunctionType and Padding values.
-constexpr int8_t kActNone = 0, kActRelu = 1, kActRelu6 = 3;
+constexpr int8_t kActNone = 0, kActRelu = 1, kActRelu6 = 3, kActTanh = 4;
 constexpr int8_t kPaddingSame = 0, kPaddingValid = 1;
 
 const char* activation_name(int8_t a) {
@@ -220,6 +221,7 @@ class Importer {
   void lower_concat();
   void lower_dequantize();
   void lower_svdf();
+  void lower_lstm();
   // Input k as the op's state: a variable tensor (input() refuses those).
   int state_input(int k);
 
@@ -1115,6 +1117,58 @@ void Importer::lower_svdf() {
   add_op(schema::OpCode::SVDF, {x, wf, wt, bias, state}, {out}, wrap(options));
 }
 
+// UNIDIRECTIONAL_SEQUENCE_LSTM, float (hybrid int8 weights dequantized): the
+// operands stay in TFLite's 24 slots, the two states as variable tensors;
+// floe adds a scratch output [5, cells]. The runtime's prepare checks the
+// shapes again; here they are checked for the message.
+void Importer::lower_lstm() {
+  const auto* o = op_->builtin_options_as_UnidirectionalSequenceLSTMOptions();
+  if (o == nullptr) fail_op("UnidirectionalSequenceLSTMOptions are missing");
+  const auto* slots = op_->inputs();
+  if (slots == nullptr || slots->size() < 20 || slots->size() > 24) {
+    fail_op("has " + std::to_string(slots ? slots->size() : 0) + " inputs, expected 20 to 24");
+  }
+  std::vector<int> inputs(24, -1);
+  const int x = input(0);
+  inputs[0] = x;
+  for (int k = 1; k < 18; ++k) {
+    if (has_input(k)) inputs[static_cast<size_t>(k)] = float_weights(x, input(k));
+  }
+  inputs[18] = state_input(18);
+  inputs[19] = state_input(19);
+  const std::vector<int64_t> xs = value(x).shape;
+  if (xs.size() != 3) fail_op("input must be 3-D, got " + shape_to_string(xs));
+  if (inputs[2] < 0 || inputs[3] < 0 || inputs[4] < 0 || inputs[6] < 0 || inputs[7] < 0 || inputs[8] < 0) {
+    fail_op("the forget, cell and output gates' input and recurrent weights are required");
+  }
+  const std::vector<int64_t> forget = value(inputs[2]).shape;
+  if (forget.size() != 2 || forget[1] != xs[2]) {
+    fail_op("input_to_forget_weights " + shape_to_string(forget) + " do not match input " + shape_to_string(xs));
+  }
+  const int64_t batch = o->time_major() ? xs[1] : xs[0], cells = forget[0];
+  const int64_t outputs = inputs[16] >= 0 ? value(inputs[16]).shape.at(0) : cells;
+  expect_shape(inputs[18], {batch, outputs});
+  expect_shape(inputs[19], {batch, cells});
+  for (int v : inputs) {
+    if (v >= 0) expect_dtype(v, DType::kFloat32, "operand");
+  }
+  const int out = output();
+  expect_shape(out, {xs[0], xs[1], outputs});
+  expect_dtype(out, DType::kFloat32, "output");
+  Value scratch;
+  scratch.name = short_name(value(out).name) + "/lstm_scratch";
+  scratch.dtype = DType::kFloat32;
+  scratch.shape = {5, cells};
+  const int scratch_id = out_.model.add_value(std::move(scratch));
+  written_.push_back(false);
+  schema::LstmOptionsT options;
+  options.cell_clip = o->cell_clip();
+  options.projection_clip = o->proj_clip();
+  options.time_major = o->time_major();
+  if (!(options.cell_clip >= 0.0f) || !(options.projection_clip >= 0.0f)) fail_op("clips must be >= 0");
+  add_op(schema::OpCode::UNIDIRECTIONAL_SEQUENCE_LSTM, std::move(inputs), {out, scratch_id}, wrap(options));
+}
+
 void Importer::check_quantized_operands() {
   for (const LoweredOp& op : out_.model.ops) {
     bool quantized = false;
@@ -1221,6 +1275,22 @@ std::string Importer::unsupported_reason(const fb::Operator* op, int32_t code) c
     case kTransposeConv:
       if (const auto* o = op->builtin_options_as_TransposeConvOptions()) activation = o->fused_activation_function();
       break;
+    case kUnidirectionalSequenceLstm: {
+      const auto* tensors = graph_->tensors();
+      const int32_t in = op->inputs() != nullptr && op->inputs()->size() > 0 ? op->inputs()->Get(0) : -1;
+      const int8_t type = in >= 0 && tensors != nullptr && static_cast<uint32_t>(in) < tensors->size()
+                              ? tensors->Get(static_cast<uint32_t>(in))->type()
+                              : 0;
+      if (type != 0) return name + " (" + dtype_name(tflite_dtype(type)) + ": float only so far)";
+      const auto* o = op->builtin_options_as_UnidirectionalSequenceLSTMOptions();
+      if (o != nullptr && o->fused_activation_function() != kActTanh) {
+        return name + " (cell activation " + activation_name(o->fused_activation_function()) + ": tanh only)";
+      }
+      for (uint32_t k = 20; op->inputs() != nullptr && k < op->inputs()->size(); ++k) {
+        if (op->inputs()->Get(k) >= 0) return name + " (layer normalization)";
+      }
+      break;
+    }
     case kSvdf: {
       // The integer kernel applies no activation (TFLM's neither).
       const auto* tensors = graph_->tensors();
@@ -1275,6 +1345,7 @@ void Importer::lower(const fb::Operator* op, int32_t code) {
     case kDepthwiseConv2D: lower_depthwise(); break;
     case kFullyConnected: lower_fully_connected(); break;
     case kSvdf: lower_svdf(); break;
+    case kUnidirectionalSequenceLstm: lower_lstm(); break;
     case kAveragePool2D: lower_pool(schema::OpCode::AVG_POOL2D); break;
     case kMaxPool2D: lower_pool(schema::OpCode::MAX_POOL2D); break;
     case kMean: lower_mean(); break;
