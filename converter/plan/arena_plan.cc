@@ -312,8 +312,12 @@ ArenaPlan plan_arena(const LoweredModel& model, uint64_t alignment, const Region
     const size_t q = static_cast<size_t>(request_of[v]);
     plan.offsets[v] = request_offsets[q];
     plan.region[v] = region_of[q];
-    plan.live_first[v] = t.first[v];
-    plan.live_last[v] = t.last[v];
+    // A variable is recorded without a lifetime: the runtime's plan check
+    // then holds it live throughout, and its kernel asks for exactly that.
+    if (!model.values[v].variable) {
+      plan.live_first[v] = t.first[v];
+      plan.live_last[v] = t.last[v];
+    }
     plan.naive_bytes += (model.values[v].byte_size() + alignment - 1) / alignment * alignment;
   }
   if (region_count == 1) plan.region_sizes.clear();

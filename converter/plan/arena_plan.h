@@ -47,7 +47,7 @@ struct ArenaPlan {
   int aliased_values = 0;            // outputs sharing their input's bytes
   bool optimal = false;              // at the (aligned, alias-aware) bound, or proven by exhaustive search
   std::vector<uint64_t> offsets;     // per value; 0 for constants
-  std::vector<int32_t> live_first;   // per value: first/last op it must survive; -1 for constants
+  std::vector<int32_t> live_first;   // per value: first/last op it must survive; -1 for constants and variables
   std::vector<int32_t> live_last;
   // With memory regions: each region's planned activation bytes, each value's
   // region (its offset counts from that region's start; 0 for constants), and

@@ -75,8 +75,10 @@ inline Quantization OpContext::input_quantization(int i) const {
   return has_input(i) ? read_quantization(*tensors->Get(static_cast<uint32_t>(op->inputs()->Get(static_cast<uint32_t>(i)))))
                       : Quantization();
 }
-inline bool OpContext::input_is_variable(int i) const {
-  return has_input(i) && tensors->Get(static_cast<uint32_t>(op->inputs()->Get(static_cast<uint32_t>(i))))->variable();
+inline bool OpContext::input_is_state(int i) const {
+  if (!has_input(i)) return false;
+  const schema::Tensor& t = *tensors->Get(static_cast<uint32_t>(op->inputs()->Get(static_cast<uint32_t>(i))));
+  return t.variable() && t.live_first_op() < 0 && t.live_last_op() < 0;
 }
 inline Quantization OpContext::output_quantization(int i) const {
   return i >= 0 && i < output_count()

@@ -99,9 +99,10 @@ struct OpContext {
   }
   // runtime/core/quantization.h (a kernel that asks includes it).
   Quantization input_quantization(int i) const;
-  // Whether input i is a variable tensor (state kept across Invoke());
-  // runtime/core/quantization.h as well.
-  bool input_is_variable(int i) const;
+  // Whether input i is state kept across Invoke(): a variable tensor recorded
+  // without a lifetime, so the memory plan check holds it live throughout
+  // (runtime/core/verify_plan.h; defined in runtime/core/quantization.h).
+  bool input_is_state(int i) const;
   Quantization output_quantization(int i) const;
   // The op's params block, sized by its row of schemas/contract/ops.def.
   template <typename T>

@@ -20,7 +20,6 @@ struct Span {
   uint32_t region;      // memory region (each has its own arena and offsets)
   uint64_t begin, end;  // bytes [begin, end); in the arena (checked by Model::Load)
   int32_t first, last;  // closed lifetime; absent = the whole run [0, op count]
-  bool variable;        // state kept across Invoke(): the whole run, whatever the record says
 };
 
 Span span_of(const schema::Model& model, int32_t index, int32_t op_count) {
@@ -35,8 +34,7 @@ Span span_of(const schema::Model& model, int32_t index, int32_t op_count) {
   s.end = size != 0 ? s.begin + size : 0;
   s.first = t.live_first_op();
   s.last = t.live_last_op();
-  s.variable = t.variable();
-  if (s.first < 0 || s.last < 0 || s.variable) {
+  if (s.first < 0 || s.last < 0) {
     s.first = 0;
     s.last = op_count;
   }
@@ -55,7 +53,7 @@ bool is_alias(const flatbuffers::Vector<flatbuffers::Offset<schema::Operator>>& 
               const Span& sb, int32_t op_count) {
   // Either may be the earlier one: tensor indices follow no op order.
   const int32_t at = sa.last == sb.first ? sa.last : sb.last == sa.first ? sb.last : op_count;
-  return at < op_count && sa.begin == sb.begin && !sa.variable && !sb.variable &&
+  return at < op_count && sa.begin == sb.begin &&
          ops.Get(static_cast<uint32_t>(at))->opcode() == schema::OpCode::RESHAPE;
 }
 

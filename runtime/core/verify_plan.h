@@ -6,14 +6,14 @@
 // live_last_op]; this check needs no heap and no trust in those numbers:
 //   1. each stored lifetime covers every op that reads or writes the tensor,
 //      starts at 0 for graph inputs and ends at the op count for graph outputs
-//      (absent lifetimes count as the whole run, which is always safe, and so
-//      do variable tensors' whatever they record: their state outlives Invoke());
+//      (absent lifetimes count as the whole run, which is always safe; the
+//      converter records variable tensors, whose state outlives Invoke(), so,
+//      and the kernels that keep state refuse one that records a lifetime);
 //   2. no two arena tensors of one memory region (each region is an arena of
 //      its own) whose lifetimes intersect overlap in bytes, except
 //      a zero-copy alias: when one's lifetime ends at the op where the other's
 //      starts, that op is a RESHAPE (the SAME_BYTES op of schemas/contract/ops.def),
-//      which writes exactly the bytes it reads, and both start at the same offset
-//      (never a variable tensor's: its bytes are its own); the converter puts a reshape's
+//      which writes exactly the bytes it reads, and both start at the same offset; the converter puts a reshape's
 //      output at the offset of an input that dies there, and its kernel then
 //      copies nothing.
 // Cost: O(operator inputs/outputs) + O(arena tensors^2) comparisons, no memory.

@@ -131,6 +131,44 @@ TEST(PrepareValidation, DtypeRulesAreEnforced) {
   EXPECT_EQ(build(c).init, Status::kInvalidModel);
 }
 
+// SVDF's state must be a variable tensor (which the converter records
+// without a lifetime, so the plan check keeps its bytes its own), and its
+// shapes agree; Init() zeroes it.
+LoweredModel svdf_model(bool variable_state, int32_t rank) {
+  LoweredModel m;
+  auto constant = [&](const char* name, std::vector<int64_t> shape) {
+    auto t = std::make_shared<HostTensor>();
+    t->dtype = DType::kFloat32;
+    t->shape = shape;
+    t->data.assign(static_cast<size_t>(t->num_elements()) * 4, 0);
+    Value v;
+    v.name = name;
+    v.dtype = DType::kFloat32;
+    v.shape = std::move(shape);
+    v.constant = std::move(t);
+    return m.add_value(std::move(v));
+  };
+  const int x = add(m, "x", DType::kFloat32, {1, 3}, true);
+  const int wf = constant("wf", {4, 3}), wt = constant("wt", {4, 2});
+  const int state = add(m, "state", DType::kFloat32, {1, 8});
+  m.values[static_cast<size_t>(state)].variable = variable_state;
+  schema::SvdfOptionsT o;
+  o.rank = rank;
+  op(m, schema::OpCode::SVDF, {x, wf, wt, -1, state}, {add(m, "y", DType::kFloat32, {1, 2})}, wrap(o));
+  return m;
+}
+
+TEST(PrepareValidation, SvdfStateIsAVariableTensorZeroedAtInit) {
+  Built ok = build(svdf_model(true, 2));
+  ASSERT_EQ(ok.init, Status::kOk);
+  const TensorView state = ok.interpreter->tensor(3);
+  for (size_t i = 0; i < 8; ++i) state.as<float>()[i] = 5.0f;
+  ASSERT_EQ(ok.interpreter->ResetVariableTensors(), Status::kOk);
+  for (size_t i = 0; i < 8; ++i) EXPECT_EQ(state.as<float>()[i], 0.0f) << i;
+  EXPECT_EQ(build(svdf_model(false, 2)).init, Status::kInvalidModel);  // an ordinary tensor
+  EXPECT_EQ(build(svdf_model(true, 3)).init, Status::kInvalidModel);   // 4 filters, rank 3
+}
+
 TEST(PrepareValidation, RunTimeIndicesAreCheckedInEval) {
   LoweredModel m;
   const int p = add(m, "p", DType::kFloat32, {3, 2}, true);

@@ -31,7 +31,6 @@ struct T {
   uint64_t offset;
   int32_t first = -1, last = -1;  // lifetime; -1 = absent
   int32_t elements = 4;           // float32 [elements]
-  bool variable = false;          // state kept across Invoke()
 };
 
 // x -> relu -> r -> relu -> y: three arena tensors of 16 bytes, two ops.
@@ -45,8 +44,7 @@ std::vector<uint8_t> chain(const T& x, const T& r, const T& y, bool with_checksu
     tensors.push_back(schema::CreateTensor(b, b.CreateString(names[i]), schema::DType::FLOAT32,
                                            b.CreateVector(std::vector<int32_t>{specs[i].elements}),
                                            false, specs[i].offset, 4u * specs[i].elements,
-                                           specs[i].first, specs[i].last, 0, 0, schema::DType::INVALID, false,
-                                           specs[i].variable));
+                                           specs[i].first, specs[i].last));
   }
   std::vector<flatbuffers::Offset<schema::Operator>> ops = {
       schema::CreateOperator(b, schema::OpCode::RELU, b.CreateVector(std::vector<int32_t>{0}),
@@ -113,17 +111,6 @@ TEST(MemoryPlan, OverlapOfLiveTensorsIsRejected) {
   EXPECT_NE(overlap.message.find("share arena bytes"), std::string::npos) << overlap.message;
   // Absent lifetimes mean "live throughout": then no two tensors may share bytes.
   EXPECT_EQ(load(chain({0}, {16}, {16})).status, Status::kInvalidModel);
-}
-
-TEST(MemoryPlan, AVariableTensorOwnsItsBytesWhateverItsRecordedLifetime) {
-  // The sound reuse above, x [0, 0] sharing offset 0 with y [1, 2]: once x
-  // is state kept across Invoke(), y would overwrite it.
-  T x{0, 0, 0};
-  x.variable = true;
-  const Result shared = load(chain(x, {16, 0, 1}, {0, 1, 2}, false, 32));
-  EXPECT_EQ(shared.status, Status::kInvalidModel);
-  EXPECT_NE(shared.message.find("share arena bytes"), std::string::npos) << shared.message;
-  EXPECT_EQ(load(chain(x, {16, 0, 1}, {32, 1, 2})).status, Status::kOk);
 }
 
 TEST(MemoryPlan, LifetimesMustCoverEveryUse) {

@@ -166,8 +166,8 @@ const char* prepare_lstm(const OpContext& ctx) {
       ctx.output(1).shape.num_elements() != int64_t{5} * p.cells) {
     return FLOE_MSG("LSTM states, output or scratch misshaped");
   }
-  if (!ctx.input_is_variable(kOutputState) || !ctx.input_is_variable(kCellState)) {
-    return FLOE_MSG("LSTM output and cell states must be variable tensors");
+  if (!ctx.input_is_state(kOutputState) || !ctx.input_is_state(kCellState)) {
+    return FLOE_MSG("LSTM output and cell states must be variable tensors live throughout");
   }
   reset_variable(ctx.input(kOutputState), 0);
   reset_variable(ctx.input(kCellState), 0);

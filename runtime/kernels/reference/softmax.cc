@@ -69,15 +69,11 @@ namespace floe::ops {
 
 namespace {
 
+// The output's dtype (int8 or int16, checked by prepare) picks its stores.
 Status eval_softmax_s8(const PreparedOp& ctx) {
-  ref::softmax_s8(ctx.params_as<SoftmaxPrepared>().s8,
-                  {in_as<int8_t>(ctx.input(0)), out_as<int8_t>(ctx.output(0))});
-  return Status::kOk;
-}
-
-Status eval_softmax_s8_to_s16(const PreparedOp& ctx) {
-  ref::softmax_s8_to_s16(ctx.params_as<SoftmaxPrepared>().s8,
-                         {in_as<int8_t>(ctx.input(0)), out_as<int16_t>(ctx.output(0))});
+  const TensorView& out = ctx.output(0);
+  ref::softmax_s8_rows(ctx.params_as<SoftmaxPrepared>().s8, in_as<int8_t>(ctx.input(0)), out.data,
+                       out.dtype == DType::kInt16);
   return Status::kOk;
 }
 
@@ -85,9 +81,8 @@ Status eval_softmax_s8_to_s16(const PreparedOp& ctx) {
 // 1/65536 and -32768 (the converter checked); the beta multiplier, its left
 // shift and diff_min come from the converter.
 const char* prepare_softmax_s8(const OpContext& ctx) {
-  const bool wide = ctx.output(0).dtype == DType::kInt16;
-  if (!has_io(ctx, 1, 1) || (!is_s8(ctx.output(0)) && !wide)) {
-    return FLOE_MSG("int8 softmax takes one int8 input and an int8 or int16 output");
+  if (!has_io(ctx, 1, 1) || (!is_s8(ctx.output(0)) && ctx.output(0).dtype != DType::kInt16)) {
+    return FLOE_MSG("int8 softmax writes one int8 or int16 output");
   }
   if (!dims_equal(ctx.input(0).shape, ctx.output(0).shape) || ctx.input(0).shape.rank < 1) {
     return FLOE_MSG("softmax output shape differs or input is a scalar");
@@ -95,7 +90,6 @@ const char* prepare_softmax_s8(const OpContext& ctx) {
   // The output's offset is its dtype's lowest value, whatever the record says.
   const schema::Requantization* r = ctx.op->requantization();
   if (r == nullptr) return FLOE_MSG("operator without requantization data (convert the model again)");
-  if (wide) ctx.set_eval(eval_softmax_s8_to_s16);
   ref::SoftmaxS8Params& p = ctx.params<SoftmaxPrepared>().s8;
   p.input_multiplier = r->output_multiplier();
   p.input_left_shift = r->output_shift();
@@ -132,10 +126,6 @@ Status eval_log_softmax(const PreparedOp& ctx) {
 
 namespace floe::ref {
 
-namespace {
-
-// One loop for both output dtypes: a template would link a second copy into
-// every int8 firmware that has a SOFTMAX.
 void softmax_s8_rows(const SoftmaxS8Params& params, const In<int8_t>& input, void* output, bool wide) {
   constexpr int kScaledDiffIntegerBits = 5;     // d * beta in Q5.26
   constexpr int kAccumulationIntegerBits = 12;  // the sum of up to 4096 exps in Q12.19
@@ -181,16 +171,6 @@ void softmax_s8_rows(const SoftmaxS8Params& params, const In<int8_t>& input, voi
       }
     }
   }
-}
-
-}  // namespace
-
-void softmax_s8(const SoftmaxS8Params& params, const SoftmaxS8Operands& ops) {
-  softmax_s8_rows(params, ops.input, ops.output.data, false);
-}
-
-void softmax_s8_to_s16(const SoftmaxS8Params& params, const SoftmaxS8ToS16Operands& ops) {
-  softmax_s8_rows(params, ops.input, ops.output.data, true);
 }
 
 }  // namespace floe::ref

@@ -39,14 +39,22 @@ struct SoftmaxS8Operands {
   Out<int8_t> output;
 };
 
-void softmax_s8(const SoftmaxS8Params& params, const SoftmaxS8Operands& ops);
+// One loop for both output dtypes (int16_output: `output` holds int16): a
+// template would link a second copy into every int8 firmware with a SOFTMAX.
+void softmax_s8_rows(const SoftmaxS8Params& params, const In<int8_t>& input, void* output, bool int16_output);
+
+inline void softmax_s8(const SoftmaxS8Params& params, const SoftmaxS8Operands& ops) {
+  softmax_s8_rows(params, ops.input, ops.output.data, false);
+}
 
 struct SoftmaxS8ToS16Operands {
   In<int8_t> input;  // rank >= 1
   Out<int16_t> output;
 };
 
-void softmax_s8_to_s16(const SoftmaxS8Params& params, const SoftmaxS8ToS16Operands& ops);
+inline void softmax_s8_to_s16(const SoftmaxS8Params& params, const SoftmaxS8ToS16Operands& ops) {
+  softmax_s8_rows(params, ops.input, ops.output.data, true);
+}
 
 // Host-side (converter): TFLM's PreprocessSoftmaxScaling and CalculateInputRadius.
 inline SoftmaxS8Params prepare_softmax_s8(double beta, float input_scale) {

@@ -143,7 +143,7 @@ const char* check_svdf(const OpContext& ctx, ref::SvdfParams* p) {
       (ctx.has_input(3) && (ctx.input(3).shape.rank != 1 || ctx.input(3).shape.dims[0] != units))) {
     return FLOE_MSG("SVDF operand shapes disagree");
   }
-  if (!ctx.input_is_variable(4)) return FLOE_MSG("SVDF state must be a variable tensor");
+  if (!ctx.input_is_state(4)) return FLOE_MSG("SVDF state must be a variable tensor live throughout");
   p->rank = rank;
   p->activation = static_cast<int32_t>(o->activation());
   if (p->activation > static_cast<int32_t>(schema::Activation::RELU6)) return FLOE_MSG("unknown activation");
