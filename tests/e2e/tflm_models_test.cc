@@ -439,6 +439,51 @@ TEST(TflmMnistLstm, FloatModelEqualsTflite29) {
   }
 }
 
+// ---- micro_speech's keyword network (int8: reshape, depthwise conv, fully
+// connected, softmax over 49 x 40 features): TFLite 2.9's outputs on 20
+// seeded inputs, exactly on the reference and cortex-m4 targets, within 1 LSB
+// on the host (XNNPACK's int8 rounding).
+TEST(TflmMicroSpeech, KeywordNetworkEqualsTflite29) {
+  const std::string model = "tflm/examples/micro_speech/models/micro_speech_quantized.tflite";
+  FLOE_REQUIRE_CORPUS(model);
+  REQUIRE_TFLITE_ORACLE();
+  const std::string bytes = read_bytes(corpus_path(model));
+  std::vector<HostTensor> inputs;
+  std::vector<std::vector<float>> want;
+  for (uint32_t seed = 1; seed <= 20; ++seed) {
+    std::vector<int64_t> values;
+    uint32_t s = seed * 2246822519u;
+    for (int i = 0; i < 1960; ++i) {
+      s = 1664525u * s + 1013904223u;
+      values.push_back(static_cast<int8_t>(s >> 24));
+    }
+    inputs.push_back(integer_tensor(DType::kInt8, {1, 1960}, values));
+    want.push_back(run_tflite(bytes, {inputs.back()}, 1).at(0));
+  }
+  for (const char* target : {"host", "reference", "cortex-m4"}) {
+    SCOPED_TRACE(target);
+    conv::ConvertOptions options;
+    options.graph_path = corpus_path(model);
+    options.target = target;
+    const conv::ConvertResult r = conv::convert(options);
+    const std::string input = inputs_of(r.model).at(0).name;
+    const int64_t allowed = std::string(target) == "host" ? 1 : 0;
+    int64_t largest = 0;
+    for (size_t k = 0; k < inputs.size(); ++k) {
+      const std::vector<int64_t> got = integers_of(run_model(r.model, {{input, inputs[k]}}).at(0));
+      ASSERT_EQ(got.size(), want[k].size());
+      for (size_t i = 0; i < got.size(); ++i) {
+        const int64_t d = std::llabs(got[i] - static_cast<int64_t>(want[k][i]));
+        largest = std::max(largest, d);
+        EXPECT_LE(d, allowed) << "seed " << k + 1 << " label " << i << ": floe " << got[i] << ", TFLite "
+                              << want[k][i];
+      }
+    }
+    std::printf("micro_speech_quantized.tflite (%s): 20 seeds, largest difference from TFLite 2.9 %lld\n", target,
+                static_cast<long long>(largest));
+  }
+}
+
 // ---- refusals: a valid file floe cannot run is "unsupported" (exit 2) naming
 // the node, a broken one "invalid-input"; nothing is written either way.
 
