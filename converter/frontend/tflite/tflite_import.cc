@@ -1146,7 +1146,10 @@ void Importer::lower_lstm() {
     fail_op("input_to_forget_weights " + shape_to_string(forget) + " do not match input " + shape_to_string(xs));
   }
   const int64_t batch = o->time_major() ? xs[1] : xs[0], cells = forget[0];
-  const int64_t outputs = inputs[16] >= 0 ? value(inputs[16]).shape.at(0) : cells;
+  if (inputs[16] >= 0 && value(inputs[16]).shape.size() != 2) {
+    fail_op("projection_weights must be 2-D [outputs, cells], got " + shape_to_string(value(inputs[16]).shape));
+  }
+  const int64_t outputs = inputs[16] >= 0 ? value(inputs[16]).shape[0] : cells;
   expect_shape(inputs[18], {batch, outputs});
   expect_shape(inputs[19], {batch, cells});
   for (int v : inputs) {

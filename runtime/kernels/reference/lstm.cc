@@ -121,8 +121,8 @@ const char* prepare_lstm(const OpContext& ctx) {
   const auto* o = ctx.op->options_as_LstmOptions();
   ref::LstmParams& p = ctx.params<ref::LstmParams>();
   const Shape& in = ctx.input(kInput).shape;
-  if (in.rank != 3 || !ctx.has_input(kInputWeights + 1) || !ctx.has_input(kOutputState) ||
-      !ctx.has_input(kCellState)) {
+  if (in.rank != 3 || !ctx.has_input(kInputWeights + 1) || ctx.input(kInputWeights + 1).shape.rank != 2 ||
+      !ctx.has_input(kOutputState) || !ctx.has_input(kCellState)) {
     return FLOE_MSG("LSTM needs a 3-D input, the forget, cell and output weights and both states");
   }
   p.time_major = o->time_major() ? 1 : 0;
