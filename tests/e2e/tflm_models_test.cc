@@ -364,6 +364,22 @@ std::vector<float> floats_of(const HostTensor& t) {
   return v;
 }
 
+// A corpus model converted for `target`, and its first input's name.
+struct ConvertedModel {
+  std::vector<uint8_t> bytes;
+  std::string input;
+};
+
+ConvertedModel convert_corpus(const std::string& relative, const char* target) {
+  conv::ConvertOptions options;
+  options.graph_path = corpus_path(relative);
+  options.target = target;
+  ConvertedModel m;
+  m.bytes = conv::convert(options).model;
+  m.input = inputs_of(m.bytes).at(0).name;
+  return m;
+}
+
 // TFLM's evaluate test: sampleN.npy (the digit N, float [1, 28, 28] in 0..1)
 // must come out as N.
 TEST(TflmMnistLstm, FloatModelNamesEachSampleDigit) {
@@ -371,11 +387,7 @@ TEST(TflmMnistLstm, FloatModelNamesEachSampleDigit) {
   FLOE_REQUIRE_CORPUS(model);
   for (const char* target : {"host", "reference", "cortex-m4"}) {
     SCOPED_TRACE(target);
-    conv::ConvertOptions options;
-    options.graph_path = corpus_path(model);
-    options.target = target;
-    const conv::ConvertResult r = conv::convert(options);
-    const std::string input = inputs_of(r.model).at(0).name;
+    const ConvertedModel r = convert_corpus(model, target);
     for (int digit = 0; digit < 10; ++digit) {
       const tools::NpyArray sample =
           tools::read_npy(corpus_path(std::string(kLstmDir) + "samples/sample" + std::to_string(digit) + ".npy"));
@@ -384,7 +396,7 @@ TEST(TflmMnistLstm, FloatModelNamesEachSampleDigit) {
       x.dtype = DType::kFloat32;
       x.shape = {1, 28, 28};
       x.data = sample.data;
-      const std::vector<float> probabilities = floats_of(run_model(r.model, {{input, x}}).at(0));
+      const std::vector<float> probabilities = floats_of(run_model(r.bytes, {{r.input, x}}).at(0));
       ASSERT_EQ(probabilities.size(), 10u);
       const int named = static_cast<int>(std::max_element(probabilities.begin(), probabilities.end()) -
                                          probabilities.begin());
@@ -462,15 +474,11 @@ TEST(TflmMicroSpeech, KeywordNetworkEqualsTflite29) {
   }
   for (const char* target : {"host", "reference", "cortex-m4"}) {
     SCOPED_TRACE(target);
-    conv::ConvertOptions options;
-    options.graph_path = corpus_path(model);
-    options.target = target;
-    const conv::ConvertResult r = conv::convert(options);
-    const std::string input = inputs_of(r.model).at(0).name;
+    const ConvertedModel r = convert_corpus(model, target);
     const int64_t allowed = std::string(target) == "host" ? 1 : 0;
     int64_t largest = 0;
     for (size_t k = 0; k < inputs.size(); ++k) {
-      const std::vector<int64_t> got = integers_of(run_model(r.model, {{input, inputs[k]}}).at(0));
+      const std::vector<int64_t> got = integers_of(run_model(r.bytes, {{r.input, inputs[k]}}).at(0));
       ASSERT_EQ(got.size(), want[k].size());
       for (size_t i = 0; i < got.size(); ++i) {
         const int64_t d = std::llabs(got[i] - static_cast<int64_t>(want[k][i]));
