@@ -540,6 +540,19 @@ TEST(TflmRefusals, AnInt16OpWithoutAKernelIsUnsupportedNamingTheNode) {
   EXPECT_EQ(r.json.find("\"node\": \"\""), std::string::npos) << "the node is named: " << r.json;
 }
 
+// An LSTM without its forget gate's input weights is a broken file.
+TEST(TflmRefusals, AnLstmWithoutItsWeightsIsInvalid) {
+  const std::string model = std::string(kLstmDir) + "trained_lstm.tflite";
+  FLOE_REQUIRE_CORPUS(model);
+  std::string bytes = read_bytes(corpus_path(model));
+  auto* ops = tfl::GetMutableModel(&bytes[0])->mutable_subgraphs()->GetMutableObject(0)->mutable_operators();
+  ops->GetMutableObject(0)->mutable_inputs()->Mutate(2, -1);  // input_to_forget_weights
+  const Refusal r = convert_refused(bytes);
+  EXPECT_NE(r.output.find("UNIDIRECTIONAL_SEQUENCE_LSTM"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("input and recurrent weights are required"), std::string::npos) << r.output;
+  EXPECT_NE(r.json.find("\"category\": \"invalid-input\""), std::string::npos) << r.json;
+}
+
 // Until floe has the integer LSTM: unsupported, naming the op and why.
 TEST(TflmRefusals, TheInt8LstmIsUnsupportedNamingTheOp) {
   const std::string model = std::string(kLstmDir) + "trained_lstm_int8.tflite";
