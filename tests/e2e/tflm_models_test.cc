@@ -228,9 +228,10 @@ class Stream {
   std::unique_ptr<Interpreter> interpreter_;
 };
 
-// The keyword model with its output moved to tensor `output` (the file's own
-// output is a SOFTMAX the scrambled weights keep at 0.5 / 0.5): TFLite and
-// floe then both stop there (floe keeps only what the output needs).
+// A .tflite with its output moved to tensor `output`, to compare an inner
+// value (the keyword model's own output is a SOFTMAX its scrambled weights
+// keep at 0.5 / 0.5): TFLite and floe then both stop there (floe keeps only
+// what the output needs).
 std::string with_output(std::string bytes, int32_t output) {
   auto* graph = tfl::GetMutableModel(&bytes[0])->mutable_subgraphs()->GetMutableObject(0);
   graph->mutable_outputs()->Mutate(0, output);
@@ -413,9 +414,9 @@ TEST(TflmMnistLstm, FloatModelEqualsTflite29) {
   const std::string model = std::string(kLstmDir) + "trained_lstm.tflite";
   FLOE_REQUIRE_CORPUS(model);
   REQUIRE_TFLITE_ORACLE();
-  for (const int32_t output : {18}) {
-    std::string bytes = read_bytes(corpus_path(model));
-    tfl::GetMutableModel(&bytes[0])->mutable_subgraphs()->GetMutableObject(0)->mutable_outputs()->Mutate(0, output);
+  {
+    const int32_t output = 18;
+    const std::string bytes = with_output(read_bytes(corpus_path(model)), output);
     const std::string path = make_temp_dir() + "/lstm.tflite";
     std::ofstream(path, std::ios::binary) << bytes;
     conv::ConvertOptions options;

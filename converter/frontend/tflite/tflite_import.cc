@@ -162,6 +162,9 @@ class Importer {
 
   // ---- operators
   std::string unsupported_reason(const fb::Operator* op, int32_t code) const;
+  // The TFLite type of the operator's input 0 (0, float32, when it has none
+  // or names no tensor: lowering reports those).
+  int8_t input_type(const fb::Operator* op) const;
   void lower(const fb::Operator* op, int32_t code);
   int input(int k);  // value of input k (must be present)
   bool has_input(int k) const;
@@ -1242,6 +1245,14 @@ void Importer::drop_unused_values() {
 }
 
 // "" when floe converts this operator, else how it is listed in the refusal.
+int8_t Importer::input_type(const fb::Operator* op) const {
+  const auto* tensors = graph_->tensors();
+  const int32_t in = op->inputs() != nullptr && op->inputs()->size() > 0 ? op->inputs()->Get(0) : -1;
+  return in >= 0 && tensors != nullptr && static_cast<uint32_t>(in) < tensors->size()
+             ? tensors->Get(static_cast<uint32_t>(in))->type()
+             : 0;
+}
+
 std::string Importer::unsupported_reason(const fb::Operator* op, int32_t code) const {
   auto activation_ok = [](int8_t a) { return a == kActNone || a == kActRelu || a == kActRelu6; };
   const std::string name = tflite_op_name(code);
@@ -1279,11 +1290,7 @@ std::string Importer::unsupported_reason(const fb::Operator* op, int32_t code) c
       if (const auto* o = op->builtin_options_as_TransposeConvOptions()) activation = o->fused_activation_function();
       break;
     case kUnidirectionalSequenceLstm: {
-      const auto* tensors = graph_->tensors();
-      const int32_t in = op->inputs() != nullptr && op->inputs()->size() > 0 ? op->inputs()->Get(0) : -1;
-      const int8_t type = in >= 0 && tensors != nullptr && static_cast<uint32_t>(in) < tensors->size()
-                              ? tensors->Get(static_cast<uint32_t>(in))->type()
-                              : 0;
+      const int8_t type = input_type(op);
       if (type != 0) return name + " (" + dtype_name(tflite_dtype(type)) + ": float only so far)";
       const auto* o = op->builtin_options_as_UnidirectionalSequenceLSTMOptions();
       if (o != nullptr && o->fused_activation_function() != kActTanh) {
@@ -1296,12 +1303,8 @@ std::string Importer::unsupported_reason(const fb::Operator* op, int32_t code) c
     }
     case kSvdf: {
       // The integer kernel applies no activation (TFLM's neither).
-      const auto* tensors = graph_->tensors();
-      const int32_t in = op->inputs() != nullptr && op->inputs()->size() > 0 ? op->inputs()->Get(0) : -1;
-      const bool is_float = in >= 0 && tensors != nullptr && static_cast<uint32_t>(in) < tensors->size() &&
-                            tensors->Get(static_cast<uint32_t>(in))->type() == 0;
       const auto* o = op->builtin_options_as_SVDFOptions();
-      if (o != nullptr && is_float) activation = o->fused_activation_function();
+      if (o != nullptr && input_type(op) == 0) activation = o->fused_activation_function();
       break;
     }
     case kSoftmax:
