@@ -387,6 +387,57 @@ void svdf(const LoweredModel& m, LoweredOp& op) {
   op.requantization = std::move(r);
 }
 
+// int8 UNIDIRECTIONAL_SEQUENCE_LSTM, TFLite's 8x8_16 form (its
+// PopulateQuantizedLstmParams8x8_16): every gate's input and recurrent
+// products requantized to Q3.12 (2^-12: TFLite's gate scale without layer
+// normalization), o * tanh(c) (Q0.30) to the output state, scale ratios in
+// float as TFLite computes them; the int16 cell state's scale a power of two
+// (TFLite's CheckedLog2), its clip in cell steps, truncated as TFLite does.
+void lstm(const LoweredModel& m, LoweredOp& op) {
+  constexpr int kOutputState = 18, kCellState = 19;
+  const Affine in = per_tensor(m, op, op.inputs[0], "input");
+  const Affine state = per_tensor(m, op, op.inputs[kOutputState], "output state");
+  const Affine cell = per_tensor(m, op, op.inputs[kCellState], "cell state");
+  // TFLite subtracts this zero point where TFLM adds it: only 0 means one thing.
+  if (state.zero_point != 0) refuse(op, "int8 LSTM output state zero point must be 0");
+  const float gate_scale = std::pow(2.0f, -12.0f);
+  auto r = clamp_only(state, schema::Activation::NONE);
+  r->input_offsets = {-in.zero_point, -state.zero_point};
+  r->input_multipliers.assign(8, 0);
+  r->input_shifts.assign(8, 0);
+  for (int g = 0; g < 4; ++g) {
+    for (int path = 0; path < 2; ++path) {
+      const int w = op.inputs[static_cast<size_t>(1 + 4 * path + g)];
+      if (w < 0) continue;  // CIFG: no input gate
+      const Quantization& q = m.values[static_cast<size_t>(w)].quantization;
+      if (q.scale.size() != 1 || q.zero_point.size() != 1 || q.zero_point[0] != 0) {
+        refuse(op, "weights '" + m.values[static_cast<size_t>(w)].name + "' must be quantized per tensor with zero point 0");
+      }
+      const float scale = q.scale[0] * (path == 0 ? in.scale : state.scale) / gate_scale;
+      const QuantizedMultiplier qm = quant::quantize_multiplier(static_cast<double>(scale));
+      check_multiplier(op, qm);
+      r->input_multipliers[static_cast<size_t>(2 * g + path)] = qm.multiplier;
+      r->input_shifts[static_cast<size_t>(2 * g + path)] = qm.shift;
+    }
+  }
+  const float hidden = std::pow(2.0f, -15.0f) / state.scale * std::pow(2.0f, -15.0f);
+  const QuantizedMultiplier qh = quant::quantize_multiplier(static_cast<double>(hidden));
+  check_multiplier(op, qh);
+  r->output_multiplier = qh.multiplier;
+  r->output_shift = qh.shift;
+  const float log2_scale = std::log(cell.scale) * (1.0f / std::log(2.0f));
+  const float exponent = std::round(log2_scale);
+  if (std::fabs(log2_scale - exponent) >= 1e-3f || exponent < -15 || exponent > -9) {
+    refuse(op, "int8 LSTM cell state scale must be a power of two from 2^-15 to 2^-9");
+  }
+  auto* options = op.options.AsLstmOptions();
+  options->cell_scale_log2 = static_cast<int32_t>(exponent);
+  options->quantized_cell_clip =
+      options->cell_clip > 0 ? static_cast<int16_t>(std::min(std::max(options->cell_clip / cell.scale, -32768.0f), 32767.0f))
+                             : 0;
+  op.requantization = std::move(r);
+}
+
 Int8ArithmeticStats derive_int8_arithmetic(LoweredModel* model) {
   Int8ArithmeticStats stats;
   LoweredModel& m = *model;
@@ -527,6 +578,9 @@ Int8ArithmeticStats derive_int8_arithmetic(LoweredModel* model) {
       }
       case schema::OpCode::SVDF:
         svdf(m, op);
+        break;
+      case schema::OpCode::UNIDIRECTIONAL_SEQUENCE_LSTM:
+        lstm(m, op);
         break;
       case schema::OpCode::MAXIMUM:
       case schema::OpCode::MINIMUM:

@@ -91,8 +91,9 @@ constexpr uint8_t kSlots[] = {
     kU32, kU32,
     // 32 SvdfOptions: rank, activation
     kU32, kU8,
-    // 33 LstmOptions: cell_clip, projection_clip, time_major
-    kU32, kU32, kU8,
+    // 33 LstmOptions: cell_clip, projection_clip, time_major, cell_scale_log2,
+    // quantized_cell_clip
+    kU32, kU32, kU8, kU32, kU32,
     // 34 TensorQuantization: scale, zero_point, quantized_dimension
     kVec32, kVector | 8, kU32,
     // 35 Requantization: input_offsets, output_offset, output_multiplier,
@@ -101,7 +102,7 @@ constexpr uint8_t kSlots[] = {
     kVec32, kU32, kU32, kU32, kVec32, kVec32, kU32, kU32, kU32, kU32, kU32,
 };
 
-constexpr uint8_t kStart[kTableCount + 1] = {0, 16, 29, 39, 42, 51, 61, 71, 72, 74, 75, 76, 79, 80, 81, 83, 85, 86, 88, 97, 99, 100, 103, 105, 109, 117, 121, 123, 126, 135, 137, 139, 141, 143, 146, 149, 160};
+constexpr uint8_t kStart[kTableCount + 1] = {0, 16, 29, 39, 42, 51, 61, 71, 72, 74, 75, 76, 79, 80, 81, 83, 85, 86, 88, 97, 99, 100, 103, 105, 109, 117, 121, 123, 126, 135, 137, 139, 141, 143, 148, 151, 162};
 static_assert(sizeof(kSlots) == kStart[kTableCount], "kStart must cover kSlots");
 
 // The last slot of each table sits where the generated code says.
@@ -150,7 +151,7 @@ static_assert(slot_voffset(29, 1) == CropAndResizeOptions::VT_EXTRAPOLATION_VALU
 static_assert(slot_voffset(30, 1) == ImageTransformOptions::VT_FILL_MODE, "ImageTransformOptions");
 static_assert(slot_voffset(31, 1) == IfOptions::VT_ELSE_END, "IfOptions");
 static_assert(slot_voffset(32, 1) == SvdfOptions::VT_ACTIVATION, "SvdfOptions");
-static_assert(slot_voffset(33, 1) == LstmOptions::VT_TIME_MAJOR, "LstmOptions");
+static_assert(slot_voffset(33, 1) == LstmOptions::VT_QUANTIZED_CELL_CLIP, "LstmOptions");
 static_assert(slot_voffset(34, 1) == TensorQuantization::VT_QUANTIZED_DIMENSION, "TensorQuantization");
 static_assert(slot_voffset(35, 1) == Requantization::VT_INPUT_RANGE_RADIUS, "Requantization");
 static_assert(static_cast<uint32_t>(OpOptions::MAX) == kUnionMembers, "OpOptions members");

@@ -50,6 +50,7 @@ struct TflOp {
   tfl::BuiltinOptions options_type = tfl::BuiltinOptions::NONE;
   OptionsFn options;
   std::string custom_code;
+  std::vector<int32_t> intermediates;  // TFLite's (e.g. an int8 LSTM's five)
 };
 
 class TfliteBuilder {
@@ -134,7 +135,8 @@ class TfliteBuilder {
       }
       const flatbuffers::Offset<void> options = op.options ? op.options(b) : 0;
       ops.push_back(tfl::CreateOperator(b, code_index[key], b.CreateVector(op.inputs), b.CreateVector(op.outputs),
-                                        op.options ? op.options_type : tfl::BuiltinOptions::NONE, options));
+                                        op.options ? op.options_type : tfl::BuiltinOptions::NONE, options, 0, 0, 0,
+                                        op.intermediates.empty() ? 0 : b.CreateVector(op.intermediates)));
     }
     return tfl::CreateSubGraph(b, b.CreateVector(tensors), b.CreateVector(graph.inputs),
                                b.CreateVector(graph.outputs), b.CreateVector(ops), b.CreateString(name));

@@ -5,7 +5,9 @@
 // without node and the peers' node_modules): SVDF in float (rank 2, RELU,
 // batch 2) and in int8 with an int16 state, scaled so its values stay
 // mostly unsaturated; a float UNIDIRECTIONAL_SEQUENCE_LSTM with CIFG,
-// peepholes, projection and both clips, time-major, batch 2. TFLM's own SVDF
+// peepholes, projection and both clips, time-major, batch 2; the int8
+// (8x8_16) LSTM with and without an input gate, an asymmetric input and a
+// cell clip, batch-major, batch 2. TFLM's own SVDF
 // keyword and MNIST LSTM models are tests/e2e/tflm_models_test.cc.
 #include <gtest/gtest.h>
 
@@ -219,6 +221,65 @@ TEST(TfliteStateful, FloatLstmCifgPeepholeProjectionStreamsLikeTflite29) {
   EXPECT_LE(d.largest, 1e-5);
   std::printf("float LSTM (CIFG, peepholes, projection): %zu values, largest difference from TFLite 2.9 %.2e\n",
               d.values, d.largest);
+}
+
+// TFLite's 8x8_16 LSTM: int8 input (zero point 5), weights and output state,
+// int32 biases, an int16 cell state at 2^-11 clipped to 2.5, batch-major
+// [batch 2, time 6, inputs 5], 7 cells; with an input gate or without (CIFG).
+// Scales chosen so gates and cell state stay mostly unsaturated.
+void expect_int8_lstm_streams_like_tflite(bool cifg) {
+  constexpr int32_t kLstmBatch = 2, kTime = 6, kIn = 5, kCells = 7;
+  constexpr int8_t kTflInt32 = 2;
+  TfliteBuilder b;
+  uint32_t seed = cifg ? 60 : 70;
+  const float input_scale = 0.02f, state_scale = 1.0f / 128.0f;
+  std::vector<int32_t> in(24, -1);
+  in[0] = b.tensor({{kLstmBatch, kTime, kIn}, kTflInt8, {}, "x", {input_scale}, {5}});
+  const char* gates[] = {"i", "f", "c", "o"};
+  for (int g = cifg ? 1 : 0; g < 4; ++g) {
+    const float w_scale = 0.006f + 0.001f * static_cast<float>(g), r_scale = 0.004f + 0.001f * static_cast<float>(g);
+    in[static_cast<size_t>(1 + g)] = b.tensor({{kCells, kIn}, kTflInt8, raw(seeded<int8_t>(kCells * kIn, ++seed, -127, 127)),
+                                               std::string("w_") + gates[g], {w_scale}, {0}});
+    in[static_cast<size_t>(5 + g)] = b.tensor({{kCells, kCells}, kTflInt8,
+                                               raw(seeded<int8_t>(kCells * kCells, ++seed, -127, 127)),
+                                               std::string("r_") + gates[g], {r_scale}, {0}});
+    in[static_cast<size_t>(12 + g)] = b.tensor({{kCells}, kTflInt32, raw(seeded<int32_t>(kCells, ++seed, -3000, 3000)),
+                                                std::string("b_") + gates[g], {w_scale * input_scale}, {0}});
+  }
+  TflTensor h{{kLstmBatch, kCells}, kTflInt8, {}, "h", {state_scale}, {0}};
+  TflTensor c{{kLstmBatch, kCells}, kTflInt16, {}, "c", {1.0f / 2048.0f}, {0}};
+  h.variable = c.variable = true;
+  in[18] = b.tensor(h);
+  in[19] = b.tensor(c);
+  std::vector<int32_t> intermediates;
+  for (int k = 0; k < 4; ++k) intermediates.push_back(b.tensor({{0}, kTflFloat32, {}, "gate" + std::to_string(k)}));
+  intermediates.push_back(b.tensor({{0}, kTflInt8, {}, "hidden", {state_scale}, {0}}));
+  const int y = b.tensor({{kLstmBatch, kTime, kCells}, kTflInt8, {}, "y", {state_scale}, {0}});
+  TflOp op{44, in, {y}, tfl::BuiltinOptions::UnidirectionalSequenceLSTMOptions, lstm_options(2.5f, 0.0f, false)};
+  op.intermediates = intermediates;
+  b.op(op);
+  b.inputs = {in[0]};
+  b.outputs = {y};
+  std::vector<HostTensor> inputs;
+  for (uint32_t i = 0; i < 3 * 4; ++i) {
+    const std::vector<int8_t> v = seeded<int8_t>(kLstmBatch * kTime * kIn, 500 + i, -128, 127);
+    inputs.push_back(host(DType::kInt8, {kLstmBatch, kTime, kIn}, v.data(), v.size()));
+  }
+  const Difference d = compare_streams(b.build(), inputs, 4, /*relative=*/false);
+  EXPECT_LE(d.largest, 1.0);
+  EXPECT_LT(d.saturated * 4, d.values) << "the test's scales should keep most outputs unsaturated";
+  std::printf("int8 LSTM%s: %zu values (%zu saturated), largest difference from TFLite 2.9: %.0f\n",
+              cifg ? " (CIFG)" : "", d.values, d.saturated, d.largest);
+}
+
+TEST(TfliteStateful, Int8LstmStreamsLikeTflite29) {
+  REQUIRE_TFLITE_ORACLE();
+  expect_int8_lstm_streams_like_tflite(/*cifg=*/false);
+}
+
+TEST(TfliteStateful, Int8LstmWithoutInputGateStreamsLikeTflite29) {
+  REQUIRE_TFLITE_ORACLE();
+  expect_int8_lstm_streams_like_tflite(/*cifg=*/true);
 }
 
 }  // namespace

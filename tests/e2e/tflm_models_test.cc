@@ -354,8 +354,8 @@ HostTensor float_tensor(const std::vector<int64_t>& shape, const std::vector<flo
   HostTensor t;
   t.dtype = DType::kFloat32;
   t.shape = shape;
-  t.data.resize(values.size() * 4);
-  std::memcpy(t.data.data(), values.data(), t.data.size());
+  const auto* bytes = reinterpret_cast<const uint8_t*>(values.data());
+  t.data.assign(bytes, bytes + values.size() * sizeof(float));
   return t;
 }
 
@@ -449,6 +449,86 @@ TEST(TflmMnistLstm, FloatModelEqualsTflite29) {
     std::printf("trained_lstm.tflite to tensor %d: %zu values over 20 seeds, largest difference from TFLite 2.9 "
                 "%.2e of the vector's largest\n",
                 output, values, largest);
+  }
+}
+
+// The int8 model (TFLite's 8x8_16 LSTM: int8 gates' products to Q3.12,
+// int16 sigmoid / tanh and cell state) on the same samples, quantized with
+// the input's scale 1/255 and zero point -128: the digit is the int8 output's
+// largest entry.
+HostTensor quantized_sample(int digit) {
+  const tools::NpyArray sample =
+      tools::read_npy(corpus_path(std::string(kLstmDir) + "samples/sample" + std::to_string(digit) + ".npy"));
+  std::vector<float> pixels(sample.data.size() / 4);
+  std::memcpy(pixels.data(), sample.data.data(), pixels.size() * 4);
+  std::vector<int64_t> q;
+  for (float v : pixels) q.push_back(std::clamp<int64_t>(std::lround(v / 0.003921568859f) - 128, -128, 127));
+  return integer_tensor(DType::kInt8, {1, 28, 28}, q);
+}
+
+TEST(TflmMnistLstm, Int8ModelNamesEachSampleDigit) {
+  const std::string model = std::string(kLstmDir) + "trained_lstm_int8.tflite";
+  FLOE_REQUIRE_CORPUS(model);
+  for (const char* target : {"host", "reference", "cortex-m4"}) {
+    SCOPED_TRACE(target);
+    const ConvertedModel r = convert_corpus(model, target);
+    for (int digit = 0; digit < 10; ++digit) {
+      const std::vector<int64_t> scores = integers_of(run_model(r.bytes, {{r.input, quantized_sample(digit)}}).at(0));
+      ASSERT_EQ(scores.size(), 10u);
+      const int named = static_cast<int>(std::max_element(scores.begin(), scores.end()) - scores.begin());
+      EXPECT_EQ(named, digit) << "sample" << digit << ".npy";
+    }
+  }
+}
+
+// TFLite 2.9 on 20 seeded int8 images, at the LSTM's output (tensor 23, all
+// 28 steps' output state) and at the model's output: within 1 LSB, on every
+// target (the LSTM has only reference kernels; the FULLY_CONNECTED after it
+// runs on XNNPACK on the host, which rounds int8 differently by up to 1).
+TEST(TflmMnistLstm, Int8ModelWithinOneStepOfTflite29) {
+  const std::string model = std::string(kLstmDir) + "trained_lstm_int8.tflite";
+  FLOE_REQUIRE_CORPUS(model);
+  REQUIRE_TFLITE_ORACLE();
+  std::vector<HostTensor> inputs;
+  for (uint32_t seed = 1; seed <= 20; ++seed) {
+    std::vector<int64_t> values;
+    uint32_t s = seed * 2654435761u;
+    for (int i = 0; i < 28 * 28; ++i) {
+      s = 1664525u * s + 1013904223u;
+      values.push_back(static_cast<int8_t>(s >> 24));
+    }
+    inputs.push_back(integer_tensor(DType::kInt8, {1, 28, 28}, values));
+  }
+  for (const int32_t output : {23, 26}) {
+    const std::string bytes = output == 26 ? read_bytes(corpus_path(model)) : with_output(read_bytes(corpus_path(model)), output);
+    const std::string path = make_temp_dir() + "/lstm8.tflite";
+    std::ofstream(path, std::ios::binary) << bytes;
+    std::vector<std::vector<float>> want;
+    for (const HostTensor& x : inputs) want.push_back(run_tflite(bytes, {x}, 1).at(0));
+    for (const char* target : {"host", "reference", "cortex-m4"}) {
+      SCOPED_TRACE(std::string(target) + " tensor " + std::to_string(output));
+      conv::ConvertOptions options;
+      options.graph_path = path;
+      options.target = target;
+      const std::vector<uint8_t> converted = conv::convert(options).model;
+      const std::string input = inputs_of(converted).at(0).name;
+      int64_t largest = 0, differing = 0, values = 0;
+      for (size_t k = 0; k < inputs.size(); ++k) {
+        const std::vector<int64_t> got = integers_of(run_model(converted, {{input, inputs[k]}}).at(0));
+        ASSERT_EQ(got.size(), want[k].size());
+        for (size_t i = 0; i < got.size(); ++i) {
+          const int64_t d = std::llabs(got[i] - static_cast<int64_t>(want[k][i]));
+          largest = std::max(largest, d);
+          differing += d != 0;
+          ++values;
+          EXPECT_LE(d, 1) << "seed " << k + 1 << " value " << i << ": floe " << got[i] << ", TFLite " << want[k][i];
+        }
+      }
+      std::printf("trained_lstm_int8.tflite (%s) to tensor %d: %lld values over 20 seeds, %lld differ from TFLite "
+                  "2.9, by at most %lld\n",
+                  target, output, static_cast<long long>(values), static_cast<long long>(differing),
+                  static_cast<long long>(largest));
+    }
   }
 }
 
@@ -554,13 +634,34 @@ TEST(TflmRefusals, AnLstmWithoutItsWeightsIsInvalid) {
   EXPECT_NE(r.json.find("\"category\": \"invalid-input\""), std::string::npos) << r.json;
 }
 
-// Until floe has the integer LSTM: unsupported, naming the op and why.
-TEST(TflmRefusals, TheInt8LstmIsUnsupportedNamingTheOp) {
+// An int8 LSTM with peephole weights (TFLite's 8x8_16 has them, TFLM's int8
+// LSTM not, nor floe): unsupported, naming the op and why.
+TEST(TflmRefusals, AnInt8LstmWithPeepholeWeightsIsUnsupportedNamingTheOp) {
   const std::string model = std::string(kLstmDir) + "trained_lstm_int8.tflite";
   FLOE_REQUIRE_CORPUS(model);
-  const Refusal r = convert_refused(read_bytes(corpus_path(model)));
-  EXPECT_NE(r.output.find("UNIDIRECTIONAL_SEQUENCE_LSTM (int8: float only so far) x1"), std::string::npos) << r.output;
+  std::string bytes = read_bytes(corpus_path(model));
+  auto* ops = tfl::GetMutableModel(&bytes[0])->mutable_subgraphs()->GetMutableObject(0)->mutable_operators();
+  ops->GetMutableObject(0)->mutable_inputs()->Mutate(10, 12);  // cell_to_forget_weights: any tensor
+  const Refusal r = convert_refused(bytes);
+  EXPECT_NE(r.output.find("UNIDIRECTIONAL_SEQUENCE_LSTM (int8 with peephole weights) x1"), std::string::npos)
+      << r.output;
   EXPECT_NE(r.json.find("\"category\": \"unsupported\""), std::string::npos) << r.json;
+}
+
+// TFLite quantizes o * tanh(c) to the hidden intermediate and copies it into
+// the output state: a file where the two differ is refused, not misread.
+TEST(TflmRefusals, AnInt8LstmWhoseHiddenScaleDiffersFromItsStateIsUnsupported) {
+  const std::string model = std::string(kLstmDir) + "trained_lstm_int8.tflite";
+  FLOE_REQUIRE_CORPUS(model);
+  std::string bytes = read_bytes(corpus_path(model));
+  auto* graph = tfl::GetMutableModel(&bytes[0])->mutable_subgraphs()->GetMutableObject(0);
+  const int32_t hidden = graph->operators()->Get(0)->intermediates()->Get(4);
+  auto* q = graph->mutable_tensors()->GetMutableObject(static_cast<uint32_t>(hidden))->mutable_quantization();
+  q->mutable_scale()->Mutate(0, q->scale()->Get(0) * 2);
+  const Refusal r = convert_refused(bytes);
+  EXPECT_NE(r.output.find("hidden intermediate is quantized unlike its output state"), std::string::npos) << r.output;
+  EXPECT_NE(r.json.find("\"category\": \"unsupported\""), std::string::npos) << r.json;
+  EXPECT_NE(r.json.find("\"op\": \"UNIDIRECTIONAL_SEQUENCE_LSTM\""), std::string::npos) << r.json;
 }
 
 // The SVDF layers' shapes and state are checked at conversion: a rank that

@@ -132,6 +132,11 @@ class Importer {
     throw ConvertError(text, ErrorCategory::kInvalidInput, where);
   }
   [[noreturn]] void fail_op(const std::string& message) const { throw op_error(message); }
+  // A valid operator floe has no kernel for (exit 2, "unsupported").
+  [[noreturn]] void fail_unsupported(const std::string& message) const {
+    const ConvertError e = op_error(message);
+    throw ConvertError(e.what(), ErrorCategory::kUnsupported, e.where());
+  }
   ConvertError op_error(const std::string& message) const {
     ErrorLocation where;
     where.file = path_;
@@ -225,6 +230,7 @@ class Importer {
   void lower_dequantize();
   void lower_svdf();
   void lower_lstm();
+  void check_lstm_8x8_16(const std::vector<int>& inputs, int out);
   // Input k as the op's state: a variable tensor (input() refuses those).
   int state_input(int k);
 
@@ -1120,10 +1126,12 @@ void Importer::lower_svdf() {
   add_op(schema::OpCode::SVDF, {x, wf, wt, bias, state}, {out}, wrap(options));
 }
 
-// UNIDIRECTIONAL_SEQUENCE_LSTM, float (hybrid int8 weights dequantized): the
-// operands stay in TFLite's 24 slots, the two states as variable tensors;
-// floe adds a scratch output [5, cells]. The runtime's prepare checks the
-// shapes again; here they are checked for the message.
+// UNIDIRECTIONAL_SEQUENCE_LSTM, float (hybrid int8 weights dequantized) or
+// TFLite's 8x8_16 integer form (int8 input, weights, output state and output,
+// int32 biases, int16 cell state; converter/quantize derives its integers):
+// the operands stay in TFLite's 24 slots, the two states as variable tensors;
+// floe adds a scratch output [5, cells] (int16 in int8). The runtime's
+// prepare checks the shapes again; here they are checked for the message.
 void Importer::lower_lstm() {
   const auto* o = op_->builtin_options_as_UnidirectionalSequenceLSTMOptions();
   if (o == nullptr) fail_op("UnidirectionalSequenceLSTMOptions are missing");
@@ -1155,15 +1163,20 @@ void Importer::lower_lstm() {
   const int64_t outputs = inputs[16] >= 0 ? value(inputs[16]).shape[0] : cells;
   expect_shape(inputs[18], {batch, outputs});
   expect_shape(inputs[19], {batch, cells});
-  for (int v : inputs) {
-    if (v >= 0) expect_dtype(v, DType::kFloat32, "operand");
-  }
   const int out = output();
   expect_shape(out, {xs[0], xs[1], outputs});
-  expect_dtype(out, DType::kFloat32, "output");
+  const bool quantized = value(x).dtype == DType::kInt8;
+  if (quantized) {
+    check_lstm_8x8_16(inputs, out);
+  } else {
+    for (int v : inputs) {
+      if (v >= 0) expect_dtype(v, DType::kFloat32, "operand");
+    }
+    expect_dtype(out, DType::kFloat32, "output");
+  }
   Value scratch;
   scratch.name = short_name(value(out).name) + "/lstm_scratch";
-  scratch.dtype = DType::kFloat32;
+  scratch.dtype = quantized ? DType::kInt16 : DType::kFloat32;
   scratch.shape = {5, cells};
   const int scratch_id = out_.model.add_value(std::move(scratch));
   written_.push_back(false);
@@ -1173,6 +1186,33 @@ void Importer::lower_lstm() {
   options.time_major = o->time_major();
   if (!(options.cell_clip >= 0.0f) || !(options.projection_clip >= 0.0f)) fail_op("clips must be >= 0");
   add_op(schema::OpCode::UNIDIRECTIONAL_SEQUENCE_LSTM, std::move(inputs), {out, scratch_id}, wrap(options));
+}
+
+// The integer LSTM floe runs: TFLite's 8x8_16 form without peephole,
+// projection or layer normalization (as TFLM's int8 LSTM; unsupported_reason
+// lists those). The hidden
+// intermediate (the op's fifth intermediate tensor) is what TFLite quantizes
+// o * tanh(c) to and copies into the output state, so the two must agree.
+void Importer::check_lstm_8x8_16(const std::vector<int>& inputs, int out) {
+  for (int k = 1; k < 16; ++k) {
+    const int v = inputs[static_cast<size_t>(k)];
+    if (v >= 0 && k < 9) expect_dtype(v, DType::kInt8, "weights");
+    if (v >= 0 && k >= 12) expect_dtype(v, DType::kInt32, "bias");
+  }
+  expect_dtype(inputs[18], DType::kInt8, "output state");
+  expect_dtype(inputs[19], DType::kInt16, "cell state");
+  expect_dtype(out, DType::kInt8, "output");
+  const auto* intermediates = op_->intermediates();
+  if (intermediates == nullptr || intermediates->size() != 5 || intermediates->Get(4) < 0 ||
+      static_cast<uint32_t>(intermediates->Get(4)) >= graph_->tensors()->size()) {
+    fail_op("int8 LSTM needs TFLite's five intermediate tensors (the fifth quantizes the hidden state)");
+  }
+  const fb::Tensor* hidden = graph_->tensors()->Get(static_cast<uint32_t>(intermediates->Get(4)));
+  const Quantization q = read_quantization(hidden, {}, hidden->name() ? hidden->name()->str() : "hidden");
+  const Quantization& state = value(inputs[18]).quantization;
+  if (q.scale.size() != 1 || q.zero_point.size() != 1 || state.scale != q.scale || state.zero_point != q.zero_point) {
+    fail_unsupported("int8 LSTM whose hidden intermediate is quantized unlike its output state");
+  }
 }
 
 void Importer::check_quantized_operands() {
@@ -1290,8 +1330,14 @@ std::string Importer::unsupported_reason(const fb::Operator* op, int32_t code) c
       if (const auto* o = op->builtin_options_as_TransposeConvOptions()) activation = o->fused_activation_function();
       break;
     case kUnidirectionalSequenceLstm: {
+      // Float, or TFLite's 8x8_16 integer form without peephole or projection.
       const int8_t type = input_type(op);
-      if (type != 0) return name + " (" + dtype_name(tflite_dtype(type)) + ": float only so far)";
+      if (type != 0 && type != 9) return name + " (" + dtype_name(tflite_dtype(type)) + " input)";
+      auto present = [&](uint32_t k) {
+        return op->inputs() != nullptr && k < op->inputs()->size() && op->inputs()->Get(k) >= 0;
+      };
+      if (type == 9 && (present(9) || present(10) || present(11))) return name + " (int8 with peephole weights)";
+      if (type == 9 && (present(16) || present(17))) return name + " (int8 with projection weights)";
       const auto* o = op->builtin_options_as_UnidirectionalSequenceLSTMOptions();
       if (o != nullptr && o->fused_activation_function() != kActTanh) {
         return name + " (cell activation " + activation_name(o->fused_activation_function()) + ": tanh only)";

@@ -7,6 +7,7 @@
 #include <stddef.h>
 
 #include "runtime/core/quantization.h"
+#include "runtime/kernels/reference/quantization.h"
 #include "runtime/kernels/common/op_adapter.h"
 
 namespace floe::ref {
@@ -87,6 +88,85 @@ void lstm_f32(const LstmParams& p, const LstmF32Operands& ops) {
   }
 }
 
+namespace {
+
+int16_t saturate16(int32_t v) { return static_cast<int16_t>(v < INT16_MIN ? INT16_MIN : (v > INT16_MAX ? INT16_MAX : v)); }
+
+// One gate's Q3.12 pre-activation: the input's product (with the bias)
+// requantized, then the output state's requantized and added, each
+// saturated to int16 as TFLite's MatrixBatchVectorMultiplyAccumulate does.
+void gate_s8(const LstmParams& p, const LstmS8Operands& ops, int gate, const int8_t* x, const int8_t* h, int16_t* out) {
+  const int8_t* w = ops.input_weights[gate];
+  const int8_t* r = ops.recurrent_weights[gate];
+  for (int32_t i = 0; i < p.cells; ++i) {
+    int32_t acc = ops.bias[gate] != nullptr ? ops.bias[gate][i] : 0;
+    const int8_t* w_row = w + static_cast<ptrdiff_t>(i) * p.inputs;
+    for (int32_t k = 0; k < p.inputs; ++k) acc += int32_t{w_row[k]} * (int32_t{x[k]} + p.input_offset);
+    const int32_t from_input =
+        saturate16(multiply_by_quantized_multiplier(acc, p.gate_multiplier[2 * gate], p.gate_shift[2 * gate]));
+    int32_t acc_h = 0;
+    const int8_t* r_row = r + static_cast<ptrdiff_t>(i) * p.outputs;
+    for (int32_t k = 0; k < p.outputs; ++k) acc_h += int32_t{r_row[k]} * (int32_t{h[k]} + p.state_offset);
+    out[i] = saturate16(
+        multiply_by_quantized_multiplier(acc_h, p.gate_multiplier[2 * gate + 1], p.gate_shift[2 * gate + 1]) +
+        from_input);
+  }
+}
+
+void step_s8(const LstmParams& p, const LstmS8Operands& ops, const int8_t* x, int8_t* h, int16_t* c) {
+  int16_t* in_gate = ops.scratch;
+  int16_t* forget = in_gate + p.cells;
+  int16_t* cell = forget + p.cells;
+  int16_t* out_gate = cell + p.cells;
+  int16_t* tanh_c = out_gate + p.cells;
+  constexpr int kGateIntegerBits = 3;  // Q3.12
+  if (!p.cifg) {
+    gate_s8(p, ops, kInputGate, x, h, in_gate);
+    for (int32_t i = 0; i < p.cells; ++i) in_gate[i] = fixed_point16::logistic(in_gate[i], kGateIntegerBits);
+  }
+  gate_s8(p, ops, kForgetGate, x, h, forget);
+  for (int32_t i = 0; i < p.cells; ++i) forget[i] = fixed_point16::logistic(forget[i], kGateIntegerBits);
+  gate_s8(p, ops, kCellGate, x, h, cell);
+  for (int32_t i = 0; i < p.cells; ++i) cell[i] = fixed_point16::tanh(cell[i], kGateIntegerBits);
+  gate_s8(p, ops, kOutputGate, x, h, out_gate);
+  for (int32_t i = 0; i < p.cells; ++i) out_gate[i] = fixed_point16::logistic(out_gate[i], kGateIntegerBits);
+  const int cell_bits = 15 + p.cell_exponent;  // tanh's input: the cell state's integer bits
+  for (int32_t i = 0; i < p.cells; ++i) {
+    // Products of Q0.15 values: f * c keeps c's scale (>> 15); i * g is
+    // Q0.30, brought to the cell's 2^cell_exponent.
+    const int32_t kept = static_cast<int16_t>(rounding_divide_by_pot(int32_t{forget[i]} * c[i], 15));
+    const int32_t input_gate = p.cifg ? INT16_MAX - forget[i] : in_gate[i];
+    const int32_t added = static_cast<int16_t>(rounding_divide_by_pot(input_gate * cell[i], 30 + p.cell_exponent));
+    int32_t updated = saturate16(kept + added);
+    if (p.cell_clip_steps > 0) {
+      updated = updated < -p.cell_clip_steps ? -p.cell_clip_steps
+                                             : (updated > p.cell_clip_steps ? p.cell_clip_steps : updated);
+    }
+    c[i] = static_cast<int16_t>(updated);
+    tanh_c[i] = fixed_point16::tanh(c[i], cell_bits);
+  }
+  for (int32_t i = 0; i < p.cells; ++i) {
+    const int32_t hidden =
+        multiply_by_quantized_multiplier(int32_t{out_gate[i]} * tanh_c[i], p.hidden_multiplier, p.hidden_shift) +
+        p.hidden_zero_point;
+    h[i] = static_cast<int8_t>(hidden < INT8_MIN ? INT8_MIN : (hidden > INT8_MAX ? INT8_MAX : hidden));
+  }
+}
+
+}  // namespace
+
+void lstm_s8(const LstmParams& p, const LstmS8Operands& ops) {
+  for (int32_t t = 0; t < p.time; ++t) {
+    for (int32_t b = 0; b < p.batch; ++b) {
+      const ptrdiff_t row = p.time_major ? static_cast<ptrdiff_t>(t) * p.batch + b : static_cast<ptrdiff_t>(b) * p.time + t;
+      int8_t* h = ops.output_state + static_cast<ptrdiff_t>(b) * p.outputs;
+      step_s8(p, ops, ops.input + row * p.inputs, h, ops.cell_state + static_cast<ptrdiff_t>(b) * p.cells);
+      int8_t* out = ops.output + row * p.outputs;
+      for (int32_t i = 0; i < p.outputs; ++i) out[i] = h[i];
+    }
+  }
+}
+
 }  // namespace floe::ref
 
 // ---- adapter: prepare checks the operands once at Init() (and resets the
@@ -107,19 +187,15 @@ bool shaped(const TensorView& t, int32_t d0) { return t.shape.rank == 1 && t.sha
 
 }  // namespace
 
-const char* prepare_lstm(const OpContext& ctx) {
+// The shapes and operand presence both dtypes share.
+const char* check_lstm(const OpContext& ctx, ref::LstmParams& p) {
   if (ctx.input_count() != kSlots || ctx.output_count() != 2) {
     return FLOE_MSG("UNIDIRECTIONAL_SEQUENCE_LSTM takes TFLite's 24 input slots and writes an output and a scratch");
   }
-  for (int i = 0; i < kSlots; ++i) {
-    if (ctx.has_input(i) && !is_f32(ctx.input(i))) return FLOE_MSG("LSTM operands must be float32");
-  }
-  if (!is_f32(ctx.output(0)) || !is_f32(ctx.output(1))) return FLOE_MSG("LSTM operands must be float32");
   for (int i = kLayerNorm; i < kSlots; ++i) {
     if (ctx.has_input(i)) return FLOE_MSG("LSTM layer normalization is not supported");
   }
   const auto* o = ctx.op->options_as_LstmOptions();
-  ref::LstmParams& p = ctx.params<ref::LstmParams>();
   const Shape& in = ctx.input(kInput).shape;
   if (in.rank != 3 || !ctx.has_input(kInputWeights + 1) || ctx.input(kInputWeights + 1).shape.rank != 2 ||
       !ctx.has_input(kOutputState) || !ctx.has_input(kCellState)) {
@@ -169,7 +245,63 @@ const char* prepare_lstm(const OpContext& ctx) {
   if (!ctx.input_is_state(kOutputState) || !ctx.input_is_state(kCellState)) {
     return FLOE_MSG("LSTM output and cell states must be variable tensors live throughout");
   }
+  return nullptr;
+}
+
+const char* prepare_lstm(const OpContext& ctx) {
+  ref::LstmParams& p = ctx.params<ref::LstmParams>();
+  if (const char* why = check_lstm(ctx, p)) return why;
+  for (int i = 0; i < kSlots; ++i) {
+    if (ctx.has_input(i) && !is_f32(ctx.input(i))) return FLOE_MSG("LSTM operands must be float32");
+  }
+  if (!is_f32(ctx.output(0)) || !is_f32(ctx.output(1))) return FLOE_MSG("LSTM operands must be float32");
   reset_variable(ctx.input(kOutputState), 0);
+  reset_variable(ctx.input(kCellState), 0);
+  return nullptr;
+}
+
+// int8 input, weights, output state and output, int32 biases, an int16 cell
+// state and scratch; the converter's multipliers (Requantization: offsets
+// {input, output state}, the eight gate multipliers, the hidden one) and the
+// cell exponent and clip (LstmOptions).
+const char* prepare_lstm_s8(const OpContext& ctx) {
+  ref::LstmParams& p = ctx.params<ref::LstmParams>();
+  if (const char* why = check_lstm(ctx, p)) return why;
+  bool typed = is_s8(ctx.input(kInput)) && is_s8(ctx.input(kOutputState)) && is_s8(ctx.output(0)) &&
+               ctx.input(kCellState).dtype == DType::kInt16 && ctx.output(1).dtype == DType::kInt16;
+  for (int g = 0; g < 4; ++g) {
+    typed = typed && (!ctx.has_input(kInputWeights + g) || is_s8(ctx.input(kInputWeights + g))) &&
+            (!ctx.has_input(kRecurrentWeights + g) || is_s8(ctx.input(kRecurrentWeights + g))) &&
+            (!ctx.has_input(kBias + g) || ctx.input(kBias + g).dtype == DType::kInt32);
+  }
+  if (!typed) {
+    return FLOE_MSG("int8 LSTM takes int8 input, weights, output state and output, int32 biases, an int16 cell state");
+  }
+  if (p.peephole || p.projection) return FLOE_MSG("int8 LSTM with peephole or projection weights is not supported");
+  const char* why = nullptr;
+  const schema::Requantization* r = requantization_of(ctx, &why);
+  if (r == nullptr) return why;
+  const auto* o = ctx.op->options_as_LstmOptions();
+  p.input_offset = entry(r->input_offsets(), 0);
+  p.state_offset = entry(r->input_offsets(), 1);
+  bool valid = p.input_offset >= -INT8_MAX && p.input_offset <= 128 && p.state_offset >= -INT8_MAX &&
+               p.state_offset <= 128;
+  for (uint32_t k = 0; k < 8; ++k) {
+    p.gate_multiplier[k] = entry(r->input_multipliers(), k);
+    p.gate_shift[k] = entry(r->input_shifts(), k);
+    valid = valid && valid_multiplier(p.gate_multiplier[k], p.gate_shift[k]);
+  }
+  p.hidden_multiplier = r->output_multiplier();
+  p.hidden_shift = r->output_shift();
+  p.hidden_zero_point = r->output_offset();
+  p.cell_exponent = o->cell_scale_log2();
+  p.cell_clip_steps = o->quantized_cell_clip();
+  // tanh of the cell state takes 15 + exponent integer bits, at most 6.
+  if (!valid || !valid_multiplier(p.hidden_multiplier, p.hidden_shift) || p.cell_exponent < -15 ||
+      p.cell_exponent > -9 || p.cell_clip_steps < 0 || p.cell_clip_steps > INT16_MAX) {
+    return FLOE_MSG("int8 LSTM zero points, multipliers, cell exponent or clip out of range");
+  }
+  reset_variable(ctx.input(kOutputState), -p.state_offset);
   reset_variable(ctx.input(kCellState), 0);
   return nullptr;
 }
@@ -194,6 +326,24 @@ Status eval_lstm(const PreparedOp& ctx) {
   return Status::kOk;
 }
 
+Status eval_lstm_s8(const PreparedOp& ctx) {
+  auto w = [&](int i) { return ctx.has_input(i) ? ctx.input(i).as<const int8_t>() : nullptr; };
+  ref::LstmS8Operands ops{};
+  ops.input = w(kInput);
+  for (int g = 0; g < 4; ++g) {
+    ops.input_weights[g] = w(kInputWeights + g);
+    ops.recurrent_weights[g] = w(kRecurrentWeights + g);
+    ops.bias[g] = ctx.has_input(kBias + g) ? ctx.input(kBias + g).as<const int32_t>() : nullptr;
+  }
+  ops.output_state = ctx.input(kOutputState).as<int8_t>();
+  ops.cell_state = ctx.input(kCellState).as<int16_t>();
+  ops.output = ctx.output(0).as<int8_t>();
+  ops.scratch = ctx.output(1).as<int16_t>();
+  ref::lstm_s8(ctx.params_as<ref::LstmParams>(), ops);
+  return Status::kOk;
+}
+
 }  // namespace floe::ops
 
 FLOE_KERNEL(REFERENCE, UNIDIRECTIONAL_SEQUENCE_LSTM, ANY, ref::LstmParams, ops::prepare_lstm, ops::eval_lstm)
+FLOE_KERNEL(REFERENCE, UNIDIRECTIONAL_SEQUENCE_LSTM, INT8, ref::LstmParams, ops::prepare_lstm_s8, ops::eval_lstm_s8)

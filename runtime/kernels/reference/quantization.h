@@ -139,6 +139,18 @@ int32_t tanh(int32_t a, int integer_bits);
 
 }  // namespace fixed_point
 
+// ---- the same functions on raw int16 values ---------------------------------
+// gemmlowp's FixedPoint<int16_t, I> (TFLite's integer LSTM gates): a value
+// with I integer bits is raw / 2^(15 - I); products round in 16 bits, the
+// int32 constants above are rounded to 16 bits, sums wrap except where
+// gemmlowp saturates. Results are Q0.15.
+namespace fixed_point16 {
+
+int16_t logistic(int16_t a, int integer_bits);
+int16_t tanh(int16_t a, int integer_bits);  // integer_bits in [0, 6]
+
+}  // namespace fixed_point16
+
 // The reciprocal of a positive value x with `integer_bits` integer bits, as
 // TFLM's GetReciprocal: x = m * 2^e with m in [1, 2); returns 1/m in Q0.31 and
 // e in `*num_bits_over_unit`, so 1/x = result * 2^-e.
