@@ -472,6 +472,8 @@ Int8ArithmeticStats derive_int8_arithmetic(LoweredModel* model) {
         case schema::OpCode::STRIDED_SLICE:
         case schema::OpCode::TRANSPOSE:
         case schema::OpCode::CONCAT:
+        case schema::OpCode::MAX_POOL2D:
+        case schema::OpCode::AVG_POOL2D:
           break;
         default:
           refuse(op, "floe has no int16 kernel for this op yet");

@@ -163,6 +163,11 @@ inline OptionsFn fc_options(int8_t activation = 0, bool keep_num_dims = false) {
     return tfl::CreateFullyConnectedOptions(b, activation, 0, keep_num_dims).Union();
   };
 }
+inline OptionsFn pool_options(int8_t padding, int stride, int filter, int8_t activation = 0) {
+  return [=](flatbuffers::FlatBufferBuilder& b) {
+    return tfl::CreatePool2DOptions(b, padding, stride, stride, filter, filter, activation).Union();
+  };
+}
 inline OptionsFn svdf_options(int rank, int8_t activation = 0) {
   return [=](flatbuffers::FlatBufferBuilder& b) { return tfl::CreateSVDFOptions(b, rank, activation).Union(); };
 }

@@ -4,7 +4,8 @@
 // TensorFlow Lite 2.9 (../shared/tools/peers/tflite_run.js; skipped visibly
 // without node and the peers' node_modules): per-channel strided
 // DEPTHWISE_CONV_2D, FULLY_CONNECTED, broadcasting MUL, CONV_2D with a fused RELU,
-// every output equal on 20 seeded inputs. TFLM's own SEANet layers, with
+// AVERAGE_POOL_2D (SAME: windows cut by the border, rounded averages) and
+// MAX_POOL_2D with a fused RELU, every output equal on 20 seeded inputs. TFLM's own SEANet layers, with
 // TFLM's golden outputs, are tests/e2e/tflm_models_test.cc.
 #include <gtest/gtest.h>
 
@@ -147,6 +148,26 @@ TEST(TfliteInt16, ConvWithAFusedRelu) {
   b.inputs = {x};
   b.outputs = {y};
   expect_equal_to_tflite(b.build(), {1, 6, 6, 4});
+}
+
+TEST(TfliteInt16, AveragePoolSameStrided) {
+  TfliteBuilder b;
+  const int x = b.tensor(q16({1, 7, 8, 3}, "x", 0.0005f));
+  const int y = b.tensor(q16({1, 4, 4, 3}, "y", 0.0005f));
+  b.op({1, {x}, {y}, tfl::BuiltinOptions::Pool2DOptions, pool_options(/*SAME*/ 0, 2, 3)});
+  b.inputs = {x};
+  b.outputs = {y};
+  expect_equal_to_tflite(b.build(), {1, 7, 8, 3});
+}
+
+TEST(TfliteInt16, MaxPoolValidWithAFusedRelu) {
+  TfliteBuilder b;
+  const int x = b.tensor(q16({2, 6, 6, 4}, "x", 0.0007f));
+  const int y = b.tensor(q16({2, 3, 3, 4}, "y", 0.0007f));
+  b.op({17, {x}, {y}, tfl::BuiltinOptions::Pool2DOptions, pool_options(/*VALID*/ 1, 2, 2, /*RELU*/ 1)});
+  b.inputs = {x};
+  b.outputs = {y};
+  expect_equal_to_tflite(b.build(), {2, 6, 6, 4});
 }
 
 }  // namespace

@@ -111,10 +111,7 @@ const char* check_pool2d_s8(const OpContext& ctx, Pool2DS8Params* p) {
   const Shape input = ctx.input(0).shape, output = ctx.output(0).shape;
   if (const char* err = check_pool_geometry(ctx)) return err;
   // Every window must keep one in-image tap (the average divides by their count).
-  // 64-bit: a model's dims times its strides may pass int32.
-  if (o->pad_top() >= o->filter_h() || o->pad_left() >= o->filter_w() ||
-      int64_t{output.dims[1] - 1} * o->stride_h() - o->pad_top() >= input.dims[1] ||
-      int64_t{output.dims[2] - 1} * o->stride_w() - o->pad_left() >= input.dims[2]) {
+  if (pool_window_in_padding(*o, input, output)) {
     return FLOE_MSG("int8 pooling window entirely in the padding");
   }
   const char* why = nullptr;

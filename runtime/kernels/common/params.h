@@ -102,6 +102,15 @@ const char* check_pool2d_s8(const OpContext& ctx, Pool2DS8Params* params);
 // non-negative padding: what every pooling kernel assumes (float and int8).
 const char* check_pool_geometry(const OpContext& ctx);
 
+// Whether some output's window has no in-image tap (an integer average would
+// divide by 0): what every integer pooling's prepare refuses. 64-bit: a
+// model's dims times its strides may pass int32.
+inline bool pool_window_in_padding(const schema::Pool2DOptions& o, const Shape& input, const Shape& output) {
+  return o.pad_top() >= o.filter_h() || o.pad_left() >= o.filter_w() ||
+         int64_t{output.dims[1] - 1} * o.stride_h() - o.pad_top() >= input.dims[1] ||
+         int64_t{output.dims[2] - 1} * o.stride_w() - o.pad_left() >= input.dims[2];
+}
+
 // The window fields every 2-D pooling's params hold (float, int8, with argmax),
 // from its Pool2DOptions, read once at Init().
 template <typename Params>

@@ -115,6 +115,39 @@ const char* prepare_pool2d_s8(const OpContext& ctx) {
   return nullptr;
 }
 
+Status eval_max_pool2d_s16(const PreparedOp& ctx) {
+  ref::max_pool2d_s16(ctx.params_as<ref::Pool2DS8Params>(),
+                      {in_as<int16_t>(ctx.input(0)), out_as<int16_t>(ctx.output(0))});
+  return Status::kOk;
+}
+
+Status eval_avg_pool2d_s16(const PreparedOp& ctx) {
+  ref::avg_pool2d_s16(ctx.params_as<ref::Pool2DS8Params>(),
+                      {in_as<int16_t>(ctx.input(0)), out_as<int16_t>(ctx.output(0))});
+  return Status::kOk;
+}
+
+// int16 (TFLite's 16x8 scheme): as int8, zero point 0 and int16 bounds.
+const char* prepare_pool2d_s16(const OpContext& ctx) {
+  if (!has_io(ctx, 1, 1) || ctx.input(0).dtype != DType::kInt16 || ctx.output(0).dtype != DType::kInt16) {
+    return FLOE_MSG("int16 pooling takes one int16 input and output");
+  }
+  if (const char* err = kernels::check_pool_geometry(ctx)) return err;
+  const auto* o = ctx.op->options_as_Pool2DOptions();
+  if (kernels::pool_window_in_padding(*o, ctx.input(0).shape, ctx.output(0).shape)) {
+    return FLOE_MSG("int16 pooling window entirely in the padding");
+  }
+  const char* why = nullptr;
+  const schema::Requantization* r = requantization_of(ctx, &why, DType::kInt16);
+  if (r == nullptr) return why;
+  ref::Pool2DS8Params& p = ctx.params<ref::Pool2DS8Params>();
+  kernels::set_pool_window(p, *o);
+  p.act_min = r->activation_min();
+  p.act_max = r->activation_max();
+  if (ctx.output(0).shape.num_elements() == 0) ctx.set_eval(eval_empty_pool);
+  return nullptr;
+}
+
 const char* prepare_pool2d(const OpContext& ctx) {
   if (const char* err = expect_f32_io(ctx, 1)) return err;
   if (const char* err = kernels::check_pool_geometry(ctx)) return err;
@@ -145,66 +178,80 @@ FLOE_KERNEL(REFERENCE, MAX_POOL2D, ANY, ref::Pool2DParams, ops::prepare_pool2d, 
 FLOE_KERNEL(REFERENCE, AVG_POOL2D, ANY, ref::Pool2DParams, ops::prepare_pool2d, ops::eval_avg_pool2d)
 FLOE_KERNEL(REFERENCE, MAX_POOL2D, INT8, ref::Pool2DS8Params, ops::prepare_pool2d_s8, ops::eval_max_pool2d_s8)
 FLOE_KERNEL(REFERENCE, AVG_POOL2D, INT8, ref::Pool2DS8Params, ops::prepare_pool2d_s8, ops::eval_avg_pool2d_s8)
+FLOE_KERNEL(REFERENCE, MAX_POOL2D, INT16, ref::Pool2DS8Params, ops::prepare_pool2d_s16, ops::eval_max_pool2d_s16)
+FLOE_KERNEL(REFERENCE, AVG_POOL2D, INT16, ref::Pool2DS8Params, ops::prepare_pool2d_s16, ops::eval_avg_pool2d_s16)
 
 
 namespace floe::ref {
 namespace {
 
-// The walk both int8 poolings share: for each output element, `window` folds
-// the in-image taps of its channel (a rows x cols grid from `first`).
-template <typename Window>
-void pool2d_s8(const Pool2DS8Params& params, const Pool2DS8Operands& ops, Window window) {
+// The walk the integer poolings share (int8, int16): for each output
+// element, `window` folds the in-image taps of its channel (a rows x cols
+// grid from `first`).
+template <typename T, typename Operands, typename Window>
+void pool2d_integer(const Pool2DS8Params& params, const Operands& ops, Window window) {
   const int32_t* in_dims = ops.input.shape.dims;
   const int32_t* out_dims = ops.output.shape.dims;
   const ptrdiff_t batches = in_dims[0], in_h = in_dims[1], in_w = in_dims[2], channels = in_dims[3];
   const ptrdiff_t out_h = out_dims[1], out_w = out_dims[2];
   const kernels::PoolWindows windows = {in_h, in_w, out_h, out_w, params.filter_h, params.filter_w,
                                         params.stride_h, params.stride_w, params.pad_top, params.pad_left};
-  int8_t* o = ops.output.data;
+  T* o = ops.output.data;
   for (ptrdiff_t n = 0; n < batches; ++n) {
-    const int8_t* image = ops.input.data + n * in_h * in_w * channels;
+    const T* image = ops.input.data + n * in_h * in_w * channels;
     kernels::for_each_pool_window(windows, [&](ptrdiff_t y0, ptrdiff_t x0, kernels::TapRange ty,
                                                kernels::TapRange tx) {
       for (ptrdiff_t c = 0; c < channels; ++c, ++o) {
-        const int8_t* first = image + ((y0 + ty.begin) * in_w + x0 + tx.begin) * channels + c;
+        const T* first = image + ((y0 + ty.begin) * in_w + x0 + tx.begin) * channels + c;
         const int32_t v = window(first, ty.end - ty.begin, tx.end - tx.begin, in_w * channels, channels);
-        *o = static_cast<int8_t>(clamp_to(v, params.act_min, params.act_max));
+        *o = static_cast<T>(clamp_to(v, params.act_min, params.act_max));
       }
     });
   }
 }
 
+// The largest in-image tap.
+template <typename T>
+int32_t window_max(const T* p, ptrdiff_t rows, ptrdiff_t cols, ptrdiff_t row_step, ptrdiff_t col_step) {
+  int32_t m = INT32_MIN;
+  for (ptrdiff_t y = 0; y < rows; ++y) {
+    for (ptrdiff_t x = 0; x < cols; ++x) {
+      const int32_t v = p[y * row_step + x * col_step];
+      m = v > m ? v : m;
+    }
+  }
+  return m;
+}
+
+// The in-image taps' sum over their count, rounded half away from zero
+// (integer division truncates; adding half the count away from zero first).
+template <typename T>
+int32_t window_average(const T* p, ptrdiff_t rows, ptrdiff_t cols, ptrdiff_t row_step, ptrdiff_t col_step) {
+  int32_t sum = 0;
+  for (ptrdiff_t y = 0; y < rows; ++y) {
+    for (ptrdiff_t x = 0; x < cols; ++x) sum += p[y * row_step + x * col_step];
+  }
+  const int32_t count = static_cast<int32_t>(rows * cols);
+  if (count == 0) return int32_t{0};
+  return sum > 0 ? (sum + count / 2) / count : (sum - count / 2) / count;
+}
+
 }  // namespace
 
 void max_pool2d_s8(const Pool2DS8Params& params, const Pool2DS8Operands& ops) {
-  pool2d_s8(params, ops,
-            [](const int8_t* p, ptrdiff_t rows, ptrdiff_t cols, ptrdiff_t row_step,
-               ptrdiff_t col_step) {
-              int32_t m = INT8_MIN;
-              for (ptrdiff_t y = 0; y < rows; ++y) {
-                for (ptrdiff_t x = 0; x < cols; ++x) {
-                  const int32_t v = p[y * row_step + x * col_step];
-                  m = v > m ? v : m;
-                }
-              }
-              return m;
-            });
+  pool2d_integer<int8_t>(params, ops, window_max<int8_t>);
 }
 
 void avg_pool2d_s8(const Pool2DS8Params& params, const Pool2DS8Operands& ops) {
-  pool2d_s8(params, ops,
-            [](const int8_t* p, ptrdiff_t rows, ptrdiff_t cols, ptrdiff_t row_step,
-               ptrdiff_t col_step) {
-              int32_t sum = 0;
-              for (ptrdiff_t y = 0; y < rows; ++y) {
-                for (ptrdiff_t x = 0; x < cols; ++x) sum += p[y * row_step + x * col_step];
-              }
-              const int32_t count = static_cast<int32_t>(rows * cols);
-              if (count == 0) return int32_t{0};
-              // Integer division truncates; adding half the count away from
-              // zero first rounds half away from zero.
-              return sum > 0 ? (sum + count / 2) / count : (sum - count / 2) / count;
-            });
+  pool2d_integer<int8_t>(params, ops, window_average<int8_t>);
+}
+
+void max_pool2d_s16(const Pool2DS8Params& params, const Pool2DS16Operands& ops) {
+  pool2d_integer<int16_t>(params, ops, window_max<int16_t>);
+}
+
+void avg_pool2d_s16(const Pool2DS8Params& params, const Pool2DS16Operands& ops) {
+  pool2d_integer<int16_t>(params, ops, window_average<int16_t>);
 }
 
 }  // namespace floe::ref

@@ -37,4 +37,13 @@ using Pool2DS8Operands = kernels::Pool2DS8Operands;
 void max_pool2d_s8(const Pool2DS8Params& params, const Pool2DS8Operands& ops);
 void avg_pool2d_s8(const Pool2DS8Params& params, const Pool2DS8Operands& ops);
 
+// ---- int16 (TFLite's 16x8 scheme): the same, on int16 values -------------
+struct Pool2DS16Operands {
+  In<int16_t> input;    // [N, H, W, C]
+  Out<int16_t> output;  // [N, OH, OW, C]
+};
+
+void max_pool2d_s16(const Pool2DS8Params& params, const Pool2DS16Operands& ops);
+void avg_pool2d_s16(const Pool2DS8Params& params, const Pool2DS16Operands& ops);
+
 }  // namespace floe::ref
