@@ -438,6 +438,49 @@ void lstm(const LoweredModel& m, LoweredOp& op) {
   op.requantization = std::move(r);
 }
 
+// TFLite's CheckedLog2: log2(x) computed in float, rounded; whether x is a
+// power of two within 1e-3 of an octave.
+bool checked_log2(float x, int* log2) {
+  const float exact = std::log(x) * (1.0f / std::log(2.0f));
+  const float rounded = std::round(exact);
+  *log2 = static_cast<int>(rounded);
+  return std::fabs(exact - rounded) < 1e-3f;
+}
+
+// int16 LOGISTIC and TANH (TFLite's and TFLM's prepare): the input rescaled
+// to steps of 1/(3 * 4096) for the sigmoid table. A power-of-two input scale
+// of 2^-12 (TANH also 2^-11) keeps multiplier 0 (the kernel's 3 << shift);
+// any other scale gets the multiplier in (2^14, 2^15) and its right shift.
+// The output is Q0.15: scale 2^-15, zero point 0.
+void activation_s16(const LoweredModel& m, LoweredOp& op) {
+  const Affine in = per_tensor(m, op, op.inputs[0], "input");
+  const Affine out = per_tensor(m, op, op.outputs[0], "output");
+  if (!is_int16(m, op.outputs[0])) refuse(op, "an int16 input needs an int16 output");
+  int out_log2 = 0;
+  if (!checked_log2(out.scale, &out_log2) || out_log2 != -15) {
+    refuse(op, "int16 LOGISTIC and TANH need an output scale of 2^-15");
+  }
+  int in_log2 = 0;
+  bool power_of_two = checked_log2(in.scale, &in_log2);
+  int32_t shift = 12 + in_log2, multiplier = 0;  // (15 - 3 integer bits) + log2
+  const bool tanh = op.opcode == schema::OpCode::TANH;
+  power_of_two = power_of_two && (shift == 0 || (tanh && shift == 1));
+  if (!power_of_two) {
+    double scaled = static_cast<double>(in.scale) * 4096.0 * 3.0;
+    shift = 0;
+    while (scaled <= 32767.0 / 2.0 && shift <= 30) {
+      ++shift;
+      scaled *= 2.0;
+    }
+    if (scaled > 32767.0) refuse(op, "int16 input scale too large for the sigmoid table (above 8 / 3)");
+    multiplier = static_cast<int32_t>(scaled);
+  }
+  auto r = clamp_only(out, schema::Activation::NONE);
+  r->output_multiplier = multiplier;
+  r->output_shift = shift;
+  op.requantization = std::move(r);
+}
+
 Int8ArithmeticStats derive_int8_arithmetic(LoweredModel* model) {
   Int8ArithmeticStats stats;
   LoweredModel& m = *model;
@@ -474,6 +517,8 @@ Int8ArithmeticStats derive_int8_arithmetic(LoweredModel* model) {
         case schema::OpCode::CONCAT:
         case schema::OpCode::MAX_POOL2D:
         case schema::OpCode::AVG_POOL2D:
+        case schema::OpCode::SIGMOID:
+        case schema::OpCode::TANH:
           break;
         default:
           refuse(op, "floe has no int16 kernel for this op yet");
@@ -540,6 +585,10 @@ Int8ArithmeticStats derive_int8_arithmetic(LoweredModel* model) {
       }
       case schema::OpCode::SIGMOID:
       case schema::OpCode::TANH: {
+        if (is_int16(m, in0)) {
+          activation_s16(m, op);
+          break;
+        }
         const Affine in = per_tensor(m, op, op.inputs[0], "input");
         const Affine out = per_tensor(m, op, op.outputs[0], "output");
         const bool logistic = op.opcode == schema::OpCode::SIGMOID;

@@ -5,17 +5,23 @@
 // without node and the peers' node_modules): per-channel strided
 // DEPTHWISE_CONV_2D, FULLY_CONNECTED, broadcasting MUL, CONV_2D with a fused RELU,
 // AVERAGE_POOL_2D (SAME: windows cut by the border, rounded averages) and
-// MAX_POOL_2D with a fused RELU, every output equal on 20 seeded inputs. TFLM's own SEANet layers, with
+// MAX_POOL_2D with a fused RELU, every output equal on 20 seeded inputs;
+// LOGISTIC and TANH on every int16 value, at power-of-two and other input
+// scales. TFLM's own SEANet layers, with
 // TFLM's golden outputs, are tests/e2e/tflm_models_test.cc.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cmath>
 #include <cstdint>
+#include <cstdio>
 #include <cstring>
 #include <fstream>
 
 #include "converter/pipeline/convert.h"
 #include "tests/converter/tfjs_oracle.h"
 #include "tests/converter/tflite_builder.h"
+#include "runtime/kernels/reference/quantization.h"
 #include "tests/support/model_runner.h"
 
 namespace floe::testing {
@@ -169,6 +175,73 @@ TEST(TfliteInt16, MaxPoolValidWithAFusedRelu) {
   b.outputs = {y};
   expect_equal_to_tflite(b.build(), {2, 6, 6, 4});
 }
+
+// All 65,536 int16 inputs through LOGISTIC or TANH (code 14 or 28) with
+// input scale `scale`, output 2^-15: floe (TFLM's kernel: the sigmoid table,
+// whatever the scale) against TFLite 2.9, which runs that table too except at
+// the power-of-two scales, where its optimized kernel computes gemmlowp's
+// 16-bit fixed-point logistic / tanh instead. There floe stays within 1 step,
+// and floe's own 16-bit gemmlowp functions (the int8 LSTM's gates) must give
+// TFLite's every value exactly.
+void expect_activation_like_tflite(int32_t code, float scale, bool power_of_two) {
+  REQUIRE_TFLITE_ORACLE();
+  TfliteBuilder b;
+  const int x = b.tensor(q16({256, 256}, "x", scale));
+  const int y = b.tensor(q16({256, 256}, "y", 1.0f / 32768.0f));
+  b.op({code, {x}, {y}});
+  b.inputs = {x};
+  b.outputs = {y};
+  const std::string bytes = b.build();
+  const std::string path = make_temp_dir() + "/m.tflite";
+  std::ofstream(path, std::ios::binary) << bytes;
+  HostTensor in;
+  in.dtype = DType::kInt16;
+  in.shape = {256, 256};
+  in.data.resize(65536 * 2);
+  for (int32_t v = -32768; v <= 32767; ++v) {
+    const int16_t q = static_cast<int16_t>(v);
+    std::memcpy(&in.data[static_cast<size_t>(v + 32768) * 2], &q, 2);
+  }
+  const std::vector<std::vector<float>> want = run_tflite(bytes, {in}, 1);
+  ASSERT_EQ(want.size(), 1u);
+  conv::ConvertOptions options;
+  options.graph_path = path;
+  options.target = "reference";
+  const std::vector<HostTensor> got = run_model(conv::convert(options).model, {{"x", in}});
+  ASSERT_EQ(got.size(), 1u);
+  ASSERT_EQ(got[0].data.size(), want[0].size() * 2);
+  // Two approximations of one function: within 16 steps (5e-4) of each other.
+  const int allowed = power_of_two ? 16 : 0;
+  size_t differing = 0, fixed_point_differing = 0;
+  float largest = 0;
+  for (size_t i = 0; i < want[0].size(); ++i) {
+    int16_t v;
+    std::memcpy(&v, &got[0].data[i * 2], 2);
+    const int32_t input = static_cast<int32_t>(i) - 32768;
+    const float d = std::fabs(static_cast<float>(v) - want[0][i]);
+    differing += d != 0;
+    largest = std::max(largest, d);
+    if (d > static_cast<float>(allowed)) {
+      ADD_FAILURE() << "input " << input << ": floe " << v << ", TFLite " << want[0][i];
+    }
+    if (power_of_two) {
+      // TFLite's Q3.12 input: 2^-12 as is, 2^-11 doubled with saturation.
+      const bool doubled = scale > 1.5f / 4096.0f;
+      const int16_t q3 = static_cast<int16_t>(doubled ? std::clamp(input * 2, -32768, 32767) : input);
+      const int16_t fp = code == 14 ? ref::fixed_point16::logistic(q3, 3) : ref::fixed_point16::tanh(q3, 3);
+      fixed_point_differing += static_cast<float>(fp) != want[0][i];
+    }
+  }
+  EXPECT_EQ(fixed_point_differing, 0u) << "floe's 16-bit gemmlowp functions against TFLite's";
+  std::printf("int16 %s at scale %g: 65536 inputs, %zu differ from TFLite 2.9 (by at most %.0f)%s\n",
+              code == 14 ? "LOGISTIC" : "TANH", static_cast<double>(scale), differing, static_cast<double>(largest),
+              power_of_two ? ", TFLite's gemmlowp path" : "");
+}
+
+TEST(TfliteInt16, LogisticAtAPowerOfTwoScale) { expect_activation_like_tflite(14, 1.0f / 4096.0f, true); }
+TEST(TfliteInt16, LogisticAtAnotherScale) { expect_activation_like_tflite(14, 0.00037f, false); }
+TEST(TfliteInt16, TanhAtAPowerOfTwoScale) { expect_activation_like_tflite(28, 1.0f / 2048.0f, true); }
+TEST(TfliteInt16, TanhAtAnotherScale) { expect_activation_like_tflite(28, 0.0002f, false); }
 
 }  // namespace
 }  // namespace floe::testing

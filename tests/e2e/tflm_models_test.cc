@@ -611,12 +611,12 @@ TEST(TflmRefusals, AnInt16OpWithoutAKernelIsUnsupportedNamingTheNode) {
   const char* leaky = "tflm/integration_tests/seanet/leaky_relu/leaky_relu0.tflite";
   FLOE_REQUIRE_CORPUS(leaky);
   std::string bytes = read_bytes(corpus_path(leaky));
-  // The same operator as an int16 LOGISTIC (which reads no options).
+  // The same operator as an int16 RELU (which reads no options).
   auto* code = tfl::GetMutableModel(&bytes[0])->mutable_operator_codes()->GetMutableObject(0);
-  ASSERT_TRUE(code->mutate_deprecated_builtin_code(14));
-  ASSERT_TRUE(code->mutate_builtin_code(14));
+  ASSERT_TRUE(code->mutate_deprecated_builtin_code(19));
+  ASSERT_TRUE(code->mutate_builtin_code(19));
   const Refusal r = convert_refused(bytes);
-  EXPECT_NE(r.output.find("(SIGMOID): floe has no int16 kernel for this op yet"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("(RELU): floe has no int16 kernel for this op yet"), std::string::npos) << r.output;
   EXPECT_NE(r.json.find("\"category\": \"unsupported\""), std::string::npos) << r.json;
   EXPECT_EQ(r.json.find("\"node\": \"\""), std::string::npos) << "the node is named: " << r.json;
 }

@@ -660,8 +660,118 @@ void tanh_s8(const FixedPointActivationS8Params& params, const UnaryS8Operands& 
   });
 }
 
+namespace {
+
+// sigmoid(i / 24) for i = 0..255 in 0.16 format, as TFLite's and CMSIS-NN's
+// sigmoid_table_uint16 hold it (a fitted table: not all entries are the
+// rounded function, so the values are data, not a formula).
+constexpr uint16_t kSigmoidTable[256] = {
+    32768, 33451, 34133, 34813, 35493, 36169, 36843, 37513, 38180, 38841, 39498, 40149, 40794, 41432, 42064, 42688,
+    43304, 43912, 44511, 45102, 45683, 46255, 46817, 47369, 47911, 48443, 48964, 49475, 49975, 50464, 50942, 51409,
+    51865, 52311, 52745, 53169, 53581, 53983, 54374, 54755, 55125, 55485, 55834, 56174, 56503, 56823, 57133, 57433,
+    57724, 58007, 58280, 58544, 58800, 59048, 59288, 59519, 59743, 59959, 60168, 60370, 60565, 60753, 60935, 61110,
+    61279, 61441, 61599, 61750, 61896, 62036, 62172, 62302, 62428, 62549, 62666, 62778, 62886, 62990, 63090, 63186,
+    63279, 63368, 63454, 63536, 63615, 63691, 63765, 63835, 63903, 63968, 64030, 64090, 64148, 64204, 64257, 64308,
+    64357, 64405, 64450, 64494, 64536, 64576, 64614, 64652, 64687, 64721, 64754, 64786, 64816, 64845, 64873, 64900,
+    64926, 64950, 64974, 64997, 65019, 65039, 65060, 65079, 65097, 65115, 65132, 65149, 65164, 65179, 65194, 65208,
+    65221, 65234, 65246, 65258, 65269, 65280, 65291, 65301, 65310, 65319, 65328, 65337, 65345, 65352, 65360, 65367,
+    65374, 65381, 65387, 65393, 65399, 65404, 65410, 65415, 65420, 65425, 65429, 65433, 65438, 65442, 65445, 65449,
+    65453, 65456, 65459, 65462, 65465, 65468, 65471, 65474, 65476, 65479, 65481, 65483, 65485, 65488, 65489, 65491,
+    65493, 65495, 65497, 65498, 65500, 65501, 65503, 65504, 65505, 65507, 65508, 65509, 65510, 65511, 65512, 65513,
+    65514, 65515, 65516, 65517, 65517, 65518, 65519, 65520, 65520, 65521, 65522, 65522, 65523, 65523, 65524, 65524,
+    65525, 65525, 65526, 65526, 65526, 65527, 65527, 65528, 65528, 65528, 65529, 65529, 65529, 65529, 65530, 65530,
+    65530, 65530, 65531, 65531, 65531, 65531, 65531, 65532, 65532, 65532, 65532, 65532, 65532, 65533, 65533, 65533,
+    65533, 65533, 65533, 65533, 65533, 65534, 65534, 65534, 65534, 65534, 65534, 65534, 65534, 65534, 65534, 65535};
+
+// The input in steps of 1/(3 * 4096), and its magnitude.
+template <typename F>
+void activation_s16(const ActivationS16Params& p, const UnaryS16Operands& ops, F f) {
+  int32_t multiplier = p.input_multiplier, shift = p.input_left_shift;
+  if (multiplier == 0) {  // a power-of-two scale: 3 << shift, no shift after
+    multiplier = 3 << shift;
+    shift = 0;
+  }
+  const int32_t round = shift > 0 ? 1 << (shift - 1) : 0;
+  const ptrdiff_t count = static_cast<ptrdiff_t>(ops.input.shape.num_elements());
+  for (ptrdiff_t i = 0; i < count; ++i) {
+    const int32_t x = (int32_t{ops.input.data[i]} * multiplier + round) >> shift;
+    ops.output.data[i] = f(x, static_cast<uint32_t>(x < 0 ? -x : x));
+  }
+}
+
+// The table at |x| with `fraction_bits` bits between entries, interpolated
+// (the result scaled by 2^fraction_bits); `saturated` past its end.
+uint32_t sigmoid_lookup(uint32_t magnitude, int fraction_bits, uint32_t saturated) {
+  const uint32_t index = magnitude >> fraction_bits;
+  if (index >= 255) return saturated;
+  const uint32_t a = kSigmoidTable[index], b = kSigmoidTable[index + 1];
+  const uint32_t t = magnitude & ((1u << fraction_bits) - 1);
+  return (a << fraction_bits) + t * (b - a);
+}
+
+}  // namespace
+
+void logistic_s16(const ActivationS16Params& params, const UnaryS16Operands& ops) {
+  activation_s16(params, ops, [](int32_t x, uint32_t magnitude) {
+    // 9 fraction bits (x / 2^9 indexes i / 24 at 3/4 scale); sigmoid(-x) = 1 - sigmoid(x).
+    uint32_t r = sigmoid_lookup(magnitude, 9, 0x7FFFu << 10);
+    r = x >= 0 ? r + (1u << 9) : (1u << (16 + 9)) - r + (1u << 9) - 1;
+    return static_cast<int16_t>(r >> 10);
+  });
+}
+
+void tanh_s16(const ActivationS16Params& params, const UnaryS16Operands& ops) {
+  activation_s16(params, ops, [](int32_t x, uint32_t magnitude) {
+    // 8 fraction bits: the table read at 2x; 2 sigmoid - 1, negated for x < 0.
+    const int32_t r = static_cast<int32_t>(sigmoid_lookup(magnitude, 8, 0xFFFFu << 8));
+    const int32_t centered = x >= 0 ? r - (1 << (14 + 9)) + (1 << (9 - 2)) : -r + (1 << (14 + 9)) + (1 << (9 - 2)) - 1;
+    return static_cast<int16_t>(centered >> (9 - 1));
+  });
+}
+
 }  // namespace floe::ref
 
+namespace floe::ops {
+namespace {
+
+Status eval_logistic_s16(const PreparedOp& ctx) {
+  ref::logistic_s16(ctx.params_as<ref::ActivationS16Params>(),
+                    {in_as<int16_t>(ctx.input(0)), out_as<int16_t>(ctx.output(0))});
+  return Status::kOk;
+}
+
+Status eval_tanh_s16(const PreparedOp& ctx) {
+  ref::tanh_s16(ctx.params_as<ref::ActivationS16Params>(),
+                {in_as<int16_t>(ctx.input(0)), out_as<int16_t>(ctx.output(0))});
+  return Status::kOk;
+}
+
+// int16: the converter's multiplier and shift (Requantization output_*),
+// zero points 0 and a Q0.15 output (checked there).
+const char* prepare_activation_s16(const OpContext& ctx) {
+  if (!has_io(ctx, 1, 1) || ctx.input(0).dtype != DType::kInt16 || ctx.output(0).dtype != DType::kInt16) {
+    return FLOE_MSG("int16 activation takes one int16 input and output");
+  }
+  if (!dims_equal(ctx.input(0).shape, ctx.output(0).shape)) return FLOE_MSG("output shape differs from input shape");
+  const char* why = nullptr;
+  const schema::Requantization* r = requantization_of(ctx, &why, DType::kInt16);
+  if (r == nullptr) return why;
+  ref::ActivationS16Params& p = ctx.params<ref::ActivationS16Params>();
+  p.input_multiplier = r->output_multiplier();
+  p.input_left_shift = r->output_shift();
+  // x * multiplier must fit int32: |x| <= 2^15, multiplier < 2^15 (or 3 << shift, shift <= 1).
+  if (p.input_multiplier < 0 || p.input_multiplier > INT16_MAX || p.input_left_shift < 0 || p.input_left_shift > 31 ||
+      (p.input_multiplier == 0 && p.input_left_shift > 1)) {
+    return FLOE_MSG("int16 activation rescaling out of range");
+  }
+  return nullptr;
+}
+
+}  // namespace
+}  // namespace floe::ops
+
+FLOE_KERNEL(REFERENCE, SIGMOID, INT16, ref::ActivationS16Params, ops::prepare_activation_s16, ops::eval_logistic_s16)
+FLOE_KERNEL(REFERENCE, TANH, INT16, ref::ActivationS16Params, ops::prepare_activation_s16, ops::eval_tanh_s16)
 FLOE_KERNEL(REFERENCE, RELU, ANY, NoParams, ops::prepare_unary, ops::eval_relu)
 FLOE_KERNEL(REFERENCE, RELU6, ANY, NoParams, ops::prepare_unary, ops::eval_relu6)
 FLOE_KERNEL(REFERENCE, SIGMOID, ANY, ref::FixedPointActivationS8Params, ops::prepare_sigmoid, ops::eval_sigmoid)

@@ -48,6 +48,25 @@ struct UnaryS8Operands {
 void logistic_s8(const FixedPointActivationS8Params& params, const UnaryS8Operands& ops);
 void tanh_s8(const FixedPointActivationS8Params& params, const UnaryS8Operands& ops);
 
+// int16 LOGISTIC and TANH (TFLite's 16x8 scheme, as TFLite's and TFLM's
+// reference_integer_ops): the input, zero point 0, rescaled to steps of
+// 1/(3 * 4096) (x * multiplier, rounded right shift; multiplier 0 means the
+// power-of-two scale's 3 << shift), then a 256-entry table of sigmoid(i / 24)
+// in 0.16 format, interpolated linearly; tanh(x) = 2 sigmoid(2x) - 1. Output
+// Q0.15, zero point 0.
+struct ActivationS16Params {
+  int32_t input_multiplier;
+  int32_t input_left_shift;  // a right shift, as TFLite names it
+};
+
+struct UnaryS16Operands {
+  In<int16_t> input;
+  Out<int16_t> output;  // same element count; may alias the input
+};
+
+void logistic_s16(const ActivationS16Params& params, const UnaryS16Operands& ops);
+void tanh_s16(const ActivationS16Params& params, const UnaryS16Operands& ops);
+
 // Host-side (converter): TFLM's Prepare for int8 LOGISTIC / TANH (the same
 // derivation: input_scale * 2^27 split by frexp).
 // (TFLM takes the rounded frexp mantissa as is; with a float32 scale it
