@@ -99,17 +99,24 @@ void gate_s8(const LstmParams& p, const LstmS8Operands& ops, int gate, const int
   const int8_t* w = ops.input_weights[gate];
   const int8_t* r = ops.recurrent_weights[gate];
   for (int32_t i = 0; i < p.cells; ++i) {
-    int32_t acc = ops.bias[gate] != nullptr ? ops.bias[gate][i] : 0;
+    // Sums in 32 bits wrap (TFLite's would overflow) rather than be undefined.
+    uint32_t acc = ops.bias[gate] != nullptr ? static_cast<uint32_t>(ops.bias[gate][i]) : 0;
     const int8_t* w_row = w + static_cast<ptrdiff_t>(i) * p.inputs;
-    for (int32_t k = 0; k < p.inputs; ++k) acc += int32_t{w_row[k]} * (int32_t{x[k]} + p.input_offset);
-    const int32_t from_input =
-        saturate16(multiply_by_quantized_multiplier(acc, p.gate_multiplier[2 * gate], p.gate_shift[2 * gate]));
-    int32_t acc_h = 0;
+    for (int32_t k = 0; k < p.inputs; ++k) {
+      acc += static_cast<uint32_t>(int32_t{w_row[k]} * (int32_t{x[k]} + p.input_offset));
+    }
+    const int32_t from_input = saturate16(multiply_by_quantized_multiplier(
+        static_cast<int32_t>(acc), p.gate_multiplier[2 * gate], p.gate_shift[2 * gate]));
+    uint32_t acc_h = 0;
     const int8_t* r_row = r + static_cast<ptrdiff_t>(i) * p.outputs;
-    for (int32_t k = 0; k < p.outputs; ++k) acc_h += int32_t{r_row[k]} * (int32_t{h[k]} + p.state_offset);
-    out[i] = saturate16(
-        multiply_by_quantized_multiplier(acc_h, p.gate_multiplier[2 * gate + 1], p.gate_shift[2 * gate + 1]) +
-        from_input);
+    for (int32_t k = 0; k < p.outputs; ++k) {
+      acc_h += static_cast<uint32_t>(int32_t{r_row[k]} * (int32_t{h[k]} + p.state_offset));
+    }
+    const int64_t sum = int64_t{multiply_by_quantized_multiplier(static_cast<int32_t>(acc_h),
+                                                                 p.gate_multiplier[2 * gate + 1],
+                                                                 p.gate_shift[2 * gate + 1])} +
+                        from_input;
+    out[i] = static_cast<int16_t>(sum < INT16_MIN ? INT16_MIN : (sum > INT16_MAX ? INT16_MAX : sum));
   }
 }
 
@@ -146,8 +153,8 @@ void step_s8(const LstmParams& p, const LstmS8Operands& ops, const int8_t* x, in
     tanh_c[i] = fixed_point16::tanh(c[i], cell_bits);
   }
   for (int32_t i = 0; i < p.cells; ++i) {
-    const int32_t hidden =
-        multiply_by_quantized_multiplier(int32_t{out_gate[i]} * tanh_c[i], p.hidden_multiplier, p.hidden_shift) +
+    const int64_t hidden =
+        int64_t{multiply_by_quantized_multiplier(int32_t{out_gate[i]} * tanh_c[i], p.hidden_multiplier, p.hidden_shift)} +
         p.hidden_zero_point;
     h[i] = static_cast<int8_t>(hidden < INT8_MIN ? INT8_MIN : (hidden > INT8_MAX ? INT8_MAX : hidden));
   }
