@@ -481,6 +481,73 @@ void activation_s16(const LoweredModel& m, LoweredOp& op) {
   op.requantization = std::move(r);
 }
 
+// TFLM's gen_lut for an int16 table (float arithmetic, as TFLM's prepare
+// computes it on the device): 512 intervals over [lo, hi] of func in Q0.15,
+// each sample biased by half its interval's midpoint error so the
+// interpolation is centred, plus the end value for the last slope.
+template <typename Func>
+std::vector<int16_t> int16_table(Func func, float lo, float hi) {
+  constexpr int kSteps = 512;
+  const float step = (hi - lo) / kSteps, half_step = step / 2;
+  const float scale = 65536.0f / 2.0f;  // output range [-1, 1] onto int16
+  auto clamp16 = [](float v) { return static_cast<int16_t>(std::min(std::max(v, -32768.0f), 32767.0f)); };
+  std::vector<int16_t> table(kSteps + 1);
+  for (int i = 0; i < kSteps; ++i) {
+    const float value = func(lo + static_cast<float>(i) * step);
+    const float midpoint = func(lo + static_cast<float>(i) * step + half_step);
+    const float next = func(lo + static_cast<float>(i + 1) * step);
+    const float sample = std::round(value * scale);
+    const float interpolated = std::round((next * scale + std::round(value * scale)) / 2);
+    const float bias = std::round((interpolated - std::round(midpoint * scale)) / 2);
+    table[static_cast<size_t>(i)] = clamp16(sample - bias);
+  }
+  table[kSteps] = clamp16(std::round(func(hi) * scale));
+  return table;
+}
+
+// One constant int16 [513] table per name, shared by every op that reads it.
+int int16_table_constant(LoweredModel* m, const std::string& name, const std::vector<int16_t>& data) {
+  for (size_t v = 0; v < m->values.size(); ++v) {
+    if (m->values[v].name == name && m->values[v].is_constant()) return static_cast<int>(v);
+  }
+  auto t = std::make_shared<HostTensor>();
+  t->dtype = DType::kInt16;
+  t->shape = {static_cast<int64_t>(data.size())};
+  t->data.resize(data.size() * sizeof(int16_t));
+  std::memcpy(t->data.data(), data.data(), t->data.size());
+  Value v;
+  v.name = name;
+  v.dtype = DType::kInt16;
+  v.shape = t->shape;
+  v.constant = std::move(t);
+  return m->add_value(std::move(v));
+}
+
+// int16 SOFTMAX (TFLM's CalculateSoftmaxParams and SoftmaxInt16): zero
+// points 0, output scale 1/32768 (within TFLM's 0.1%); the input difference
+// scaled so [-65535, 0] spans [-10, 0] (input scale x beta / (10 / 65535), in
+// double); the exp and 1 / (1 + x) tables as constant inputs 1 and 2.
+void softmax_s16(LoweredModel* m, LoweredOp& op) {
+  const Affine in = per_tensor(*m, op, op.inputs[0], "input");
+  const Affine out = per_tensor(*m, op, op.outputs[0], "output");
+  if (!is_int16(*m, op.outputs[0])) refuse(op, "an int16 input needs an int16 output");
+  if (std::fabs(out.scale - 1.0f / 32768.0f) > 0.001f / 32768.0f) refuse(op, "int16 SOFTMAX output scale must be 1/32768");
+  const auto* o = op.options.AsSoftmaxOptions();
+  const double beta = o ? static_cast<double>(o->beta) : 1.0;
+  const QuantizedMultiplier q = quant::quantize_multiplier(static_cast<double>(in.scale) * beta / (10.0 / 65535.0));
+  check_multiplier(op, q);
+  auto r = clamp_only(out, schema::Activation::NONE);
+  r->output_multiplier = q.multiplier;
+  r->output_shift = q.shift;
+  op.requantization = std::move(r);
+  static const std::vector<int16_t> exp_table = int16_table([](float x) { return std::exp(x); }, -10.0f, 0.0f);
+  static const std::vector<int16_t> reciprocal_table =
+      int16_table([](float x) { return 1.0f / (1.0f + x); }, 0.0f, 1.0f);
+  op.inputs.resize(1);
+  op.inputs.push_back(int16_table_constant(m, "softmax_int16/exp_table", exp_table));
+  op.inputs.push_back(int16_table_constant(m, "softmax_int16/reciprocal_table", reciprocal_table));
+}
+
 Int8ArithmeticStats derive_int8_arithmetic(LoweredModel* model) {
   Int8ArithmeticStats stats;
   LoweredModel& m = *model;
@@ -519,6 +586,7 @@ Int8ArithmeticStats derive_int8_arithmetic(LoweredModel* model) {
         case schema::OpCode::AVG_POOL2D:
         case schema::OpCode::SIGMOID:
         case schema::OpCode::TANH:
+        case schema::OpCode::SOFTMAX:
           break;
         default:
           refuse(op, "floe has no int16 kernel for this op yet");
@@ -561,6 +629,10 @@ Int8ArithmeticStats derive_int8_arithmetic(LoweredModel* model) {
         add_sub_mul(m, op);
         break;
       case schema::OpCode::SOFTMAX: {
+        if (is_int16(m, in0)) {
+          softmax_s16(&m, op);
+          break;
+        }
         const Affine in = per_tensor(m, op, op.inputs[0], "input");
         const Affine out = per_tensor(m, op, op.outputs[0], "output", /*symmetric16=*/false);
         // An int16 output is Q0.16 offset by -32768 whatever scale it records

@@ -7,7 +7,7 @@
 // AVERAGE_POOL_2D (SAME: windows cut by the border, rounded averages) and
 // MAX_POOL_2D with a fused RELU, every output equal on 20 seeded inputs;
 // LOGISTIC and TANH on every int16 value, at power-of-two and other input
-// scales. TFLM's own SEANet layers, with
+// scales; SOFTMAX (short and long rows, two betas). TFLM's own SEANet layers, with
 // TFLM's golden outputs, are tests/e2e/tflm_models_test.cc.
 #include <gtest/gtest.h>
 
@@ -175,6 +175,22 @@ TEST(TfliteInt16, MaxPoolValidWithAFusedRelu) {
   b.outputs = {y};
   expect_equal_to_tflite(b.build(), {2, 6, 6, 4});
 }
+
+// SOFTMAX over rows of 10 and of 300 (the table-based exp and reciprocal),
+// beta 1 and 0.7 (the input scale x beta sets the exp's stretch).
+void expect_softmax_equal_to_tflite(int32_t rows, int32_t depth, float scale, float beta) {
+  TfliteBuilder b;
+  const int x = b.tensor(q16({rows, depth}, "x", scale));
+  const int y = b.tensor(q16({rows, depth}, "y", 1.0f / 32768.0f));
+  b.op({25, {x}, {y}, tfl::BuiltinOptions::SoftmaxOptions,
+        [beta](flatbuffers::FlatBufferBuilder& fb) { return tfl::CreateSoftmaxOptions(fb, beta).Union(); }});
+  b.inputs = {x};
+  b.outputs = {y};
+  expect_equal_to_tflite(b.build(), {rows, depth});
+}
+
+TEST(TfliteInt16, Softmax) { expect_softmax_equal_to_tflite(4, 10, 0.0003f, 1.0f); }
+TEST(TfliteInt16, SoftmaxLongRowsWithBeta) { expect_softmax_equal_to_tflite(2, 300, 0.00005f, 0.7f); }
 
 // All 65,536 int16 inputs through LOGISTIC or TANH (code 14 or 28) with
 // input scale `scale`, output 2^-15: floe (TFLM's kernel: the sigmoid table,

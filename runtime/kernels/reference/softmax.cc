@@ -102,6 +102,39 @@ const char* prepare_softmax_s8(const OpContext& ctx) {
 
 }  // namespace
 
+Status eval_softmax_s16(const PreparedOp& ctx) {
+  ref::softmax_s16(ctx.params_as<SoftmaxPrepared>().s16,
+                   {in_as<int16_t>(ctx.input(0)), ctx.input(1).as<const int16_t>(), ctx.input(2).as<const int16_t>(),
+                    out_as<int16_t>(ctx.output(0))});
+  return Status::kOk;
+}
+
+// int16 input and output (zero points 0, output Q0.15: the converter checked),
+// its multiplier and shift, and its two constant int16 [513] tables.
+const char* prepare_softmax_s16(const OpContext& ctx) {
+  if (ctx.input_count() != 3 || ctx.output_count() != 1 || !ctx.has_input(0) || !ctx.has_input(1) ||
+      !ctx.has_input(2) || ctx.input(0).dtype != DType::kInt16 || ctx.output(0).dtype != DType::kInt16) {
+    return FLOE_MSG("int16 softmax takes an int16 input, its two tables, and writes an int16 output");
+  }
+  for (int t : {1, 2}) {
+    const TensorView& table = ctx.input(t);
+    if (table.dtype != DType::kInt16 || table.shape.num_elements() != 513) {
+      return FLOE_MSG("int16 softmax tables must be int16 [513]");
+    }
+  }
+  if (!dims_equal(ctx.input(0).shape, ctx.output(0).shape) || ctx.input(0).shape.rank < 1) {
+    return FLOE_MSG("softmax output shape differs or input is a scalar");
+  }
+  const char* why = nullptr;
+  const schema::Requantization* r = requantization_of(ctx, &why, DType::kInt16);
+  if (r == nullptr) return why;
+  ref::SoftmaxS16Params& p = ctx.params<SoftmaxPrepared>().s16;
+  p.input_multiplier = r->output_multiplier();
+  p.input_shift = r->output_shift();
+  if (!valid_multiplier(p.input_multiplier, p.input_shift)) return FLOE_MSG("int16 softmax multiplier out of range");
+  return nullptr;
+}
+
 const char* prepare_softmax(const OpContext& ctx) {
   if (const char* err = prepare_unary(ctx)) return err;
   if (ctx.input(0).shape.rank < 1) return FLOE_MSG("softmax input must have rank >= 1");
@@ -173,8 +206,57 @@ void softmax_s8_rows(const SoftmaxS8Params& params, const In<int8_t>& input, voi
   }
 }
 
+namespace {
+
+// TFLite's generic_int16_table_lookup: the table's 512 intervals over the
+// int16 range, 128 values each, interpolated with rounding.
+int16_t table_lookup(int16_t value, const int16_t* table) {
+  const int32_t index = 256 + (value >> 7);
+  const int32_t offset = value & 0x7f;
+  const int32_t base = table[index];
+  const int32_t slope = table[index + 1] - base;
+  return static_cast<int16_t>(base + ((slope * offset + 64) >> 7));
+}
+
+}  // namespace
+
+void softmax_s16(const SoftmaxS16Params& params, const SoftmaxS16Operands& ops) {
+  const Shape& shape = ops.input.shape;
+  const ptrdiff_t depth = shape.dims[shape.rank - 1];
+  const ptrdiff_t rows = depth == 0 ? 0 : static_cast<int32_t>(shape.num_elements()) / static_cast<int32_t>(depth);
+  for (ptrdiff_t r = 0; r < rows; ++r) {
+    const int16_t* x = ops.input.data + r * depth;
+    int16_t* out = ops.output.data + r * depth;
+    int32_t max_value = INT16_MIN;
+    for (ptrdiff_t c = 0; c < depth; ++c) max_value = x[c] > max_value ? x[c] : max_value;
+    // exp(d) into the output (Q0.15), summed in Q16.15.
+    int32_t sum = 0;
+    for (ptrdiff_t c = 0; c < depth; ++c) {
+      const int32_t scaled = multiply_by_quantized_multiplier(x[c] - max_value, params.input_multiplier,
+                                                              params.input_shift);
+      const int16_t centred = static_cast<int16_t>(clamp_to(scaled + 32767, INT16_MIN, INT16_MAX));
+      out[c] = table_lookup(centred, ops.exp_table);
+      sum += out[c];
+    }
+    // 1 / sum through 1 / (1 + x): sum normalized to [1, 2) in Q1.14, minus
+    // one, recentred to int16.
+    const int headroom_plus_one = __builtin_clz(static_cast<uint32_t>(sum));
+    const int32_t shifted = static_cast<int32_t>(((static_cast<int64_t>(sum) << (headroom_plus_one - 1)) + (1 << 13)) >> 14);
+    const int16_t centred_sum =
+        static_cast<int16_t>(clamp_to(shifted - ((1 << 15) + (1 << 16)), INT16_MIN, INT16_MAX));
+    const int64_t reciprocal = table_lookup(centred_sum, ops.reciprocal_table);
+    const int right_shift = 31 - headroom_plus_one;
+    const int64_t round = int64_t{1} << (right_shift - 1);
+    for (ptrdiff_t c = 0; c < depth; ++c) {
+      const int64_t v = (int64_t{out[c]} * reciprocal + round) >> right_shift;
+      out[c] = static_cast<int16_t>(v < 0 ? 0 : (v > INT16_MAX ? INT16_MAX : v));
+    }
+  }
+}
+
 }  // namespace floe::ref
 
+FLOE_KERNEL(REFERENCE, SOFTMAX, INT16, ops::SoftmaxPrepared, ops::prepare_softmax_s16, ops::eval_softmax_s16)
 FLOE_KERNEL(REFERENCE, SOFTMAX, ANY, ops::SoftmaxPrepared, ops::prepare_softmax, ops::eval_softmax)
 FLOE_KERNEL(REFERENCE, SOFTMAX, INT8, ops::SoftmaxPrepared, ops::prepare_softmax_s8, ops::eval_softmax_s8)
 FLOE_KERNEL(REFERENCE, LOG_SOFTMAX, ANY, NoParams, ops::prepare_log_softmax, ops::eval_log_softmax)

@@ -34,6 +34,26 @@ struct SoftmaxS8Params {
   int32_t diff_min;          // most negative d that still contributes
 };
 
+// ---- int16 SOFTMAX (TFLite's 16x8 scheme, TFLM's SoftmaxInt16) ----
+// Input and output zero point 0, output Q0.15. Per row: d = x - max(row),
+// scaled so [-65535, 0] spans [-10, 0] (input_multiplier, input_shift) and
+// recentred to int16; exp from a 513-entry table over [-10, 0], the sum's
+// reciprocal from one of 1 / (1 + x) over [0, 1] (both interpolated; the
+// converter writes them as constants), the product rounded to Q0.15.
+struct SoftmaxS16Params {
+  int32_t input_multiplier;
+  int32_t input_shift;  // TFLite's sign: positive = left
+};
+
+struct SoftmaxS16Operands {
+  In<int16_t> input;  // rank >= 1
+  const int16_t* exp_table;         // [513]
+  const int16_t* reciprocal_table;  // [513]
+  Out<int16_t> output;
+};
+
+void softmax_s16(const SoftmaxS16Params& params, const SoftmaxS16Operands& ops);
+
 struct SoftmaxS8Operands {
   In<int8_t> input;  // rank >= 1
   Out<int8_t> output;
@@ -72,10 +92,11 @@ inline SoftmaxS8Params prepare_softmax_s8(double beta, float input_scale) {
 // The op's adapter (registered as a row in the .cc, runtime/core/registry.h).
 namespace floe::ops {
 
-// The params block: float or int8.
+// The params block: float, int8 or int16.
 union SoftmaxPrepared {
   ref::SoftmaxParams f32;
   ref::SoftmaxS8Params s8;
+  ref::SoftmaxS16Params s16;
 };
 
 const char* prepare_softmax(const OpContext& ctx);
