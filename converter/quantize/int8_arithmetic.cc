@@ -113,18 +113,24 @@ std::shared_ptr<schema::RequantizationT> clamp_only(const Affine& out, schema::A
   return r;
 }
 
-int add_int32_constant(LoweredModel* m, const std::string& name, const std::vector<int32_t>& data) {
+// A 1-D constant of int32 or int16 values added to the model.
+template <typename T>
+int add_vector_constant(LoweredModel* m, const std::string& name, DType dtype, const std::vector<T>& data) {
   auto t = std::make_shared<HostTensor>();
-  t->dtype = DType::kInt32;
+  t->dtype = dtype;
   t->shape = {static_cast<int64_t>(data.size())};
-  t->data.resize(data.size() * sizeof(int32_t));
+  t->data.resize(data.size() * sizeof(T));
   std::memcpy(t->data.data(), data.data(), t->data.size());
   Value v;
   v.name = name;
-  v.dtype = DType::kInt32;
+  v.dtype = dtype;
   v.shape = t->shape;
   v.constant = std::move(t);
   return m->add_value(std::move(v));
+}
+
+int add_int32_constant(LoweredModel* m, const std::string& name, const std::vector<int32_t>& data) {
+  return add_vector_constant(m, name, DType::kInt32, data);
 }
 
 // Weight scales, one per output channel or one, checked against the layout.
@@ -510,17 +516,7 @@ int int16_table_constant(LoweredModel* m, const std::string& name, const std::ve
   for (size_t v = 0; v < m->values.size(); ++v) {
     if (m->values[v].name == name && m->values[v].is_constant()) return static_cast<int>(v);
   }
-  auto t = std::make_shared<HostTensor>();
-  t->dtype = DType::kInt16;
-  t->shape = {static_cast<int64_t>(data.size())};
-  t->data.resize(data.size() * sizeof(int16_t));
-  std::memcpy(t->data.data(), data.data(), t->data.size());
-  Value v;
-  v.name = name;
-  v.dtype = DType::kInt16;
-  v.shape = t->shape;
-  v.constant = std::move(t);
-  return m->add_value(std::move(v));
+  return add_vector_constant(m, name, DType::kInt16, data);
 }
 
 // int16 SOFTMAX (TFLM's CalculateSoftmaxParams and SoftmaxInt16): zero

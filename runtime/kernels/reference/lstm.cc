@@ -76,17 +76,22 @@ void step(const LstmParams& p, const LstmF32Operands& ops, const float* x, float
 
 }  // namespace
 
-void lstm_f32(const LstmParams& p, const LstmF32Operands& ops) {
+// Every step of every batch row in the input's order: `step` updates the
+// row's output state h (and its cell state), which is also that step's output.
+template <typename T, typename Operands, typename Step>
+void run_sequence(const LstmParams& p, const Operands& ops, Step step) {
   for (int32_t t = 0; t < p.time; ++t) {
     for (int32_t b = 0; b < p.batch; ++b) {
       const ptrdiff_t row = p.time_major ? static_cast<ptrdiff_t>(t) * p.batch + b : static_cast<ptrdiff_t>(b) * p.time + t;
-      float* h = ops.output_state + static_cast<ptrdiff_t>(b) * p.outputs;
+      T* h = ops.output_state + static_cast<ptrdiff_t>(b) * p.outputs;
       step(p, ops, ops.input + row * p.inputs, h, ops.cell_state + static_cast<ptrdiff_t>(b) * p.cells);
-      float* out = ops.output + row * p.outputs;
+      T* out = ops.output + row * p.outputs;
       for (int32_t i = 0; i < p.outputs; ++i) out[i] = h[i];
     }
   }
 }
+
+void lstm_f32(const LstmParams& p, const LstmF32Operands& ops) { run_sequence<float>(p, ops, step); }
 
 namespace {
 
@@ -162,17 +167,7 @@ void step_s8(const LstmParams& p, const LstmS8Operands& ops, const int8_t* x, in
 
 }  // namespace
 
-void lstm_s8(const LstmParams& p, const LstmS8Operands& ops) {
-  for (int32_t t = 0; t < p.time; ++t) {
-    for (int32_t b = 0; b < p.batch; ++b) {
-      const ptrdiff_t row = p.time_major ? static_cast<ptrdiff_t>(t) * p.batch + b : static_cast<ptrdiff_t>(b) * p.time + t;
-      int8_t* h = ops.output_state + static_cast<ptrdiff_t>(b) * p.outputs;
-      step_s8(p, ops, ops.input + row * p.inputs, h, ops.cell_state + static_cast<ptrdiff_t>(b) * p.cells);
-      int8_t* out = ops.output + row * p.outputs;
-      for (int32_t i = 0; i < p.outputs; ++i) out[i] = h[i];
-    }
-  }
-}
+void lstm_s8(const LstmParams& p, const LstmS8Operands& ops) { run_sequence<int8_t>(p, ops, step_s8); }
 
 }  // namespace floe::ref
 
