@@ -91,7 +91,13 @@ void run_sequence(const LstmParams& p, const Operands& ops, Step step) {
   }
 }
 
-void lstm_f32(const LstmParams& p, const LstmF32Operands& ops) { run_sequence<float>(p, ops, step); }
+// (Steps passed as lambdas, not function pointers: direct calls keep the
+// firmware's stack-depth analysis exact.)
+void lstm_f32(const LstmParams& p, const LstmF32Operands& ops) {
+  run_sequence<float>(p, ops, [](const LstmParams& q, const LstmF32Operands& o, const float* x, float* h, float* c) {
+    step(q, o, x, h, c);
+  });
+}
 
 namespace {
 
@@ -167,7 +173,11 @@ void step_s8(const LstmParams& p, const LstmS8Operands& ops, const int8_t* x, in
 
 }  // namespace
 
-void lstm_s8(const LstmParams& p, const LstmS8Operands& ops) { run_sequence<int8_t>(p, ops, step_s8); }
+void lstm_s8(const LstmParams& p, const LstmS8Operands& ops) {
+  run_sequence<int8_t>(p, ops, [](const LstmParams& q, const LstmS8Operands& o, const int8_t* x, int8_t* h, int16_t* c) {
+    step_s8(q, o, x, h, c);
+  });
+}
 
 }  // namespace floe::ref
 

@@ -210,9 +210,16 @@ void pool2d_integer(const Pool2DS8Params& params, const Operands& ops, Window wi
   }
 }
 
-// The largest in-image tap.
+// The largest in-image tap. (Windows are function objects, not pointers:
+// direct calls keep the firmware's stack-depth analysis exact.)
+struct WindowMax {
+  template <typename T>
+  int32_t operator()(const T* p, ptrdiff_t rows, ptrdiff_t cols, ptrdiff_t row_step, ptrdiff_t col_step) const;
+};
+
 template <typename T>
-int32_t window_max(const T* p, ptrdiff_t rows, ptrdiff_t cols, ptrdiff_t row_step, ptrdiff_t col_step) {
+int32_t WindowMax::operator()(const T* p, ptrdiff_t rows, ptrdiff_t cols, ptrdiff_t row_step,
+                              ptrdiff_t col_step) const {
   int32_t m = INT32_MIN;
   for (ptrdiff_t y = 0; y < rows; ++y) {
     for (ptrdiff_t x = 0; x < cols; ++x) {
@@ -225,8 +232,14 @@ int32_t window_max(const T* p, ptrdiff_t rows, ptrdiff_t cols, ptrdiff_t row_ste
 
 // The in-image taps' sum over their count, rounded half away from zero
 // (integer division truncates; adding half the count away from zero first).
+struct WindowAverage {
+  template <typename T>
+  int32_t operator()(const T* p, ptrdiff_t rows, ptrdiff_t cols, ptrdiff_t row_step, ptrdiff_t col_step) const;
+};
+
 template <typename T>
-int32_t window_average(const T* p, ptrdiff_t rows, ptrdiff_t cols, ptrdiff_t row_step, ptrdiff_t col_step) {
+int32_t WindowAverage::operator()(const T* p, ptrdiff_t rows, ptrdiff_t cols, ptrdiff_t row_step,
+                                  ptrdiff_t col_step) const {
   int32_t sum = 0;
   for (ptrdiff_t y = 0; y < rows; ++y) {
     for (ptrdiff_t x = 0; x < cols; ++x) sum += p[y * row_step + x * col_step];
@@ -239,19 +252,19 @@ int32_t window_average(const T* p, ptrdiff_t rows, ptrdiff_t cols, ptrdiff_t row
 }  // namespace
 
 void max_pool2d_s8(const Pool2DS8Params& params, const Pool2DS8Operands& ops) {
-  pool2d_integer<int8_t>(params, ops, window_max<int8_t>);
+  pool2d_integer<int8_t>(params, ops, WindowMax{});
 }
 
 void avg_pool2d_s8(const Pool2DS8Params& params, const Pool2DS8Operands& ops) {
-  pool2d_integer<int8_t>(params, ops, window_average<int8_t>);
+  pool2d_integer<int8_t>(params, ops, WindowAverage{});
 }
 
 void max_pool2d_s16(const Pool2DS8Params& params, const Pool2DS16Operands& ops) {
-  pool2d_integer<int16_t>(params, ops, window_max<int16_t>);
+  pool2d_integer<int16_t>(params, ops, WindowMax{});
 }
 
 void avg_pool2d_s16(const Pool2DS8Params& params, const Pool2DS16Operands& ops) {
-  pool2d_integer<int16_t>(params, ops, window_average<int16_t>);
+  pool2d_integer<int16_t>(params, ops, WindowAverage{});
 }
 
 }  // namespace floe::ref
