@@ -544,6 +544,36 @@ void softmax_s16(LoweredModel* m, LoweredOp& op) {
   op.inputs.push_back(int16_table_constant(m, "softmax_int16/reciprocal_table", reciprocal_table));
 }
 
+// A quantized RELU / RELU6 no producer absorbed (fold_activations) runs as
+// TFLM's ReluQuantized computes it: output zero point + the input's offset
+// value requantized (input scale / output scale, in double), clamped to the
+// quantized [0, inf) or [0, 6]. That is the quantized LEAKY_RELU's arithmetic
+// with a zero negative slope, so it runs as one (int8 and int16). RELU6 must
+// keep its quantization (TFLM's Relu6 clamps the input's integers).
+void relu_as_leaky_relu(LoweredModel& m) {
+  for (LoweredOp& op : m.ops) {
+    const bool relu6 = op.opcode == schema::OpCode::RELU6;
+    if ((op.opcode != schema::OpCode::RELU && !relu6) || op.inputs.size() != 1 || op.outputs.size() != 1) continue;
+    if (!is_quantized_int8(m, op.inputs[0]) && !is_quantized_int16(m, op.inputs[0])) continue;
+    const Affine in = per_tensor(m, op, op.inputs[0], "input");
+    const Affine out = per_tensor(m, op, op.outputs[0], "output");
+    if (in.bounds.max != out.bounds.max) refuse(op, "input and output must have one dtype");
+    if (relu6) same_quantization(m, op, op.inputs[0], op.outputs[0]);
+    const QuantizedMultiplier identity =
+        quant::quantize_multiplier(static_cast<double>(in.scale) / static_cast<double>(out.scale));
+    check_multiplier(op, identity);
+    auto r = clamp_only(out, relu6 ? schema::Activation::RELU6 : schema::Activation::RELU);
+    r->input_offsets = {-in.zero_point};
+    r->input_multipliers = {identity.multiplier, 0};
+    r->input_shifts = {identity.shift, 0};
+    schema::LeakyReluOptionsT options;
+    options.alpha = 0.0f;
+    op.opcode = schema::OpCode::LEAKY_RELU;
+    op.options.Set(std::move(options));
+    op.requantization = std::move(r);
+  }
+}
+
 Int8ArithmeticStats derive_int8_arithmetic(LoweredModel* model) {
   Int8ArithmeticStats stats;
   LoweredModel& m = *model;
@@ -583,6 +613,8 @@ Int8ArithmeticStats derive_int8_arithmetic(LoweredModel* model) {
         case schema::OpCode::SIGMOID:
         case schema::OpCode::TANH:
         case schema::OpCode::SOFTMAX:
+        case schema::OpCode::RELU:
+        case schema::OpCode::RELU6:
           break;
         default:
           refuse(op, "floe has no int16 kernel for this op yet");
@@ -725,6 +757,7 @@ Int8ArithmeticStats derive_int8_arithmetic(LoweredModel* model) {
     ++stats.ops;
   }
   stats.folded_activations = fold_activations(&m);
+  relu_as_leaky_relu(m);
   // Whatever quantized op is left without its integers has no int8 kernel:
   // one refusal naming all of them, rather than a model the runtime refuses.
   std::map<std::string, std::vector<std::string>> unsupported;

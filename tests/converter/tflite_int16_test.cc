@@ -7,7 +7,9 @@
 // AVERAGE_POOL_2D (SAME: windows cut by the border, rounded averages) and
 // MAX_POOL_2D with a fused RELU, every output equal on 20 seeded inputs;
 // LOGISTIC and TANH on every int16 value, at power-of-two and other input
-// scales; SOFTMAX (short and long rows, two betas). TFLM's own SEANet layers, with
+// scales; SOFTMAX (short and long rows, two betas). Also a RELU and a RELU6
+// no producer absorbs, int8 and int16 (TFLM's ReluQuantized: requantized,
+// clamped), on 20 seeded inputs. TFLM's own SEANet layers, with
 // TFLM's golden outputs, are tests/e2e/tflm_models_test.cc.
 #include <gtest/gtest.h>
 
@@ -175,6 +177,61 @@ TEST(TfliteInt16, MaxPoolValidWithAFusedRelu) {
   b.outputs = {y};
   expect_equal_to_tflite(b.build(), {2, 6, 6, 4});
 }
+
+// A standalone RELU (code 19) or RELU6 (21) from `in` to `out` quantization,
+// int8 or int16, against TFLite 2.9 on 20 seeded inputs (host and reference).
+void expect_relu_equal_to_tflite(int32_t code, int8_t type, float in_scale, int64_t in_zp, float out_scale,
+                                 int64_t out_zp) {
+  REQUIRE_TFLITE_ORACLE();
+  TfliteBuilder b;
+  const int x = b.tensor({{2, 5, 7}, type, {}, "x", {in_scale}, {in_zp}});
+  const int y = b.tensor({{2, 5, 7}, type, {}, "y", {out_scale}, {out_zp}});
+  b.op({code, {x}, {y}});
+  b.inputs = {x};
+  b.outputs = {y};
+  const std::string bytes = b.build();
+  const std::string path = make_temp_dir() + "/m.tflite";
+  std::ofstream(path, std::ios::binary) << bytes;
+  const DType dtype = type == kTflInt16 ? DType::kInt16 : DType::kInt8;
+  const size_t width = dtype == DType::kInt16 ? 2 : 1;
+  for (const char* target : {"host", "reference"}) {
+    conv::ConvertOptions options;
+    options.graph_path = path;
+    options.target = target;
+    const std::vector<uint8_t> model = conv::convert(options).model;
+    for (uint32_t seed = 1; seed <= 20; ++seed) {
+      HostTensor in = random_int16({2, 5, 7}, seed);
+      if (dtype == DType::kInt8) {
+        for (size_t i = 0; i < 70; ++i) in.data[i] = in.data[i * 2 + 1];  // the high bytes: seeded int8
+        in.data.resize(70);
+        in.dtype = DType::kInt8;
+      }
+      const std::vector<std::vector<float>> want = run_tflite(bytes, {in}, 1);
+      const std::vector<HostTensor> got = run_model(model, {{"x", in}});
+      ASSERT_EQ(want.size(), 1u);
+      ASSERT_EQ(got.size(), 1u);
+      ASSERT_EQ(got[0].data.size(), 70 * width);
+      size_t differing = 0;
+      for (size_t i = 0; i < 70; ++i) {
+        int32_t v;
+        if (width == 2) {
+          int16_t h;
+          std::memcpy(&h, &got[0].data[i * 2], 2);
+          v = h;
+        } else {
+          v = static_cast<int8_t>(got[0].data[i]);
+        }
+        differing += static_cast<float>(v) != want[0][i];
+      }
+      EXPECT_EQ(differing, 0u) << target << " seed " << seed;
+    }
+  }
+}
+
+TEST(TfliteQuantizedRelu, Int8ReluRequantizes) { expect_relu_equal_to_tflite(19, kTflInt8, 0.05f, 10, 0.03f, -20); }
+TEST(TfliteQuantizedRelu, Int8Relu6) { expect_relu_equal_to_tflite(21, kTflInt8, 0.04f, -3, 0.04f, -3); }
+TEST(TfliteQuantizedRelu, Int16ReluRequantizes) { expect_relu_equal_to_tflite(19, kTflInt16, 0.0004f, 0, 0.0003f, 0); }
+TEST(TfliteQuantizedRelu, Int16Relu6) { expect_relu_equal_to_tflite(21, kTflInt16, 0.0003f, 0, 0.0003f, 0); }
 
 // SOFTMAX over rows of 10 and of 300 (the table-based exp and reciprocal),
 // beta 1 and 0.7 (the input scale x beta sets the exp's stretch).

@@ -27,6 +27,7 @@
 #include "runtime/tools/model_file.h"
 #include "runtime/tools/npy.h"
 #include "tests/converter/tfjs_oracle.h"
+#include "tests/converter/tflite_builder.h"
 #include "tests/support/corpus.h"
 #include "tests/support/model_runner.h"
 
@@ -608,15 +609,17 @@ TEST(TflmRefusals, AnInt16ZeroPointOtherThanZeroIsUnsupportedNamingTheTensor) {
 }
 
 TEST(TflmRefusals, AnInt16OpWithoutAKernelIsUnsupportedNamingTheNode) {
-  const char* leaky = "tflm/integration_tests/seanet/leaky_relu/leaky_relu0.tflite";
-  FLOE_REQUIRE_CORPUS(leaky);
-  std::string bytes = read_bytes(corpus_path(leaky));
-  // The same operator as an int16 RELU (which reads no options).
-  auto* code = tfl::GetMutableModel(&bytes[0])->mutable_operator_codes()->GetMutableObject(0);
-  ASSERT_TRUE(code->mutate_deprecated_builtin_code(19));
-  ASSERT_TRUE(code->mutate_builtin_code(19));
-  const Refusal r = convert_refused(bytes);
-  EXPECT_NE(r.output.find("(RELU): floe has no int16 kernel for this op yet"), std::string::npos) << r.output;
+  // An int16 MEAN over H and W (TFLM has one; floe not yet), hand-built.
+  TfliteBuilder b;
+  const int x = b.tensor({{1, 4, 4, 3}, 7, {}, "x", {0.0005f}, {0}});
+  const int axes = b.tensor({{2}, kTflInt32, raw(std::vector<int32_t>{1, 2}), "axes"});
+  const int y = b.tensor({{1, 1, 1, 3}, 7, {}, "pooled", {0.0005f}, {0}});
+  b.op({40, {x, axes}, {y}, tfl::BuiltinOptions::ReducerOptions,
+        [](flatbuffers::FlatBufferBuilder& fb) { return tfl::CreateReducerOptions(fb, true).Union(); }});
+  b.inputs = {x};
+  b.outputs = {y};
+  const Refusal r = convert_refused(b.build());
+  EXPECT_NE(r.output.find("(MEAN): floe has no int16 kernel for this op yet"), std::string::npos) << r.output;
   EXPECT_NE(r.json.find("\"category\": \"unsupported\""), std::string::npos) << r.json;
   EXPECT_EQ(r.json.find("\"node\": \"\""), std::string::npos) << "the node is named: " << r.json;
 }
