@@ -393,6 +393,15 @@ void svdf(const LoweredModel& m, LoweredOp& op) {
   op.requantization = std::move(r);
 }
 
+// TFLite's CheckedLog2: log2(x) computed in float, rounded; whether x is a
+// power of two within 1e-3 of an octave.
+bool checked_log2(float x, int* log2) {
+  const float exact = std::log(x) * (1.0f / std::log(2.0f));
+  const float rounded = std::round(exact);
+  *log2 = static_cast<int>(rounded);
+  return std::fabs(exact - rounded) < 1e-3f;
+}
+
 // int8 UNIDIRECTIONAL_SEQUENCE_LSTM, TFLite's 8x8_16 form (its
 // PopulateQuantizedLstmParams8x8_16): every gate's input and recurrent
 // products requantized to Q3.12 (2^-12: TFLite's gate scale without layer
@@ -431,9 +440,8 @@ void lstm(const LoweredModel& m, LoweredOp& op) {
   check_multiplier(op, qh);
   r->output_multiplier = qh.multiplier;
   r->output_shift = qh.shift;
-  const float log2_scale = std::log(cell.scale) * (1.0f / std::log(2.0f));
-  const float exponent = std::round(log2_scale);
-  if (std::fabs(log2_scale - exponent) >= 1e-3f || exponent < -15 || exponent > -9) {
+  int exponent = 0;
+  if (!checked_log2(cell.scale, &exponent) || exponent < -15 || exponent > -9) {
     refuse(op, "int8 LSTM cell state scale must be a power of two from 2^-15 to 2^-9");
   }
   auto* options = op.options.AsLstmOptions();
@@ -444,14 +452,6 @@ void lstm(const LoweredModel& m, LoweredOp& op) {
   op.requantization = std::move(r);
 }
 
-// TFLite's CheckedLog2: log2(x) computed in float, rounded; whether x is a
-// power of two within 1e-3 of an octave.
-bool checked_log2(float x, int* log2) {
-  const float exact = std::log(x) * (1.0f / std::log(2.0f));
-  const float rounded = std::round(exact);
-  *log2 = static_cast<int>(rounded);
-  return std::fabs(exact - rounded) < 1e-3f;
-}
 
 // int16 LOGISTIC and TANH (TFLite's and TFLM's prepare): the input rescaled
 // to steps of 1/(3 * 4096) for the sigmoid table. A power-of-two input scale
