@@ -98,6 +98,8 @@ py::dtype numpy_dtype(floe::DType dtype) {
     case floe::DType::kInt64: return py::dtype("int64");
     case floe::DType::kUInt8: return py::dtype("uint8");
     case floe::DType::kUInt16: return py::dtype("uint16");
+    case floe::DType::kUInt32: return py::dtype("uint32");
+    case floe::DType::kUInt64: return py::dtype("uint64");
     case floe::DType::kBool: return py::dtype("bool");
     case floe::DType::kBFloat16:  // numpy has no bfloat16: its raw 16-bit patterns
       return py::dtype("uint16");

@@ -24,7 +24,7 @@ namespace floe {
 namespace {
 
 bool valid_dtype(schema::DType t) {
-  return t >= schema::DType::FLOAT32 && t <= schema::DType::BOOL;
+  return t >= schema::DType::FLOAT32 && t <= schema::DType::UINT64;
 }
 
 }  // namespace

@@ -80,6 +80,10 @@ inline bool OpContext::input_is_state(int i) const {
   const schema::Tensor& t = *tensors->Get(static_cast<uint32_t>(op->inputs()->Get(static_cast<uint32_t>(i))));
   return t.variable() && t.live_first_op() < 0 && t.live_last_op() < 0;
 }
+inline bool OpContext::input_is_constant(int i) const {
+  if (!has_input(i)) return false;
+  return tensors->Get(static_cast<uint32_t>(op->inputs()->Get(static_cast<uint32_t>(i))))->is_constant();
+}
 inline Quantization OpContext::output_quantization(int i) const {
   return i >= 0 && i < output_count()
              ? read_quantization(*tensors->Get(static_cast<uint32_t>(op->outputs()->Get(static_cast<uint32_t>(i)))))

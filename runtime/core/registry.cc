@@ -8,6 +8,9 @@ namespace floe {
 
 static_assert(static_cast<int>(DType::kBool) == static_cast<int>(schema::DType::BOOL),
               "runtime DType must mirror schema DType");
+static_assert(static_cast<int>(DType::kUInt64) == static_cast<int>(schema::DType::UINT64) &&
+                  schema::DType::MAX == schema::DType::UINT64,
+              "runtime DType must mirror schema DType");
 
 namespace {
 

@@ -103,6 +103,8 @@ struct OpContext {
   // without a lifetime, so the memory plan check holds it live throughout
   // (runtime/core/verify_plan.h; defined in runtime/core/quantization.h).
   bool input_is_state(int i) const;
+  // Whether input i is a constant of the model (its data readable at Init()).
+  bool input_is_constant(int i) const;
   Quantization output_quantization(int i) const;
   // The op's params block, sized by its row of schemas/contract/ops.def.
   template <typename T>

@@ -86,6 +86,8 @@ const char* c_type(floe::DType t) {
     case floe::DType::kInt16: return "int16_t";
     case floe::DType::kUInt16: return "uint16_t";
     case floe::DType::kInt32: return "int32_t";
+    case floe::DType::kUInt32: return "uint32_t";
+    case floe::DType::kUInt64: return "uint64_t";
     case floe::DType::kInt64: return "int64_t";
     default: return nullptr;
   }
@@ -345,7 +347,7 @@ void emit_array(std::ostringstream& h, std::ostringstream& s, const std::string&
     } else {
       int64_t v = static_cast<int64_t>(bits);
       if (size < 8 && t.dtype != floe::DType::kUInt8 && t.dtype != floe::DType::kUInt16 &&
-          t.dtype != floe::DType::kBool && (bits >> (8 * size - 1)) != 0) {
+          t.dtype != floe::DType::kUInt32 && t.dtype != floe::DType::kBool && (bits >> (8 * size - 1)) != 0) {
         v -= static_cast<int64_t>(1) << (8 * size);
       }
       s << "    " << v << ",\n";

@@ -240,10 +240,77 @@ void feed_wav(const floe::Model& model, const std::string& path, const std::vect
     throw std::runtime_error(path + ": " + e.what());
   }
   std::string note;
+  if (input.dtype == floe::DType::kInt16) {
+    const std::vector<int16_t> pcm =
+        floe::tools::wav_as_pcm16(wav, path, static_cast<size_t>(input.shape.num_elements()), &note);
+    if (!note.empty()) std::cerr << "floe-run: note: " << note << "\n";
+    std::memcpy(input.data, pcm.data(), input.bytes);
+    return;
+  }
   const std::vector<float> samples =
       floe::tools::wav_as_input(wav, path, input, floe::tools::model_sample_rate(model), &note);
   if (!note.empty()) std::cerr << "floe-run: note: " << note << "\n";
   std::memcpy(input.data, samples.data(), input.bytes);
+}
+
+// --front-end FILE --stride N: the input is a stack of feature frames the
+// front-end model (one int16 input of a window of samples, one output of a
+// frame's features) computes from the WAV, window after window `stride`
+// samples apart, its state starting fresh, as TFLite Micro's micro_speech
+// example feeds its preprocessor and keyword model.
+struct FrontEnd {
+  std::string path;
+  int stride = 0;
+};
+
+void feed_front_end(const FrontEnd& front_end, bool skip_checksum, const std::string& wav_path,
+                    const std::vector<uint8_t>& bytes, const floe::TensorView& input) {
+  floe::tools::WavAudio wav;
+  try {
+    wav = floe::tools::parse_wav(bytes.data(), bytes.size());
+  } catch (const std::runtime_error& e) {
+    throw std::runtime_error(wav_path + ": " + e.what());
+  }
+  const floe::tools::ModelFile file = floe::tools::read_model_file(front_end.path);
+  floe::Model model;
+  floe::LoadOptions load_options;
+  load_options.verify_checksum = !skip_checksum;
+  if (model.Load(file.data.get(), file.size, load_options) != floe::Status::kOk) {
+    throw std::runtime_error(front_end.path + ": " + describe(model.error()));
+  }
+  floe::tools::AlignedBytes arena = floe::tools::aligned_bytes(static_cast<size_t>(model.arena_size()));
+  floe::Interpreter interpreter(model, arena.get(), static_cast<size_t>(model.arena_size()));
+  if (interpreter.Init() != floe::Status::kOk) throw std::runtime_error(front_end.path + ": " + describe(interpreter.error()));
+  if (interpreter.input_count() != 1 || interpreter.output_count() != 1 ||
+      interpreter.input(0).dtype != floe::DType::kInt16) {
+    throw std::runtime_error(front_end.path + ": a front end takes one int16 window of samples to one output");
+  }
+  const floe::TensorView window = interpreter.input(0), features = interpreter.output(0);
+  if (features.dtype != input.dtype || features.bytes == 0 || input.bytes % features.bytes != 0) {
+    throw std::runtime_error(front_end.path + ": its " + floe::dtype_name(features.dtype) + " output of " +
+                             std::to_string(features.shape.num_elements()) + " values does not tile input '" +
+                             input.name + "' (" + floe::dtype_name(input.dtype) + ", " +
+                             std::to_string(input.shape.num_elements()) + " values)");
+  }
+  const size_t window_samples = static_cast<size_t>(window.shape.num_elements());
+  const size_t frames = input.bytes / features.bytes;
+  std::string note;
+  const std::vector<int16_t> pcm = floe::tools::wav_as_pcm16(wav, wav_path, wav.frames, &note);
+  std::memset(input.data, 0, input.bytes);
+  size_t made = 0;
+  for (size_t start = 0; made < frames && start + window_samples <= pcm.size();
+       start += static_cast<size_t>(front_end.stride), ++made) {
+    std::memcpy(window.data, pcm.data() + start, window.bytes);
+    if (interpreter.Invoke() != floe::Status::kOk) {
+      throw std::runtime_error(front_end.path + ": window " + std::to_string(made) + ": " +
+                               describe(interpreter.error()));
+    }
+    std::memcpy(static_cast<uint8_t*>(input.data) + made * features.bytes, features.data, features.bytes);
+  }
+  if (made < frames) {
+    std::cerr << "floe-run: note: " << wav_path << ": " << made << " windows of " << window_samples << " samples for "
+              << frames << " frames; the rest are zero\n";
+  }
 }
 
 std::vector<std::string> read_labels(const std::string& path) {
@@ -259,17 +326,25 @@ std::vector<std::string> read_labels(const std::string& path) {
 }
 
 // "label: yes 0.9998 (output labels_softmax:0)" for a float output of labels.size() classes.
-void print_top_label(const floe::TensorView& out, const std::vector<std::string>& labels) {
-  if (out.dtype != floe::DType::kFloat32 || out.shape.num_elements() != static_cast<int64_t>(labels.size())) return;
-  const float* p = out.as<float>();
+// An int8 output: the top stored value, and its real value when quantized.
+void print_top_label(const floe::TensorView& out, const floe::Quantization& q, const std::vector<std::string>& labels) {
+  if (out.shape.num_elements() != static_cast<int64_t>(labels.size())) return;
   size_t best = 0;
-  for (size_t i = 1; i < labels.size(); ++i) best = p[i] > p[best] ? i : best;
-  std::printf("label: %s %.4f (output %s)\n", labels[best].c_str(), static_cast<double>(p[best]), out.name);
+  if (out.dtype == floe::DType::kFloat32) {
+    const float* p = out.as<float>();
+    for (size_t i = 1; i < labels.size(); ++i) best = p[i] > p[best] ? i : best;
+    std::printf("label: %s %.4f (output %s)\n", labels[best].c_str(), static_cast<double>(p[best]), out.name);
+  } else if (out.dtype == floe::DType::kInt8) {
+    const int8_t* p = out.as<int8_t>();
+    for (size_t i = 1; i < labels.size(); ++i) best = p[i] > p[best] ? i : best;
+    const double real = q.quantized() ? static_cast<double>(q.scale) * (p[best] - q.zero_point) : p[best];
+    std::printf("label: %s %.4f (output %s, int8 %d)\n", labels[best].c_str(), real, out.name, p[best]);
+  }
 }
 
 int run(const std::string& model_path, const std::vector<std::string>& input_specs,
         const std::string& output_dir, bool print, bool skip_checksum, const std::string& dump_dir,
-        bool dequantize, const std::string& labels_path) {
+        bool dequantize, const std::string& labels_path, const FrontEnd& front_end) {
   const std::vector<std::string> labels = labels_path.empty() ? std::vector<std::string>{} : read_labels(labels_path);
   const floe::tools::ModelFile file = floe::tools::read_model_file(model_path);
   floe::Model model;
@@ -298,7 +373,11 @@ int run(const std::string& model_path, const std::vector<std::string>& input_spe
     {
       const std::vector<uint8_t> head = read_bytes(path);
       if (floe::tools::looks_like_wav(head.data(), head.size())) {
-        feed_wav(model, path, head, input);
+        if (!front_end.path.empty()) {
+          feed_front_end(front_end, skip_checksum, path, head, input);
+        } else {
+          feed_wav(model, path, head, input);
+        }
         fed[static_cast<size_t>(index)] = true;
         continue;
       }
@@ -344,7 +423,7 @@ int run(const std::string& model_path, const std::vector<std::string>& input_spe
     std::vector<float> real;
     const floe::TensorView out = dequantize ? dequantized(interpreter, i, &real) : interpreter.output(i);
     if (print) print_tensor(out);
-    if (!labels.empty()) print_top_label(out, labels);
+    if (!labels.empty()) print_top_label(out, interpreter.output_quantization(i), labels);
     if (!output_dir.empty()) {
       std::vector<int64_t> shape(out.shape.dims, out.shape.dims + out.shape.rank);
       floe::tools::write_npy(output_dir + "/" + file_stem(out.name) + ".npy", out.dtype, shape, out.data,
@@ -375,6 +454,15 @@ int main(int argc, char** argv) {
   bool skip_checksum = false;
   app.add_flag("--no-verify-checksum", skip_checksum,
                "load without checking the model's payload_crc32c (validation still runs)");
+  FrontEnd front_end;
+  auto* front_end_option = app.add_option(
+      "--front-end", front_end.path,
+      "a .floe audio front end (int16 window of samples -> one frame of features): a WAV given with --input "
+      "is run through it window after window and the frames stacked into that input");
+  app.add_option("--stride", front_end.stride, "samples between the front end's windows")
+      ->check(CLI::Range(1, 1 << 30))
+      ->needs(front_end_option);
+  front_end_option->needs("--stride");
   bool selftest = false;
   app.add_flag("--selftest", selftest,
                "run the model's embedded self-test (floe-convert --selftest-input) and name the first op that "
@@ -387,7 +475,7 @@ int main(int argc, char** argv) {
   }
   try {
     if (selftest) return run_selftest(model_path, skip_checksum);
-    return run(model_path, inputs, output_dir, print, skip_checksum, dump_dir, dequantize, labels_path);
+    return run(model_path, inputs, output_dir, print, skip_checksum, dump_dir, dequantize, labels_path, front_end);
   } catch (const std::exception& e) {
     std::cerr << "floe-run: error: " << e.what() << "\n";
     return 2;

@@ -19,7 +19,7 @@ bool is_float(DType t) {
 }
 bool is_integer(DType t) {
   return t == DType::kInt8 || t == DType::kInt16 || t == DType::kInt32 || t == DType::kInt64 ||
-         t == DType::kUInt8 || t == DType::kUInt16 || t == DType::kBool;
+         t == DType::kUInt8 || t == DType::kUInt16 || t == DType::kUInt32 || t == DType::kBool;
 }
 
 int64_t integer_at(const void* p, DType t, size_t i) {
@@ -30,6 +30,7 @@ int64_t integer_at(const void* p, DType t, size_t i) {
     case DType::kInt64: return static_cast<const int64_t*>(p)[i];
     case DType::kUInt8: return static_cast<const uint8_t*>(p)[i];
     case DType::kUInt16: return static_cast<const uint16_t*>(p)[i];
+    case DType::kUInt32: return static_cast<const uint32_t*>(p)[i];
     case DType::kBool: return static_cast<const uint8_t*>(p)[i] != 0 ? 1 : 0;
     default: return 0;
   }
@@ -52,6 +53,7 @@ void integer_range(DType t, int64_t* lo, int64_t* hi) {
     case DType::kInt32: *lo = INT32_MIN; *hi = INT32_MAX; return;
     case DType::kUInt8: *lo = 0; *hi = UINT8_MAX; return;
     case DType::kUInt16: *lo = 0; *hi = UINT16_MAX; return;
+    case DType::kUInt32: *lo = 0; *hi = UINT32_MAX; return;
     case DType::kBool: *lo = 0; *hi = 1; return;
     default: *lo = INT64_MIN; *hi = INT64_MAX; return;
   }
@@ -66,6 +68,7 @@ void store_integer(void* p, DType t, size_t i, int64_t v) {
     case DType::kUInt8:
     case DType::kBool: static_cast<uint8_t*>(p)[i] = static_cast<uint8_t>(v); return;
     case DType::kUInt16: static_cast<uint16_t*>(p)[i] = static_cast<uint16_t>(v); return;
+    case DType::kUInt32: static_cast<uint32_t*>(p)[i] = static_cast<uint32_t>(v); return;
     default: return;
   }
 }

@@ -35,7 +35,7 @@ constexpr DtypeCode kDtypeCodes[] = {
     {floe::DType::kFloat32, "f4"}, {floe::DType::kFloat64, "f8"}, {floe::DType::kFloat16, "f2"},
     {floe::DType::kInt8, "i1"},    {floe::DType::kInt16, "i2"},   {floe::DType::kInt32, "i4"},
     {floe::DType::kInt64, "i8"},   {floe::DType::kUInt8, "u1"},   {floe::DType::kUInt16, "u2"},
-    {floe::DType::kBool, "b1"},
+    {floe::DType::kUInt32, "u4"},  {floe::DType::kUInt64, "u8"},  {floe::DType::kBool, "b1"},
 };
 
 [[noreturn]] void fail(const std::string& path, const std::string& reason) {

@@ -120,6 +120,21 @@ std::vector<float> wav_as_input(const WavAudio& wav, const std::string& path, co
   return fit_frames(wav, frames);
 }
 
+std::vector<int16_t> wav_as_pcm16(const WavAudio& wav, const std::string& path, size_t count, std::string* note) {
+  note->clear();
+  if (wav.channels != 1) {
+    throw std::runtime_error(path + ": " + std::to_string(wav.channels) + " channels; an int16 input takes mono samples");
+  }
+  if (wav.frames != count) {
+    *note = path + ": " + std::to_string(wav.frames) + " samples " + (wav.frames < count ? "zero-padded" : "truncated") +
+            " to " + std::to_string(count);
+  }
+  std::vector<int16_t> pcm(count, 0);
+  // The decoded sample is pcm / 32768 exactly: this is the file's integer.
+  for (size_t i = 0; i < count && i < wav.frames; ++i) pcm[i] = static_cast<int16_t>(wav.samples[i] * 32768.0f);
+  return pcm;
+}
+
 WavAudio read_wav(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in) throw std::runtime_error(path + ": cannot open for reading");

@@ -44,6 +44,11 @@ int model_sample_rate(const floe::Model& model);
 std::vector<float> wav_as_input(const WavAudio& wav, const std::string& path, const floe::TensorView& input,
                                 int sample_rate, std::string* note);
 
+// The mono samples as the 16-bit integers the file holds, for an int16 input
+// (an integer front end such as TFLite Micro's audio preprocessor): padded
+// with zeros or truncated to `count`, saying so in *note.
+std::vector<int16_t> wav_as_pcm16(const WavAudio& wav, const std::string& path, size_t count, std::string* note);
+
 // True when the bytes start like a RIFF/WAVE file (for sniffing an input file).
 bool looks_like_wav(const uint8_t* data, size_t size);
 

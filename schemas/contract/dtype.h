@@ -22,15 +22,19 @@ enum class DType : uint8_t {
   kUInt8 = 9,
   kUInt16 = 10,
   kBool = 11,
+  kUInt32 = 12,
+  kUInt64 = 13,
 };
 
 constexpr size_t dtype_size(DType t) {
   switch (t) {
     case DType::kFloat64:
     case DType::kInt64:
+    case DType::kUInt64:
       return 8;
     case DType::kFloat32:
     case DType::kInt32:
+    case DType::kUInt32:
       return 4;
     case DType::kFloat16:
     case DType::kBFloat16:
@@ -61,6 +65,8 @@ constexpr const char* dtype_name(DType t) {
     case DType::kUInt8: return "uint8";
     case DType::kUInt16: return "uint16";
     case DType::kBool: return "bool";
+    case DType::kUInt32: return "uint32";
+    case DType::kUInt64: return "uint64";
   }
   return "unknown";
 }

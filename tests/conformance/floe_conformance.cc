@@ -134,6 +134,8 @@ double element(const void* data, DType t, size_t i) {
     case DType::kInt64: return static_cast<double>(static_cast<const int64_t*>(data)[i]);
     case DType::kUInt8: return static_cast<const uint8_t*>(data)[i];
     case DType::kUInt16: return static_cast<const uint16_t*>(data)[i];
+    case DType::kUInt32: return static_cast<const uint32_t*>(data)[i];
+    case DType::kUInt64: return static_cast<double>(static_cast<const uint64_t*>(data)[i]);
     case DType::kBool: return static_cast<const uint8_t*>(data)[i] != 0 ? 1.0 : 0.0;
     case DType::kInvalid: break;
   }

@@ -140,6 +140,8 @@ HostTensor tensor_from_proto(const tfp::TensorProto& proto, const std::string& c
       break;
     case DType::kFloat16:
     case DType::kBFloat16: fill_16bit_patterns(proto, n, tensor.as<uint16_t>()); break;
+    case DType::kUInt32: fill_cast(proto.uint32_val(), n, tensor.as<uint32_t>()); break;
+    case DType::kUInt64: fill_cast(proto.uint64_val(), n, tensor.as<uint64_t>()); break;
     case DType::kInvalid: break;  // excluded above
   }
   return tensor;

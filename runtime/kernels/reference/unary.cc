@@ -203,6 +203,8 @@ void cast_to_int(DType from, const void* in, TO* out, ptrdiff_t n, double lo, do
     FLOE_CAST_INT(kInt64, int64_t)
     FLOE_CAST_INT(kUInt8, uint8_t)
     FLOE_CAST_INT(kUInt16, uint16_t)
+    FLOE_CAST_INT(kUInt32, uint32_t)
+    FLOE_CAST_INT(kUInt64, uint64_t)
 #undef FLOE_CAST_INT
     case DType::kBool: {
       const uint8_t* p = static_cast<const uint8_t*>(in);
@@ -244,6 +246,8 @@ void cast_to_float(DType from, const void* in, ptrdiff_t n, Store store) {
     FLOE_CAST_FLT(kInt64, int64_t)
     FLOE_CAST_FLT(kUInt8, uint8_t)
     FLOE_CAST_FLT(kUInt16, uint16_t)
+    FLOE_CAST_FLT(kUInt32, uint32_t)
+    FLOE_CAST_FLT(kUInt64, uint64_t)
 #undef FLOE_CAST_FLT
     case DType::kBool: {
       const uint8_t* p = static_cast<const uint8_t*>(in);
@@ -258,7 +262,7 @@ bool castable(DType t) {
   switch (t) {
     case DType::kFloat32: case DType::kFloat16: case DType::kBFloat16: case DType::kInt8:
     case DType::kInt16: case DType::kInt32: case DType::kInt64: case DType::kUInt8:
-    case DType::kUInt16: case DType::kBool:
+    case DType::kUInt16: case DType::kUInt32: case DType::kUInt64: case DType::kBool:
       return true;
     default:
       return false;
@@ -330,6 +334,10 @@ void cast(DType from, DType to, const TypedUnaryOperands& ops) {
                          9223372036854774784.0);
     case DType::kUInt8: return cast_to_int(from, in, static_cast<uint8_t*>(out), n, 0.0, 255.0);
     case DType::kUInt16: return cast_to_int(from, in, static_cast<uint16_t*>(out), n, 0.0, 65535.0);
+    case DType::kUInt32: return cast_to_int(from, in, static_cast<uint32_t*>(out), n, 0.0, 4294967295.0);
+    // 2^64 is not representable: clamp just below it.
+    case DType::kUInt64:
+      return cast_to_int(from, in, static_cast<uint64_t*>(out), n, 0.0, 18446744073709549568.0);
     case DType::kBool: {
       uint8_t* o = static_cast<uint8_t*>(out);
       if (is_float(from)) {
@@ -349,6 +357,8 @@ void cast(DType from, DType to, const TypedUnaryOperands& ops) {
         FLOE_CAST_BOOL(kInt64, int64_t)
         FLOE_CAST_BOOL(kUInt8, uint8_t)
         FLOE_CAST_BOOL(kUInt16, uint16_t)
+        FLOE_CAST_BOOL(kUInt32, uint32_t)
+        FLOE_CAST_BOOL(kUInt64, uint64_t)
         FLOE_CAST_BOOL(kBool, uint8_t)
 #undef FLOE_CAST_BOOL
         default: return;
