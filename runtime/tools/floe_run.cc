@@ -5,11 +5,14 @@
 //   floe-run model.floe --input NAME=file.npy|file.wav ... [--output-dir DIR] [--print]
 //            [--dump-intermediates DIR] [--dequantize] [--labels FILE]
 //   floe-run model.floe --selftest   (the self-test floe-convert --selftest-input embedded)
+//   floe-run model.floe --front-end frontend.floe --stride N --input NAME=file.wav ...
+//            (the WAV through an audio front end window by window, its frames stacked into NAME)
 // A 16-bit PCM WAV file (recognised by its RIFF/WAVE header) is decoded as
 // DecodeWav does, into float samples in [-1, 1) shaped [samples, channels],
 // zero-padded or truncated to the input's length with a note; its channel count
 // must match the input's and its sample rate the one the model's MFCC front end
-// was built for. --labels FILE (one label a line) prints the top label and its
+// was built for; for an int16 input (an integer front end) the file's own
+// 16-bit samples are fed. --labels FILE (one label a line) prints the top label and its
 // score for each float output of that many classes.
 // Each output is written to DIR/<name>.npy ('/' and ':' replaced by '_', a
 // trailing ":0" dropped). --dump-intermediates writes every op's outputs, as
