@@ -182,19 +182,6 @@ TEST(TflmMicroSpeech, FloeRunNamesAClipThroughTheFrontEnd) {
 
 // ---- refusals: exit 2 with the reason, nothing written.
 
-struct Refusal {
-  std::string output, json;
-};
-
-Refusal convert_refused(const std::string& bytes) {
-  const std::string dir = make_temp_dir();
-  std::ofstream(dir + "/model.tflite", std::ios::binary) << bytes;
-  const CommandResult r = run_command(tool_path("floe-convert") + " --graph " + dir + "/model.tflite -o " + dir +
-                                      "/out.floe --error-json " + dir + "/error.json");
-  EXPECT_EQ(r.exit_code, 2) << r.output;
-  EXPECT_FALSE(file_exists(dir + "/out.floe")) << "output file left behind";
-  return {r.output, read_bytes(dir + "/error.json")};
-}
 
 // The first operator whose custom code is `name`.
 tfl::Operator* custom_op(std::string& bytes, const std::string& name) {

@@ -577,22 +577,6 @@ TEST(TflmMicroSpeech, KeywordNetworkEqualsTflite29) {
 // ---- refusals: a valid file floe cannot run is "unsupported" (exit 2) naming
 // the node, a broken one "invalid-input"; nothing is written either way.
 
-struct Refusal {
-  std::string output, json;
-};
-
-Refusal convert_refused(const std::string& bytes) {
-  const std::string dir = make_temp_dir();
-  {
-    std::ofstream(dir + "/model.tflite", std::ios::binary) << bytes;
-  }
-  const CommandResult r = run_command(tool_path("floe-convert") + " --graph " + dir + "/model.tflite -o " + dir +
-                                      "/out.floe --error-json " + dir + "/error.json");
-  EXPECT_EQ(r.exit_code, 2) << r.output;
-  EXPECT_FALSE(file_exists(dir + "/out.floe")) << "output file left behind";
-  return {r.output, read_bytes(dir + "/error.json")};
-}
-
 constexpr const char* kAdd = "tflm/integration_tests/seanet/add/add0.tflite";
 
 TEST(TflmRefusals, AnInt16ZeroPointOtherThanZeroIsUnsupportedNamingTheTensor) {

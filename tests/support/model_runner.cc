@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <cstring>
 #include <fstream>
+#include <iterator>
 #include <limits>
 #include <random>
 #include <sys/stat.h>
@@ -145,6 +146,17 @@ std::string make_temp_dir() {
 bool file_exists(const std::string& path) {
   struct stat st;
   return ::stat(path.c_str(), &st) == 0;
+}
+
+Refusal convert_refused(const std::string& bytes) {
+  const std::string dir = make_temp_dir();
+  std::ofstream(dir + "/model.tflite", std::ios::binary) << bytes;
+  const CommandResult r = run_command(tool_path("floe-convert") + " --graph " + dir + "/model.tflite -o " + dir +
+                                      "/out.floe --error-json " + dir + "/error.json");
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  EXPECT_FALSE(file_exists(dir + "/out.floe")) << "output file left behind";
+  std::ifstream json(dir + "/error.json");
+  return {r.output, std::string(std::istreambuf_iterator<char>(json), std::istreambuf_iterator<char>())};
 }
 
 }  // namespace floe::testing

@@ -42,4 +42,11 @@ std::string tool_path(const std::string& name);  // build/<...>/bin/<name>
 std::string make_temp_dir();
 bool file_exists(const std::string& path);
 
+// `bytes` (a .tflite) through the floe-convert CLI, which must refuse it:
+// exit 2 and no output file (both EXPECTed); its output and --error-json.
+struct Refusal {
+  std::string output, json;
+};
+Refusal convert_refused(const std::string& bytes);
+
 }  // namespace floe::testing
