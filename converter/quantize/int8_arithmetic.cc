@@ -607,6 +607,7 @@ Int8ArithmeticStats derive_int8_arithmetic(LoweredModel* model) {
         case schema::OpCode::PAD:
         case schema::OpCode::STRIDED_SLICE:
         case schema::OpCode::TRANSPOSE:
+        case schema::OpCode::RESIZE_NEAREST:
         case schema::OpCode::CONCAT:
         case schema::OpCode::MAX_POOL2D:
         case schema::OpCode::AVG_POOL2D:
@@ -744,6 +745,7 @@ Int8ArithmeticStats derive_int8_arithmetic(LoweredModel* model) {
       case schema::OpCode::PAD:
       case schema::OpCode::STRIDED_SLICE:
       case schema::OpCode::TRANSPOSE:
+      case schema::OpCode::RESIZE_NEAREST:
         same_quantization(m, op, op.inputs[0], op.outputs[0]);
         op.requantization = clamp_only(per_tensor(m, op, op.outputs[0], "output"), schema::Activation::NONE);
         break;

@@ -49,6 +49,11 @@ enum Builtin : int32_t {
   kCast = 53,
   kMaximum = 55,
   kMinimum = 57,
+  kExpandDims = 70,
+  kShape = 77,
+  kPack = 83,
+  kResizeNearestNeighbor = 97,
+  kReverseV2 = 105,
   kLess = 58,
   kGreater = 61,
   kGreaterEqual = 62,
@@ -239,6 +244,13 @@ class Importer {
   void lower_lstm();
   void lower_cast();
   void lower_div();
+  void lower_expand_dims();
+  void lower_shape();
+  void lower_pack();
+  void lower_resize_nearest();
+  void lower_reverse();
+  // A constant's single integer (a scalar or one-element axis operand).
+  int64_t scalar_constant(int id, const char* what) const;
   // The custom code of the operator ("" when it names none).
   std::string custom_code(const fb::Operator* op) const;
   std::string custom_unsupported_reason(const fb::Operator* op) const;
@@ -1127,6 +1139,143 @@ void Importer::lower_div() {
   }
 }
 
+int64_t Importer::scalar_constant(int id, const char* what) const {
+  const std::vector<int64_t> v = int_constant(id, what);
+  if (v.size() != 1) fail_op(std::string(what) + " must hold one value, holds " + std::to_string(v.size()));
+  return v[0];
+}
+
+// EXPAND_DIMS: a RESHAPE inserting a 1 at the axis (input 1).
+void Importer::lower_expand_dims() {
+  const int x = input(0), out = output();
+  std::vector<int64_t> shape = value(x).shape;
+  const int64_t rank = static_cast<int64_t>(shape.size());
+  int64_t axis = scalar_constant(input(1), "axis");
+  if (axis < -rank - 1 || axis > rank) {
+    fail_op("axis " + std::to_string(axis) + " is out of range for rank " + std::to_string(rank));
+  }
+  if (axis < 0) axis += rank + 1;
+  shape.insert(shape.begin() + axis, 1);
+  expect_dtype(out, value(x).dtype, "output");
+  expect_shape(out, shape);
+  expect_same_quantization(out, value(x), "output");
+  add_op(schema::OpCode::RESHAPE, {x}, {out});
+}
+
+// SHAPE: floe's shapes are static, so its output is a constant.
+void Importer::lower_shape() {
+  const int x = input(0);
+  const int out = output();
+  const std::vector<int64_t> in = value(x).shape;
+  Value& v = out_.model.values[static_cast<size_t>(out)];
+  if (v.dtype != DType::kInt32 && v.dtype != DType::kInt64) fail_op("output must be int32 or int64");
+  expect_shape(out, {static_cast<int64_t>(in.size())});
+  auto host = std::make_shared<HostTensor>();
+  host->dtype = v.dtype;
+  host->shape = v.shape;
+  host->data.resize(in.size() * dtype_size(v.dtype));
+  for (size_t i = 0; i < in.size(); ++i) {
+    if (v.dtype == DType::kInt32) {
+      host->as<int32_t>()[i] = static_cast<int32_t>(in[i]);
+    } else {
+      host->as<int64_t>()[i] = in[i];
+    }
+  }
+  v.constant = std::move(host);
+  v.quantization = {};
+  written_[static_cast<size_t>(out)] = true;
+}
+
+// PACK: each input reshaped with a 1 at the axis, then concatenated there.
+// TFLite copies the stored values: every operand shares one quantization.
+void Importer::lower_pack() {
+  const auto* o = op_->builtin_options_as_PackOptions();
+  if (o == nullptr) fail_op("PackOptions are missing");
+  const auto* list = op_->inputs();
+  if (list == nullptr || list->size() == 0) fail_op("has no inputs");
+  if (o->values_count() != static_cast<int32_t>(list->size())) {
+    fail_op("values_count " + std::to_string(o->values_count()) + " differs from its " +
+            std::to_string(list->size()) + " inputs");
+  }
+  std::vector<int> inputs;
+  for (uint32_t k = 0; k < list->size(); ++k) inputs.push_back(input(static_cast<int>(k)));
+  const int out = output();
+  const Value first = value(inputs[0]);  // a copy: derived() adds values
+  const int64_t rank = static_cast<int64_t>(first.shape.size());
+  int64_t axis = o->axis();
+  if (axis < -rank - 1 || axis > rank) {
+    fail_op("axis " + std::to_string(axis) + " is out of range for rank " + std::to_string(rank));
+  }
+  if (axis < 0) axis += rank + 1;
+  std::vector<int64_t> one = first.shape, shape = first.shape;
+  one.insert(one.begin() + axis, 1);
+  shape.insert(shape.begin() + axis, static_cast<int64_t>(inputs.size()));
+  for (int v : inputs) {
+    expect_dtype(v, first.dtype, "input");
+    expect_shape(v, first.shape);
+    expect_same_quantization(v, first, "input");
+  }
+  expect_dtype(out, first.dtype, "output");
+  expect_shape(out, shape);
+  expect_same_quantization(out, first, "output");
+  if (inputs.size() == 1) {
+    add_op(schema::OpCode::RESHAPE, {inputs[0]}, {out});
+    return;
+  }
+  std::vector<int> pieces;
+  for (size_t k = 0; k < inputs.size(); ++k) {
+    const int piece = derived(value(inputs[k]), one, "pack" + std::to_string(k));
+    add_op(schema::OpCode::RESHAPE, {inputs[k]}, {piece});
+    pieces.push_back(piece);
+  }
+  schema::ConcatOptionsT c;
+  c.axis = static_cast<int32_t>(axis);
+  add_op(schema::OpCode::CONCAT, pieces, {out}, wrap(c));
+}
+
+// RESIZE_NEAREST_NEIGHBOR: NHWC, the new size a constant (input 1); values
+// are copied, so input and output share one quantization.
+void Importer::lower_resize_nearest() {
+  const auto* o = op_->builtin_options_as_ResizeNearestNeighborOptions();
+  const int x = input(0), out = output();
+  const std::vector<int64_t> size = int_constant(input(1), "size");
+  const std::vector<int64_t> in = value(x).shape;
+  if (in.size() != 4 || size.size() != 2 || size[0] < 1 || size[1] < 1) {
+    fail_op("input must be NHWC and size two positive extents, got " + shape_to_string(in) + " and " +
+            std::to_string(size.size()) + " values");
+  }
+  expect_dtype(out, value(x).dtype, "output");
+  expect_shape(out, {in[0], size[0], size[1], in[3]});
+  expect_same_quantization(out, value(x), "output");
+  schema::ResizeOptionsT r;
+  r.align_corners = o != nullptr && o->align_corners();
+  r.half_pixel_centers = o != nullptr && o->half_pixel_centers();
+  add_op(schema::OpCode::RESIZE_NEAREST, {x}, {out}, wrap(r));
+}
+
+// REVERSE_V2: one STRIDED_SLICE walking the reversed axes (input 1) backwards.
+void Importer::lower_reverse() {
+  const int x = input(0), out = output(), axes = input(1);
+  const std::vector<int64_t> in = value(x).shape;
+  const int64_t rank = static_cast<int64_t>(in.size());
+  schema::StridedSliceOptionsT s;
+  s.begin.assign(in.size(), 0);
+  s.stride.assign(in.size(), 1);
+  for (int64_t axis : int_constant(axes, "axis")) {
+    if (axis < -rank || axis >= rank) {
+      fail_op("axis " + std::to_string(axis) + " is out of range for rank " + std::to_string(rank));
+    }
+    if (axis < 0) axis += rank;
+    const size_t a = static_cast<size_t>(axis);
+    s.begin[a] = static_cast<int32_t>(in[a] > 0 ? in[a] - 1 : 0);
+    s.stride[a] = -1;
+  }
+  expect_dtype(out, value(x).dtype, "output");
+  expect_shape(out, in);
+  expect_same_quantization(out, value(x), "output");
+  add_op(schema::OpCode::STRIDED_SLICE, {x}, {out}, wrap(s));
+}
+
 std::string Importer::custom_code(const fb::Operator* op) const {
   const fb::OperatorCode* c = model_->operator_codes()->Get(op->opcode_index());
   return c->custom_code() ? c->custom_code()->str() : std::string();
@@ -1671,6 +1820,11 @@ std::string Importer::unsupported_reason(const fb::Operator* op, int32_t code) c
     case kCast:
     case kMaximum:
     case kMinimum:
+    case kExpandDims:
+    case kShape:
+    case kPack:
+    case kResizeNearestNeighbor:
+    case kReverseV2:
     case kMean:
     case kPad:
     case kStridedSlice:
@@ -1723,6 +1877,11 @@ void Importer::lower(const fb::Operator* op, int32_t code) {
     case kCustom: lower_signal(custom_code(op)); break;
     case kCast: lower_cast(); break;
     case kDiv: lower_div(); break;
+    case kExpandDims: lower_expand_dims(); break;
+    case kShape: lower_shape(); break;
+    case kPack: lower_pack(); break;
+    case kResizeNearestNeighbor: lower_resize_nearest(); break;
+    case kReverseV2: lower_reverse(); break;
     case kMaximum:
     case kMinimum: {
       const int a = input(0), b = input(1);
