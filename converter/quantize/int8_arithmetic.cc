@@ -608,6 +608,9 @@ Int8ArithmeticStats derive_int8_arithmetic(LoweredModel* model) {
         case schema::OpCode::STRIDED_SLICE:
         case schema::OpCode::TRANSPOSE:
         case schema::OpCode::RESIZE_NEAREST:
+        case schema::OpCode::MEAN:
+        case schema::OpCode::MAXIMUM:
+        case schema::OpCode::MINIMUM:
         case schema::OpCode::CONCAT:
         case schema::OpCode::MAX_POOL2D:
         case schema::OpCode::AVG_POOL2D:

@@ -76,7 +76,8 @@ HostTensor random_int16(const std::vector<int64_t>& shape, uint32_t seed) {
 }
 
 // floe (host and reference targets) equal to TFLite 2.9 on 20 seeded inputs.
-void expect_equal_to_tflite(const std::string& bytes, const std::vector<int64_t>& input_shape) {
+// `tolerance`: the largest difference allowed (0: every value equal).
+void expect_equal_to_tflite(const std::string& bytes, const std::vector<int64_t>& input_shape, int tolerance = 0) {
   REQUIRE_TFLITE_ORACLE();
   const std::string path = make_temp_dir() + "/m.tflite";
   std::ofstream(path, std::ios::binary) << bytes;
@@ -97,7 +98,7 @@ void expect_equal_to_tflite(const std::string& bytes, const std::vector<int64_t>
       for (size_t i = 0; i < want[0].size(); ++i) {
         int16_t v;
         std::memcpy(&v, &got[0].data[i * 2], 2);
-        differing += static_cast<float>(v) != want[0][i];
+        differing += std::fabs(static_cast<float>(v) - want[0][i]) > static_cast<float>(tolerance);
       }
       int16_t first = 0;
       std::memcpy(&first, got[0].data.data(), 2);
@@ -144,6 +145,41 @@ TEST(TfliteInt16, MulBroadcastsAConstant) {
   b.inputs = {x};
   b.outputs = {y};
   expect_equal_to_tflite(b.build(), {1, 3, 4, 5});
+}
+
+// TFLM's QuantizedMeanOrSum on int16: the sum rescaled by an integer
+// multiplier with 1/count folded in. TFLite 2.9 rescales the mean in float
+// instead, so the two may round 1 apart (a fifth of the values here).
+TEST(TfliteInt16, MeanRescalesTheSum) {
+  for (const bool over_channels : {true, false}) {
+    TfliteBuilder b;
+    const int x = b.tensor(q16({1, 5, 6, 7}, "x", 0.0005f));
+    const std::vector<int32_t> axes = over_channels ? std::vector<int32_t>{3} : std::vector<int32_t>{1, 2};
+    const int a = b.tensor({{static_cast<int32_t>(axes.size())}, kTflInt32, raw(axes), "axes"});
+    const int y = b.tensor(over_channels ? q16({1, 5, 6}, "y", 0.0003f) : q16({1, 7}, "y", 0.0002f));
+    b.op({40, {x, a}, {y}, tfl::BuiltinOptions::ReducerOptions,
+          [](flatbuffers::FlatBufferBuilder& f) { return tfl::CreateReducerOptions(f, false).Union(); }});
+    b.inputs = {x};
+    b.outputs = {y};
+    expect_equal_to_tflite(b.build(), {1, 5, 6, 7}, 1);
+  }
+}
+
+// int16 MAXIMUM and MINIMUM compare the stored values (one quantization).
+TEST(TfliteInt16, MaximumThenMinimumOfAConstant) {
+  TfliteBuilder b;
+  const int x = b.tensor(q16({2, 3, 8}, "x", 0.0004f));
+  std::vector<int16_t> c;
+  for (int i = 0; i < 8; ++i) c.push_back(static_cast<int16_t>(-24000 + 6000 * i));
+  TflTensor ct{{8}, kTflInt16, raw(c), "c", {0.0004f}, {0}};
+  const int k = b.tensor(ct);
+  const int m = b.tensor(q16({2, 3, 8}, "m", 0.0004f));
+  const int y = b.tensor(q16({2, 3, 8}, "y", 0.0004f));
+  b.op({55, {x, k}, {m}});
+  b.op({57, {m, k}, {y}});
+  b.inputs = {x};
+  b.outputs = {y};
+  expect_equal_to_tflite(b.build(), {2, 3, 8});
 }
 
 TEST(TfliteInt16, ConvWithAFusedRelu) {

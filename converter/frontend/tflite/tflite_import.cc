@@ -2416,7 +2416,7 @@ void Importer::lower_comparison(schema::OpCode code) {
   expect_dtype(b, value(a).dtype, "input");
   const DType t = value(a).dtype;
   if (t != DType::kFloat32 && t != DType::kInt32 && t != DType::kInt64) {
-    fail_op(std::string("compares ") + dtype_name(t) + " tensors; floe reads float32, int32 and int64 comparisons");
+    fail_unsupported(std::string("compares ") + dtype_name(t) + " tensors; floe reads float32, int32 and int64 comparisons");
   }
   const int out = output();
   expect_dtype(out, DType::kBool, "output");

@@ -459,6 +459,16 @@ Status eval_minimum_s8(const PreparedOp& ctx) {
   return Status::kOk;
 }
 
+Status eval_maximum_s16(const PreparedOp& ctx) {
+  ref::maximum_s16({in_as<int16_t>(ctx.input(0)), in_as<int16_t>(ctx.input(1)), out_as<int16_t>(ctx.output(0))});
+  return Status::kOk;
+}
+
+Status eval_minimum_s16(const PreparedOp& ctx) {
+  ref::minimum_s16({in_as<int16_t>(ctx.input(0)), in_as<int16_t>(ctx.input(1)), out_as<int16_t>(ctx.output(0))});
+  return Status::kOk;
+}
+
 // Quantized int8 ADD/SUB/MUL (an Operator.requantization is present): each
 // input is rescaled by the converter's multipliers. Plain int8 integers (no
 // requantization) keep the wrapping typed kernel.
@@ -530,6 +540,10 @@ const char* prepare_arith(const OpContext& ctx, ArithOp op, EvalFn flat_f32, Eva
   if (ctx.output(0).dtype != t) return FLOE_MSG("output dtype differs from the inputs'");
   if (t == DType::kInt8 && (op == ArithOp::kMaximum || op == ArithOp::kMinimum)) {
     ctx.set_eval(op == ArithOp::kMaximum ? eval_maximum_s8 : eval_minimum_s8);
+    return nullptr;
+  }
+  if (t == DType::kInt16 && (op == ArithOp::kMaximum || op == ArithOp::kMinimum)) {
+    ctx.set_eval(op == ArithOp::kMaximum ? eval_maximum_s16 : eval_minimum_s16);
     return nullptr;
   }
   if (!ref::arith_supports(op, t)) return FLOE_MSG("dtype not supported by this op");
@@ -738,6 +752,16 @@ void maximum_s8(const BinaryS8Operands& ops) {
 void minimum_s8(const BinaryS8Operands& ops) {
   broadcast_binary(ops.a.data, ops.a.shape, ops.b.data, ops.b.shape, ops.output.data,
                    ops.output.shape, [](int8_t a, int8_t b) { return a < b ? a : b; });
+}
+
+void maximum_s16(const BinaryS16Operands& ops) {
+  broadcast_binary(ops.a.data, ops.a.shape, ops.b.data, ops.b.shape, ops.output.data,
+                   ops.output.shape, [](int16_t a, int16_t b) { return a > b ? a : b; });
+}
+
+void minimum_s16(const BinaryS16Operands& ops) {
+  broadcast_binary(ops.a.data, ops.a.shape, ops.b.data, ops.b.shape, ops.output.data,
+                   ops.output.shape, [](int16_t a, int16_t b) { return a < b ? a : b; });
 }
 
 }  // namespace floe::ref

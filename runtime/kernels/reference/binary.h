@@ -112,6 +112,8 @@ void mul_s8(const MulS8Params& params, const BinaryS8Operands& ops);
 // output to share scale and zero point, so no rescaling happens.
 void maximum_s8(const BinaryS8Operands& ops);
 void minimum_s8(const BinaryS8Operands& ops);
+void maximum_s16(const BinaryS16Operands& ops);
+void minimum_s16(const BinaryS16Operands& ops);
 
 // Host-side (converter), as TFLM's Prepare: ADD/SUB use twice the larger input
 // scale as the common scale, left_shift 20; MUL one multiplier s1*s2/s_out.

@@ -370,11 +370,17 @@ Status eval_mean_s8(const PreparedOp& ctx) {
   return Status::kOk;
 }
 
-// Quantized int8 MEAN (an Operator.requantization is present): the sum is
-// rescaled by the converter's input/output multiplier, as TFLM does.
+Status eval_mean_s16(const PreparedOp& ctx) {
+  ref::mean_s16(ctx.params_as<MeanPrepared>().s8, in_as<int16_t>(ctx.input(0)), out_as<int16_t>(ctx.output(0)));
+  return Status::kOk;
+}
+
+// Quantized int8 or int16 MEAN (an Operator.requantization is present): the
+// sum is rescaled by the converter's input/output multiplier, as TFLM does.
 const char* prepare_mean_s8(const OpContext& ctx) {
   const char* why = nullptr;
-  const schema::Requantization* r = requantization_of(ctx, &why);
+  const bool wide = ctx.input(0).dtype == DType::kInt16;
+  const schema::Requantization* r = requantization_of(ctx, &why, wide ? DType::kInt16 : DType::kInt8);
   if (r == nullptr) return why;
   const ReducePrepared axes = ctx.params<MeanPrepared>().plain;  // filled by prepare_reduce
   ref::MeanS8Params& p = ctx.params<MeanPrepared>().s8;
@@ -384,18 +390,19 @@ const char* prepare_mean_s8(const OpContext& ctx) {
   p.output_zero_point = r->output_offset();
   p.multiplier = r->output_multiplier();
   p.shift = r->output_shift();
-  if (p.input_zero_point < -128 || p.input_zero_point > 127 || !valid_multiplier(p.multiplier, p.shift)) {
-    return FLOE_MSG("int8 mean zero point, multiplier or shift out of range");
+  const int32_t lowest = wide ? INT16_MIN : INT8_MIN, highest = wide ? INT16_MAX : INT8_MAX;
+  if (p.input_zero_point < lowest || p.input_zero_point > highest || !valid_multiplier(p.multiplier, p.shift)) {
+    return FLOE_MSG("quantized mean zero point, multiplier or shift out of range");
   }
-  ctx.set_eval(eval_mean_s8);
+  ctx.set_eval(wide ? eval_mean_s16 : eval_mean_s8);
   return nullptr;
 }
 
 const char* prepare_reduce(const OpContext& ctx, ReduceKind kind) {
   if (!has_io(ctx, 1, 1)) return FLOE_MSG("expects 1 input and 1 output");
   const bool quantized = ctx.op->requantization() != nullptr;
-  if (quantized && (kind != ReduceKind::kMean || !is_s8(ctx.input(0)))) {
-    return FLOE_MSG("only MEAN has a quantized int8 kernel");
+  if (quantized && (kind != ReduceKind::kMean || (!is_s8(ctx.input(0)) && ctx.input(0).dtype != DType::kInt16))) {
+    return FLOE_MSG("only MEAN has a quantized int8 / int16 kernel");
   }
   const TensorView in = ctx.input(0), out = ctx.output(0);
   if (in.dtype != out.dtype) return FLOE_MSG("output dtype differs from the input's");
@@ -486,7 +493,11 @@ Status eval_arg_min(const PreparedOp& ctx) { return eval_arg(ctx, false); }
 
 namespace floe::ref {
 
-void mean_s8(const MeanS8Params& params, const In<int8_t>& input, const Out<int8_t>& output) {
+namespace {
+
+// int8 and int16 alike (TFLM's QuantizedMeanOrSum<T>): an int32 sum, clamped to T.
+template <typename T>
+void mean_integer(const MeanS8Params& params, const In<T>& input, const Out<T>& output) {
   const Shape& shape = input.shape;
   const int rank = shape.rank;
   bool reduced[kMaxRank] = {};
@@ -511,6 +522,7 @@ void mean_s8(const MeanS8Params& params, const In<int8_t>& input, const Out<int8
       kept_dims[kept_count++] = d;
     }
   }
+  constexpr int32_t kLowest = sizeof(T) == 1 ? INT8_MIN : INT16_MIN, kHighest = sizeof(T) == 1 ? INT8_MAX : INT16_MAX;
   const ptrdiff_t outputs = static_cast<ptrdiff_t>(output.shape.num_elements());
   if (count == 0) {  // an empty reduction: TFLM leaves its zero-initialized output
     for (ptrdiff_t o = 0; o < outputs; ++o) output.data[o] = 0;
@@ -530,26 +542,38 @@ void mean_s8(const MeanS8Params& params, const In<int8_t>& input, const Out<int8
   for (ptrdiff_t o = 0; o < outputs; ++o) {
     ptrdiff_t base = 0;
     for (int k = 0; k < kept_count; ++k) base += out_index[k] * stride[kept_dims[k]];
-    int32_t sum = 0;
+    uint32_t sum = 0;
     ptrdiff_t red_index[kMaxRank] = {};
     for (int64_t r = 0; r < count; ++r) {
       ptrdiff_t offset = base;
       for (int k = 0; k < reduced_count; ++k) offset += red_index[k] * stride[reduced_dims[k]];
-      sum += input.data[offset];
+      sum += static_cast<uint32_t>(int32_t{input.data[offset]});
       for (int k = reduced_count - 1; k >= 0; --k) {
         if (++red_index[k] < shape.dims[reduced_dims[k]]) break;
         red_index[k] = 0;
       }
     }
-    const int32_t centered = sum - params.input_zero_point * static_cast<int32_t>(count);
+    // int32 arithmetic as TFLM's, wrapping where a long int16 sum passes 2^31.
+    const int32_t centered = static_cast<int32_t>(
+        sum - static_cast<uint32_t>(params.input_zero_point) * static_cast<uint32_t>(count));
     const int32_t value =
         multiply_by_quantized_multiplier(centered, multiplier, shift) + params.output_zero_point;
-    output.data[o] = static_cast<int8_t>(clamp_to(value, INT8_MIN, INT8_MAX));
+    output.data[o] = static_cast<T>(clamp_to(value, kLowest, kHighest));
     for (int k = kept_count - 1; k >= 0; --k) {
       if (++out_index[k] < shape.dims[kept_dims[k]]) break;
       out_index[k] = 0;
     }
   }
+}
+
+}  // namespace
+
+void mean_s8(const MeanS8Params& params, const In<int8_t>& input, const Out<int8_t>& output) {
+  mean_integer(params, input, output);
+}
+
+void mean_s16(const MeanS8Params& params, const In<int16_t>& input, const Out<int16_t>& output) {
+  mean_integer(params, input, output);
 }
 
 }  // namespace floe::ref

@@ -31,7 +31,7 @@ inline void sum_f32(ReduceParams params, const ReduceOperands& ops) {
   mean_f32(params, ops);
 }
 
-// ---- int8 MEAN (TFLM's integer path, QuantizedMeanOrSum) ----
+// ---- int8 (and int16) MEAN (TFLM's integer path, QuantizedMeanOrSum) ----
 // The sum over the reduced axes minus count * input_zero_point, requantized
 // by input_scale / output_scale with 1/count folded into the multiplier
 // (multiplier * 2^s / count, s = floor(log2(count)) capped), plus the output
@@ -47,6 +47,8 @@ struct MeanS8Params {
 };
 
 void mean_s8(const MeanS8Params& params, const In<int8_t>& input, const Out<int8_t>& output);
+// int16 (TFLite's 16x8 scheme): the same arithmetic, clamped to int16.
+void mean_s16(const MeanS8Params& params, const In<int16_t>& input, const Out<int16_t>& output);
 
 // Host-side (converter).
 inline MeanS8Params prepare_mean_s8(const int32_t* axes, int32_t axis_count, float input_scale,
