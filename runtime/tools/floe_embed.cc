@@ -378,12 +378,12 @@ void emit_reference(const std::string& model_path, const std::string& name,
     if (index < 0) fail("--input '" + spec + "': the model has no input " + input_name);
     const floe::TensorView t = interpreter.input(static_cast<size_t>(index));
     if (path.size() > 4 && path.compare(path.size() - 4, 4, ".wav") == 0) {
-      // 16-bit PCM audio for a [samples, channels] input, as floe-run reads it.
+      // 16-bit PCM audio for a float [samples, channels] or an int16 input, as floe-run reads it.
       std::string note;
-      const std::vector<float> samples = floe::tools::wav_as_input(
+      const std::vector<uint8_t> bytes = floe::tools::wav_input_bytes(
           floe::tools::read_wav(path), path, t, floe::tools::model_sample_rate(m.model), &note);
       if (!note.empty()) std::cerr << "floe-embed: note: " << note << "\n";
-      std::memcpy(t.data, samples.data(), t.bytes);
+      std::memcpy(t.data, bytes.data(), t.bytes);
       fed[static_cast<size_t>(index)] = true;
       fed_bytes[static_cast<size_t>(index)].assign(static_cast<const uint8_t*>(t.data),
                                                    static_cast<const uint8_t*>(t.data) + t.bytes);

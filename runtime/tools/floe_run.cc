@@ -243,17 +243,10 @@ void feed_wav(const floe::Model& model, const std::string& path, const std::vect
     throw std::runtime_error(path + ": " + e.what());
   }
   std::string note;
-  if (input.dtype == floe::DType::kInt16) {
-    const std::vector<int16_t> pcm =
-        floe::tools::wav_as_pcm16(wav, path, static_cast<size_t>(input.shape.num_elements()), &note);
-    if (!note.empty()) std::cerr << "floe-run: note: " << note << "\n";
-    std::memcpy(input.data, pcm.data(), input.bytes);
-    return;
-  }
-  const std::vector<float> samples =
-      floe::tools::wav_as_input(wav, path, input, floe::tools::model_sample_rate(model), &note);
+  const std::vector<uint8_t> fed =
+      floe::tools::wav_input_bytes(wav, path, input, floe::tools::model_sample_rate(model), &note);
   if (!note.empty()) std::cerr << "floe-run: note: " << note << "\n";
-  std::memcpy(input.data, samples.data(), input.bytes);
+  std::memcpy(input.data, fed.data(), input.bytes);
 }
 
 // --front-end FILE --stride N: the input is a stack of feature frames the

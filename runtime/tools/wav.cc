@@ -135,6 +135,19 @@ std::vector<int16_t> wav_as_pcm16(const WavAudio& wav, const std::string& path, 
   return pcm;
 }
 
+std::vector<uint8_t> wav_input_bytes(const WavAudio& wav, const std::string& path, const floe::TensorView& input,
+                                     int sample_rate, std::string* note) {
+  std::vector<uint8_t> bytes(input.bytes);
+  if (input.dtype == floe::DType::kInt16) {
+    const std::vector<int16_t> pcm = wav_as_pcm16(wav, path, static_cast<size_t>(input.shape.num_elements()), note);
+    std::memcpy(bytes.data(), pcm.data(), bytes.size());
+  } else {
+    const std::vector<float> samples = wav_as_input(wav, path, input, sample_rate, note);
+    std::memcpy(bytes.data(), samples.data(), bytes.size());
+  }
+  return bytes;
+}
+
 WavAudio read_wav(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in) throw std::runtime_error(path + ": cannot open for reading");

@@ -49,6 +49,11 @@ std::vector<float> wav_as_input(const WavAudio& wav, const std::string& path, co
 // with zeros or truncated to `count`, saying so in *note.
 std::vector<int16_t> wav_as_pcm16(const WavAudio& wav, const std::string& path, size_t count, std::string* note);
 
+// The bytes `input` takes from `wav`: the file's 16-bit samples for an int16
+// input (wav_as_pcm16), else float samples (wav_as_input); throws as those do.
+std::vector<uint8_t> wav_input_bytes(const WavAudio& wav, const std::string& path, const floe::TensorView& input,
+                                     int sample_rate, std::string* note);
+
 // True when the bytes start like a RIFF/WAVE file (for sniffing an input file).
 bool looks_like_wav(const uint8_t* data, size_t size);
 

@@ -134,6 +134,8 @@ size_t argmax(const T* v, size_t n) {
 }
 
 bool supported(DType t) { return t == DType::kFloat32 || t == DType::kInt8; }
+// An integer audio front end takes int16 samples.
+bool supported_input(DType t) { return supported(t) || t == DType::kInt16; }
 
 int fail(const char* what, const Error& error) {
   Line line;
@@ -167,13 +169,15 @@ void print_profile(const Model& model, const uint64_t* counts, const char* unit)
   line.print();
   for (size_t i = 0; i < ops; ++i) {
     const schema::Operator* op = model.schema()->operators()->Get(static_cast<uint32_t>(i));
-    line.text("  ").right(i, 3).text("  ").text(schema::EnumNameOpCode(op->opcode())).pad(28)
-        .text(backend_name(op->backend())).pad(38);
+    // Each column keeps a space before the next even when a long op name (the
+    // SIGNAL_FILTER_BANK_* ops) runs past its width: scripts split on it.
+    line.text("  ").right(i, 3).text("  ").text(schema::EnumNameOpCode(op->opcode())).text(" ").pad(28)
+        .text(backend_name(op->backend())).text(" ").pad(38);
     if (counts != nullptr && i < kMaxProfiledOps) {
       const uint64_t permille = total == 0 ? 0 : (counts[i] * 1000 + total / 2) / total;
       line.right(counts[i], 12).text(" ").right(permille / 10, 3).text(".").integer(permille % 10).text("%");
     }
-    line.pad(60).text(op->name() != nullptr ? op->name()->c_str() : "");
+    line.text("  ").pad(60).text(op->name() != nullptr ? op->name()->c_str() : "");
     line.print();
   }
   if (counts != nullptr) {
@@ -235,7 +239,7 @@ int run_example(const Example& ex) {
   line.print();
   const TensorView in = interpreter.input(ex.input_index);
   const TensorView out = interpreter.output(ex.output_index);
-  if (!supported(in.dtype) || static_cast<size_t>(in.shape.num_elements()) != ex.input_elements ||
+  if (!supported_input(in.dtype) || static_cast<size_t>(in.shape.num_elements()) != ex.input_elements ||
       !supported(out.dtype) || static_cast<size_t>(out.shape.num_elements()) != ex.output_elements) {
     line.text("FAIL: the embedded reference does not match the model's input/output");
     line.print();

@@ -18,7 +18,7 @@ struct Example {
   uint8_t* arena;              // 16-byte aligned, arena_size bytes
   size_t arena_size;
   size_t input_index;          // interpreter.input(i)
-  const void* input;           // float or int8, as the model's input
+  const void* input;           // float, int8 or int16, as the model's input
   size_t input_elements;
   size_t output_index;         // interpreter.output(i)
   const void* expected;        // what the host computed for `input`, the output's dtype
