@@ -112,6 +112,10 @@ void print_tensor(const floe::TensorView& t) {
     case floe::DType::kInt64: print_values(t.as<int64_t>(), n); break;
     case floe::DType::kInt8: print_values(t.as<int8_t>(), n); break;
     case floe::DType::kUInt8: print_values(t.as<uint8_t>(), n); break;
+    case floe::DType::kInt16: print_values(t.as<int16_t>(), n); break;
+    case floe::DType::kUInt16: print_values(t.as<uint16_t>(), n); break;
+    case floe::DType::kUInt32: print_values(t.as<uint32_t>(), n); break;
+    case floe::DType::kUInt64: print_values(t.as<uint64_t>(), n); break;
     case floe::DType::kBool: print_values(t.as<uint8_t>(), n); break;
     default: std::cout << "(" << t.bytes << " bytes)\n"; break;
   }

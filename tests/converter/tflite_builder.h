@@ -51,6 +51,7 @@ struct TflOp {
   OptionsFn options;
   std::string custom_code;
   std::vector<int32_t> intermediates;  // TFLite's (e.g. an int8 LSTM's five)
+  std::vector<uint8_t> custom_options;  // a custom op's FlexBuffer map of attributes
 };
 
 class TfliteBuilder {
@@ -135,7 +136,8 @@ class TfliteBuilder {
       }
       const flatbuffers::Offset<void> options = op.options ? op.options(b) : 0;
       ops.push_back(tfl::CreateOperator(b, code_index[key], b.CreateVector(op.inputs), b.CreateVector(op.outputs),
-                                        op.options ? op.options_type : tfl::BuiltinOptions::NONE, options, 0, 0, 0,
+                                        op.options ? op.options_type : tfl::BuiltinOptions::NONE, options,
+                                        op.custom_options.empty() ? 0 : b.CreateVector(op.custom_options), 0, 0,
                                         op.intermediates.empty() ? 0 : b.CreateVector(op.intermediates)));
     }
     return tfl::CreateSubGraph(b, b.CreateVector(tensors), b.CreateVector(graph.inputs),

@@ -14,6 +14,8 @@
 #include <iterator>
 #include <sstream>
 
+#include <flatbuffers/flexbuffers.h>
+
 #include "converter/frontend/tflite/tflite_import.h"
 #include "converter/ir/error.h"
 #include "runtime/core/model.h"
@@ -670,6 +672,88 @@ TEST(TfliteImport, TransposeConvScattersTapsLikeTflite) {
   for (size_t i = 0; i < 72; ++i) EXPECT_NEAR(got[i], want[i] + bias[i % 3], 1e-5) << i;
 }
 
+// A FlexBuffer map of integer attributes, as TFLite's converter writes a
+// custom op's options.
+std::vector<uint8_t> flex_map(const std::vector<std::pair<std::string, int64_t>>& attributes) {
+  flexbuffers::Builder fbb;
+  fbb.Map([&] {
+    for (const auto& [key, v] : attributes) fbb.Int(key.c_str(), v);
+  });
+  fbb.Finish();
+  return fbb.GetBuffer();
+}
+
+// A small TFLM Signal front end (64-sample frames, 4 channels), every Signal
+// op once: a fuzz seed that needs no ../shared.
+std::string signal_front_end_model() {
+  TfliteBuilder b;
+  constexpr int8_t kI16 = 7, kU32 = 15, kU64 = 12;
+  const int x = b.tensor({{64}, kI16, {}, "audio"});
+  std::vector<int16_t> window(64);
+  for (int i = 0; i < 64; ++i) window[static_cast<size_t>(i)] = static_cast<int16_t>(64 * (i < 32 ? i : 63 - i));
+  const int w = b.tensor({{64}, kI16, raw(window), "window"});
+  const int windowed = b.tensor({{64}, kI16, {}, "windowed"});
+  const int scaled = b.tensor({{64}, kI16, {}, "scaled"});
+  const int bits = b.tensor({{}, kTflInt32, {}, "scale_bits"});
+  const int spectrum = b.tensor({{66}, kI16, {}, "spectrum"});
+  const int energy = b.tensor({{33}, kU32, {}, "energy"});
+  const std::vector<int16_t> widths = {2, 4, 4, 6, 6}, weight_starts = {0, 2, 6, 10, 16},
+                             freq_starts = {1, 3, 7, 11, 17};
+  std::vector<int16_t> weights(22), unweights(22);
+  for (int i = 0; i < 22; ++i) {
+    weights[static_cast<size_t>(i)] = static_cast<int16_t>(180 * i + 100);
+    unweights[static_cast<size_t>(i)] = static_cast<int16_t>(4096 - weights[static_cast<size_t>(i)]);
+  }
+  const int tw = b.tensor({{22}, kI16, raw(weights), "weights"});
+  const int tu = b.tensor({{22}, kI16, raw(unweights), "unweights"});
+  const int tf = b.tensor({{5}, kI16, raw(freq_starts), "channel_frequency_starts"});
+  const int ts = b.tensor({{5}, kI16, raw(weight_starts), "channel_weight_starts"});
+  const int tw2 = b.tensor({{5}, kI16, raw(widths), "channel_widths"});
+  const int banks = b.tensor({{4}, kU64, {}, "filter_bank"});
+  const int roots = b.tensor({{4}, kU32, {}, "square_root"});
+  const int clean = b.tensor({{4}, kU32, {}, "subtracted"});
+  const int noise = b.tensor({{4}, kU32, {}, "noise_estimate"});
+  std::vector<int16_t> lut(125);
+  for (int i = 0; i < 125; ++i) lut[static_cast<size_t>(i)] = static_cast<int16_t>(i % 4 == 3 ? 0 : 32000 - 250 * i);
+  const int gain = b.tensor({{125}, kI16, raw(lut), "gain_lut"});
+  const int pcan = b.tensor({{4}, kU32, {}, "pcan"});
+  const int logs = b.tensor({{4}, kI16, {}, "log"});
+  auto custom = [&](const char* name, std::vector<int32_t> in, std::vector<int32_t> out,
+                    std::vector<std::pair<std::string, int64_t>> attributes) {
+    TflOp op{32, std::move(in), std::move(out)};
+    op.custom_code = name;
+    if (!attributes.empty()) op.custom_options = flex_map(attributes);
+    b.op(std::move(op));
+  };
+  custom("SignalWindow", {x, w}, {windowed}, {{"shift", 12}});
+  custom("SignalFftAutoScale", {windowed}, {scaled, bits}, {});
+  custom("SignalRfft", {scaled}, {spectrum}, {{"T", 7}, {"fft_length", 64}});
+  custom("SignalEnergy", {spectrum}, {energy}, {{"end_index", 30}, {"start_index", 1}});
+  custom("SignalFilterBank", {energy, tw, tu, tf, ts, tw2}, {banks}, {{"num_channels", 4}});
+  custom("SignalFilterBankSquareRoot", {banks, bits}, {roots}, {});
+  custom("SignalFilterBankSpectralSubtraction", {roots}, {clean, noise},
+         {{"alternate_one_minus_smoothing", 15401}, {"alternate_smoothing", 983}, {"clamping", 1},
+          {"min_signal_remaining", 819}, {"num_channels", 4}, {"one_minus_smoothing", 15975}, {"smoothing", 409},
+          {"smoothing_bits", 10}, {"spectral_subtraction_bits", 14}});
+  custom("SignalPCAN", {clean, noise, gain}, {pcan}, {{"snr_shift", 6}});
+  custom("SignalFilterBankLog", {pcan}, {logs}, {{"input_correction_bits", 3}, {"output_scale", 64}});
+  b.inputs = {x};
+  b.outputs = {logs};
+  return b.build();
+}
+
+// The seed converts and runs (its values are the Signal kernels' own,
+// checked against TFLM in tests/kernels/signal_ops_test.cc and
+// tests/e2e/tflm_micro_speech_test.cc).
+TEST(TfliteImport, ASignalFrontEndConvertsAndRuns) {
+  const std::string dir = make_temp_dir();
+  std::ofstream(dir + "/signal.tflite", std::ios::binary) << signal_front_end_model();
+  const CommandResult r =
+      run_command(tool_path("floe-convert") + " -q --graph " + dir + "/signal.tflite -o " + dir + "/signal.floe");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_TRUE(file_exists(dir + "/signal.floe"));
+}
+
 TEST(TfliteImport, FuzzSeedsAreTheseModels) {
   std::vector<float> w;
   const std::string fuzz = std::string(FLOE_SOURCE_DIR) + "/tests/fuzz/";
@@ -677,6 +761,7 @@ TEST(TfliteImport, FuzzSeedsAreTheseModels) {
       {"corpus/fuzz_tflite/conv_same_relu.tflite", conv_model(&w)},
       {"corpus/fuzz_tflite/int8_depthwise_x8.tflite", int8_depthwise_model()},
       {"corpus/fuzz_tflite/int8_svdf_rank2.tflite", int8_svdf_model()},
+      {"corpus/fuzz_tflite/signal_front_end.tflite", signal_front_end_model()},
       {"regress/fuzz_tflite/int8_softmax_tiny_input_scale.tflite", int8_activation_model(25, 1e-12f)},
       {"regress/fuzz_tflite/int8_mul_requantization_over_2e30.tflite", int8_mul_model(1e-12f)},
       {"regress/fuzz_tflite/int8_conv_bias_near_int32_min.tflite", int8_conv_bias_limit_model()}};
