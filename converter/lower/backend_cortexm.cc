@@ -6,11 +6,13 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <cstdint>
 #include <cstring>
 #include <initializer_list>
 #include <memory>
 #include <vector>
 
+#include "runtime/kernels/cortexm/s16_microkernels.h"
 #include "runtime/kernels/cortexm/s8_microkernels.h"
 
 namespace floe::conv {
@@ -331,6 +333,161 @@ bool takes_s8(LoweredModel* model, LoweredOp& op, bool short_ok) {
   }
 }
 
+// ---- int16x8: the kernels of runtime/kernels/cortexm/s16_microkernels.h -----
+// As for int8, the converter decides and lays out everything: OHWI filters,
+// an int64 bias always present, TFLM's 64-bit requantization already reduced
+// to a Q15 multiplier and a right shift per channel, and the im2col scratch.
+
+// int16 input and output, constant int8 weights, an absent or constant int64
+// bias, constant int32 multipliers and shifts (shift <= 7: TFLite's 16x8
+// range), zero offsets.
+bool all_s16(const LoweredModel& model, const LoweredOp& op) {
+  if (op.inputs.size() != 5 || op.outputs.size() != 1 || op.requantization == nullptr) return false;
+  if (op.inputs[0] < 0 || op.inputs[1] < 0 || value(model, op.inputs[0]).dtype != DType::kInt16 ||
+      value(model, op.inputs[1]).dtype != DType::kInt8 || !value(model, op.inputs[1]).is_constant() ||
+      value(model, op.outputs[0]).dtype != DType::kInt16) {
+    return false;
+  }
+  const int bias = op.inputs[2];
+  if (bias >= 0 && (!value(model, bias).is_constant() || value(model, bias).dtype != DType::kInt64)) return false;
+  for (int i : {3, 4}) {
+    const int v = op.inputs[static_cast<size_t>(i)];
+    if (v < 0 || !value(model, v).is_constant() || value(model, v).dtype != DType::kInt32) return false;
+  }
+  const schema::RequantizationT& r = *op.requantization;
+  for (int32_t offset : r.input_offsets) {
+    if (offset != 0) return false;
+  }
+  if (r.output_offset != 0) return false;
+  for (int32_t shift : int32_data(model, op.inputs[4], 1)) {
+    if (shift < -31 || shift > 7) return false;
+  }
+  for (int32_t multiplier : int32_data(model, op.inputs[3], 1)) {
+    if (multiplier < 0) return false;
+  }
+  return true;
+}
+
+// Inputs 2, 3, 4 as the kernels take them, [channels] each: S16Requant's
+// offsets (the int64 bias, zeros when absent, folded in), multipliers and
+// right shifts.
+void s16_requantization(LoweredModel* model, LoweredOp& op, size_t channels) {
+  std::vector<int64_t> bias(channels, 0);
+  if (op.inputs[2] >= 0) {
+    const HostTensor& t = *value(*model, op.inputs[2]).constant;
+    bias.assign(t.as<int64_t>(), t.as<int64_t>() + t.num_elements());
+  }
+  std::vector<int32_t> multiplier = int32_data(*model, op.inputs[3], channels);
+  std::vector<int32_t> shift = int32_data(*model, op.inputs[4], channels);
+  if (multiplier.size() != channels) multiplier.assign(channels, multiplier.empty() ? 0 : multiplier[0]);
+  if (shift.size() != channels) shift.assign(channels, shift.empty() ? 0 : shift[0]);
+  for (size_t c = 0; c < channels; ++c) {
+    cortexm::s16_channel_requantization(bias[c], multiplier[c], shift[c], &bias[c], &multiplier[c], &shift[c]);
+  }
+  const int64_t n = static_cast<int64_t>(channels);
+  op.inputs[2] = add_constant(model, op.node_name + "/requantization_offset", DType::kInt64, {n}, bias.data(),
+                              bias.size() * sizeof(int64_t));
+  op.inputs[3] = add_constant(model, op.node_name + "/s16_multiplier", DType::kInt32, {n}, multiplier.data(),
+                              multiplier.size() * sizeof(int32_t));
+  op.inputs[4] = add_constant(model, op.node_name + "/right_shift", DType::kInt32, {n}, shift.data(),
+                              shift.size() * sizeof(int32_t));
+}
+
+bool s16_conv2d(LoweredModel* model, LoweredOp& op) {
+  // Copies: values grow below (references into model->values would dangle).
+  const Value filter = value(*model, op.inputs[1]);
+  const std::vector<int64_t> in_shape = value(*model, op.inputs[0]).shape;
+  const std::vector<int64_t> out_shape = value(*model, op.outputs[0]).shape;
+  if (filter.shape.size() != 4 || in_shape.size() != 4 || out_shape.size() != 4) return false;
+  const int64_t k_h = filter.shape[0], k_w = filter.shape[1], in_c = filter.shape[2], out_c = filter.shape[3];
+  if (in_c != in_shape[3]) return false;  // grouped: the reference kernel
+  const auto* o = op.options.AsConv2DOptions();
+  const int64_t k = k_h * k_w * in_c;
+  if (o == nullptr || k <= 0 || out_c <= 0 || k > (int64_t{1} << 16)) return false;
+  if (!fit_int16({k_h, k_w, o->stride_h, o->stride_w, o->dilation_h, o->dilation_w, o->pad_top, o->pad_left})) {
+    return false;
+  }
+  std::vector<int8_t> ohwi(static_cast<size_t>(out_c * k));
+  const int8_t* hwio = filter.constant->as<int8_t>();
+  for (int64_t t = 0; t < k; ++t) {
+    for (int64_t c = 0; c < out_c; ++c) ohwi[static_cast<size_t>(c * k + t)] = hwio[t * out_c + c];
+  }
+  Quantization q = filter.quantization;
+  if (q.scale.size() > 1) q.dimension = 0;
+  s16_requantization(model, op, static_cast<size_t>(out_c));
+  op.inputs[1] = add_constant(model, filter.name + "/ohwi", DType::kInt8, {out_c, k_h, k_w, in_c}, ohwi.data(),
+                              ohwi.size(), std::move(q));
+  const bool direct = k_h == 1 && k_w == 1 && o->stride_h == 1 && o->stride_w == 1 && o->pad_top == 0 &&
+                      o->pad_left == 0 && out_shape[1] == in_shape[1] && out_shape[2] == in_shape[2];
+  if (direct) {
+    op.cortexm_kernel = schema::CortexMKernel::S16_GEMM;
+    return true;
+  }
+  const int64_t rows = out_shape[1] * out_shape[2];  // per image: the kernel's chunks do not span images
+  if (rows > INT32_MAX) return false;
+  const int64_t chunk = cortexm::s16_im2col_rows(static_cast<int32_t>(k), static_cast<int32_t>(rows));
+  Value scratch;
+  scratch.name = op.node_name + "/im2col";
+  scratch.dtype = DType::kInt16;
+  scratch.shape = {chunk, k};
+  op.outputs.push_back(model->add_value(std::move(scratch)));
+  op.cortexm_kernel = schema::CortexMKernel::S16_IM2COL_GEMM;
+  return true;
+}
+
+bool s16_fully_connected(LoweredModel* model, LoweredOp& op) {
+  const auto* o = op.options.AsMatMulOptions();
+  const Value& a = value(*model, op.inputs[0]);
+  const Value& w = value(*model, op.inputs[1]);
+  if (o == nullptr || o->transpose_a || !o->transpose_b || a.shape.size() != 2 || w.shape.size() != 2) return false;
+  s16_requantization(model, op, static_cast<size_t>(value(*model, op.inputs[1]).shape[0]));
+  op.cortexm_kernel = schema::CortexMKernel::S16_GEMM;
+  return true;
+}
+
+bool s16_depthwise(LoweredModel* model, LoweredOp& op) {
+  const auto* o = op.options.AsDepthwiseConv2DOptions();
+  const Value filter = value(*model, op.inputs[1]);
+  if (o == nullptr || o->depth_multiplier != 1 || filter.shape.size() != 4 || filter.shape[3] != 1) return false;
+  const std::vector<int64_t> in_shape = value(*model, op.inputs[0]).shape;
+  const std::vector<int64_t> out_shape = value(*model, op.outputs[0]).shape;
+  if (in_shape.size() != 4 || out_shape.size() != 4 || in_shape[3] != filter.shape[2] ||
+      !fit_int16({in_shape[1], in_shape[2], filter.shape[0], filter.shape[1], out_shape[1], out_shape[2],
+                  o->stride_h, o->stride_w, o->dilation_h, o->dilation_w, o->pad_top, o->pad_left})) {
+    return false;
+  }
+  const int64_t taps = filter.shape[0] * filter.shape[1], channels = filter.shape[2];
+  if (taps * channels > (int64_t{1} << 30) ||
+      !cortexm::s16_depthwise_sums_fit(filter.constant->as<int8_t>(), static_cast<int32_t>(taps),
+                                       static_cast<int32_t>(channels))) {
+    return false;  // 32-bit sums could overflow: the reference's 64-bit ones
+  }
+  s16_requantization(model, op, static_cast<size_t>(channels));
+  op.cortexm_kernel = schema::CortexMKernel::S16_DEPTHWISE;
+  return true;
+}
+
+bool takes_s16(LoweredModel* model, LoweredOp& op) {
+  if (!all_s16(*model, op)) return false;
+  switch (op.opcode) {
+    case schema::OpCode::CONV2D:
+      return s16_conv2d(model, op);
+    case schema::OpCode::MATMUL:
+      return s16_fully_connected(model, op);
+    case schema::OpCode::DEPTHWISE_CONV2D: {
+      const Value& filter = value(*model, op.inputs[1]);
+      if (filter.shape.size() == 4 && filter.shape[2] == 1 && filter.shape[3] > 1 &&
+          value(*model, op.inputs[0]).shape.size() == 4 && value(*model, op.inputs[0]).shape[3] == 1) {
+        depthwise_as_conv2d(op);
+        return s16_conv2d(model, op);
+      }
+      return s16_depthwise(model, op);
+    }
+    default:
+      return false;
+  }
+}
+
 }  // namespace
 
 bool is_cortexm_target(const std::string& target) {
@@ -341,7 +498,7 @@ int assign_cortexm_backends(LoweredModel* model, const std::string& target) {
   int assigned = 0;
   const bool short_ok = target == "cortex-m4" || target == "cortex-m33";
   for (LoweredOp& op : model->ops) {
-    if (takes(*model, op) || takes_s8(model, op, short_ok)) {
+    if (takes(*model, op) || takes_s8(model, op, short_ok) || takes_s16(model, op)) {
       op.backend = schema::Backend::CORTEX_M;
       ++assigned;
     }

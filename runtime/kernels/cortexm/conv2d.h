@@ -9,6 +9,7 @@
 #include "runtime/kernels/common/params.h"
 #include "runtime/kernels/cortexm/s8_microkernels.h"
 #include "runtime/kernels/cortexm/s8_plans.h"
+#include "runtime/kernels/cortexm/s16_adapter.h"
 
 namespace floe::cortexm {
 
@@ -44,5 +45,10 @@ void conv2d_s8(const Conv2DS8Plan& plan, const int8_t* input, const int8_t* filt
 // its first and a row is at most 64 bytes (KWS's first layer: 10x4 taps of one
 // channel), else the per-tap copy.
 void plan_im2col(Conv2DS8Plan& plan);
+
+// int16x8 S16_IM2COL_GEMM, as planned: plan.chunk_rows im2col rows of
+// plan.k_size int16 values at a time in `scratch`, then s16_gemm. Filter OHWI.
+void conv2d_s16(const Conv2DS16Plan& plan, const int16_t* input, const int8_t* filter, const S16Requant& rq,
+                int16_t* scratch, int16_t* output);
 
 }  // namespace floe::cortexm
