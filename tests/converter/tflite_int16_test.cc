@@ -75,22 +75,42 @@ HostTensor random_int16(const std::vector<int64_t>& shape, uint32_t seed) {
   return t;
 }
 
-// floe (host and reference targets) equal to TFLite 2.9 on 20 seeded inputs.
+// Ops of `model` on one of the int16x8 Cortex-M kernels.
+size_t s16_cortexm_ops(const std::vector<uint8_t>& model) {
+  size_t ops = 0;
+  for (const schema::Operator* op : *schema::GetModel(model.data())->operators()) {
+    const schema::CortexMKernel k = op->cortexm_kernel();
+    ops += op->backend() == schema::Backend::CORTEX_M &&
+           (k == schema::CortexMKernel::S16_GEMM || k == schema::CortexMKernel::S16_IM2COL_GEMM ||
+            k == schema::CortexMKernel::S16_DEPTHWISE);
+  }
+  return ops;
+}
+
+// floe equal to TFLite 2.9 on 20 seeded inputs, for the host and reference
+// targets and the Cortex-M ones (whose int16x8 kernels run here in their
+// portable form; cortexm_ops: how many ops must take one).
 // `tolerance`: the largest difference allowed (0: every value equal).
-void expect_equal_to_tflite(const std::string& bytes, const std::vector<int64_t>& input_shape, int tolerance = 0) {
+void expect_equal_to_tflite(const std::string& bytes, const std::vector<int64_t>& input_shape, int tolerance = 0,
+                            size_t cortexm_ops = 0) {
   REQUIRE_TFLITE_ORACLE();
   const std::string path = make_temp_dir() + "/m.tflite";
   std::ofstream(path, std::ios::binary) << bytes;
-  for (const char* target : {"host", "reference"}) {
+  const std::vector<std::string> targets = {"host", "reference", "cortex-m4", "cortex-m55"};
+  std::vector<std::vector<uint8_t>> models;
+  for (const std::string& target : targets) {
     conv::ConvertOptions options;
     options.graph_path = path;
     options.target = target;
-    const conv::ConvertResult r = conv::convert(options);
-    for (uint32_t seed = 1; seed <= 20; ++seed) {
-      const HostTensor x = random_int16(input_shape, seed);
-      const std::vector<std::vector<float>> want = run_tflite(bytes, {x}, 1);
-      const std::vector<HostTensor> got = run_model(r.model, {{"x", x}});
-      ASSERT_EQ(want.size(), 1u);
+    models.push_back(conv::convert(options).model);
+    if (target.rfind("cortex-m", 0) == 0) EXPECT_EQ(s16_cortexm_ops(models.back()), cortexm_ops) << target;
+  }
+  for (uint32_t seed = 1; seed <= 20; ++seed) {
+    const HostTensor x = random_int16(input_shape, seed);
+    const std::vector<std::vector<float>> want = run_tflite(bytes, {x}, 1);
+    ASSERT_EQ(want.size(), 1u);
+    for (size_t t = 0; t < targets.size(); ++t) {
+      const std::vector<HostTensor> got = run_model(models[t], {{"x", x}});
       ASSERT_EQ(got.size(), 1u);
       ASSERT_EQ(got[0].dtype, DType::kInt16);
       ASSERT_EQ(got[0].data.size(), want[0].size() * 2);
@@ -102,7 +122,7 @@ void expect_equal_to_tflite(const std::string& bytes, const std::vector<int64_t>
       }
       int16_t first = 0;
       std::memcpy(&first, got[0].data.data(), 2);
-      EXPECT_EQ(differing, 0u) << target << " seed " << seed << ": " << differing << " of " << want[0].size()
+      EXPECT_EQ(differing, 0u) << targets[t] << " seed " << seed << ": " << differing << " of " << want[0].size()
                                << " (first: floe " << first << ", TFLite " << want[0][0] << ")";
     }
   }
@@ -117,7 +137,7 @@ TEST(TfliteInt16, DepthwisePerChannelStrided) {
   b.op({4, {x, w, bias}, {y}, tfl::BuiltinOptions::DepthwiseConv2DOptions, depthwise_options(0, 2, 1)});
   b.inputs = {x};
   b.outputs = {y};
-  expect_equal_to_tflite(b.build(), {1, 7, 6, 6});
+  expect_equal_to_tflite(b.build(), {1, 7, 6, 6}, 0, 1);
 }
 
 // Per-tensor weights: TFLite 2.9's 16x8 FULLY_CONNECTED reads one weight scale.
@@ -130,7 +150,7 @@ TEST(TfliteInt16, FullyConnected) {
   b.op({9, {x, w, bias}, {y}, tfl::BuiltinOptions::FullyConnectedOptions, fc_options()});
   b.inputs = {x};
   b.outputs = {y};
-  expect_equal_to_tflite(b.build(), {2, 40});
+  expect_equal_to_tflite(b.build(), {2, 40}, 0, 1);
 }
 
 TEST(TfliteInt16, MulBroadcastsAConstant) {
@@ -182,6 +202,32 @@ TEST(TfliteInt16, MaximumThenMinimumOfAConstant) {
   expect_equal_to_tflite(b.build(), {2, 3, 8});
 }
 
+// Rows longer than one 32-bit partial-sum block of the Cortex-M kernel.
+TEST(TfliteInt16, FullyConnectedLongRows) {
+  TfliteBuilder b;
+  const int x = b.tensor(q16({1, 700}, "x", 0.0003f));
+  const int w = b.tensor(weights({6, 700}, "w", -1, 9));
+  const int bias = b.tensor(bias64(6, "bias"));
+  const int y = b.tensor(q16({1, 6}, "y", 0.004f));
+  b.op({9, {x, w, bias}, {y}, tfl::BuiltinOptions::FullyConnectedOptions, fc_options()});
+  b.inputs = {x};
+  b.outputs = {y};
+  expect_equal_to_tflite(b.build(), {1, 700}, 0, 1);
+}
+
+// A 1x1 convolution: the Cortex-M GEMM reads the pixels in place.
+TEST(TfliteInt16, PointwiseConv) {
+  TfliteBuilder b;
+  const int x = b.tensor(q16({1, 5, 5, 12}, "x", 0.0005f));
+  const int w = b.tensor(weights({7, 1, 1, 12}, "w", 0, 13));
+  const int bias = b.tensor(bias64(7, "bias"));
+  const int y = b.tensor(q16({1, 5, 5, 7}, "y", 0.0012f));
+  b.op({3, {x, w, bias}, {y}, tfl::BuiltinOptions::Conv2DOptions, conv_options(1, 1, 1)});
+  b.inputs = {x};
+  b.outputs = {y};
+  expect_equal_to_tflite(b.build(), {1, 5, 5, 12}, 0, 1);
+}
+
 TEST(TfliteInt16, ConvWithAFusedRelu) {
   TfliteBuilder b;
   const int x = b.tensor(q16({1, 6, 6, 4}, "x", 0.0005f));
@@ -191,7 +237,7 @@ TEST(TfliteInt16, ConvWithAFusedRelu) {
   b.op({3, {x, w, bias}, {y}, tfl::BuiltinOptions::Conv2DOptions, conv_options(0, 1, 1, 1)});
   b.inputs = {x};
   b.outputs = {y};
-  expect_equal_to_tflite(b.build(), {1, 6, 6, 4});
+  expect_equal_to_tflite(b.build(), {1, 6, 6, 4}, 0, 1);
 }
 
 TEST(TfliteInt16, AveragePoolSameStrided) {

@@ -127,12 +127,18 @@ TEST_P(SeanetCase, EqualsTflmGolden) {
   FLOE_REQUIRE_CORPUS(dir + name + ".tflite");
   const std::vector<int64_t> golden = read_int_csv(corpus_path(dir + name + "_golden_int16.csv"));
   ASSERT_FALSE(golden.empty());
-  for (const char* target : {"host", "reference", "cortex-m4"}) {
+  for (const char* target : {"host", "reference", "cortex-m4", "cortex-m55"}) {
     SCOPED_TRACE(target);
     conv::ConvertOptions options;
     options.graph_path = corpus_path(dir + name + ".tflite");
     options.target = target;
     const conv::ConvertResult r = conv::convert(options);
+    if (op == "conv" && std::string(target).rfind("cortex-m", 0) == 0) {
+      // The int16x8 Cortex-M convolution (here in its portable form).
+      for (const schema::Operator* o : *schema::GetModel(r.model.data())->operators()) {
+        EXPECT_EQ(o->cortexm_kernel(), schema::CortexMKernel::S16_IM2COL_GEMM) << name;
+      }
+    }
     std::map<std::string, HostTensor> feeds;
     const std::vector<ModelInput> inputs = inputs_of(r.model);
     for (size_t k = 0; k < inputs.size(); ++k) {
