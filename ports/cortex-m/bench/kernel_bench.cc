@@ -8,11 +8,16 @@
 // (MobileNetV1-0.25) through the int8 Cortex-M kernels (conv2d_s8 over
 // s8_gemm, s8_depthwise) as the CORTEX_M backend runs it; "op=s8_list"
 // prints the layer names for bench.cmake.
+// int16x8: "op=s16_<layer>_<cortexm|reference>" runs one CONV_2D of TFLM's
+// SEANet integration tests through conv2d_s16 (the CORTEX_M backend's
+// S16_IM2COL_GEMM, as the converter plans it) or the reference kernel;
+// "op=s16_list" prints the layer names.
 #include <stdint.h>
 
 #include "runtime/kernels/cortexm/conv2d.h"
 #include "runtime/kernels/cortexm/depthwise_conv2d.h"
 #include "runtime/kernels/cortexm/matmul.h"
+#include "runtime/kernels/cortexm/s16_microkernels.h"
 #include "runtime/kernels/cortexm/s8_microkernels.h"
 #include "runtime/kernels/reference/conv2d.h"
 #include "runtime/kernels/reference/depthwise_conv2d.h"
@@ -150,6 +155,81 @@ uint32_t run_s8_layer(const S8Layer& l, uint32_t reps) {
   return static_cast<uint32_t>(rows * l.out_c * k);
 }
 
+// ---- int16x8 layers ------------------------------------------------------------
+struct S16Layer {
+  const char* name;
+  int16_t in_h, in_w, in_c, out_c, k_h, k_w, stride_h, stride_w, out_h, out_w;
+};
+
+// The eight CONV_2D layers of ../shared/corpus/tflm/integration_tests/seanet/conv
+// (conv0..conv7: VALID padding, the .tflite files give the shapes).
+constexpr S16Layer kS16Layers[] = {
+    {"seanet_conv0_7x7", 8, 166, 2, 8, 7, 7, 1, 1, 2, 160},
+    {"seanet_conv1_3x3", 4, 162, 8, 8, 3, 3, 1, 1, 2, 160},
+    {"seanet_conv2_3x4_s2", 4, 162, 8, 16, 3, 4, 1, 2, 2, 80},
+    {"seanet_conv3_3x3", 4, 82, 16, 16, 3, 3, 1, 1, 2, 80},
+    {"seanet_conv4_4x4_s2", 4, 82, 16, 32, 4, 4, 2, 2, 1, 40},
+    {"seanet_conv5_3x3", 3, 42, 32, 32, 3, 3, 1, 1, 1, 40},
+    {"seanet_conv6_3x4_s2", 3, 42, 32, 32, 3, 4, 1, 2, 1, 20},
+    {"seanet_conv7_3x3", 3, 22, 32, 32, 3, 3, 1, 1, 1, 20},
+};
+
+int16_t g_s16_input[8 * 166 * 2 > 4 * 162 * 8 ? 8 * 166 * 2 : 4 * 162 * 8];
+int16_t g_s16_output[2 * 160 * 16];
+int16_t g_s16_scratch[1024];
+int8_t g_s16_filter[32 * 3 * 4 * 32];
+int64_t g_s16_bias[32], g_s16_offset[32];
+int32_t g_s16_mult[32], g_s16_shift[32], g_s16_q15[32], g_s16_right[32];
+
+// Runs layer `l` reps times on the Cortex-M kernel or the reference; returns its MACs.
+uint32_t run_s16_layer(const S16Layer& l, bool cortexm, uint32_t reps) {
+  for (uint32_t i = 0; i < sizeof g_s16_input / sizeof g_s16_input[0]; ++i) {
+    g_s16_input[i] = static_cast<int16_t>((i * 7919u) % 65536u - 32768u);
+  }
+  for (uint32_t i = 0; i < sizeof g_s16_filter; ++i) g_s16_filter[i] = static_cast<int8_t>((i * 37u) % 251u);
+  for (int i = 0; i < 32; ++i) {
+    g_s16_bias[i] = (i * 977) % 20001 - 10000;
+    g_s16_mult[i] = 1518500250 + i * 1000;
+    g_s16_shift[i] = -7 - i % 2;
+    floe::cortexm::s16_channel_requantization(g_s16_bias[i], g_s16_mult[i], g_s16_shift[i], &g_s16_offset[i],
+                                              &g_s16_q15[i], &g_s16_right[i]);
+  }
+  const int32_t k = l.k_h * l.k_w * l.in_c;
+  const uint32_t macs = static_cast<uint32_t>(l.out_h * l.out_w * l.out_c * k);
+  if (!cortexm) {
+    const int32_t in_dims[4] = {1, l.in_h, l.in_w, l.in_c}, f_dims[4] = {l.k_h, l.k_w, l.in_c, l.out_c};
+    const int32_t o_dims[4] = {1, l.out_h, l.out_w, l.out_c}, b_dims[1] = {l.out_c};
+    const floe::ref::Conv2DS8Params params = {l.stride_h, l.stride_w, 1, 1, 0, 0, 0, 0, 0, 0, -32768, 32767};
+    for (uint32_t r = 0; r < reps; ++r) {
+      floe::ref::conv2d_s16(params, {{g_s16_input, {in_dims, 4}}, {g_s16_filter, {f_dims, 4}},
+                                     {g_s16_bias, {b_dims, 1}}, g_s16_mult, g_s16_shift, {g_s16_output, {o_dims, 4}}});
+    }
+    return macs;
+  }
+  floe::cortexm::Conv2DS16Plan p{};
+  p.batches = 1;
+  p.in_h = l.in_h;
+  p.in_w = l.in_w;
+  p.in_c = l.in_c;
+  p.out_h = l.out_h;
+  p.out_w = l.out_w;
+  p.out_c = l.out_c;
+  p.k_size = k;
+  p.k_h = l.k_h;
+  p.k_w = l.k_w;
+  p.stride_h = l.stride_h;
+  p.stride_w = l.stride_w;
+  p.dil_h = p.dil_w = 1;
+  p.act_min = -32768;
+  p.act_max = 32767;
+  p.chunk_rows = floe::cortexm::s16_im2col_rows(k, l.out_h * l.out_w);  // as the converter sizes it
+  const floe::cortexm::S16Requant rq = {g_s16_offset, g_s16_q15, g_s16_right, -32768, 32767};
+  for (uint32_t r = 0; r < reps; ++r) {
+    floe::cortexm::conv2d_s16(p, g_s16_input, g_s16_filter, rq, g_s16_scratch, g_s16_output);
+  }
+  return macs;
+}
+
 constexpr uint32_t kPool = 24576;
 float g_pool[kPool];  // every operand of the chosen kernel, carved in order
 
@@ -206,7 +286,9 @@ int main() {
     for (; *r >= '0' && *r <= '9'; ++r) reps = reps * 10 + static_cast<uint32_t>(*r - '0');
   }
   if (op == nullptr) {
-    floe::platform::log("usage: op=<matmul|conv2d|depthwise>_<reference|cortexm> reps=N, op=s8_<layer>, op=s8_list\n");
+    floe::platform::log(
+        "usage: op=<matmul|conv2d|depthwise>_<reference|cortexm> reps=N, op=s8_<layer>, op=s8_list, "
+        "op=s16_<layer>_<cortexm|reference>, op=s16_list\n");
     return 0;
   }
   if (starts(op, "s8_list")) {
@@ -216,6 +298,29 @@ int main() {
       floe::platform::log("\n");
     }
     return 0;
+  }
+  if (starts(op, "s16_list")) {
+    for (const S16Layer& l : kS16Layers) {
+      floe::platform::log("layer ");
+      floe::platform::log(l.name);
+      floe::platform::log("\n");
+    }
+    return 0;
+  }
+  if (starts(op, "s16_")) {
+    // "s16_<layer>_cortexm" or "s16_<layer>_reference"
+    for (const S16Layer& l : kS16Layers) {
+      const char* rest = op + 4;
+      const char* n = l.name;
+      while (*n != '\0' && *rest == *n) ++rest, ++n;
+      if (*n != '\0' || *rest != '_') continue;
+      ++rest;
+      if (!same(rest, "cortexm") && !same(rest, "reference")) break;
+      print_number("macs: ", run_s16_layer(l, same(rest, "cortexm"), reps));
+      return 0;
+    }
+    floe::platform::log("unknown int16 layer\n");
+    return 2;
   }
   if (starts(op, "s8_")) {
     for (const S8Layer& l : kS8Layers) {
