@@ -184,42 +184,61 @@ void depthwise_as_conv2d(LoweredOp& op) {
   op.options.Set(std::move(c));
 }
 
-bool s8_conv2d(LoweredModel* model, LoweredOp& op, bool short_ok) {
-  const Value& filter = value(*model, op.inputs[1]);
-  const Value& input = value(*model, op.inputs[0]);
-  const Value& output = value(*model, op.outputs[0]);
+// A groups-1 CONV2D's filter re-laid OHWI ([out_c][kh][kw][in_c]: output
+// channel c's window is one contiguous GEMM row), with its quantization on
+// axis 0, and whether the op is a 1x1, stride-1, unpadded convolution (a
+// GEMM on the input pixels). False when the kernels' 16-bit plan fields or
+// 2^16-column rows cannot hold the window, or the convolution is grouped.
+struct OhwiFilter {
+  std::string name;  // the original filter's
+  int64_t k_h, k_w, in_c, out_c, k;
+  std::vector<int8_t> weights;
+  Quantization quantization;
+  bool pointwise;
+};
+
+bool ohwi_filter(const LoweredModel& model, const LoweredOp& op, OhwiFilter* f) {
+  const Value& filter = value(model, op.inputs[1]);
+  const Value& input = value(model, op.inputs[0]);
+  const Value& output = value(model, op.outputs[0]);
   if (filter.shape.size() != 4 || input.shape.size() != 4 || output.shape.size() != 4) return false;
-  const int64_t k_h = filter.shape[0], k_w = filter.shape[1], in_c = filter.shape[2], out_c = filter.shape[3];
-  if (in_c != input.shape[3]) return false;  // grouped: the reference kernel
+  f->k_h = filter.shape[0], f->k_w = filter.shape[1], f->in_c = filter.shape[2], f->out_c = filter.shape[3];
+  if (f->in_c != input.shape[3]) return false;  // grouped: the reference kernel
   const auto* o = op.options.AsConv2DOptions();
-  const int64_t k = k_h * k_w * in_c;
-  if (o == nullptr || k <= 0 || out_c <= 0 || k > (int64_t{1} << 16)) return false;
-  if (!fit_int16({k_h, k_w, o->stride_h, o->stride_w, o->dilation_h, o->dilation_w, o->pad_top, o->pad_left})) {
+  f->k = f->k_h * f->k_w * f->in_c;
+  if (o == nullptr || f->k <= 0 || f->out_c <= 0 || f->k > (int64_t{1} << 16)) return false;
+  if (!fit_int16({f->k_h, f->k_w, o->stride_h, o->stride_w, o->dilation_h, o->dilation_w, o->pad_top, o->pad_left})) {
     return false;
   }
-  // HWIO -> OHWI: output channel c's window is one contiguous GEMM row.
-  std::vector<int8_t> ohwi(static_cast<size_t>(out_c * k));
+  f->weights.resize(static_cast<size_t>(f->out_c * f->k));
   const int8_t* hwio = filter.constant->as<int8_t>();
-  for (int64_t t = 0; t < k; ++t) {
-    for (int64_t c = 0; c < out_c; ++c) ohwi[static_cast<size_t>(c * k + t)] = hwio[t * out_c + c];
+  for (int64_t t = 0; t < f->k; ++t) {
+    for (int64_t c = 0; c < f->out_c; ++c) f->weights[static_cast<size_t>(c * f->k + t)] = hwio[t * f->out_c + c];
   }
-  Quantization q = filter.quantization;
-  if (q.scale.size() > 1) q.dimension = 0;
-  const std::string filter_name = filter.name;
-  const std::string name = filter_name + "/ohwi";
-  const std::vector<int64_t> shape = {out_c, k_h, k_w, in_c};
+  f->name = filter.name;
+  f->quantization = filter.quantization;
+  if (f->quantization.scale.size() > 1) f->quantization.dimension = 0;
+  f->pointwise = f->k_h == 1 && f->k_w == 1 && o->stride_h == 1 && o->stride_w == 1 && o->pad_top == 0 &&
+                 o->pad_left == 0 && output.shape[1] == input.shape[1] && output.shape[2] == input.shape[2];
+  return true;
+}
+
+bool s8_conv2d(LoweredModel* model, LoweredOp& op, bool short_ok) {
+  OhwiFilter f;
+  if (!ohwi_filter(*model, op, &f)) return false;
+  const int64_t out_c = f.out_c, k = f.k;
+  std::vector<int8_t>& ohwi = f.weights;
+  const std::string& filter_name = f.name;
   fold_bias(model, op, ohwi.data(), static_cast<size_t>(out_c), static_cast<size_t>(k));
   per_channel_requantization(model, op, static_cast<size_t>(out_c));
   // The GEMM multiplies raw int8 rows (the offset is in the folded bias).
   const bool short_path =
       short_ok && short_requantization(model, op, abs_row_sums(ohwi.data(), static_cast<size_t>(out_c),
                                                                static_cast<size_t>(k)), 128);
-  op.inputs[1] = add_constant(model, name, DType::kInt8, shape, ohwi.data(), ohwi.size(), std::move(q));
+  op.inputs[1] = add_constant(model, filter_name + "/ohwi", DType::kInt8, {out_c, f.k_h, f.k_w, f.in_c}, ohwi.data(),
+                              ohwi.size(), std::move(f.quantization));
 
-  const Value& in = value(*model, op.inputs[0]);
-  const Value& out = value(*model, op.outputs[0]);
-  const bool direct = k_h == 1 && k_w == 1 && o->stride_h == 1 && o->stride_w == 1 && o->pad_top == 0 &&
-                      o->pad_left == 0 && out.shape[1] == in.shape[1] && out.shape[2] == in.shape[2];
+  const bool direct = f.pointwise;
   if (direct && short_path && out_c % 2 == 0 && k % 8 == 0 && k <= cortexm::kPackedGemmMaxK) {
     // The M4/M33 1x1 kernel's own filter: channel pairs widened, with their
     // requantization constants (s8_microkernels.h, s8_pack_gemm_pair).
@@ -244,7 +263,8 @@ bool s8_conv2d(LoweredModel* model, LoweredOp& op, bool short_ok) {
     op.cortexm_kernel = short_path ? schema::CortexMKernel::S8_GEMM_SHORT_REQUANT : schema::CortexMKernel::S8_GEMM;
     return true;
   }
-  const int64_t rows = out.shape[0] * out.shape[1] * out.shape[2];
+  const std::vector<int64_t>& out_shape = value(*model, op.outputs[0]).shape;
+  const int64_t rows = out_shape[0] * out_shape[1] * out_shape[2];
   const int64_t chunk = std::min(rows, std::max<int64_t>(2, kIm2colScratchBytes / k / 2 * 2));
   Value scratch;
   scratch.name = op.node_name + "/im2col";
@@ -394,42 +414,23 @@ void s16_requantization(LoweredModel* model, LoweredOp& op, size_t channels) {
 }
 
 bool s16_conv2d(LoweredModel* model, LoweredOp& op) {
-  // Copies: values grow below (references into model->values would dangle).
-  const Value filter = value(*model, op.inputs[1]);
-  const std::vector<int64_t> in_shape = value(*model, op.inputs[0]).shape;
-  const std::vector<int64_t> out_shape = value(*model, op.outputs[0]).shape;
-  if (filter.shape.size() != 4 || in_shape.size() != 4 || out_shape.size() != 4) return false;
-  const int64_t k_h = filter.shape[0], k_w = filter.shape[1], in_c = filter.shape[2], out_c = filter.shape[3];
-  if (in_c != in_shape[3]) return false;  // grouped: the reference kernel
-  const auto* o = op.options.AsConv2DOptions();
-  const int64_t k = k_h * k_w * in_c;
-  if (o == nullptr || k <= 0 || out_c <= 0 || k > (int64_t{1} << 16)) return false;
-  if (!fit_int16({k_h, k_w, o->stride_h, o->stride_w, o->dilation_h, o->dilation_w, o->pad_top, o->pad_left})) {
-    return false;
-  }
-  std::vector<int8_t> ohwi(static_cast<size_t>(out_c * k));
-  const int8_t* hwio = filter.constant->as<int8_t>();
-  for (int64_t t = 0; t < k; ++t) {
-    for (int64_t c = 0; c < out_c; ++c) ohwi[static_cast<size_t>(c * k + t)] = hwio[t * out_c + c];
-  }
-  Quantization q = filter.quantization;
-  if (q.scale.size() > 1) q.dimension = 0;
-  s16_requantization(model, op, static_cast<size_t>(out_c));
-  op.inputs[1] = add_constant(model, filter.name + "/ohwi", DType::kInt8, {out_c, k_h, k_w, in_c}, ohwi.data(),
-                              ohwi.size(), std::move(q));
-  const bool direct = k_h == 1 && k_w == 1 && o->stride_h == 1 && o->stride_w == 1 && o->pad_top == 0 &&
-                      o->pad_left == 0 && out_shape[1] == in_shape[1] && out_shape[2] == in_shape[2];
-  if (direct) {
+  OhwiFilter f;
+  if (!ohwi_filter(*model, op, &f)) return false;
+  const std::vector<int64_t>& out_shape = value(*model, op.outputs[0]).shape;
+  const int64_t rows = out_shape[1] * out_shape[2];  // per image: the kernel's chunks do not span images
+  if (rows > INT32_MAX) return false;
+  s16_requantization(model, op, static_cast<size_t>(f.out_c));
+  op.inputs[1] = add_constant(model, f.name + "/ohwi", DType::kInt8, {f.out_c, f.k_h, f.k_w, f.in_c},
+                              f.weights.data(), f.weights.size(), std::move(f.quantization));
+  if (f.pointwise) {
     op.cortexm_kernel = schema::CortexMKernel::S16_GEMM;
     return true;
   }
-  const int64_t rows = out_shape[1] * out_shape[2];  // per image: the kernel's chunks do not span images
-  if (rows > INT32_MAX) return false;
-  const int64_t chunk = cortexm::s16_im2col_rows(static_cast<int32_t>(k), static_cast<int32_t>(rows));
+  const int64_t chunk = cortexm::s16_im2col_rows(static_cast<int32_t>(f.k), static_cast<int32_t>(rows));
   Value scratch;
   scratch.name = op.node_name + "/im2col";
   scratch.dtype = DType::kInt16;
-  scratch.shape = {chunk, k};
+  scratch.shape = {chunk, f.k};
   op.outputs.push_back(model->add_value(std::move(scratch)));
   op.cortexm_kernel = schema::CortexMKernel::S16_IM2COL_GEMM;
   return true;

@@ -12,7 +12,7 @@
 #include "runtime/kernels/reference/conv2d.h"
 #include "runtime/kernels/reference/depthwise_conv2d.h"
 #include "runtime/kernels/reference/matmul.h"
-#include "tests/cortexm/diff_text.h"
+#include "tests/cortexm/diff_support.h"
 
 namespace floe::testing {
 namespace {
@@ -23,13 +23,7 @@ int8_t g_filter[kMaxFilter], g_relaid[kMaxFilter];
 int64_t g_bias[kMaxChannels], g_offset[kMaxChannels];
 int32_t g_mult[kMaxChannels], g_shift[kMaxChannels], g_q15[kMaxChannels], g_right[kMaxChannels];
 
-struct Random {
-  uint32_t state;
-  uint32_t next() { return state = state * 1664525u + 1013904223u; }
-  int32_t range(int32_t lo, int32_t hi) {
-    return lo + static_cast<int32_t>((next() >> 4) % static_cast<uint32_t>(hi - lo + 1));
-  }
-};
+using Random = DiffRandom;
 
 // Half the cases take values at the ends of the range only: the products'
 // extremes (-32768 * -128 = 2^22) summed over every column.
@@ -73,16 +67,7 @@ struct Checker {
   S16DiffLog log;
   uint32_t seed;
   void compare(const char* kernel, int case_index, size_t n) {
-    for (size_t k = 0; k < n; ++k) {
-      if (g_ref[k] != g_opt[k]) {
-        ++report->failures;
-        Text t;
-        t.s("MISMATCH seed ").i(seed).s(" ").s(kernel).s(" case ").i(case_index).s(" out[").i(static_cast<int64_t>(k))
-            .s("] ref ").i(g_ref[k]).s(" opt ").i(g_opt[k]);
-        log(t.buffer);
-        return;
-      }
-    }
+    if (!same_outputs(g_ref, g_opt, n, seed, kernel, case_index, log)) ++report->failures;
   }
 };
 

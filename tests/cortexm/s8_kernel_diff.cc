@@ -3,7 +3,7 @@
 // converter would write for the Cortex-M kernel from the reference operands
 // (OHWI filter, bias minus zero_point * sum(weights)) and compares outputs.
 #include "tests/cortexm/s8_kernel_diff.h"
-#include "tests/cortexm/diff_text.h"
+#include "tests/cortexm/diff_support.h"
 
 #include <stddef.h>
 
@@ -24,13 +24,7 @@ int8_t g_in[kMaxIn], g_filter[kMaxFilter], g_relaid[kMaxFilter], g_scratch[kMaxS
 int8_t g_ref[kMaxOut], g_opt[kMaxOut];
 int32_t g_bias[kMaxChannels], g_folded[kMaxChannels], g_mult[kMaxChannels], g_shift[kMaxChannels];
 
-struct Random {
-  uint32_t state;
-  uint32_t next() { return state = state * 1664525u + 1013904223u; }
-  int32_t range(int32_t lo, int32_t hi) {
-    return lo + static_cast<int32_t>((next() >> 4) % static_cast<uint32_t>(hi - lo + 1));
-  }
-};
+using Random = DiffRandom;
 
 // Quantization of one case: zero points at and between the int8 extremes,
 // Q31 multipliers in [2^30, 2^31) with shifts from -20 to +4, clamp ranges
@@ -81,16 +75,7 @@ struct Checker {
   S8DiffLog log;
   uint32_t seed;
   void compare(const char* kernel, int case_index, size_t n) {
-    for (size_t k = 0; k < n; ++k) {
-      if (g_ref[k] != g_opt[k]) {
-        ++report->failures;
-        Text t;
-        t.s("MISMATCH seed ").i(seed).s(" ").s(kernel).s(" case ").i(case_index).s(" out[").i(static_cast<int64_t>(k))
-            .s("] ref ").i(g_ref[k]).s(" opt ").i(g_opt[k]);
-        log(t.buffer);
-        return;
-      }
-    }
+    if (!same_outputs(g_ref, g_opt, n, seed, kernel, case_index, log)) ++report->failures;
   }
 };
 

@@ -12,6 +12,7 @@
 #include "runtime/kernels/common/op_adapter.h"
 #include "runtime/kernels/common/window.h"
 #include "runtime/kernels/cortexm/conv2d.h"
+#include "runtime/kernels/cortexm/conv_geometry.h"
 #include "runtime/kernels/cortexm/s16_adapter.h"
 
 // The converter re-laid the filter OHWI (s16_gemm's [n][k] rows); the input
@@ -98,8 +99,6 @@ void conv2d_s16(const Conv2DS16Plan& p, const int16_t* input, const int8_t* filt
 namespace floe::ops {
 namespace {
 
-bool fits_int16(int32_t v) { return v >= -32768 && v <= 32767; }
-
 Status eval_conv2d_s16_gemm(const PreparedOp& ctx) {
   const cortexm::Conv2DS16Plan& p = ctx.params_as<cortexm::Conv2DS16Plan>();
   cortexm::s16_gemm(static_cast<const int16_t*>(ctx.operands[0].data), p.in_c, p.batches * p.in_h * p.in_w,
@@ -138,36 +137,9 @@ const char* prepare_conv2d_s16_cortexm(const OpContext& ctx) {
   if (filter.dims[3] != input.dims[3] || output.dims[3] != out_c || output.dims[0] != input.dims[0]) {
     return FLOE_MSG("int16 conv2d channel or batch dimensions disagree");
   }
-  const auto* o = ctx.op->options_as_Conv2DOptions();
-  if (const char* err = check_window(o->stride_h(), o->stride_w(), o->dilation_h(), o->dilation_w(),
-                                     o->pad_top(), o->pad_left())) {
-    return err;
-  }
-  for (int32_t v : {o->stride_h(), o->stride_w(), o->dilation_h(), o->dilation_w(), o->pad_top(), o->pad_left(),
-                    filter.dims[1], filter.dims[2]}) {
-    if (!fits_int16(v)) return FLOE_MSG("int16 conv2d: window beyond the Cortex-M kernel's range");
-  }
-  const int64_t k_size = int64_t{filter.dims[1]} * filter.dims[2] * filter.dims[3];
-  if (k_size > (int64_t{1} << 16)) return FLOE_MSG("int16 conv2d: window beyond the Cortex-M kernel's range");
-  p.batches = input.dims[0];
-  p.in_h = input.dims[1];
-  p.in_w = input.dims[2];
-  p.in_c = input.dims[3];
-  p.out_h = output.dims[1];
-  p.out_w = output.dims[2];
-  p.out_c = out_c;
-  p.k_size = static_cast<int32_t>(k_size);
-  p.k_h = static_cast<int16_t>(filter.dims[1]);
-  p.k_w = static_cast<int16_t>(filter.dims[2]);
-  p.stride_h = static_cast<int16_t>(o->stride_h());
-  p.stride_w = static_cast<int16_t>(o->stride_w());
-  p.dil_h = static_cast<int16_t>(o->dilation_h());
-  p.dil_w = static_cast<int16_t>(o->dilation_w());
-  p.pad_top = static_cast<int16_t>(o->pad_top());
-  p.pad_left = static_cast<int16_t>(o->pad_left());
+  if (const char* err = cortexm::plan_conv_geometry(ctx, input, filter, output, &p)) return err;
   if (!im2col) {
-    if (p.k_h != 1 || p.k_w != 1 || p.stride_h != 1 || p.stride_w != 1 || p.pad_top != 0 || p.pad_left != 0 ||
-        p.out_h != p.in_h || p.out_w != p.in_w) {
+    if (!cortexm::is_pointwise(p)) {
       return FLOE_MSG("int16 conv2d: the direct GEMM needs a 1x1, stride-1, unpadded convolution");
     }
     ctx.params<cortexm::Conv2DS16Plan>() = p;
