@@ -391,7 +391,9 @@ bool all_s16(const LoweredModel& model, const LoweredOp& op) {
 // Inputs 2, 3, 4 as the kernels take them, [channels] each: S16Requant's
 // offsets (the int64 bias, zeros when absent, folded in), multipliers and
 // right shifts.
-void s16_requantization(LoweredModel* model, LoweredOp& op, size_t channels) {
+// False (the op unchanged) when the arrays are not [channels] (or [1] for a
+// per-tensor multiplier and shift).
+bool s16_requantization(LoweredModel* model, LoweredOp& op, size_t channels) {
   std::vector<int64_t> bias(channels, 0);
   if (op.inputs[2] >= 0) {
     const HostTensor& t = *value(*model, op.inputs[2]).constant;
@@ -399,6 +401,10 @@ void s16_requantization(LoweredModel* model, LoweredOp& op, size_t channels) {
   }
   std::vector<int32_t> multiplier = int32_data(*model, op.inputs[3], channels);
   std::vector<int32_t> shift = int32_data(*model, op.inputs[4], channels);
+  if (bias.size() != channels || (multiplier.size() != channels && multiplier.size() != 1) ||
+      shift.size() != multiplier.size()) {
+    return false;
+  }
   if (multiplier.size() != channels) multiplier.assign(channels, multiplier.empty() ? 0 : multiplier[0]);
   if (shift.size() != channels) shift.assign(channels, shift.empty() ? 0 : shift[0]);
   for (size_t c = 0; c < channels; ++c) {
@@ -411,6 +417,7 @@ void s16_requantization(LoweredModel* model, LoweredOp& op, size_t channels) {
                               multiplier.size() * sizeof(int32_t));
   op.inputs[4] = add_constant(model, op.node_name + "/right_shift", DType::kInt32, {n}, shift.data(),
                               shift.size() * sizeof(int32_t));
+  return true;
 }
 
 bool s16_conv2d(LoweredModel* model, LoweredOp& op) {
@@ -419,7 +426,7 @@ bool s16_conv2d(LoweredModel* model, LoweredOp& op) {
   const std::vector<int64_t>& out_shape = value(*model, op.outputs[0]).shape;
   const int64_t rows = out_shape[1] * out_shape[2];  // per image: the kernel's chunks do not span images
   if (rows > INT32_MAX) return false;
-  s16_requantization(model, op, static_cast<size_t>(f.out_c));
+  if (!s16_requantization(model, op, static_cast<size_t>(f.out_c))) return false;
   op.inputs[1] = add_constant(model, f.name + "/ohwi", DType::kInt8, {f.out_c, f.k_h, f.k_w, f.in_c},
                               f.weights.data(), f.weights.size(), std::move(f.quantization));
   if (f.pointwise) {
@@ -441,7 +448,7 @@ bool s16_fully_connected(LoweredModel* model, LoweredOp& op) {
   const Value& a = value(*model, op.inputs[0]);
   const Value& w = value(*model, op.inputs[1]);
   if (o == nullptr || o->transpose_a || !o->transpose_b || a.shape.size() != 2 || w.shape.size() != 2) return false;
-  s16_requantization(model, op, static_cast<size_t>(value(*model, op.inputs[1]).shape[0]));
+  if (!s16_requantization(model, op, static_cast<size_t>(value(*model, op.inputs[1]).shape[0]))) return false;
   op.cortexm_kernel = schema::CortexMKernel::S16_GEMM;
   return true;
 }
@@ -463,7 +470,7 @@ bool s16_depthwise(LoweredModel* model, LoweredOp& op) {
                                        static_cast<int32_t>(channels))) {
     return false;  // 32-bit sums could overflow: the reference's 64-bit ones
   }
-  s16_requantization(model, op, static_cast<size_t>(channels));
+  if (!s16_requantization(model, op, static_cast<size_t>(channels))) return false;
   op.cortexm_kernel = schema::CortexMKernel::S16_DEPTHWISE;
   return true;
 }
