@@ -12,6 +12,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
+#include <cstring>
 #include <fstream>
 #include <map>
 #include <sstream>
@@ -19,6 +20,7 @@
 #include <vector>
 
 #include "converter/ir/graph.h"
+#include "converter/pipeline/convert.h"
 #include "runtime/tools/npy.h"
 #include "tests/converter/tf_graph_text.h"
 #include "tests/support/corpus.h"
@@ -189,6 +191,68 @@ inline std::vector<std::vector<float>> run_tflite(const std::string& bytes, cons
     out.emplace_back(f, f + a.data.size() / 4);
   }
   return out;
+}
+
+// Element i of an int8, int16, int32 or float32 tensor, as a double (exact).
+inline double element_of(const HostTensor& t, size_t i) {
+  switch (t.dtype) {
+    case DType::kInt8:
+      return static_cast<int8_t>(t.data[i]);
+    case DType::kInt16: {
+      int16_t v;
+      std::memcpy(&v, &t.data[i * 2], 2);
+      return v;
+    }
+    case DType::kInt32: {
+      int32_t v;
+      std::memcpy(&v, &t.data[i * 4], 4);
+      return v;
+    }
+    default: {
+      float v;
+      std::memcpy(&v, &t.data[i * 4], 4);
+      return v;
+    }
+  }
+}
+
+// A one-input, one-output .tflite model converted for each of `targets`
+// equals TensorFlow Lite 2.9 on 20 seeded values of input "x" (`input(seed)`,
+// seeds 1..20; the oracle runs once per input): every element within
+// `tolerance` (0: equal). `check_model(target, model)`, when given, looks at
+// each converted model first. The caller skips without the oracle
+// (REQUIRE_TFLITE_ORACLE).
+template <typename MakeInput, typename CheckModel>
+void expect_converted_like_tflite(const std::string& bytes, const std::vector<std::string>& targets,
+                                  MakeInput input, double tolerance, CheckModel check_model) {
+  const std::string path = make_temp_dir() + "/m.tflite";
+  std::ofstream(path, std::ios::binary) << bytes;
+  std::vector<std::vector<uint8_t>> models;
+  for (const std::string& target : targets) {
+    conv::ConvertOptions options;
+    options.graph_path = path;
+    options.target = target;
+    models.push_back(conv::convert(options).model);
+    check_model(target, models.back());
+  }
+  for (uint32_t seed = 1; seed <= 20; ++seed) {
+    const HostTensor x = input(seed);
+    const std::vector<std::vector<float>> want = run_tflite(bytes, {x}, 1);
+    ASSERT_EQ(want.size(), 1u);
+    for (size_t t = 0; t < targets.size(); ++t) {
+      const std::vector<HostTensor> got = run_model(models[t], {{"x", x}});
+      ASSERT_EQ(got.size(), 1u);
+      const size_t n = got[0].data.size() / dtype_size(got[0].dtype);
+      ASSERT_EQ(n, want[0].size());
+      size_t differing = 0;
+      for (size_t i = 0; i < n; ++i) {
+        differing += std::fabs(element_of(got[0], i) - static_cast<double>(want[0][i])) > tolerance;
+      }
+      EXPECT_EQ(differing, 0u) << targets[t] << " seed " << seed << ": " << differing << " of " << n
+                               << " differ (first: floe " << element_of(got[0], 0) << ", TFLite " << want[0][0]
+                               << ")";
+    }
+  }
 }
 
 // TensorFlow Lite 2.9 fed `inputs` (values of input 0) in streams of

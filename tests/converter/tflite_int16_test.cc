@@ -94,38 +94,12 @@ size_t s16_cortexm_ops(const std::vector<uint8_t>& model) {
 void expect_equal_to_tflite(const std::string& bytes, const std::vector<int64_t>& input_shape, int tolerance = 0,
                             size_t cortexm_ops = 0) {
   REQUIRE_TFLITE_ORACLE();
-  const std::string path = make_temp_dir() + "/m.tflite";
-  std::ofstream(path, std::ios::binary) << bytes;
-  const std::vector<std::string> targets = {"host", "reference", "cortex-m4", "cortex-m55"};
-  std::vector<std::vector<uint8_t>> models;
-  for (const std::string& target : targets) {
-    conv::ConvertOptions options;
-    options.graph_path = path;
-    options.target = target;
-    models.push_back(conv::convert(options).model);
-    if (target.rfind("cortex-m", 0) == 0) EXPECT_EQ(s16_cortexm_ops(models.back()), cortexm_ops) << target;
-  }
-  for (uint32_t seed = 1; seed <= 20; ++seed) {
-    const HostTensor x = random_int16(input_shape, seed);
-    const std::vector<std::vector<float>> want = run_tflite(bytes, {x}, 1);
-    ASSERT_EQ(want.size(), 1u);
-    for (size_t t = 0; t < targets.size(); ++t) {
-      const std::vector<HostTensor> got = run_model(models[t], {{"x", x}});
-      ASSERT_EQ(got.size(), 1u);
-      ASSERT_EQ(got[0].dtype, DType::kInt16);
-      ASSERT_EQ(got[0].data.size(), want[0].size() * 2);
-      size_t differing = 0;
-      for (size_t i = 0; i < want[0].size(); ++i) {
-        int16_t v;
-        std::memcpy(&v, &got[0].data[i * 2], 2);
-        differing += std::fabs(static_cast<float>(v) - want[0][i]) > static_cast<float>(tolerance);
-      }
-      int16_t first = 0;
-      std::memcpy(&first, got[0].data.data(), 2);
-      EXPECT_EQ(differing, 0u) << targets[t] << " seed " << seed << ": " << differing << " of " << want[0].size()
-                               << " (first: floe " << first << ", TFLite " << want[0][0] << ")";
-    }
-  }
+  expect_converted_like_tflite(
+      bytes, {"host", "reference", "cortex-m4", "cortex-m55"},
+      [&](uint32_t seed) { return random_int16(input_shape, seed); }, static_cast<double>(tolerance),
+      [&](const std::string& target, const std::vector<uint8_t>& model) {
+        if (target.rfind("cortex-m", 0) == 0) EXPECT_EQ(s16_cortexm_ops(model), cortexm_ops) << target;
+      });
 }
 
 TEST(TfliteInt16, DepthwisePerChannelStrided) {

@@ -10,7 +10,6 @@
 
 #include <cstdint>
 #include <cstring>
-#include <fstream>
 
 #include "converter/pipeline/convert.h"
 #include "tests/converter/tfjs_oracle.h"
@@ -43,47 +42,13 @@ HostTensor seeded(DType dtype, const std::vector<int64_t>& shape, uint32_t seed)
   return t;
 }
 
-double element(const HostTensor& t, size_t i) {
-  switch (t.dtype) {
-    case DType::kInt8: return static_cast<int8_t>(t.data[i]);
-    case DType::kInt32: {
-      int32_t v;
-      std::memcpy(&v, &t.data[i * 4], 4);
-      return v;
-    }
-    default: {
-      float v;
-      std::memcpy(&v, &t.data[i * 4], 4);
-      return v;
-    }
-  }
-}
-
 // floe (host and reference targets) equal to TFLite 2.9 on 20 seeded values
 // of input "x" (the model's only input).
 void expect_equal_to_tflite(const std::string& bytes, DType dtype, const std::vector<int64_t>& input_shape) {
   REQUIRE_TFLITE_ORACLE();
-  const std::string path = make_temp_dir() + "/m.tflite";
-  std::ofstream(path, std::ios::binary) << bytes;
-  for (const char* target : {"host", "reference"}) {
-    conv::ConvertOptions options;
-    options.graph_path = path;
-    options.target = target;
-    const conv::ConvertResult r = conv::convert(options);
-    for (uint32_t seed = 1; seed <= 20; ++seed) {
-      const HostTensor x = seeded(dtype, input_shape, seed);
-      const std::vector<std::vector<float>> want = run_tflite(bytes, {x}, 1);
-      const std::vector<HostTensor> got = run_model(r.model, {{"x", x}});
-      ASSERT_EQ(want.size(), 1u);
-      ASSERT_EQ(got.size(), 1u);
-      const size_t n = got[0].data.size() / dtype_size(got[0].dtype);
-      ASSERT_EQ(n, want[0].size());
-      size_t differing = 0;
-      for (size_t i = 0; i < n; ++i) differing += element(got[0], i) != static_cast<double>(want[0][i]);
-      EXPECT_EQ(differing, 0u) << target << " seed " << seed << ": " << differing << " of " << n
-                               << " differ (first: floe " << element(got[0], 0) << ", TFLite " << want[0][0] << ")";
-    }
-  }
+  expect_converted_like_tflite(
+      bytes, {"host", "reference"}, [&](uint32_t seed) { return seeded(dtype, input_shape, seed); }, 0.0,
+      [](const std::string&, const std::vector<uint8_t>&) {});
 }
 
 TflTensor q8(std::vector<int32_t> shape, const std::string& name) {

@@ -548,7 +548,7 @@ bool run_case(const Case& c, Outcome* outcome, std::string* skip_reason) {
     std::vector<int8_t> out(static_cast<size_t>(shape_of(dout).num_elements()));
     const BinaryS8Operands ops{{a.data(), shape_of(da)}, {b.data(), shape_of(db)},
                                {out.data(), shape_of(dout)}};
-    (is_max ? maximum_s8 : minimum_s8)(ops);
+    (is_max ? quantized_extremum<true, BinaryS8Operands> : quantized_extremum<false, BinaryS8Operands>)(ops);
     *outcome = compare(is_max ? "maximum" : "minimum", n, out, c.array<int8_t>(ref));
     return true;
   }

@@ -703,7 +703,9 @@ TEST(Int8Random, Mul) {
 struct MinMaxKernel {
   bool is_max;
   int draw(Rng&) const { return 0; }
-  void run(int, const BinaryS8Operands& ops) const { (is_max ? maximum_s8 : minimum_s8)(ops); }
+  void run(int, const BinaryS8Operands& ops) const {
+    (is_max ? quantized_extremum<true, BinaryS8Operands> : quantized_extremum<false, BinaryS8Operands>)(ops);
+  }
 };
 
 TEST(Int8Random, MaximumMinimum) {
@@ -711,7 +713,7 @@ TEST(Int8Random, MaximumMinimum) {
                                         [](int, int8_t x, int8_t y) { return std::max(x, y); });
   const int64_t b = run_broadcast_cases(25, MinMaxKernel{false},
                                         [](int, int8_t x, int8_t y) { return std::min(x, y); });
-  printf("maximum_s8 / minimum_s8: %d + %d cases, %lld + %lld outputs\n", kCasesPerOp, kCasesPerOp,
+  printf("quantized_extremum (int8 MAXIMUM / MINIMUM): %d + %d cases, %lld + %lld outputs\n", kCasesPerOp, kCasesPerOp,
          static_cast<long long>(a), static_cast<long long>(b));
 }
 

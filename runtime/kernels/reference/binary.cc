@@ -10,6 +10,8 @@
 // divisor (so the hot loop has no branch that can fail).
 #include "runtime/kernels/reference/binary.h"
 
+#include <type_traits>
+
 #include <math.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -447,25 +449,12 @@ Status eval_mul_s8(const PreparedOp& ctx) {
 
 bool int8_offset(int32_t v) { return v >= -127 && v <= 128; }
 
-// int8 MAXIMUM / MINIMUM compare the stored integers: with one scale and zero
-// point for inputs and output (the converter checks it) they order like the reals.
-Status eval_maximum_s8(const PreparedOp& ctx) {
-  ref::maximum_s8({in_as<int8_t>(ctx.input(0)), in_as<int8_t>(ctx.input(1)), out_as<int8_t>(ctx.output(0))});
-  return Status::kOk;
-}
-
-Status eval_minimum_s8(const PreparedOp& ctx) {
-  ref::minimum_s8({in_as<int8_t>(ctx.input(0)), in_as<int8_t>(ctx.input(1)), out_as<int8_t>(ctx.output(0))});
-  return Status::kOk;
-}
-
-Status eval_maximum_s16(const PreparedOp& ctx) {
-  ref::maximum_s16({in_as<int16_t>(ctx.input(0)), in_as<int16_t>(ctx.input(1)), out_as<int16_t>(ctx.output(0))});
-  return Status::kOk;
-}
-
-Status eval_minimum_s16(const PreparedOp& ctx) {
-  ref::minimum_s16({in_as<int16_t>(ctx.input(0)), in_as<int16_t>(ctx.input(1)), out_as<int16_t>(ctx.output(0))});
+// int8 / int16 MAXIMUM and MINIMUM compare the stored integers: with one
+// scale and zero point for inputs and output (the converter checks it) they
+// order like the reals.
+template <bool kMax, typename T, typename Ops>
+Status eval_quantized_extremum(const PreparedOp& ctx) {
+  ref::quantized_extremum<kMax>(Ops{in_as<T>(ctx.input(0)), in_as<T>(ctx.input(1)), out_as<T>(ctx.output(0))});
   return Status::kOk;
 }
 
@@ -539,11 +528,13 @@ const char* prepare_arith(const OpContext& ctx, ArithOp op, EvalFn flat_f32, Eva
   const DType t = ctx.input(0).dtype;
   if (ctx.output(0).dtype != t) return FLOE_MSG("output dtype differs from the inputs'");
   if (t == DType::kInt8 && (op == ArithOp::kMaximum || op == ArithOp::kMinimum)) {
-    ctx.set_eval(op == ArithOp::kMaximum ? eval_maximum_s8 : eval_minimum_s8);
+    ctx.set_eval(op == ArithOp::kMaximum ? eval_quantized_extremum<true, int8_t, ref::BinaryS8Operands>
+                                         : eval_quantized_extremum<false, int8_t, ref::BinaryS8Operands>);
     return nullptr;
   }
   if (t == DType::kInt16 && (op == ArithOp::kMaximum || op == ArithOp::kMinimum)) {
-    ctx.set_eval(op == ArithOp::kMaximum ? eval_maximum_s16 : eval_minimum_s16);
+    ctx.set_eval(op == ArithOp::kMaximum ? eval_quantized_extremum<true, int16_t, ref::BinaryS16Operands>
+                                         : eval_quantized_extremum<false, int16_t, ref::BinaryS16Operands>);
     return nullptr;
   }
   if (!ref::arith_supports(op, t)) return FLOE_MSG("dtype not supported by this op");
@@ -744,25 +735,17 @@ void mul_s8(const MulS8Params& p, const BinaryS8Operands& ops) { mul_quantized<i
 
 void mul_s16(const MulS8Params& p, const BinaryS16Operands& ops) { mul_quantized<int16_t>(p, ops); }
 
-void maximum_s8(const BinaryS8Operands& ops) {
-  broadcast_binary(ops.a.data, ops.a.shape, ops.b.data, ops.b.shape, ops.output.data,
-                   ops.output.shape, [](int8_t a, int8_t b) { return a > b ? a : b; });
+template <bool kMax, typename Ops>
+void quantized_extremum(const Ops& ops) {
+  using T = std::remove_const_t<std::remove_pointer_t<decltype(ops.a.data)>>;
+  broadcast_binary(ops.a.data, ops.a.shape, ops.b.data, ops.b.shape, ops.output.data, ops.output.shape,
+                   [](T a, T b) { return kMax ? (a > b ? a : b) : (a < b ? a : b); });
 }
 
-void minimum_s8(const BinaryS8Operands& ops) {
-  broadcast_binary(ops.a.data, ops.a.shape, ops.b.data, ops.b.shape, ops.output.data,
-                   ops.output.shape, [](int8_t a, int8_t b) { return a < b ? a : b; });
-}
-
-void maximum_s16(const BinaryS16Operands& ops) {
-  broadcast_binary(ops.a.data, ops.a.shape, ops.b.data, ops.b.shape, ops.output.data,
-                   ops.output.shape, [](int16_t a, int16_t b) { return a > b ? a : b; });
-}
-
-void minimum_s16(const BinaryS16Operands& ops) {
-  broadcast_binary(ops.a.data, ops.a.shape, ops.b.data, ops.b.shape, ops.output.data,
-                   ops.output.shape, [](int16_t a, int16_t b) { return a < b ? a : b; });
-}
+template void quantized_extremum<true>(const BinaryS8Operands&);
+template void quantized_extremum<false>(const BinaryS8Operands&);
+template void quantized_extremum<true>(const BinaryS16Operands&);
+template void quantized_extremum<false>(const BinaryS16Operands&);
 
 }  // namespace floe::ref
 

@@ -108,12 +108,11 @@ void add_s16(const AddS8Params& params, const BinaryS16Operands& ops);
 void sub_s16(const AddS8Params& params, const BinaryS16Operands& ops);
 void mul_s16(const MulS8Params& params, const BinaryS16Operands& ops);
 void mul_s8(const MulS8Params& params, const BinaryS8Operands& ops);
-// MAXIMUM / MINIMUM compare the stored values: TFLite requires inputs and
-// output to share scale and zero point, so no rescaling happens.
-void maximum_s8(const BinaryS8Operands& ops);
-void minimum_s8(const BinaryS8Operands& ops);
-void maximum_s16(const BinaryS16Operands& ops);
-void minimum_s16(const BinaryS16Operands& ops);
+// MAXIMUM (kMax) / MINIMUM of int8 or int16 compare the stored values:
+// TFLite requires inputs and output to share scale and zero point, so no
+// rescaling happens. Ops: BinaryS8Operands or BinaryS16Operands.
+template <bool kMax, typename Ops>
+void quantized_extremum(const Ops& ops);
 
 // Host-side (converter), as TFLM's Prepare: ADD/SUB use twice the larger input
 // scale as the common scale, left_shift 20; MUL one multiplier s1*s2/s_out.
