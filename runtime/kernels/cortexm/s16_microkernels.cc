@@ -1,12 +1,14 @@
 // SPDX-License-Identifier: Apache-2.0
 // The int16x8 inner kernels (s16_microkernels.h), one per instruction set:
 // s16_gemm, blocks of 2 rows x 2 channels (each row and weight read feeds two
-// sums), 64-bit sums throughout so no operand range is assumed:
-//   DSP: per 4 columns, two halfword-pair loads per row re-paired by PKHBT /
-//     PKHTB into (even, odd) columns, the weights widened by SXTB16 (its even
-//     and odd bytes), then SMLALD: 22 instructions per 16 MACs;
-//   Helium: 8 columns per vector (VLDRH, VLDRB.S16 widening), VMLALDAVA, the
-//     k % 8 tail by tail predication: 8 instructions per 32 MACs.
+// sums), summed in 32 bits over kSumBlock columns at a time (exact) and
+// added into 64-bit sums, so no operand range is assumed:
+//   DSP: an assembly loop, per 4 columns two halfword-pair loads per row
+//     re-paired by PKHBT / PKHTB into (even, odd) columns, the weights
+//     widened by SXTB16 (even and odd bytes), 8 SMLAD: 24 instructions per
+//     16 MACs;
+//   Helium: 8 columns per vector (VLDRH, VLDRB.S16 widening), VMLADAVA, the
+//     k % 8 tail predicated: 8 instructions per 32 MACs.
 // s16_depthwise, 32-bit sums (the converter's proof), blocks of 4 channels:
 //   DSP: SXTB16 widening and SMLABB / SMLATB / SMLABT / SMLATT, 9 instructions
 //   per 4 MACs; Helium: 8 channels per vector, VMULLB / VMULLT and two adds,
@@ -95,7 +97,7 @@ inline uint32_t odd_bytes(uint32_t w) {
 #endif
 
 // Columns per 32-bit partial sum: a product is at most 2^22 in magnitude
-// (-32768 * -128), so 508 of them stay below 2^31 and the partial sums are
+// (-32768 * -128), so 504 of them stay below 2^31 and the partial sums are
 // exact; they are added into the 64-bit sums block by block. A multiple of 4
 // and 8 (the DSP and Helium steps), so only the last block has a tail.
 constexpr int32_t kSumBlock = 504;
