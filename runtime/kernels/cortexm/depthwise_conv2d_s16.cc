@@ -4,12 +4,11 @@
 // conv2d_s16.cc.
 #include "runtime/core/registry.h"
 #include "runtime/kernels/common/op_adapter.h"
+#include "runtime/kernels/cortexm/conv_geometry.h"
 #include "runtime/kernels/cortexm/s16_adapter.h"
 
 namespace floe::ops {
 namespace {
-
-bool fits_int16(int32_t v) { return v >= -32768 && v <= 32767; }
 
 Status eval_depthwise_conv2d_s16_cortexm(const PreparedOp& ctx) {
   const cortexm::DepthwiseS16Plan& p = ctx.params_as<cortexm::DepthwiseS16Plan>();
@@ -42,7 +41,7 @@ const char* prepare_depthwise_conv2d_s16_cortexm(const OpContext& ctx) {
   if (const char* err = cortexm::prepare_s16_operands(ctx, channels, 1, &p.act_min, &p.act_max)) return err;
   for (int32_t v : {input.dims[1], input.dims[2], filter.dims[0], filter.dims[1], output.dims[1], output.dims[2],
                     o->stride_h(), o->stride_w(), o->dilation_h(), o->dilation_w(), o->pad_top(), o->pad_left()}) {
-    if (!fits_int16(v)) return FLOE_MSG("int16 depthwise: shape beyond the Cortex-M kernel's range");
+    if (!cortexm::fits_int16(v)) return FLOE_MSG("int16 depthwise: shape beyond the Cortex-M kernel's range");
   }
   // The 32-bit sums' bound (the converter's proof), checked once here.
   if (!cortexm::s16_depthwise_sums_fit(static_cast<const int8_t*>(ctx.input(1).data), filter.dims[0] * filter.dims[1],
