@@ -12,6 +12,7 @@
 // SEANet integration tests through conv2d_s16 (the CORTEX_M backend's
 // S16_IM2COL_GEMM, as the converter plans it) or the reference kernel;
 // "op=s16_list" prints the layer names.
+#include <stddef.h>
 #include <stdint.h>
 
 #include "runtime/kernels/cortexm/conv2d.h"
@@ -275,6 +276,17 @@ void print_number(const char* label, uint32_t v) {
   floe::platform::log(text);
 }
 
+// "layer <name>" per line, for bench.cmake; returns the exit status 0.
+template <typename Layer, size_t N>
+int print_layer_names(const Layer (&layers)[N]) {
+  for (const Layer& l : layers) {
+    floe::platform::log("layer ");
+    floe::platform::log(l.name);
+    floe::platform::log("\n");
+  }
+  return 0;
+}
+
 }  // namespace
 
 int main() {
@@ -291,22 +303,8 @@ int main() {
         "op=s16_<layer>_<cortexm|reference>, op=s16_list\n");
     return 0;
   }
-  if (starts(op, "s8_list")) {
-    for (const S8Layer& l : kS8Layers) {
-      floe::platform::log("layer ");
-      floe::platform::log(l.name);
-      floe::platform::log("\n");
-    }
-    return 0;
-  }
-  if (starts(op, "s16_list")) {
-    for (const S16Layer& l : kS16Layers) {
-      floe::platform::log("layer ");
-      floe::platform::log(l.name);
-      floe::platform::log("\n");
-    }
-    return 0;
-  }
+  if (starts(op, "s8_list")) return print_layer_names(kS8Layers);
+  if (starts(op, "s16_list")) return print_layer_names(kS16Layers);
   if (starts(op, "s16_")) {
     // "s16_<layer>_cortexm" or "s16_<layer>_reference"
     for (const S16Layer& l : kS16Layers) {
