@@ -194,6 +194,9 @@ Status Interpreter::Init() {
   ops_ = records;
   op_count_ = op_count;
   persistent_used_ = used;
+  // The ops' prepares reset the variables they own; a backend may have used
+  // the activations as Init-time scratch since, so once more after it.
+  if constexpr (kHasBackend) reset_variables();
   initialized_ = true;
   return Status::kOk;
 }
@@ -210,12 +213,27 @@ Status Interpreter::Invoke() {
 
 Status Interpreter::ResetVariableTensors() {
   if (!initialized_) return fail(Status::kNotInitialized, FLOE_MSG("Init() has not succeeded"));
+  reset_variables();
+  return Status::kOk;
+}
+
+// Every variable to its zero point, then each resource variable to the
+// initial value its ASSIGN_VARIABLE ops carry (input 1, checked at prepare).
+void Interpreter::reset_variables() {
   const auto* tensors = model_.schema()->tensors();
   for (uint32_t i = 0; i < tensors->size(); ++i) {
-    if (!tensors->Get(i)->variable()) continue;
+    // A variable marked constant would be bytes of the model: no op may use it as state.
+    if (!tensors->Get(i)->variable() || tensors->Get(i)->is_constant()) continue;
     reset_variable(bind_tensor(model_, arenas_, static_cast<int32_t>(i)), model_.quantization(i).zero_point);
   }
-  return Status::kOk;
+  for (size_t i = 0; i < op_count_; ++i) {
+    const PreparedOp& op = ops_[i];
+    if (op.opcode != static_cast<uint16_t>(schema::OpCode::ASSIGN_VARIABLE) || !op.has_input(1)) continue;
+    const TensorView initial = op.input(1), variable = op.output(0);
+    const uint8_t* from = static_cast<const uint8_t*>(initial.data);
+    uint8_t* to = static_cast<uint8_t*>(variable.data);
+    for (size_t k = 0; k < variable.bytes; ++k) to[k] = from[k];
+  }
 }
 
 #if defined(__GNUC__)

@@ -49,9 +49,11 @@ class Interpreter {
   // Runs every operator in order on its prepared record; reads nothing of the
   // model's FlatBuffers tables.
   [[nodiscard]] Status Invoke();
-  // Puts every variable tensor (the state of SVDF and LSTM ops, which
-  // carries from one Invoke() to the next) back to its value after Init():
-  // its zero point when int8, else 0 (TFLite's ResetVariableTensors()).
+  // Puts every variable tensor (the state of SVDF and LSTM ops and resource
+  // variables, which carries from one Invoke() to the next) back to its value
+  // after Init(): its initial value when the model gives one (a resource
+  // variable's initializer), else its zero point when int8, else 0 (TFLite's
+  // ResetVariableTensors()).
   [[nodiscard]] Status ResetVariableTensors();
 
   size_t input_count() const;
@@ -103,6 +105,7 @@ class Interpreter {
   Status fail(Status status, const char* message, int32_t op = -1);
   Status run_op(size_t i);  // runtime/core/run_op.h
   Status invoke_ops();           // the plain path: every op in order
+  void reset_variables();        // Init() and ResetVariableTensors()
   static Status invoke_control_flow(Interpreter& self);  // runtime/core/control_flow.cc
   Status invoke_ranges();                                // its body
   Status check_arenas();

@@ -75,10 +75,16 @@ inline Quantization OpContext::input_quantization(int i) const {
   return has_input(i) ? read_quantization(*tensors->Get(static_cast<uint32_t>(op->inputs()->Get(static_cast<uint32_t>(i)))))
                       : Quantization();
 }
+// State is arena bytes: a variable marked constant would be written in the model.
 inline bool OpContext::input_is_state(int i) const {
   if (!has_input(i)) return false;
   const schema::Tensor& t = *tensors->Get(static_cast<uint32_t>(op->inputs()->Get(static_cast<uint32_t>(i))));
-  return t.variable() && t.live_first_op() < 0 && t.live_last_op() < 0;
+  return t.variable() && !t.is_constant() && t.live_first_op() < 0 && t.live_last_op() < 0;
+}
+inline bool OpContext::output_is_state(int i) const {
+  if (i < 0 || i >= output_count()) return false;
+  const schema::Tensor& t = *tensors->Get(static_cast<uint32_t>(op->outputs()->Get(static_cast<uint32_t>(i))));
+  return t.variable() && !t.is_constant() && t.live_first_op() < 0 && t.live_last_op() < 0;
 }
 inline bool OpContext::input_is_constant(int i) const {
   if (!has_input(i)) return false;

@@ -103,6 +103,7 @@ struct OpContext {
   // without a lifetime, so the memory plan check holds it live throughout
   // (runtime/core/verify_plan.h; defined in runtime/core/quantization.h).
   bool input_is_state(int i) const;
+  bool output_is_state(int i) const;  // the same for output i (ASSIGN_VARIABLE's variable)
   // Whether input i is a constant of the model (its data readable at Init()).
   bool input_is_constant(int i) const;
   Quantization output_quantization(int i) const;
