@@ -43,9 +43,10 @@ struct Value {
   std::shared_ptr<const HostTensor> constant;  // set for constants
   Quantization quantization;                   // .tflite int8 tensors
   DType source_dtype = DType::kInvalid;        // inputs: the TF graph's dtype when it differs (float64)
-  // State kept across Invoke() (a TFLite variable tensor): no op outputs it;
-  // the op whose state it is reads and rewrites it in place. Planned live the
-  // whole run in bytes of its own; reset to its zero point at Init().
+  // State kept across Invoke() (a TFLite variable tensor): the op whose state
+  // it is reads and rewrites it in place, or (a resource variable)
+  // ASSIGN_VARIABLE writes it and RESHAPE copies read it. Planned live the
+  // whole run in bytes of its own; reset at Init() by the op that owns it.
   bool variable = false;
 
   bool is_constant() const { return constant != nullptr; }
@@ -147,6 +148,20 @@ struct LoweredModel {
   int add_value(Value value) {
     values.push_back(std::move(value));
     return static_cast<int>(values.size()) - 1;
+  }
+  // An op that writes a variable (a resource variable's assignment) has an
+  // effect beyond its outputs' readers: passes keep it, in its place.
+  bool writes_variable(const LoweredOp& op) const {
+    for (int v : op.outputs) {
+      if (v >= 0 && values[static_cast<size_t>(v)].variable) return true;
+    }
+    return false;
+  }
+  bool has_variable_writes() const {
+    for (const LoweredOp& op : ops) {
+      if (writes_variable(op)) return true;
+    }
+    return false;
   }
 };
 

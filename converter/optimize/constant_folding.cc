@@ -26,6 +26,8 @@ int fold_constants(LoweredModel& model, PassLog& log) {
     const LoweredOp& op = model.ops[i];
     // WHILE and IF decide which ops run: never folded, even on constant operands.
     if (op.opcode == schema::OpCode::WHILE || op.opcode == schema::OpCode::IF) continue;
+    // Assigning a constant to a variable is an effect at run time, not a constant.
+    if (model.writes_variable(op)) continue;
     bool shared_output = false;
     for (int v : op.outputs) shared_output = shared_output || writers[static_cast<size_t>(v)] > 1;
     if (shared_output) continue;

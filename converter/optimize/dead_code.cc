@@ -1,11 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
 // Dead-code elimination over the lowered model. Walking the ops backwards, an
-// op is live when one of its outputs is a graph output or is read by a live op
-// (ops have no side effects; a WHILE's next values are read by ops before
-// them, so the walk repeats until nothing more becomes live). An IF, which
-// has no outputs, is live when an op of its branches is. Then every value no live op, graph input or graph
-// output refers to is dropped and the survivors are renumbered in their
-// original order, so names and execution order are unchanged.
+// op is live when it writes a variable (the only side effect an op has) or
+// one of its outputs is a graph output or is read by a live op (a WHILE's
+// next values are read by ops before them, so the walk repeats until nothing
+// more becomes live). An IF, which has no outputs, is live when an op of its
+// branches is. Then every value no live op, graph input or graph output
+// refers to is dropped and the survivors are renumbered in their original
+// order, so names and execution order are unchanged.
 #include <string>
 
 #include "converter/optimize/graph_view.h"
@@ -27,7 +28,7 @@ int eliminate_dead_code(LoweredModel& model, PassLog& log) {
     std::vector<bool> branch_live(model.ifs.size(), false);  // branch ops come after their IF
     for (size_t i = model.ops.size(); i-- > 0;) {
       const LoweredOp& op = model.ops[i];
-      bool live = false;
+      bool live = model.writes_variable(op);  // its effect outlives the Invoke()
       for (int v : op.outputs) live = live || needed[static_cast<size_t>(v)];
       if (op.opcode == schema::OpCode::IF && op.runs_if >= 0 && static_cast<size_t>(op.runs_if) < branch_live.size()) {
         live = branch_live[static_cast<size_t>(op.runs_if)];

@@ -535,10 +535,10 @@ void backend_stage(const ConvertOptions& options, Conversion& c) {
 // The op order with the smallest peak of live activations, unless the file's
 // order is asked for (it is still measured, for the summary).
 void schedule_stage(const ConvertOptions& options, Conversion& c) {
-  // A run-time loop's ops stay grouped after their WHILE (plan/loops.h): the
-  // lowering's order is kept.
+  // A run-time loop's ops stay grouped after their WHILE (plan/loops.h), and
+  // a variable's reads and writes keep their order: the lowering's order is kept.
   const bool loops = has_runtime_loops(c.lowered) || has_runtime_ifs(c.lowered);
-  c.keep_op_order = options.keep_op_order || loops;
+  c.keep_op_order = options.keep_op_order || loops || c.lowered.has_variable_writes();
   if (c.keep_op_order) {
     std::vector<int> file_order(c.lowered.ops.size());
     for (size_t i = 0; i < file_order.size(); ++i) file_order[i] = static_cast<int>(i);

@@ -74,7 +74,8 @@ int join_aliases(const LoweredModel& model, const Lifetimes& t, std::vector<int>
     const Value& input = model.values[in];
     const Value& output = model.values[out];
     const int32_t at = static_cast<int32_t>(i);
-    if (in == out || input.is_constant() || output.is_constant() || input.variable || graph_output[in] || graph_input[out] ||
+    if (in == out || input.is_constant() || output.is_constant() || input.variable || output.variable ||
+        graph_output[in] || graph_input[out] ||
         input.byte_size() != output.byte_size() || t.last[in] != at || t.first[out] != at) {
       continue;
     }

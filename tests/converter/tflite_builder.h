@@ -22,7 +22,7 @@ namespace floe::testing {
 namespace tfl = ::floe::tflite_schema;
 
 // TensorType values.
-constexpr int8_t kTflFloat32 = 0, kTflFloat16 = 1, kTflInt32 = 2, kTflBool = 6, kTflInt8 = 9;
+constexpr int8_t kTflFloat32 = 0, kTflFloat16 = 1, kTflInt32 = 2, kTflBool = 6, kTflInt8 = 9, kTflResource = 13;
 
 struct TflTensor {
   std::vector<int32_t> shape;
@@ -183,6 +183,14 @@ inline OptionsFn while_options(int cond, int body) {
 }
 inline OptionsFn if_options(int then_branch, int else_branch) {
   return [=](flatbuffers::FlatBufferBuilder& b) { return tfl::CreateIfOptions(b, then_branch, else_branch).Union(); };
+}
+inline OptionsFn call_once_options(int init_subgraph) {
+  return [=](flatbuffers::FlatBufferBuilder& b) { return tfl::CreateCallOnceOptions(b, init_subgraph).Union(); };
+}
+inline OptionsFn var_handle_options(const std::string& container, const std::string& shared_name) {
+  return [=](flatbuffers::FlatBufferBuilder& b) {
+    return tfl::CreateVarHandleOptions(b, b.CreateString(container), b.CreateString(shared_name)).Union();
+  };
 }
 
 // What a .tflite means to floe, independent of how its FlatBuffer was laid

@@ -6,8 +6,9 @@
 // next, as a TFLite or TFLM user's streaming loop has them. Prints one JSON
 // line per invocation: the values of every output.
 // Usage: node tflite_sequence.js PEERS_DIR MODEL.tflite INPUTS.bin STEPS [STREAMS]
-//   INPUTS.bin holds STREAMS x STEPS values of input 0 back to back, each its
-//   raw bytes; each stream of STEPS invocations runs on a fresh interpreter.
+//   INPUTS.bin holds STREAMS x STEPS steps back to back, each step the raw
+//   bytes of every input in the model's input order; each stream of STEPS
+//   invocations runs on a fresh interpreter.
 'use strict';
 const fs = require('fs');
 const path = require('path');
@@ -25,16 +26,18 @@ const model = bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byte
 const all = fs.readFileSync(inputsPath);
 for (let stream = 0; stream < streams; stream++) {
   const interp = new addon.Interpreter(model, { threads: 1 });
-  const input = interp.getInputs()[0].data();
-  const step = input.byteLength;
+  const views = interp.getInputs().map(t => { const d = t.data(); return new Uint8Array(d.buffer, d.byteOffset, d.byteLength); });
+  const step = views.reduce((bytes, v) => bytes + v.byteLength, 0);
   if (all.length !== step * steps * streams) {
     console.error(`${inputsPath}: ${all.length} bytes, expected ${streams} x ${steps} x ${step}`);
     process.exit(2);
   }
-  const view = new Uint8Array(input.buffer, input.byteOffset, step);
   for (let k = 0; k < steps; k++) {
-    const at = (stream * steps + k) * step;
-    view.set(all.subarray(at, at + step));
+    let at = (stream * steps + k) * step;
+    for (const view of views) {
+      view.set(all.subarray(at, at + view.byteLength));
+      at += view.byteLength;
+    }
     interp.infer();
     console.log(JSON.stringify(interp.getOutputs().map(t => Array.from(t.data()))));
   }

@@ -74,6 +74,9 @@ enum Builtin : int32_t {
   kAssignVariable = 144,
 };
 
+// TensorType RESOURCE: a resource variable's handle (VAR_HANDLE's output).
+constexpr int8_t kTypeResource = 13;
+
 // ActivationFunctionType and Padding values.
 constexpr int8_t kActNone = 0, kActRelu = 1, kActRelu6 = 3, kActTanh = 4;
 constexpr int8_t kPaddingSame = 0, kPaddingValid = 1;
@@ -220,11 +223,24 @@ class Importer {
   // Subgraph `index` as the current WHILE / IF op's `role` subgraph, checked.
   int called_subgraph(int32_t index, const char* role) const;
   // Lowers the ops of subgraph `index` with its inputs bound to `args`
-  // (checked against its input tensors); returns its outputs' values.
-  std::vector<int> inline_subgraph(int index, const std::vector<int>& args, const std::string& role);
+  // (checked against its input tensors); returns its outputs' values. An input
+  // that is a resource handle is bound to `handles[k]` (a resource variable)
+  // instead, args[k] then -1.
+  std::vector<int> inline_subgraph(int index, const std::vector<int>& args, const std::string& role,
+                                   const std::vector<int>& handles = {});
   void lower_ops();
   void lower_while();
   void lower_if();
+  // ---- resource variables (one persistent variable value per shared name)
+  bool is_handle(int k) const;  // input k is a resource handle tensor
+  int handle_input(int k);      // the resource variable input k's handle names
+  // The variable value of resource `r`, created with `like`'s dtype, shape and
+  // quantization on first use; later uses must agree.
+  int variable_value(int r, const Value& like, const std::string& use);
+  void lower_var_handle();
+  void lower_read_variable();
+  void lower_assign_variable();
+  void lower_call_once();
   void lower_comparison(schema::OpCode code);
   void expect_same_quantization(int id, const Value& like, const std::string& what) const;
 
@@ -285,6 +301,20 @@ class Importer {
   bool loop_cond_ = false;
   int if_id_ = -1;
   bool if_then_ = false;
+  // Resource variables by (container, shared_name); handles_ maps the current
+  // subgraph's resource tensors to them (-1: no handle yet).
+  struct ResourceVariable {
+    std::string container, shared_name;
+    int value = -1;        // the variable value, once a READ / ASSIGN / initializer gave its type
+    int initializer = -1;  // the CALL_ONCE subgraph that assigned its initial value
+    std::shared_ptr<const HostTensor> initial;  // what it assigned
+    bool assigned = false;  // an ASSIGN_VARIABLE writes it at run time
+  };
+  std::vector<ResourceVariable> resources_;
+  std::vector<int> handles_;
+  int initializing_ = -1;          // the CALL_ONCE subgraph being folded, -1: none
+  bool variables_used_ = false;    // a READ / ASSIGN has been lowered (CALL_ONCE must come first)
+  std::set<int> initialized_by_;   // CALL_ONCE subgraphs already folded
 };
 
 const fb::Tensor* Importer::tflite_tensor(int32_t index, const char* role) const {
@@ -390,6 +420,13 @@ int Importer::value_of(int32_t index) {
   Value v;
   v.name = prefix_ + (t->name() ? t->name()->str() : "tensor_" + std::to_string(index));
   v.dtype = tflite_dtype(t->type());
+  if (t->type() == kTypeResource) {
+    const std::string what = "tensor '" + short_name(v.name) +
+                             "' is a resource handle; floe follows handles from VAR_HANDLE into READ_VARIABLE, "
+                             "ASSIGN_VARIABLE and the inputs of IF branches only";
+    if (op_ != nullptr) fail_unsupported(what);
+    fail(what, t);
+  }
   if (v.dtype == DType::kInvalid) {
     fail("tensor '" + short_name(v.name) + "' has TFLite type " + std::to_string(t->type()) +
              ", which floe has no tensors of",
@@ -1846,13 +1883,11 @@ std::string Importer::unsupported_reason(const fb::Operator* op, int32_t code) c
     case kLogicalNot:
     case kWhile:
     case kIf:
-      break;
     case kCallOnce:
-      return name + " (it initializes resource variables, which floe does not have)";
     case kVarHandle:
     case kReadVariable:
     case kAssignVariable:
-      return name + " (resource variables, which floe does not have)";
+      break;
     default:
       return name;
   }
@@ -1898,6 +1933,10 @@ void Importer::lower(const fb::Operator* op, int32_t code) {
     case kDequantize: lower_dequantize(); break;
     case kWhile: lower_while(); break;
     case kIf: lower_if(); break;
+    case kCallOnce: lower_call_once(); break;
+    case kVarHandle: lower_var_handle(); break;
+    case kReadVariable: lower_read_variable(); break;
+    case kAssignVariable: lower_assign_variable(); break;
     case kLess: lower_comparison(schema::OpCode::LESS); break;
     case kLessEqual: lower_comparison(schema::OpCode::LESS_EQUAL); break;
     case kGreater: lower_comparison(schema::OpCode::GREATER); break;
@@ -2097,11 +2136,18 @@ void Importer::walk_calls(int index, int depth, std::vector<int>& state, std::ve
       unsupported[reason].push_back(node);
       continue;
     }
-    if (code != kWhile && code != kIf) continue;
+    if (code != kWhile && code != kIf && code != kCallOnce) continue;
     enter_op(i, code);
     int callees[2];
     const char* roles[2];
-    if (code == kWhile) {
+    int callee_count = 2;
+    if (code == kCallOnce) {
+      const auto* o = op->builtin_options_as_CallOnceOptions();
+      if (o == nullptr) fail_op("CallOnceOptions are missing");
+      callees[0] = called_subgraph(o->init_subgraph_index(), "init");
+      roles[0] = "init";
+      callee_count = 1;
+    } else if (code == kWhile) {
       const auto* o = op->builtin_options_as_WhileOptions();
       if (o == nullptr) fail_op("WhileOptions are missing");
       callees[0] = called_subgraph(o->cond_subgraph_index(), "condition");
@@ -2116,7 +2162,7 @@ void Importer::walk_calls(int index, int depth, std::vector<int>& state, std::ve
       roles[0] = "then branch";
       roles[1] = "else branch";
     }
-    for (int k = 0; k < 2; ++k) {
+    for (int k = 0; k < callee_count; ++k) {
       const size_t callee = static_cast<size_t>(callees[k]);
       if (state[callee] == 1) {
         fail_op(std::string("calls subgraph ") + std::to_string(callees[k]) + " as its " + roles[k] +
@@ -2154,9 +2200,17 @@ void Importer::lower_ops() {
     op_index_ = static_cast<int>(i);
     const int32_t code = code_of(ops->Get(i));
     enter_op(i, code);
+    const bool no_outputs = code == kCallOnce || code == kAssignVariable;
     if (code != kWhile && code != kIf && code != kCustom &&
-        (op_->outputs() == nullptr || op_->outputs()->size() != 1)) {
-      fail_op("must have exactly one output");
+        (op_->outputs() == nullptr ? 0u : op_->outputs()->size()) != (no_outputs ? 0u : 1u)) {
+      fail_op(no_outputs ? "must have no outputs" : "must have exactly one output");
+    }
+    // A CALL_ONCE init subgraph is folded into initial values: it may only
+    // name variables and assign them.
+    if (initializing_ >= 0 && code != kVarHandle && code != kAssignVariable) {
+      fail_unsupported("computes in the init subgraph " + std::to_string(initializing_) +
+                       " of a CALL_ONCE; floe folds an init subgraph that assigns constants to variables "
+                       "(VAR_HANDLE, ASSIGN_VARIABLE) into their initial values");
     }
     lower(op_, code);
   }
@@ -2172,7 +2226,8 @@ void Importer::expect_same_quantization(int id, const Value& like, const std::st
   }
 }
 
-std::vector<int> Importer::inline_subgraph(int index, const std::vector<int>& args, const std::string& role) {
+std::vector<int> Importer::inline_subgraph(int index, const std::vector<int>& args, const std::string& role,
+                                           const std::vector<int>& handles) {
   const fb::SubGraph* graph = model_->subgraphs()->Get(static_cast<uint32_t>(index));
   const std::string callee = role + " subgraph " + std::to_string(index);
   const auto* inputs = graph->inputs();
@@ -2184,7 +2239,7 @@ std::vector<int> Importer::inline_subgraph(int index, const std::vector<int>& ar
   // Its input tensors stand for the caller's values: they must be the same tensors.
   const auto* tensors = graph->tensors();
   const uint32_t tensor_count = tensors ? tensors->size() : 0;
-  std::vector<int> bound(tensor_count, -1);
+  std::vector<int> bound(tensor_count, -1), bound_handles(tensor_count, -1);
   for (uint32_t k = 0; k < count; ++k) {
     const int32_t t = inputs->Get(k);
     const std::string what = callee + " input " + std::to_string(k);
@@ -2192,10 +2247,21 @@ std::vector<int> Importer::inline_subgraph(int index, const std::vector<int>& ar
       fail_op(what + " is tensor index " + std::to_string(t) + ", out of range (" + std::to_string(tensor_count) +
               " tensors)");
     }
-    if (bound[static_cast<size_t>(t)] >= 0) fail_op(what + " is tensor " + std::to_string(t) + " again");
+    if (bound[static_cast<size_t>(t)] >= 0 || bound_handles[static_cast<size_t>(t)] >= 0) {
+      fail_op(what + " is tensor " + std::to_string(t) + " again");
+    }
     const fb::Tensor* tensor = tensors->Get(static_cast<uint32_t>(t));
-    const Value& arg = value(args[k]);
     const std::string name = tensor->name() ? tensor->name()->str() : "tensor_" + std::to_string(t);
+    const int handle = k < handles.size() ? handles[k] : -1;
+    if ((tensor->type() == kTypeResource) != (handle >= 0)) {
+      fail_op(what + " ('" + short_name(name) + "') is " + (handle >= 0 ? "not " : "") +
+              "a resource handle, called with " + (handle >= 0 ? "one" : "a value"));
+    }
+    if (handle >= 0) {
+      bound_handles[static_cast<size_t>(t)] = handle;
+      continue;
+    }
+    const Value& arg = value(args[k]);
     std::vector<int64_t> shape;
     if (tensor->shape() != nullptr) {
       for (const int32_t d : *tensor->shape()) {
@@ -2232,6 +2298,7 @@ std::vector<int> Importer::inline_subgraph(int index, const std::vector<int>& ar
   const int saved_subgraph = subgraph_;
   std::string saved_prefix = std::move(prefix_);
   std::vector<int> saved_values = std::move(values_);
+  std::vector<int> saved_handles = std::move(handles_);
   const fb::Operator* saved_op = op_;
   const int saved_index = op_index_;
   std::string saved_op_name = op_name_, saved_node = node_name_;
@@ -2239,6 +2306,7 @@ std::vector<int> Importer::inline_subgraph(int index, const std::vector<int>& ar
   subgraph_ = index;
   prefix_ = node_name_ + "/" + role + "/";
   values_ = std::move(bound);
+  handles_ = std::move(bound_handles);
   lower_ops();
   std::vector<int> results;
   const auto* outputs = graph->outputs();
@@ -2261,6 +2329,7 @@ std::vector<int> Importer::inline_subgraph(int index, const std::vector<int>& ar
   subgraph_ = saved_subgraph;
   prefix_ = std::move(saved_prefix);
   values_ = std::move(saved_values);
+  handles_ = std::move(saved_handles);
   op_ = saved_op;
   op_index_ = saved_index;
   op_name_ = std::move(saved_op_name);
@@ -2283,7 +2352,13 @@ void Importer::lower_while() {
             " outputs; a WHILE has one output per loop variable");
   }
   std::vector<int> inits, vars;
-  for (uint32_t k = 0; k < n; ++k) inits.push_back(input(static_cast<int>(k)));
+  for (uint32_t k = 0; k < n; ++k) {
+    if (is_handle(static_cast<int>(k))) {
+      fail_unsupported("carries a resource handle as loop variable " + std::to_string(k) +
+                       "; floe follows resource handles into IF branches only");
+    }
+    inits.push_back(input(static_cast<int>(k)));
+  }
   for (uint32_t k = 0; k < n; ++k) {
     const int var = output(static_cast<int>(k));
     if (std::find(vars.begin(), vars.end(), var) != vars.end()) fail_op("writes one tensor as two loop variables");
@@ -2368,8 +2443,13 @@ void Importer::lower_if() {
     fail_op("the condition '" + short_name(value(pred).name) + "' must be one bool, is " +
             dtype_name(value(pred).dtype) + " " + shape_to_string(value(pred).shape));
   }
-  std::vector<int> args, results;
-  for (uint32_t k = 1; k < op_->inputs()->size(); ++k) args.push_back(input(static_cast<int>(k)));
+  // Resource handles pass into the branches as handles: both name the same variables.
+  std::vector<int> args, handles, results;
+  for (uint32_t k = 1; k < op_->inputs()->size(); ++k) {
+    const bool handle = is_handle(static_cast<int>(k));
+    args.push_back(handle ? -1 : input(static_cast<int>(k)));
+    handles.push_back(handle ? handle_input(static_cast<int>(k)) : -1);
+  }
   const uint32_t outs = op_->outputs() ? op_->outputs()->size() : 0;
   for (uint32_t k = 0; k < outs; ++k) {
     const int r = output(static_cast<int>(k));
@@ -2390,7 +2470,7 @@ void Importer::lower_if() {
     const int index = branches[then_side ? 0 : 1];
     if_id_ = id;
     if_then_ = then_side;
-    const std::vector<int> got = inline_subgraph(index, args, then_side ? "then" : "else");
+    const std::vector<int> got = inline_subgraph(index, args, then_side ? "then" : "else", handles);
     if (got.size() != results.size()) {
       fail_op(std::string(then_side ? "then" : "else") + " subgraph " + std::to_string(index) + " returns " +
               std::to_string(got.size()) + " values for " + std::to_string(results.size()) + " outputs");
@@ -2409,6 +2489,140 @@ void Importer::lower_if() {
   }
   if_id_ = saved_if;
   if_then_ = saved_then;
+}
+
+// ---- resource variables
+// TFLite names a variable by (container, shared_name) in VAR_HANDLE and
+// passes the handle to READ_VARIABLE, ASSIGN_VARIABLE and into called
+// subgraphs. floe gives each name one variable value (state in the arena,
+// kept across Invoke()); a read is a RESHAPE copy out of it (a snapshot, as
+// TFLite copies), an assignment a RESHAPE copy into it. The ops keep their
+// order (passes and the scheduler leave variable writes in place).
+
+bool Importer::is_handle(int k) const {
+  if (!has_input(k)) return false;
+  return tflite_tensor(op_->inputs()->Get(static_cast<uint32_t>(k)), "operand")->type() == kTypeResource;
+}
+
+int Importer::handle_input(int k) {
+  if (!has_input(k)) fail_op("input " + std::to_string(k) + " (a resource handle) is missing");
+  const int32_t t = op_->inputs()->Get(static_cast<uint32_t>(k));
+  const fb::Tensor* tensor = tflite_tensor(t, "operand");
+  const std::string name = tensor->name() ? tensor->name()->str() : "tensor_" + std::to_string(t);
+  if (tensor->type() != kTypeResource) {
+    fail_op("input " + std::to_string(k) + " '" + short_name(name) + "' is not a resource handle");
+  }
+  const int r = handles_[static_cast<size_t>(t)];
+  if (r < 0) fail_op("uses resource handle '" + short_name(name) + "' before a VAR_HANDLE writes it");
+  return r;
+}
+
+int Importer::variable_value(int r, const Value& like, const std::string& use) {
+  ResourceVariable& variable = resources_[static_cast<size_t>(r)];
+  const std::string name = variable.shared_name.empty() ? "resource_variable_" + std::to_string(r)
+                                                         : variable.shared_name;
+  if (variable.value < 0) {
+    Value v;
+    v.name = name;
+    v.dtype = like.dtype;
+    v.shape = like.shape;
+    v.quantization = like.quantization;
+    v.variable = true;
+    variable.value = out_.model.add_value(std::move(v));
+    written_.push_back(true);  // readable from the start: its initial value or zero point
+    return variable.value;
+  }
+  const Value& v = value(variable.value);
+  if (v.dtype != like.dtype || v.shape != like.shape) {
+    fail_op(use + " '" + short_name(like.name) + "' is " + dtype_name(like.dtype) + " " + shape_to_string(like.shape) +
+            "; resource variable '" + short_name(name) + "' is " + dtype_name(v.dtype) + " " +
+            shape_to_string(v.shape) + " (floe keeps a variable's dtype and shape fixed)");
+  }
+  expect_same_quantization(variable.value, like, use);
+  return variable.value;
+}
+
+void Importer::lower_var_handle() {
+  const auto* o = op_->builtin_options_as_VarHandleOptions();
+  const std::string container = o != nullptr && o->container() != nullptr ? o->container()->str() : "";
+  const std::string shared_name = o != nullptr && o->shared_name() != nullptr ? o->shared_name()->str() : "";
+  if (has_input(0)) fail_op("must have no inputs");
+  const int32_t t = op_->outputs()->Get(0);
+  const fb::Tensor* tensor = tflite_tensor(t, "output");
+  if (tensor->type() != kTypeResource) fail_op("output is not a resource tensor (TFLite type 13)");
+  if (handles_[static_cast<size_t>(t)] >= 0) fail_op("writes a resource handle a VAR_HANDLE already wrote");
+  // As TFLM looks variables up: the same shared name, and the same container
+  // unless the op names none.
+  int r = -1;
+  for (size_t i = 0; i < resources_.size() && r < 0; ++i) {
+    const ResourceVariable& v = resources_[i];
+    if (v.shared_name == shared_name && (container.empty() || v.container == container)) r = static_cast<int>(i);
+  }
+  if (r < 0) {
+    r = static_cast<int>(resources_.size());
+    ResourceVariable variable;
+    variable.container = container;
+    variable.shared_name = shared_name;
+    resources_.push_back(std::move(variable));
+  }
+  handles_[static_cast<size_t>(t)] = r;
+}
+
+void Importer::lower_read_variable() {
+  const int r = handle_input(0);
+  const int out = output();
+  const int variable = variable_value(r, value(out), "output");
+  variables_used_ = true;
+  add_op(schema::OpCode::RESHAPE, {variable}, {out});
+}
+
+void Importer::lower_assign_variable() {
+  const int r = handle_input(0);
+  const int x = input(1);
+  const int variable = variable_value(r, value(x), "value");
+  ResourceVariable& resource = resources_[static_cast<size_t>(r)];
+  if (initializing_ >= 0) {
+    // An init subgraph has no inputs and only these ops: x is a constant.
+    if (!value(x).is_constant()) fail_op("assigns '" + short_name(value(x).name) + "', which is no constant");
+    resource.initial = value(x).constant;
+    resource.initializer = initializing_;
+    return;
+  }
+  variables_used_ = true;
+  resource.assigned = true;
+  // The initial value rides on every assignment: the op resets the variable.
+  std::vector<int> inputs = {x};
+  if (resource.initial) {
+    Value initial = value(variable);
+    initial.name = short_name(initial.name) + "/initial_value";
+    initial.variable = false;
+    initial.constant = resource.initial;
+    inputs.push_back(out_.model.add_value(std::move(initial)));
+    written_.push_back(true);
+  }
+  add_op(schema::OpCode::ASSIGN_VARIABLE, inputs, {variable});
+}
+
+// CALL_ONCE runs its init subgraph at the first Invoke() (TFLite's session
+// initializer: constants assigned to variables). floe folds it into the
+// variables' initial values, which Init() and ResetVariableTensors() restore.
+void Importer::lower_call_once() {
+  const auto* o = op_->builtin_options_as_CallOnceOptions();
+  if (o == nullptr) fail_op("CallOnceOptions are missing");
+  const int index = called_subgraph(o->init_subgraph_index(), "init");
+  if (has_input(0)) fail_op("must have no inputs");
+  if (loop_ >= 0 || if_id_ >= 0 || initializing_ >= 0) {
+    fail_unsupported("runs inside a WHILE, IF or init subgraph; floe folds a CALL_ONCE of the main graph into "
+                     "initial values");
+  }
+  if (variables_used_) {
+    fail_unsupported("comes after operators that read or assign resource variables; floe folds a CALL_ONCE that "
+                     "runs before them into initial values");
+  }
+  if (!initialized_by_.insert(index).second) return;  // it assigns the same constants again
+  initializing_ = index;
+  inline_subgraph(index, {}, "init");
+  initializing_ = -1;
 }
 
 void Importer::lower_comparison(schema::OpCode code) {
@@ -2463,6 +2677,7 @@ TfliteImport Importer::run() {
                          (called > 0 ? " and the " + std::to_string(called) + " its WHILE / IF ops call" : ""));
   }
   values_.assign(graph_->tensors() ? graph_->tensors()->size() : 0, -1);
+  handles_.assign(values_.size(), -1);
 
   // Graph inputs.
   if (graph_->inputs() != nullptr) {
@@ -2512,6 +2727,34 @@ TfliteImport Importer::run() {
     out_.notes.push_back(std::to_string(normalized_dims_.size()) + " 1-D tensor(s) (e.g. '" + normalized_dims_[0] +
                          ") carry a quantized_dimension other than 0, meaningless for a 1-D tensor: read as 0, "
                          "as TensorFlow Lite Micro does (full TFLite refuses such files)");
+  }
+  for (const ResourceVariable& r : resources_) {
+    if (r.value < 0) continue;
+    if (!r.assigned) {
+      // Never written at run time: its reads are of a constant (the initial
+      // value, else zeros / its zero point).
+      Value& v = out_.model.values[static_cast<size_t>(r.value)];
+      v.variable = false;
+      auto constant = std::make_shared<HostTensor>();
+      constant->dtype = v.dtype;
+      constant->shape = v.shape;
+      if (r.initial) {
+        constant->data = r.initial->data;
+      } else {
+        const int64_t zero = v.dtype == DType::kInt8 && !v.quantization.empty() ? v.quantization.zero_point[0] : 0;
+        constant->data.assign(v.byte_size(), static_cast<uint8_t>(zero));
+      }
+      v.constant = std::move(constant);
+      out_.notes.push_back("resource variable '" + short_name(v.name) + "' is never assigned at run time: read as a constant");
+      continue;
+    }
+    const Value& v = value(r.value);
+    out_.notes.push_back("resource variable '" + short_name(v.name) + "' " + dtype_name(v.dtype) + " " +
+                         shape_to_string(v.shape) + ": kept in the arena across Invoke(), starting from " +
+                         (r.initializer >= 0 ? "the constant CALL_ONCE's init subgraph " +
+                                                   std::to_string(r.initializer) +
+                                                   " assigns (folded; ResetVariableTensors() restores it)"
+                                             : std::string("zero (its zero point)")));
   }
   if (hybrid_ops_ > 0) {
     out_.notes.push_back(std::to_string(hybrid_ops_) + " operator(s) with float inputs and int8 weights (dynamic-range "
