@@ -9,8 +9,10 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <cstdlib>
 #include <cstring>
 #include <fstream>
+#include <iterator>
 #include <string>
 #include <vector>
 
@@ -453,6 +455,18 @@ TEST(TfliteResourceVariables, InitRefusesABadAssignment) {
   EXPECT_EQ(init(activation, variable), Status::kInvalidModel);  // not a constant
   if (other_constant >= 0) EXPECT_EQ(init(other_constant, variable), Status::kInvalidModel);  // another size
   EXPECT_EQ(init(initial, activation), Status::kInvalidModel);  // writes no variable
+}
+
+// The fuzz seed with resource variables (tests/fuzz/corpus/fuzz_tflite) is
+// this model; FLOE_WRITE_TFLITE_SEEDS=1 rewrites it.
+TEST(TfliteResourceVariables, FuzzSeedIsThisModel) {
+  AccumulatorForm form;
+  for (int32_t i = 0; i < kLength; ++i) form.initial[static_cast<size_t>(i)] = static_cast<float>(i % 3);
+  const std::string bytes = accumulator_model(form);
+  const std::string name = std::string(FLOE_SOURCE_DIR) + "/tests/fuzz/corpus/fuzz_tflite/resource_variables.tflite";
+  if (std::getenv("FLOE_WRITE_TFLITE_SEEDS") != nullptr) std::ofstream(name, std::ios::binary) << bytes;
+  std::ifstream in(name, std::ios::binary);
+  EXPECT_EQ(imported_content(std::string(std::istreambuf_iterator<char>(in), {})), imported_content(bytes));
 }
 
 }  // namespace
