@@ -767,11 +767,12 @@ Int8ArithmeticStats derive_int8_arithmetic(LoweredModel* model) {
   // one refusal naming all of them, rather than a model the runtime refuses.
   std::map<std::string, std::vector<std::string>> unsupported;
   for (const LoweredOp& op : m.ops) {
-    // A WHILE copies its variables' bytes (their initial and next values share
-    // their quantization: the .tflite importer checks it).
+    // A WHILE copies its variables' bytes, ASSIGN_VARIABLE the value's into
+    // the variable (each pair shares its quantization: the .tflite importer
+    // checks it).
     if (op.requantization || op.opcode == schema::OpCode::QUANTIZE || op.opcode == schema::OpCode::DEQUANTIZE ||
         op.opcode == schema::OpCode::MAXIMUM || op.opcode == schema::OpCode::MINIMUM ||
-        op.opcode == schema::OpCode::WHILE) {
+        op.opcode == schema::OpCode::WHILE || op.opcode == schema::OpCode::ASSIGN_VARIABLE) {
       continue;
     }
     bool quantized = false, quantized16 = false, plain_int8 = false;

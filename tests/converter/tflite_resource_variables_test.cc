@@ -337,6 +337,44 @@ TEST(TfliteResourceVariables, NeverAssignedVariablesReadAsConstants) {
   }
 }
 
+// An int8 variable starts at its zero point (TFLM's default for a resource
+// buffer) and takes what is assigned, on every target.
+TEST(TfliteResourceVariables, Int8VariableStartsAtItsZeroPoint) {
+  TfliteBuilder b;
+  TflTensor q{{4}, kTflInt8, {}, "x", {0.5f}, {-5}};
+  const int x = b.tensor(q);
+  const int h = b.tensor({{}, kTflResource, {}, "h"});
+  q.name = "before";
+  const int before = b.tensor(q);
+  b.inputs = {x};
+  b.outputs = {before};
+  b.op(var_handle(h, "q"));
+  b.op({kReadVariable, {h}, {before}});
+  b.op({kAssignVariable, {h, x}, {}});
+  const std::string bytes = b.build();
+  for (const std::string& target : kTargets) {
+    SCOPED_TRACE(target);
+    const conv::ConvertResult converted = convert_for(bytes, target);
+    const std::vector<uint8_t>& m = converted.model;
+    tools::AlignedBytes buffer = tools::aligned_bytes(m.size());
+    std::memcpy(buffer.get(), m.data(), m.size());
+    Model model;
+    ASSERT_EQ(model.Load(buffer.get(), m.size()), Status::kOk) << model.error().message;
+    tools::AlignedBytes arena = tools::aligned_bytes(model.arena_size());
+    Interpreter interpreter(model, arena.get(), model.arena_size());
+    ASSERT_EQ(interpreter.Init(), Status::kOk) << interpreter.error().message;
+    const int8_t inputs[2][4] = {{1, -2, 3, 127}, {-128, 0, 9, 4}};
+    const int8_t* want[3] = {nullptr, inputs[0], inputs[1]};
+    for (int step = 0; step < 3; ++step) {
+      std::memcpy(interpreter.input(0).data, inputs[step % 2], 4);
+      ASSERT_EQ(interpreter.Invoke(), Status::kOk) << interpreter.error().message;
+      for (int i = 0; i < 4; ++i) {
+        EXPECT_EQ(interpreter.output(0).as<int8_t>()[i], want[step] ? want[step][i] : -5) << "step " << step;
+      }
+    }
+  }
+}
+
 conv::ConvertError conversion_error(const std::string& bytes) {
   try {
     convert_for(bytes, "host");

@@ -309,6 +309,7 @@ class Importer {
     int initializer = -1;  // the CALL_ONCE subgraph that assigned its initial value
     std::shared_ptr<const HostTensor> initial;  // what it assigned
     bool assigned = false;  // an ASSIGN_VARIABLE writes it at run time
+    bool read = false;      // a READ_VARIABLE reads it
   };
   std::vector<ResourceVariable> resources_;
   std::vector<int> handles_;
@@ -2496,8 +2497,9 @@ void Importer::lower_if() {
 // passes the handle to READ_VARIABLE, ASSIGN_VARIABLE and into called
 // subgraphs. floe gives each name one variable value (state in the arena,
 // kept across Invoke()); a read is a RESHAPE copy out of it (a snapshot, as
-// TFLite copies), an assignment a RESHAPE copy into it. The ops keep their
-// order (passes and the scheduler leave variable writes in place).
+// TFLite copies), an assignment floe's ASSIGN_VARIABLE, which also carries
+// the initial value and resets the variable. The ops keep their order
+// (passes and the scheduler leave variable writes in place).
 
 bool Importer::is_handle(int k) const {
   if (!has_input(k)) return false;
@@ -2573,6 +2575,7 @@ void Importer::lower_read_variable() {
   const int out = output();
   const int variable = variable_value(r, value(out), "output");
   variables_used_ = true;
+  resources_[static_cast<size_t>(r)].read = true;
   add_op(schema::OpCode::RESHAPE, {variable}, {out});
 }
 
@@ -2745,7 +2748,10 @@ TfliteImport Importer::run() {
         constant->data.assign(v.byte_size(), static_cast<uint8_t>(zero));
       }
       v.constant = std::move(constant);
-      out_.notes.push_back("resource variable '" + short_name(v.name) + "' is never assigned at run time: read as a constant");
+      if (r.read) {
+        out_.notes.push_back("resource variable '" + short_name(v.name) +
+                             "' is never assigned at run time: read as a constant");
+      }
       continue;
     }
     const Value& v = value(r.value);
