@@ -101,17 +101,18 @@ conv::ConvertResult convert_for(const std::string& bytes, const std::string& tar
   return conv::convert(options);
 }
 
-// One interpreter over a sequence of steps; a step with reset set calls
-// ResetVariableTensors() first. Each step's outputs' float values.
+// The accumulator's inputs for one Invoke(); with reset set,
+// ResetVariableTensors() is called first.
 struct Step {
   bool add = true;
   float value = 0;
   bool reset = false;
 };
 
-class Accumulator {
+// A converted model loaded and initialized once, its state carried over Invoke()s.
+class RunningModel {
  public:
-  explicit Accumulator(const std::vector<uint8_t>& bytes)
+  explicit RunningModel(const std::vector<uint8_t>& bytes)
       : buffer_(tools::aligned_bytes(bytes.size())) {
     std::memcpy(buffer_.get(), bytes.data(), bytes.size());
     EXPECT_EQ(model_.Load(buffer_.get(), bytes.size()), Status::kOk) << model_.error().message;
@@ -120,8 +121,9 @@ class Accumulator {
     EXPECT_EQ(interpreter_->Init(), Status::kOk) << interpreter_->error().message;
   }
   Interpreter& interpreter() { return *interpreter_; }
-  // Every output's values after one Invoke() with (add, accum_val filled with value).
-  std::vector<std::vector<float>> run(const Step& step) {
+  // The accumulator model: every output's values after one Invoke() with
+  // (add, accum_val filled with value).
+  std::vector<std::vector<float>> accumulate(const Step& step) {
     if (step.reset) EXPECT_EQ(interpreter_->ResetVariableTensors(), Status::kOk);
     const TensorView cond = interpreter_->input(0);
     const TensorView x = interpreter_->input(1);
@@ -159,11 +161,11 @@ TEST(TfliteResourceVariables, TflmRecipeAccumulatesAndResets) {
       EXPECT_NE(converted.summary.find("resource variable '" + std::string(kName) + "' float32 [1,100]"),
                 std::string::npos)
           << converted.summary;
-      Accumulator run(converted.model);
+      RunningModel run(converted.model);
       const float want[] = {15.0f, 6.0f, 5.0f};
       const Step steps[] = {{true, 15.0f}, {false, 9.0f}, {true, 5.0f, true}};
       for (size_t s = 0; s < 3; ++s) {
-        const std::vector<std::vector<float>> got = run.run(steps[s]);
+        const std::vector<std::vector<float>> got = run.accumulate(steps[s]);
         ASSERT_EQ(got.size(), 1u);
         EXPECT_EQ(got[0], std::vector<float>(kLength, want[s])) << "step " << s;
       }
@@ -196,10 +198,10 @@ TEST(TfliteResourceVariables, InitializerIsRestoredByReset) {
                 0);
     }
     EXPECT_EQ(assignments, 2);  // one per branch
-    Accumulator run(converted.model);
+    RunningModel run(converted.model);
     for (const bool reset : {false, true, true}) {
-      const std::vector<std::vector<float>> got = run.run({false, 2.0f, reset});
-      const std::vector<std::vector<float>> again = run.run({true, 0.5f});
+      const std::vector<std::vector<float>> got = run.accumulate({false, 2.0f, reset});
+      const std::vector<std::vector<float>> again = run.accumulate({true, 0.5f});
       for (int32_t i = 0; i < kLength; ++i) {
         EXPECT_EQ(got[0][static_cast<size_t>(i)], form.initial[static_cast<size_t>(i)] - 2.0f) << i;
         EXPECT_EQ(again[0][static_cast<size_t>(i)], form.initial[static_cast<size_t>(i)] - 2.0f + 0.5f) << i;
@@ -244,10 +246,10 @@ TEST(TfliteResourceVariables, StreamsLikeTflite29) {
       SCOPED_TRACE(target);
       const conv::ConvertResult converted = convert_for(bytes, target);
       for (size_t stream = 0; stream < kStreams; ++stream) {
-        Accumulator run(converted.model);  // a fresh Init() per stream
+        RunningModel run(converted.model);  // a fresh Init() per stream
         for (size_t k = 0; k < kSteps; ++k) {
           const size_t at = stream * kSteps + k;
-          const std::vector<std::vector<float>> got = run.run(steps[at]);
+          const std::vector<std::vector<float>> got = run.accumulate(steps[at]);
           ASSERT_EQ(got[0].size(), want[at].size());
           for (size_t i = 0; i < got[0].size(); ++i) {
             ASSERT_EQ(static_cast<double>(got[0][i]), want[at][i]) << "stream " << stream << " step " << k << " " << i;
@@ -281,15 +283,8 @@ TEST(TfliteResourceVariables, ReadsAreSnapshotsAndWritesAreKept) {
   const std::string bytes = b.build();
   for (const std::string& target : kTargets) {
     SCOPED_TRACE(target);
-    const conv::ConvertResult converted = convert_for(bytes, target);
-    const std::vector<uint8_t>& m = converted.model;
-    tools::AlignedBytes buffer = tools::aligned_bytes(m.size());
-    std::memcpy(buffer.get(), m.data(), m.size());
-    Model model;
-    ASSERT_EQ(model.Load(buffer.get(), m.size()), Status::kOk) << model.error().message;
-    tools::AlignedBytes arena = tools::aligned_bytes(model.arena_size());
-    Interpreter interpreter(model, arena.get(), model.arena_size());
-    ASSERT_EQ(interpreter.Init(), Status::kOk) << interpreter.error().message;
+    RunningModel run(convert_for(bytes, target).model);
+    Interpreter& interpreter = run.interpreter();
     float state[4] = {0, 0, 0, 0};  // no initializer: zero
     for (int step = 0; step < 4; ++step) {
       const float in[4] = {1.5f, -2.0f, 3.0f, 0.5f * static_cast<float>(step)};
@@ -354,15 +349,8 @@ TEST(TfliteResourceVariables, Int8VariableStartsAtItsZeroPoint) {
   const std::string bytes = b.build();
   for (const std::string& target : kTargets) {
     SCOPED_TRACE(target);
-    const conv::ConvertResult converted = convert_for(bytes, target);
-    const std::vector<uint8_t>& m = converted.model;
-    tools::AlignedBytes buffer = tools::aligned_bytes(m.size());
-    std::memcpy(buffer.get(), m.data(), m.size());
-    Model model;
-    ASSERT_EQ(model.Load(buffer.get(), m.size()), Status::kOk) << model.error().message;
-    tools::AlignedBytes arena = tools::aligned_bytes(model.arena_size());
-    Interpreter interpreter(model, arena.get(), model.arena_size());
-    ASSERT_EQ(interpreter.Init(), Status::kOk) << interpreter.error().message;
+    RunningModel run(convert_for(bytes, target).model);
+    Interpreter& interpreter = run.interpreter();
     const int8_t inputs[2][4] = {{1, -2, 3, 127}, {-128, 0, 9, 4}};
     const int8_t* want[3] = {nullptr, inputs[0], inputs[1]};
     for (int step = 0; step < 3; ++step) {
