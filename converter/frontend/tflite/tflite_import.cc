@@ -225,9 +225,13 @@ class Importer {
   // Lowers the ops of subgraph `index` with its inputs bound to `args`
   // (checked against its input tensors); returns its outputs' values. An input
   // that is a resource handle is bound to `handles[k]` (a resource variable)
-  // instead, args[k] then -1.
+  // instead, args[k] then -1; an output that is one is -1 in the values and
+  // its variable in `*result_handles` (-1 elsewhere), which callers check.
   std::vector<int> inline_subgraph(int index, const std::vector<int>& args, const std::string& role,
-                                   const std::vector<int>& handles = {});
+                                   const std::vector<int>& handles = {},
+                                   std::vector<int>* result_handles = nullptr);
+  // Fails unsupported when a called subgraph returned a resource handle.
+  void expect_no_handles(const std::vector<int>& result_handles, int index, const char* role) const;
   void lower_ops();
   void lower_while();
   void lower_if();
@@ -2228,7 +2232,7 @@ void Importer::expect_same_quantization(int id, const Value& like, const std::st
 }
 
 std::vector<int> Importer::inline_subgraph(int index, const std::vector<int>& args, const std::string& role,
-                                           const std::vector<int>& handles) {
+                                           const std::vector<int>& handles, std::vector<int>* result_handles) {
   const fb::SubGraph* graph = model_->subgraphs()->Get(static_cast<uint32_t>(index));
   const std::string callee = role + " subgraph " + std::to_string(index);
   const auto* inputs = graph->inputs();
@@ -2310,6 +2314,7 @@ std::vector<int> Importer::inline_subgraph(int index, const std::vector<int>& ar
   handles_ = std::move(bound_handles);
   lower_ops();
   std::vector<int> results;
+  if (result_handles != nullptr) result_handles->clear();
   const auto* outputs = graph->outputs();
   for (uint32_t k = 0; outputs && k < outputs->size(); ++k) {
     const int32_t t = outputs->Get(k);
@@ -2318,6 +2323,17 @@ std::vector<int> Importer::inline_subgraph(int index, const std::vector<int>& ar
                std::to_string(t) + ", out of range (" + std::to_string(tensor_count) + " tensors)",
            graph);
     }
+    if (tensors->Get(static_cast<uint32_t>(t))->type() == kTypeResource) {
+      if (handles_[static_cast<size_t>(t)] < 0) {
+        fail("subgraph " + std::to_string(index) + " output " + std::to_string(k) +
+                 " is a resource handle no VAR_HANDLE or input gave",
+             graph);
+      }
+      results.push_back(-1);
+      if (result_handles != nullptr) result_handles->push_back(handles_[static_cast<size_t>(t)]);
+      continue;
+    }
+    if (result_handles != nullptr) result_handles->push_back(-1);
     const int id = value_of(t);
     if (!written_[static_cast<size_t>(id)]) {
       fail("subgraph " + std::to_string(index) + " output tensor '" + short_name(value(id).name) +
@@ -2352,22 +2368,30 @@ void Importer::lower_while() {
     fail_op("has " + std::to_string(n) + " inputs and " + std::to_string(outs) +
             " outputs; a WHILE has one output per loop variable");
   }
-  std::vector<int> inits, vars;
+  // A resource handle passes through the loop unchanged (a tf.while_loop
+  // updating a tf.Variable): condition, body and the WHILE's output name the
+  // same variable. The other positions are floe's loop variables.
+  std::vector<int> handles(n, -1), args(n, -1);  // by position
+  std::vector<int> inits, vars;                  // the loop variables
   for (uint32_t k = 0; k < n; ++k) {
     if (is_handle(static_cast<int>(k))) {
-      fail_unsupported("carries a resource handle as loop variable " + std::to_string(k) +
-                       "; floe follows resource handles into IF branches only");
+      handles[k] = handle_input(static_cast<int>(k));
+      const int32_t t = op_->outputs()->Get(k);
+      if (tflite_tensor(t, "output")->type() != kTypeResource) {
+        fail_op("output " + std::to_string(k) + " is no resource handle; its input is one");
+      }
+      handles_[static_cast<size_t>(t)] = handles[k];
+      continue;
     }
-    inits.push_back(input(static_cast<int>(k)));
-  }
-  for (uint32_t k = 0; k < n; ++k) {
+    const int init = input(static_cast<int>(k));
     const int var = output(static_cast<int>(k));
     if (std::find(vars.begin(), vars.end(), var) != vars.end()) fail_op("writes one tensor as two loop variables");
-    const Value& init = value(inits[k]);
-    expect_dtype(var, init.dtype, "output");
-    expect_shape(var, init.shape);
-    expect_same_quantization(var, init, "output " + std::to_string(k));
+    expect_dtype(var, value(init).dtype, "output");
+    expect_shape(var, value(init).shape);
+    expect_same_quantization(var, value(init), "output " + std::to_string(k));
+    inits.push_back(init);
     vars.push_back(var);
+    args[k] = var;
   }
   if (options_.max_loop_iterations == 0) {
     throw op_error("runs at run time and a .tflite gives no bound on its iterations: pass "
@@ -2393,7 +2417,9 @@ void Importer::lower_while() {
   const bool saved_cond = loop_cond_;
   loop_ = id;
   loop_cond_ = true;
-  const std::vector<int> cond = inline_subgraph(cond_index, vars, "cond");
+  std::vector<int> returned_handles;
+  const std::vector<int> cond = inline_subgraph(cond_index, args, "cond", handles, &returned_handles);
+  expect_no_handles(returned_handles, cond_index, "condition");
   if (cond.size() != 1 || value(cond[0]).dtype != DType::kBool || value(cond[0]).byte_size() != 1) {
     fail_op("condition subgraph " + std::to_string(cond_index) + " must return one bool, returns " +
             (cond.size() == 1 ? std::string(dtype_name(value(cond[0]).dtype)) + " " +
@@ -2401,12 +2427,22 @@ void Importer::lower_while() {
                               : std::to_string(cond.size()) + " values"));
   }
   loop_cond_ = false;
-  std::vector<int> next = inline_subgraph(body_index, vars, "body");
-  if (next.size() != n) {
-    fail_op("body subgraph " + std::to_string(body_index) + " returns " + std::to_string(next.size()) +
+  const std::vector<int> results = inline_subgraph(body_index, args, "body", handles, &returned_handles);
+  if (results.size() != n) {
+    fail_op("body subgraph " + std::to_string(body_index) + " returns " + std::to_string(results.size()) +
             " values for " + std::to_string(n) + " loop variables");
   }
+  std::vector<int> next;  // the loop variables' next values
   for (uint32_t k = 0; k < n; ++k) {
+    if (returned_handles[k] != handles[k]) {
+      fail_unsupported("body subgraph " + std::to_string(body_index) + " returns " +
+                       (returned_handles[k] >= 0 ? "a resource handle" : "a value") + " as loop variable " +
+                       std::to_string(k) + ", which enters as " + (handles[k] >= 0 ? "a handle" : "a value") +
+                       "; floe passes a variable's handle through a loop unchanged");
+    }
+    if (handles[k] < 0) next.push_back(results[k]);
+  }
+  for (uint32_t k = 0; k < vars.size(); ++k) {
     const Value& var = value(vars[k]);
     const Value& v = value(next[k]);
     if (v.dtype != var.dtype || v.shape != var.shape) {
@@ -2471,7 +2507,10 @@ void Importer::lower_if() {
     const int index = branches[then_side ? 0 : 1];
     if_id_ = id;
     if_then_ = then_side;
-    const std::vector<int> got = inline_subgraph(index, args, then_side ? "then" : "else", handles);
+    std::vector<int> returned_handles;
+    const std::vector<int> got =
+        inline_subgraph(index, args, then_side ? "then" : "else", handles, &returned_handles);
+    expect_no_handles(returned_handles, index, then_side ? "then branch" : "else branch");
     if (got.size() != results.size()) {
       fail_op(std::string(then_side ? "then" : "else") + " subgraph " + std::to_string(index) + " returns " +
               std::to_string(got.size()) + " values for " + std::to_string(results.size()) + " outputs");
@@ -2490,6 +2529,15 @@ void Importer::lower_if() {
   }
   if_id_ = saved_if;
   if_then_ = saved_then;
+}
+
+void Importer::expect_no_handles(const std::vector<int>& result_handles, int index, const char* role) const {
+  for (size_t k = 0; k < result_handles.size(); ++k) {
+    if (result_handles[k] >= 0) {
+      fail_unsupported(std::string(role) + " subgraph " + std::to_string(index) + " returns a resource handle (output " +
+                       std::to_string(k) + "); floe passes handles into called subgraphs, and through WHILE loops");
+    }
+  }
 }
 
 // ---- resource variables
