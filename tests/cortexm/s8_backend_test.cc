@@ -8,13 +8,17 @@
 #include <gtest/gtest.h>
 
 #include <cstring>
+#include <fstream>
+#include <iterator>
 #include <memory>
 
 #include "converter/lower/backend_cortexm.h"
+#include "runtime/core/interpreter.h"
 #include "runtime/kernels/cortexm/s8_microkernels.h"
 #include "runtime/tools/npy.h"
 #include "schemas/floe_generated.h"
 #include "tests/support/corpus.h"
+#include "tests/support/loaded_model.h"
 #include "tests/support/model_runner.h"
 
 namespace floe::testing {
@@ -377,6 +381,28 @@ void expect_bit_exact(const std::string& model, const std::string& input_name, c
       EXPECT_EQ(a[0].data, b[0].data) << model << " " << target;
     }
   }
+}
+
+// ../shared/fuzz-findings/fuzz_model-s8-requant-shift.floe: a KWS conversion
+// for cortex-m4 (checksum no longer matching) whose packed 1x1 filter carries
+// a right shift of 17,566,882 after a channel pair's weights; the portable
+// kernel shifted by it (undefined behaviour). Init() now refuses the op. The
+// fuzz build replays the file under the sanitizers (fuzz_replay_shared_model_findings).
+TEST(CortexmS8Backend, PackedRightShiftOutOfRangeIsRefusedAtInit) {
+  const std::string path = shared_dir() + "/fuzz-findings/fuzz_model-s8-requant-shift.floe";
+  std::ifstream in(path, std::ios::binary);
+  if (!in) GTEST_SKIP() << "SKIPPED: " << path << " absent (../shared)";
+  const std::vector<uint8_t> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const std::unique_ptr<LoadedModel> loaded = load_model(bytes);
+  ASSERT_EQ(loaded->status, Status::kOk) << loaded->model.error().message;
+  tools::AlignedBytes arena = tools::aligned_bytes(loaded->model.arena_size());
+  Interpreter interpreter(loaded->model, arena.get(), loaded->model.arena_size());
+  EXPECT_EQ(interpreter.Init(), Status::kInvalidModel);
+  ASSERT_GE(interpreter.error().op, 0);
+  EXPECT_EQ(loaded->model.schema()->operators()->Get(static_cast<uint32_t>(interpreter.error().op))->cortexm_kernel(),
+            schema::CortexMKernel::S8_GEMM_PACKED_SHORT_REQUANT);
+  EXPECT_NE(std::string(interpreter.error().message).find("short requantization with a multiplier or shift out of its range"), std::string::npos)
+      << interpreter.error().message;
 }
 
 TEST(CortexmS8Backend, KwsOnCortexMKernelsIsBitExactWithReference) {

@@ -691,6 +691,14 @@ const char* prepare_conv2d_s8_packed(const OpContext& ctx) {
   if (reinterpret_cast<uintptr_t>(ctx.input(1).data) % 4 != 0) {
     return FLOE_MSG("int8 conv2d (packed GEMM): packed filter not 4-byte aligned");
   }
+  // The kernel shifts by the right shifts packed after each pair's weights
+  // (not input 4's, which prepare_s8_operands checked): the same range.
+  const int32_t* pair = static_cast<const int32_t*>(ctx.input(1).data) + in_c;  // channel c's, then c+1's
+  for (int32_t c = 0; c < out_c; c += 2, pair += in_c + 8) {
+    if (pair[3] < 1 || pair[3] > 22 || pair[7] < 1 || pair[7] > 22) {
+      return FLOE_MSG("int8 Cortex-M op: short requantization with a multiplier or shift out of its range");
+    }
+  }
   cortexm::Conv2DS8Plan p{};
   p.batches = input.dims[0];
   p.in_h = input.dims[1];

@@ -5,6 +5,7 @@
 // S8Requant the eval hands to the microkernels (s8_microkernels.h).
 #pragma once
 
+#include "runtime/core/quantization.h"
 #include "runtime/kernels/common/op_adapter.h"
 #include "runtime/kernels/cortexm/s8_microkernels.h"
 
@@ -46,8 +47,12 @@ inline const char* prepare_s8_operands(const OpContext& ctx, int32_t channels, i
   if (ctx.input_count() != 5 || ctx.output_count() != outputs) {
     return FLOE_MSG("int8 Cortex-M op: wrong number of inputs or outputs");
   }
+  // Checked here once (shifts, multipliers, a packed filter's constants), so
+  // they must not change after: constants of the model.
   for (int i = 0; i < 5; ++i) {
-    if (!ctx.has_input(i)) return FLOE_MSG("int8 Cortex-M op: bias, multipliers and shifts must be present");
+    if (!ctx.has_input(i) || (i > 0 && !ctx.input_is_constant(i))) {
+      return FLOE_MSG("int8 Cortex-M op: weights, bias, multipliers and shifts must be constants");
+    }
   }
   // The packed 1x1 kernel's weights are int32 words (s8_pack_gemm_pair).
   const bool packed = ctx.op->cortexm_kernel() == schema::CortexMKernel::S8_GEMM_PACKED_SHORT_REQUANT;
