@@ -194,9 +194,6 @@ Status Interpreter::Init() {
   ops_ = records;
   op_count_ = op_count;
   persistent_used_ = used;
-  // The ops' prepares reset the variables they own; a backend may have used
-  // the activations as Init-time scratch since, so once more after it.
-  if constexpr (kHasBackend) reset_variables();
   initialized_ = true;
   return Status::kOk;
 }
@@ -211,15 +208,11 @@ Status Interpreter::Invoke() {
   return invoke_ops();
 }
 
+// Every variable to its zero point, then each resource variable to the
+// initial value its ASSIGN_VARIABLE ops carry (input 1, checked at prepare):
+// what the ops that own them set at Init().
 Status Interpreter::ResetVariableTensors() {
   if (!initialized_) return fail(Status::kNotInitialized, FLOE_MSG("Init() has not succeeded"));
-  reset_variables();
-  return Status::kOk;
-}
-
-// Every variable to its zero point, then each resource variable to the
-// initial value its ASSIGN_VARIABLE ops carry (input 1, checked at prepare).
-void Interpreter::reset_variables() {
   const auto* tensors = model_.schema()->tensors();
   for (uint32_t i = 0; i < tensors->size(); ++i) {
     // A variable marked constant would be bytes of the model: no op may use it as state.
@@ -234,6 +227,7 @@ void Interpreter::reset_variables() {
     uint8_t* to = static_cast<uint8_t*>(variable.data);
     for (size_t k = 0; k < variable.bytes; ++k) to[k] = from[k];
   }
+  return Status::kOk;
 }
 
 #if defined(__GNUC__)

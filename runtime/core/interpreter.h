@@ -105,7 +105,6 @@ class Interpreter {
   Status fail(Status status, const char* message, int32_t op = -1);
   Status run_op(size_t i);  // runtime/core/run_op.h
   Status invoke_ops();           // the plain path: every op in order
-  void reset_variables();        // Init() and ResetVariableTensors()
   static Status invoke_control_flow(Interpreter& self);  // runtime/core/control_flow.cc
   Status invoke_ranges();                                // its body
   Status check_arenas();

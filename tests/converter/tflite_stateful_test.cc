@@ -182,6 +182,47 @@ TEST(TfliteStateful, Int8SvdfWithInt16StateStreamsLikeTflite29) {
 // with bias, cell clip 3 and projection clip 0.8, time-major [time 5, batch 2,
 // inputs 3]: every optional path of the float kernel, its state carried over
 // 4 invocations.
+// State is arena bytes the op rewrites: an SVDF whose state tensor is marked
+// a constant (bytes of the model, which may be read-only flash) is refused at
+// Init(), before its prepare would reset it.
+TEST(TfliteStateful, AStateMarkedConstantIsRefusedAtInit) {
+  TfliteBuilder b;
+  const int x = b.tensor({{kBatch, kInput}, kTflFloat32, {}, "x"});
+  const int wf = b.tensor({{kFilters, kInput}, kTflFloat32, raw(seeded_floats(kFilters * kInput, 3, 0.5f)), "wf"});
+  const int wt = b.tensor({{kFilters, kMemory}, kTflFloat32, raw(seeded_floats(kFilters * kMemory, 4, 0.7f)), "wt"});
+  TflTensor state{{kBatch, kFilters * kMemory}, kTflFloat32, {}, "state"};
+  state.variable = true;
+  const int s = b.tensor(state);
+  const int y = b.tensor({{kBatch, kUnits}, kTflFloat32, {}, "y"});
+  b.op({kSvdf, {x, wf, wt, -1, s}, {y}, tfl::BuiltinOptions::SVDFOptions, svdf_options(kRank)});
+  b.inputs = {x};
+  b.outputs = {y};
+  const std::string path = make_temp_dir() + "/svdf.tflite";
+  std::ofstream(path, std::ios::binary) << b.build();
+  conv::ConvertOptions options;
+  options.graph_path = path;
+  options.target = "reference";
+  const std::vector<uint8_t> bytes = conv::convert(options).model;
+  for (const bool constant : {false, true}) {
+    std::unique_ptr<conv::schema::ModelT> model(conv::schema::GetModel(bytes.data())->UnPack());
+    for (auto& t : model->tensors) {
+      if (!t->variable || !constant) continue;
+      t->is_constant = true;  // at the start of the constant section
+      t->offset = 0;
+      t->live_first_op = t->live_last_op = -1;
+    }
+    flatbuffers::FlatBufferBuilder fbb;
+    conv::schema::FinishModelBuffer(fbb, conv::schema::Model::Pack(fbb, model.get()));
+    tools::AlignedBytes buffer = tools::aligned_bytes(fbb.GetSize());
+    std::memcpy(buffer.get(), fbb.GetBufferPointer(), fbb.GetSize());
+    Model loaded;
+    ASSERT_EQ(loaded.Load(buffer.get(), fbb.GetSize()), Status::kOk) << loaded.error().message;
+    tools::AlignedBytes arena = tools::aligned_bytes(loaded.arena_size());
+    Interpreter interpreter(loaded, arena.get(), loaded.arena_size());
+    EXPECT_EQ(interpreter.Init(), constant ? Status::kInvalidModel : Status::kOk) << interpreter.error().message;
+  }
+}
+
 TEST(TfliteStateful, FloatLstmCifgPeepholeProjectionStreamsLikeTflite29) {
   REQUIRE_TFLITE_ORACLE();
   constexpr int32_t kTime = 5, kLstmBatch = 2, kIn = 3, kCells = 6, kOut = 4;
