@@ -6,11 +6,14 @@
 
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <iterator>
 #include <limits>
 #include <random>
+#include <system_error>
 #include <sys/stat.h>
 #include <sys/wait.h>
 
@@ -137,10 +140,30 @@ CommandResult run_command(const std::string& command) {
 
 std::string tool_path(const std::string& name) { return std::string(FLOE_BINARY_DIR) + "/bin/" + name; }
 
+namespace {
+
+// The directories this test process made, removed when it exits (a suite run
+// made thousands); FLOE_KEEP_TEST_DIRS=1 keeps them to look at a failure.
+struct TempDirs {
+  std::vector<std::string> made;
+  ~TempDirs() {
+    if (std::getenv("FLOE_KEEP_TEST_DIRS") != nullptr) return;
+    for (const std::string& dir : made) {
+      std::error_code ignored;
+      std::filesystem::remove_all(dir, ignored);
+    }
+  }
+};
+
+}  // namespace
+
 std::string make_temp_dir() {
+  static TempDirs dirs;
   char pattern[] = "/tmp/floe-test-XXXXXX";
   const char* dir = ::mkdtemp(pattern);
-  return dir ? dir : "/tmp";
+  if (dir == nullptr) return "/tmp";
+  dirs.made.push_back(dir);
+  return dir;
 }
 
 bool file_exists(const std::string& path) {
