@@ -24,6 +24,7 @@
 #include "schemas/floe_generated.h"
 #include "tests/converter/tfjs_oracle.h"
 #include "tests/converter/tflite_builder.h"
+#include "tests/support/loaded_model.h"
 
 namespace floe::testing {
 namespace {
@@ -115,12 +116,10 @@ struct Step {
 // A converted model loaded and initialized once, its state carried over Invoke()s.
 class RunningModel {
  public:
-  explicit RunningModel(const std::vector<uint8_t>& bytes)
-      : buffer_(tools::aligned_bytes(bytes.size())) {
-    std::memcpy(buffer_.get(), bytes.data(), bytes.size());
-    EXPECT_EQ(model_.Load(buffer_.get(), bytes.size()), Status::kOk) << model_.error().message;
-    arena_ = tools::aligned_bytes(model_.arena_size());
-    interpreter_ = std::make_unique<Interpreter>(model_, arena_.get(), model_.arena_size());
+  explicit RunningModel(const std::vector<uint8_t>& bytes) : loaded_(load_model(bytes)) {
+    EXPECT_EQ(loaded_->status, Status::kOk) << loaded_->model.error().message;
+    arena_ = tools::aligned_bytes(loaded_->model.arena_size());
+    interpreter_ = std::make_unique<Interpreter>(loaded_->model, arena_.get(), loaded_->model.arena_size());
     EXPECT_EQ(interpreter_->Init(), Status::kOk) << interpreter_->error().message;
   }
   Interpreter& interpreter() { return *interpreter_; }
@@ -144,8 +143,7 @@ class RunningModel {
   }
 
  private:
-  tools::AlignedBytes buffer_;
-  Model model_;
+  std::unique_ptr<LoadedModel> loaded_;
   tools::AlignedBytes arena_;
   std::unique_ptr<Interpreter> interpreter_;
 };

@@ -22,6 +22,7 @@
 #include "runtime/tools/model_file.h"
 #include "tests/converter/tfjs_oracle.h"
 #include "tests/converter/tflite_builder.h"
+#include "tests/support/loaded_model.h"
 
 namespace floe::testing {
 namespace {
@@ -213,12 +214,11 @@ TEST(TfliteStateful, AStateMarkedConstantIsRefusedAtInit) {
     }
     flatbuffers::FlatBufferBuilder fbb;
     conv::schema::FinishModelBuffer(fbb, conv::schema::Model::Pack(fbb, model.get()));
-    tools::AlignedBytes buffer = tools::aligned_bytes(fbb.GetSize());
-    std::memcpy(buffer.get(), fbb.GetBufferPointer(), fbb.GetSize());
-    Model loaded;
-    ASSERT_EQ(loaded.Load(buffer.get(), fbb.GetSize()), Status::kOk) << loaded.error().message;
-    tools::AlignedBytes arena = tools::aligned_bytes(loaded.arena_size());
-    Interpreter interpreter(loaded, arena.get(), loaded.arena_size());
+    const std::unique_ptr<LoadedModel> loaded =
+        load_model(std::vector<uint8_t>(fbb.GetBufferPointer(), fbb.GetBufferPointer() + fbb.GetSize()));
+    ASSERT_EQ(loaded->status, Status::kOk) << loaded->model.error().message;
+    tools::AlignedBytes arena = tools::aligned_bytes(loaded->model.arena_size());
+    Interpreter interpreter(loaded->model, arena.get(), loaded->model.arena_size());
     EXPECT_EQ(interpreter.Init(), constant ? Status::kInvalidModel : Status::kOk) << interpreter.error().message;
   }
 }
