@@ -61,6 +61,12 @@ class Interpreter {
   // Views of the model's inputs (write before Invoke) and outputs.
   TensorView input(size_t i) const;
   TensorView output(size_t i) const;
+  // Typed pointers into an input / output (TFLite's typed_input_tensor):
+  // null when i is out of range or the tensor's dtype is not T's.
+  template <typename T>
+  T* typed_input(size_t i) const { return i < input_count() ? input(i).as<T>() : nullptr; }
+  template <typename T>
+  const T* typed_output(size_t i) const { return i < output_count() ? output(i).as<const T>() : nullptr; }
   // Scale and zero point of an int8 input/output (channels == 0 for a float
   // one): q = round(real / scale) + zero_point, real = scale * (q - zero_point).
   Quantization input_quantization(size_t i) const;

@@ -55,6 +55,22 @@ struct Quantization {
   bool quantized() const { return channels != 0; }
 };
 
+// The element type a C++ type reads and writes: as<T>() hands out a T* only
+// for a tensor of that dtype (float16 / bfloat16 have no C++ type: use .data).
+template <typename T> struct DTypeOf { static constexpr DType value = DType::kInvalid; };
+template <typename T> struct DTypeOf<const T> : DTypeOf<T> {};
+template <> struct DTypeOf<float> { static constexpr DType value = DType::kFloat32; };
+template <> struct DTypeOf<double> { static constexpr DType value = DType::kFloat64; };
+template <> struct DTypeOf<int8_t> { static constexpr DType value = DType::kInt8; };
+template <> struct DTypeOf<int16_t> { static constexpr DType value = DType::kInt16; };
+template <> struct DTypeOf<int32_t> { static constexpr DType value = DType::kInt32; };
+template <> struct DTypeOf<int64_t> { static constexpr DType value = DType::kInt64; };
+template <> struct DTypeOf<uint8_t> { static constexpr DType value = DType::kUInt8; };
+template <> struct DTypeOf<uint16_t> { static constexpr DType value = DType::kUInt16; };
+template <> struct DTypeOf<uint32_t> { static constexpr DType value = DType::kUInt32; };
+template <> struct DTypeOf<uint64_t> { static constexpr DType value = DType::kUInt64; };
+template <> struct DTypeOf<bool> { static constexpr DType value = DType::kBool; };
+
 // Public, type-erased view of a model input or output.
 struct TensorView {
   const char* name = "";
@@ -66,9 +82,22 @@ struct TensorView {
   void* data = nullptr;
   size_t bytes = 0;
 
+  // Checked typed access, as TFLite's typed_tensor: null unless the tensor's
+  // dtype is T's (writing floats into an int8 input is a compile-or-null
+  // error, never a silent reinterpretation).
   template <typename T>
-  T* as() const { return static_cast<T*>(data); }
+  T* as() const {
+    static_assert(DTypeOf<T>::value != DType::kInvalid, "as<T>(): T has no floe dtype");
+    return dtype == DTypeOf<T>::value ? static_cast<T*>(data) : nullptr;
+  }
 };
+
+// Kernels' access: the dtype was checked once when Init prepared the op, so
+// eval reads the pointer without checking again.
+template <typename T>
+T* data_as(const TensorView& v) {
+  return static_cast<T*>(v.data);
+}
 
 // A variable tensor's value after Interpreter::Init() and
 // ResetVariableTensors(): its zero point in every element when int8, else

@@ -131,7 +131,7 @@ class RunningModel {
     const TensorView x = interpreter_->input(1);
     EXPECT_EQ(cond.bytes, 1u);
     EXPECT_EQ(x.bytes, sizeof(float) * kLength);
-    *cond.as<uint8_t>() = step.add ? 1 : 0;
+    *cond.as<bool>() = step.add;
     for (int32_t i = 0; i < kLength; ++i) x.as<float>()[i] = step.value;
     EXPECT_EQ(interpreter_->Invoke(), Status::kOk) << interpreter_->error().message;
     std::vector<std::vector<float>> outputs;

@@ -138,7 +138,7 @@ const char* prepare_image_projective_transform(const OpContext& ctx) {
 
 Status eval_image_projective_transform(const PreparedOp& ctx) {
   ref::image_projective_transform_f32(ctx.params_as<ref::ImageTransformParams>(), in_as<float>(ctx.input(0)),
-                                      in_as<float>(ctx.input(1)), *ctx.input(2).as<const float>(),
+                                      in_as<float>(ctx.input(1)), *data_as<const float>(ctx.input(2)),
                                       out_as<float>(ctx.output(0)));
   return Status::kOk;
 }

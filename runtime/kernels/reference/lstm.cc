@@ -319,7 +319,7 @@ const char* prepare_lstm_s8(const OpContext& ctx) {
 }
 
 Status eval_lstm(const PreparedOp& ctx) {
-  auto f = [&](int i) { return ctx.has_input(i) ? ctx.input(i).as<const float>() : nullptr; };
+  auto f = [&](int i) { return ctx.has_input(i) ? data_as<const float>(ctx.input(i)) : nullptr; };
   ref::LstmF32Operands ops{};
   ops.input = f(kInput);
   for (int g = 0; g < 4; ++g) {
@@ -330,27 +330,27 @@ Status eval_lstm(const PreparedOp& ctx) {
   for (int g = 0; g < 3; ++g) ops.peephole[g] = f(kPeephole + g);
   ops.projection_weights = f(kProjectionWeights);
   ops.projection_bias = f(kProjectionBias);
-  ops.output_state = ctx.input(kOutputState).as<float>();
-  ops.cell_state = ctx.input(kCellState).as<float>();
-  ops.output = ctx.output(0).as<float>();
-  ops.scratch = ctx.output(1).as<float>();
+  ops.output_state = data_as<float>(ctx.input(kOutputState));
+  ops.cell_state = data_as<float>(ctx.input(kCellState));
+  ops.output = data_as<float>(ctx.output(0));
+  ops.scratch = data_as<float>(ctx.output(1));
   ref::lstm_f32(ctx.params_as<ref::LstmParams>(), ops);
   return Status::kOk;
 }
 
 Status eval_lstm_s8(const PreparedOp& ctx) {
-  auto w = [&](int i) { return ctx.has_input(i) ? ctx.input(i).as<const int8_t>() : nullptr; };
+  auto w = [&](int i) { return ctx.has_input(i) ? data_as<const int8_t>(ctx.input(i)) : nullptr; };
   ref::LstmS8Operands ops{};
   ops.input = w(kInput);
   for (int g = 0; g < 4; ++g) {
     ops.input_weights[g] = w(kInputWeights + g);
     ops.recurrent_weights[g] = w(kRecurrentWeights + g);
-    ops.bias[g] = ctx.has_input(kBias + g) ? ctx.input(kBias + g).as<const int32_t>() : nullptr;
+    ops.bias[g] = ctx.has_input(kBias + g) ? data_as<const int32_t>(ctx.input(kBias + g)) : nullptr;
   }
-  ops.output_state = ctx.input(kOutputState).as<int8_t>();
-  ops.cell_state = ctx.input(kCellState).as<int16_t>();
-  ops.output = ctx.output(0).as<int8_t>();
-  ops.scratch = ctx.output(1).as<int16_t>();
+  ops.output_state = data_as<int8_t>(ctx.input(kOutputState));
+  ops.cell_state = data_as<int16_t>(ctx.input(kCellState));
+  ops.output = data_as<int8_t>(ctx.output(0));
+  ops.scratch = data_as<int16_t>(ctx.output(1));
   ref::lstm_s8(ctx.params_as<ref::LstmParams>(), ops);
   return Status::kOk;
 }

@@ -121,12 +121,12 @@ const char* prepare_non_max_suppression(const OpContext& ctx) {
 }
 
 Status eval_non_max_suppression(const PreparedOp& ctx) {
-  const float sigma = ctx.has_input(4) ? *ctx.input(4).as<const float>() : 0.0f;
-  ref::NmsScratch scratch{ctx.output(3).as<float>(), ctx.output(4).as<int32_t>()};
+  const float sigma = ctx.has_input(4) ? *data_as<const float>(ctx.input(4)) : 0.0f;
+  ref::NmsScratch scratch{data_as<float>(ctx.output(3)), data_as<int32_t>(ctx.output(4))};
   return ref::non_max_suppression_f32(in_as<float>(ctx.input(0)), in_as<float>(ctx.input(1)),
-                                      *ctx.input(2).as<const float>(), *ctx.input(3).as<const float>(), sigma,
+                                      *data_as<const float>(ctx.input(2)), *data_as<const float>(ctx.input(3)), sigma,
                                       out_as<int32_t>(ctx.output(0)), out_as<float>(ctx.output(1)),
-                                      ctx.output(2).as<int32_t>(), scratch);
+                                      data_as<int32_t>(ctx.output(2)), scratch);
 }
 
 }  // namespace floe::ops

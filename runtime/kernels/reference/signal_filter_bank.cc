@@ -192,9 +192,9 @@ const char* prepare_signal_filter_bank(const OpContext& ctx) {
       return FLOE_MSG("SIGNAL_FILTER_BANK tables must be int16 constants, the last three [channels + 1]");
     }
   }
-  const int16_t* freq = ctx.input(3).as<const int16_t>();
-  const int16_t* start = ctx.input(4).as<const int16_t>();
-  const int16_t* width = ctx.input(5).as<const int16_t>();
+  const int16_t* freq = data_as<const int16_t>(ctx.input(3));
+  const int16_t* start = data_as<const int16_t>(ctx.input(4));
+  const int16_t* width = data_as<const int16_t>(ctx.input(5));
   for (int32_t c = 0; c <= channels; ++c) {
     if (freq[c] < 0 || start[c] < 0 || width[c] < 0 || freq[c] + width[c] > energy.shape.dims[0] ||
         start[c] + width[c] > w.shape.dims[0]) {
@@ -206,11 +206,11 @@ const char* prepare_signal_filter_bank(const OpContext& ctx) {
 }
 
 Status eval_signal_filter_bank(const PreparedOp& ctx) {
-  const ref::FilterBankTables tables{ctx.input(1).as<const int16_t>(), ctx.input(2).as<const int16_t>(),
-                                     ctx.input(3).as<const int16_t>(), ctx.input(4).as<const int16_t>(),
-                                     ctx.input(5).as<const int16_t>()};
-  ref::signal_filter_bank(ctx.input(0).as<const uint32_t>(), tables, ctx.params_as<FilterBankParams>().channels,
-                          ctx.output(0).as<uint64_t>());
+  const ref::FilterBankTables tables{data_as<const int16_t>(ctx.input(1)), data_as<const int16_t>(ctx.input(2)),
+                                     data_as<const int16_t>(ctx.input(3)), data_as<const int16_t>(ctx.input(4)),
+                                     data_as<const int16_t>(ctx.input(5))};
+  ref::signal_filter_bank(data_as<const uint32_t>(ctx.input(0)), tables, ctx.params_as<FilterBankParams>().channels,
+                          data_as<uint64_t>(ctx.output(0)));
   return Status::kOk;
 }
 
@@ -226,10 +226,10 @@ const char* prepare_signal_filter_bank_square_root(const OpContext& ctx) {
 
 // The shift comes from SIGNAL_FFT_AUTO_SCALE at run time (0..15 there).
 Status eval_signal_filter_bank_square_root(const PreparedOp& ctx) {
-  const int32_t bits = *ctx.input(1).as<const int32_t>();
+  const int32_t bits = *data_as<const int32_t>(ctx.input(1));
   if (bits < 0 || bits > 31) return Status::kKernelError;
-  const uint64_t* x = ctx.input(0).as<const uint64_t>();
-  uint32_t* out = ctx.output(0).as<uint32_t>();
+  const uint64_t* x = data_as<const uint64_t>(ctx.input(0));
+  uint32_t* out = data_as<uint32_t>(ctx.output(0));
   for (int32_t i = 0; i < ctx.output(0).shape.dims[0]; ++i) out[i] = ref::sqrt64(x[i]) >> bits;
   return Status::kOk;
 }
@@ -265,10 +265,10 @@ const char* prepare_signal_spectral_subtraction(const OpContext& ctx) {
 // Output 1 is the estimate after this call (TFLM copies it out).
 Status eval_signal_spectral_subtraction(const PreparedOp& ctx) {
   const int32_t channels = ctx.input(0).shape.dims[0];
-  uint32_t* noise = ctx.input(1).as<uint32_t>();
-  ref::signal_spectral_subtraction(ctx.params_as<ref::SpectralSubtractionParams>(), ctx.input(0).as<const uint32_t>(),
-                                   noise, ctx.output(0).as<uint32_t>(), channels);
-  uint32_t* copy = ctx.output(1).as<uint32_t>();
+  uint32_t* noise = data_as<uint32_t>(ctx.input(1));
+  ref::signal_spectral_subtraction(ctx.params_as<ref::SpectralSubtractionParams>(), data_as<const uint32_t>(ctx.input(0)),
+                                   noise, data_as<uint32_t>(ctx.output(0)), channels);
+  uint32_t* copy = data_as<uint32_t>(ctx.output(1));
   for (int32_t i = 0; i < channels; ++i) copy[i] = noise[i];
   return Status::kOk;
 }
@@ -296,9 +296,9 @@ const char* prepare_signal_pcan(const OpContext& ctx) {
 }
 
 Status eval_signal_pcan(const PreparedOp& ctx) {
-  ref::signal_pcan(ctx.input(0).as<const uint32_t>(), ctx.input(1).as<const uint32_t>(),
-                   ctx.input(2).as<const int16_t>(), ctx.params_as<PcanParams>().snr_shift,
-                   ctx.output(0).as<uint32_t>(), ctx.input(0).shape.dims[0]);
+  ref::signal_pcan(data_as<const uint32_t>(ctx.input(0)), data_as<const uint32_t>(ctx.input(1)),
+                   data_as<const int16_t>(ctx.input(2)), ctx.params_as<PcanParams>().snr_shift,
+                   data_as<uint32_t>(ctx.output(0)), ctx.input(0).shape.dims[0]);
   return Status::kOk;
 }
 
@@ -324,7 +324,7 @@ const char* prepare_signal_filter_bank_log(const OpContext& ctx) {
 
 Status eval_signal_filter_bank_log(const PreparedOp& ctx) {
   const FilterBankLogParams& p = ctx.params_as<FilterBankLogParams>();
-  ref::signal_filter_bank_log(ctx.input(0).as<const uint32_t>(), ctx.output(0).as<int16_t>(),
+  ref::signal_filter_bank_log(data_as<const uint32_t>(ctx.input(0)), data_as<int16_t>(ctx.output(0)),
                               ctx.input(0).shape.dims[0], p.correction_bits, p.output_scale);
   return Status::kOk;
 }

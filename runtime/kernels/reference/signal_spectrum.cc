@@ -200,7 +200,7 @@ const char* prepare_signal_window(const OpContext& ctx) {
 
 Status eval_signal_window(const PreparedOp& ctx) {
   const WindowParams& p = ctx.params_as<WindowParams>();
-  ref::signal_window(ctx.input(0).as<const int16_t>(), ctx.input(1).as<const int16_t>(), ctx.output(0).as<int16_t>(),
+  ref::signal_window(data_as<const int16_t>(ctx.input(0)), data_as<const int16_t>(ctx.input(1)), data_as<int16_t>(ctx.output(0)),
                      p.rows, p.length, p.shift);
   return Status::kOk;
 }
@@ -216,8 +216,8 @@ const char* prepare_signal_fft_auto_scale(const OpContext& ctx) {
 
 Status eval_signal_fft_auto_scale(const PreparedOp& ctx) {
   const TensorView& x = ctx.input(0);
-  *ctx.output(1).as<int32_t>() =
-      ref::signal_fft_auto_scale(x.as<const int16_t>(), ctx.output(0).as<int16_t>(), x.shape.dims[0]);
+  *data_as<int32_t>(ctx.output(1)) =
+      ref::signal_fft_auto_scale(data_as<const int16_t>(x), data_as<int16_t>(ctx.output(0)), x.shape.dims[0]);
   return Status::kOk;
 }
 
@@ -253,8 +253,8 @@ const char* prepare_signal_rfft(const OpContext& ctx) {
 }
 
 Status eval_signal_rfft(const PreparedOp& ctx) {
-  ref::signal_rfft(ctx.params_as<ref::RfftParams>(), ctx.input(0).as<const int16_t>(),
-                   ctx.input(1).as<const int16_t>(), ctx.input(2).as<const int16_t>(), ctx.output(0).as<int16_t>());
+  ref::signal_rfft(ctx.params_as<ref::RfftParams>(), data_as<const int16_t>(ctx.input(0)),
+                   data_as<const int16_t>(ctx.input(1)), data_as<const int16_t>(ctx.input(2)), data_as<int16_t>(ctx.output(0)));
   return Status::kOk;
 }
 
@@ -281,7 +281,7 @@ const char* prepare_signal_energy(const OpContext& ctx) {
 Status eval_signal_energy(const PreparedOp& ctx) {
   const EnergyParams& p = ctx.params_as<EnergyParams>();
   const TensorView& y = ctx.output(0);
-  ref::signal_energy(ctx.input(0).as<const int16_t>(), y.as<uint32_t>(), y.shape.dims[0], p.start, p.end);
+  ref::signal_energy(data_as<const int16_t>(ctx.input(0)), data_as<uint32_t>(y), y.shape.dims[0], p.start, p.end);
   return Status::kOk;
 }
 

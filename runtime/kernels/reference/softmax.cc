@@ -104,7 +104,7 @@ const char* prepare_softmax_s8(const OpContext& ctx) {
 
 Status eval_softmax_s16(const PreparedOp& ctx) {
   ref::softmax_s16(ctx.params_as<SoftmaxPrepared>().s16,
-                   {in_as<int16_t>(ctx.input(0)), ctx.input(1).as<const int16_t>(), ctx.input(2).as<const int16_t>(),
+                   {in_as<int16_t>(ctx.input(0)), data_as<const int16_t>(ctx.input(1)), data_as<const int16_t>(ctx.input(2)),
                     out_as<int16_t>(ctx.output(0))});
   return Status::kOk;
 }

@@ -153,14 +153,14 @@ const char* check_svdf(const OpContext& ctx, ref::SvdfParams* p) {
 Status eval_svdf(const PreparedOp& ctx) {
   ref::svdf_f32(ctx.params_as<ref::SvdfParams>(),
                 {in_as<float>(ctx.input(0)), in_as<float>(ctx.input(1)), in_as<float>(ctx.input(2)),
-                 in_as<float>(ctx.input(3)), ctx.input(4).as<float>(), out_as<float>(ctx.output(0))});
+                 in_as<float>(ctx.input(3)), data_as<float>(ctx.input(4)), out_as<float>(ctx.output(0))});
   return Status::kOk;
 }
 
 template <typename State>
 ref::SvdfOperands<State> integer_operands(const PreparedOp& ctx) {
   return {in_as<int8_t>(ctx.input(0)), in_as<int8_t>(ctx.input(1)), in_as<State>(ctx.input(2)),
-          in_as<int32_t>(ctx.input(3)), ctx.input(4).as<State>(), out_as<int8_t>(ctx.output(0))};
+          in_as<int32_t>(ctx.input(3)), data_as<State>(ctx.input(4)), out_as<int8_t>(ctx.output(0))};
 }
 
 Status eval_svdf_state16(const PreparedOp& ctx) {
