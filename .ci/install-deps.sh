@@ -11,7 +11,7 @@ packages=(
   cmake ninja-build g++ pkg-config
   libflatbuffers-dev flatbuffers-compiler
   libprotobuf-dev protobuf-compiler
-  libsnappy-dev libcli11-dev googletest
+  libsnappy-dev libcli11-dev googletest zlib1g-dev
   libxnnpack-dev libpthreadpool-dev libcpuinfo-dev
   python3 python3-numpy python3-sklearn pybind11-dev python3-pytest
   librsvg2-bin

@@ -462,7 +462,7 @@ void post_training_stage(const ConvertOptions& options, const std::vector<Calibr
                        "quantization-aware-trained graph whose FakeQuant ops give the ranges");
   }
   const std::vector<CalibrationSample> samples =
-      arrays.empty() ? std::vector<CalibrationSample>{} : calibration_samples(c.lowered, arrays);
+      arrays.empty() ? std::vector<CalibrationSample>{} : calibration_samples(c.lowered, arrays, &c.notes);
   const std::vector<ValueRange> ranges =
       samples.empty() ? std::vector<ValueRange>{} : calibrate(c.lowered, samples, options.post_training);
   const LoweredModel float_model = c.lowered;

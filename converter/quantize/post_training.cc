@@ -273,23 +273,47 @@ ValueRange constant_range(const Value& c) {
 
 }  // namespace
 
+namespace {
+
+// np.savez(x, y) names its arrays arr_0, arr_1, ...: their position.
+int savez_position(const std::string& name) {
+  if (name.size() < 5 || name.compare(0, 4, "arr_") != 0 || name.size() > 8) return -1;
+  int k = 0;
+  for (size_t i = 4; i < name.size(); ++i) {
+    if (name[i] < '0' || name[i] > '9') return -1;
+    k = k * 10 + (name[i] - '0');
+  }
+  return k;
+}
+
+}  // namespace
+
 std::vector<CalibrationSample> calibration_samples(const LoweredModel& model,
-                                                   const std::vector<CalibrationArray>& arrays) {
+                                                   const std::vector<CalibrationArray>& arrays,
+                                                   std::vector<std::string>* notes) {
   std::vector<const CalibrationArray*> for_input(model.inputs.size(), nullptr);
   std::string input_list;
   for (int v : model.inputs) input_list += (input_list.empty() ? "" : ", ") + model.values[static_cast<size_t>(v)].name;
   for (const CalibrationArray& array : arrays) {
-    bool matched = false;
-    for (size_t i = 0; i < model.inputs.size() && !matched; ++i) {
-      if (names_input(array.name, model.values[static_cast<size_t>(model.inputs[i])].name) ||
-          (!array.named && arrays.size() == 1 && model.inputs.size() == 1)) {
-        if (for_input[i] != nullptr) bad_data(array.source, "input '" + array.name + "' is given twice");
-        for_input[i] = &array;
-        matched = true;
-      }
+    int input = -1;
+    for (size_t i = 0; i < model.inputs.size() && input < 0; ++i) {
+      if (names_input(array.name, model.values[static_cast<size_t>(model.inputs[i])].name)) input = static_cast<int>(i);
     }
-    if (!matched) bad_data(array.source, "input '" + array.name + "' is not a model input (inputs: " + input_list + ")");
+    if (input < 0 && !array.named && arrays.size() == 1 && model.inputs.size() == 1) input = 0;
+    const int position = savez_position(array.name);
+    if (input < 0 && position >= 0 && static_cast<size_t>(position) < model.inputs.size()) input = position;
+    if (input < 0) {
+      bad_data(array.source, "input '" + array.name + "' is not a model input (inputs: " + input_list +
+                                 (position >= 0 ? "; np.savez's unnamed arrays feed the inputs in order" : "") + ")");
+    }
+    if (for_input[static_cast<size_t>(input)] != nullptr) {
+      bad_data(array.source, "input '" + model.values[static_cast<size_t>(model.inputs[static_cast<size_t>(input)])].name +
+                                 "' is given twice");
+    }
+    for_input[static_cast<size_t>(input)] = &array;
   }
+  // float64 arrays rounded to a float32 input's dtype, kept here.
+  std::vector<CalibrationArray> rounded(model.inputs.size());
   int64_t count = -1;
   const CalibrationArray* first = nullptr;
   for (size_t i = 0; i < model.inputs.size(); ++i) {
@@ -298,6 +322,26 @@ std::vector<CalibrationSample> calibration_samples(const LoweredModel& model,
     if (array == nullptr) {
       bad_data(arrays.empty() ? std::string("(none)") : arrays.front().source.substr(0, arrays.front().source.find(": member")),
                "no array for model input '" + input.name + "'");
+    }
+    if (array->tensor.dtype == DType::kFloat64 && input.dtype == DType::kFloat32) {
+      CalibrationArray& r = rounded[i];
+      r.name = array->name;
+      r.source = array->source;
+      r.tensor.dtype = DType::kFloat32;
+      r.tensor.shape = array->tensor.shape;
+      const size_t n = array->tensor.data.size() / sizeof(double);
+      r.tensor.data.resize(n * sizeof(float));
+      for (size_t k = 0; k < n; ++k) {
+        double d;
+        std::memcpy(&d, array->tensor.data.data() + k * sizeof(double), sizeof d);
+        const float f = static_cast<float>(d);
+        std::memcpy(r.tensor.data.data() + k * sizeof(float), &f, sizeof f);
+      }
+      if (notes != nullptr) {
+        notes->push_back("calibration " + array->source + " is float64; rounded to float32, input '" + input.name +
+                         "''s dtype");
+      }
+      array = for_input[i] = &r;
     }
     const HostTensor& t = array->tensor;
     if (t.dtype != input.dtype) {

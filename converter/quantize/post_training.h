@@ -38,13 +38,17 @@ struct PostTrainingOptions {
 using CalibrationSample = std::vector<HostTensor>;
 
 // Matches calibration arrays to the model's inputs by name ("images" or
-// "images:0"; a file name may have '/' and ':' replaced by '_') and splits
-// batches [n, ...] into samples of the input's shape [1, ...]; a lone .npy
-// feeds a one-input model whatever its name. Throws
-// ConvertError naming the file and the input for an unknown or missing input,
-// a wrong dtype or shape, differing sample counts, or no samples.
+// "images:0"; a file name may have '/' and ':' replaced by '_'), or by
+// position (np.savez's unnamed arrays arr_0, arr_1, ... feed input 0, 1, ...;
+// a lone .npy feeds a one-input model whatever its name), and splits batches
+// [n, ...] into samples of the input's shape [1, ...]. A float64 array (what
+// np.random.rand gives) for a float32 input is rounded to float32, with a
+// note in `notes`. Throws ConvertError naming the file and the input for an
+// unknown or missing input, another dtype or shape, differing sample counts,
+// or no samples.
 std::vector<CalibrationSample> calibration_samples(const LoweredModel& model,
-                                                   const std::vector<CalibrationArray>& arrays);
+                                                   const std::vector<CalibrationArray>& arrays,
+                                                   std::vector<std::string>* notes = nullptr);
 
 struct ValueRange {
   float min = 0;

@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstring>
 #include <random>
 #include <cstdlib>
 #include <filesystem>
@@ -58,12 +59,19 @@ TEST(CalibrationFile, ReadsNumpySavezLayoutWithZip64Extras) {
   }
 }
 
-TEST(CalibrationFile, RefusesCompressedCorruptTruncatedAndEmpty) {
+TEST(CalibrationFile, RefusesUnknownCompressionCorruptTruncatedAndEmpty) {
   const std::string member = npy_f32({1, 2}, {1, 2});
+  // Deflate is read (tests/python: np.savez_compressed's own files); stored
+  // bytes labelled deflate are not deflate data.
   NpzOptions deflate;
   deflate.method = 8;
-  EXPECT_NE(message_of([&] { conv::parse_npz(bytes_of(npz_bytes({{"x.npy", member}}, deflate)), "c.npz"); })
-                .find("np.savez_compressed"),
+  const std::string not_deflate =
+      message_of([&] { conv::parse_npz(bytes_of(npz_bytes({{"x.npy", member}}, deflate)), "c.npz"); });
+  EXPECT_NE(not_deflate.find("c.npz: member x.npy: corrupt deflate data"), std::string::npos) << not_deflate;
+  NpzOptions bzip2;
+  bzip2.method = 12;
+  EXPECT_NE(message_of([&] { conv::parse_npz(bytes_of(npz_bytes({{"x.npy", member}}, bzip2)), "c.npz"); })
+                .find("compression method 12 is not supported"),
             std::string::npos);
   NpzOptions corrupt;
   corrupt.corrupt_crc = true;
@@ -150,6 +158,44 @@ TEST(CalibrationSamples, ALoneNpyFeedsTheOnlyInput) {
   EXPECT_NE(message_of([&] { conv::calibration_samples(one_input_model(), conv::read_calibration(dir)); })
                 .find("'digits' is not a model input"),
             std::string::npos);
+}
+
+TEST(CalibrationSamples, SavezUnnamedArraysFeedTheInputsInOrder) {
+  ModelBuilder b;
+  const int x = b.input("images:0", {1, 4});
+  const int y = b.input("scale:0", {1, 4});
+  b.output(b.op(schema::OpCode::MUL, {x, y}, {1, 4}));
+  const conv::HostTensor first = random_f32({2, 4}, 1), second = random_f32({2, 4}, 2);
+  // np.savez(first, second) names them arr_0 and arr_1; listed in any order.
+  const std::vector<CalibrationSample> s =
+      conv::calibration_samples(b.model, {array("arr_1", second), array("arr_0", first)});
+  ASSERT_EQ(s.size(), 2u);
+  EXPECT_TRUE(std::equal(s[1][0].data.begin(), s[1][0].data.end(), first.data.begin() + 16));
+  EXPECT_TRUE(std::equal(s[1][1].data.begin(), s[1][1].data.end(), second.data.begin() + 16));
+  // One model input: np.savez(x) feeds it.
+  EXPECT_EQ(conv::calibration_samples(one_input_model(), {array("arr_0", first)}).size(), 2u);
+  const std::string e = message_of([&] { conv::calibration_samples(one_input_model(), {array("arr_1", first)}); });
+  EXPECT_NE(e.find("'arr_1' is not a model input (inputs: images:0; np.savez's unnamed arrays feed the inputs in "
+                   "order)"),
+            std::string::npos) << e;
+}
+
+TEST(CalibrationSamples, Float64IsRoundedToAFloat32InputWithANote) {
+  conv::HostTensor f64;
+  f64.dtype = DType::kFloat64;
+  f64.shape = {2, 4};
+  const double values[8] = {0.1, -2.5, 3.0, 1e-3, 7.25, -0.3, 1.0 / 3.0, 100.0};
+  f64.data.resize(sizeof values);
+  std::memcpy(f64.data.data(), values, sizeof values);
+  std::vector<std::string> notes;
+  const std::vector<CalibrationSample> s = conv::calibration_samples(one_input_model(), {array("images", f64)}, &notes);
+  ASSERT_EQ(s.size(), 2u);
+  ASSERT_EQ(s[1][0].dtype, DType::kFloat32);
+  float got[4];
+  std::memcpy(got, s[1][0].data.data(), sizeof got);
+  for (int i = 0; i < 4; ++i) EXPECT_EQ(got[i], static_cast<float>(values[4 + i]));
+  ASSERT_EQ(notes.size(), 1u);
+  EXPECT_NE(notes[0].find("cal.npz: member images.npy is float64; rounded to float32"), std::string::npos) << notes[0];
 }
 
 TEST(CalibrationSamples, WrongNameShapeDtypeOrEmptyNamesFileAndInput) {

@@ -43,7 +43,7 @@ inline uint32_t zip_crc32(const std::string& data) {
 
 struct NpzOptions {
   bool zip64_local_extra = true;  // as np.savez (force_zip64)
-  uint16_t method = 0;            // 8 = deflate (only the header says so: a reader must refuse it)
+  uint16_t method = 0;            // only the header says so: the bytes stay stored
   bool corrupt_crc = false;
 };
 

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 // Calibration files (see calibration_file.h). The zip reader follows PKWARE's
 // APPNOTE: end-of-central-directory record (and its zip64 form, which numpy's
-// np.savez may write), central directory entries, local headers; members must
-// be stored (method 0), which is what np.savez writes.
+// np.savez may write), central directory entries, local headers; members
+// stored (method 0, np.savez) or deflated (method 8, np.savez_compressed,
+// inflated by zlib).
 #include "converter/frontend/calibration/calibration_file.h"
 
 #include <algorithm>
@@ -14,6 +15,8 @@
 #include <limits>
 #include <set>
 #include <stdexcept>
+
+#include <zlib.h>
 
 #include "converter/ir/error.h"
 #include "runtime/tools/npy.h"
@@ -90,6 +93,37 @@ std::vector<uint8_t> read_bytes(const std::string& path) {
   return bytes;
 }
 
+// A deflated member (raw deflate, no zlib header) of exactly `size` bytes.
+std::vector<uint8_t> inflate_member(const uint8_t* data, uint64_t compressed, uint64_t size,
+                                    const std::string& member, uint64_t offset) {
+  if (size > (uint64_t{1} << 34)) fail(member, "claims " + std::to_string(size) + " bytes uncompressed (over 16 GiB)");
+  std::vector<uint8_t> out(static_cast<size_t>(size));
+  z_stream z{};
+  if (inflateInit2(&z, -MAX_WBITS) != Z_OK) fail(member, "zlib: inflateInit2 failed");
+  z.next_in = const_cast<Bytef*>(data);
+  z.next_out = out.data();
+  uint64_t in_left = compressed, out_left = size;
+  int result = Z_OK;
+  // zlib's counters are 32-bit: feed and drain in chunks.
+  while (result == Z_OK) {
+    const uInt in_chunk = static_cast<uInt>(std::min<uint64_t>(in_left, 1u << 30));
+    const uInt out_chunk = static_cast<uInt>(std::min<uint64_t>(out_left, 1u << 30));
+    z.avail_in = in_chunk;
+    z.avail_out = out_chunk;
+    result = inflate(&z, Z_NO_FLUSH);
+    in_left -= in_chunk - z.avail_in;
+    out_left -= out_chunk - z.avail_out;
+    if (result == Z_OK && z.avail_in == in_chunk && z.avail_out == out_chunk) result = Z_BUF_ERROR;  // no progress
+  }
+  inflateEnd(&z);
+  if (result != Z_STREAM_END || out_left != 0) {
+    fail(member, std::string("corrupt deflate data") + (z.msg != nullptr ? std::string(" (zlib: ") + z.msg + ")" : "") +
+                     (result == Z_STREAM_END ? ": shorter than the size its header gives" : ""),
+         static_cast<int64_t>(offset));
+  }
+  return out;
+}
+
 bool starts_with(const std::vector<uint8_t>& bytes, const char* magic, size_t n) {
   return bytes.size() >= n && std::memcmp(bytes.data(), magic, n) == 0;
 }
@@ -151,18 +185,19 @@ std::vector<CalibrationArray> parse_npz(const std::vector<uint8_t>& bytes, const
     at += 46 + name_length + extra_length + comment_length;
     const std::string member = path + ": member " + name;
     if (flags & 1) fail(member, "encrypted zip members are not supported");
-    if (method == 8) {
-      fail(member, "compressed (deflate, as np.savez_compressed writes); floe reads stored members only: save the "
-                   "calibration set with np.savez");
+    if (method != 0 && method != 8) {
+      fail(member, "zip compression method " + std::to_string(method) + " is not supported (np.savez stores, "
+                   "np.savez_compressed deflates)");
     }
-    if (method != 0) fail(member, "zip compression method " + std::to_string(method) + " is not supported");
-    if (compressed != size) fail(member, "stored member whose compressed and uncompressed sizes differ");
+    if (method == 0 && compressed != size) fail(member, "stored member whose compressed and uncompressed sizes differ");
     if (r.get(local, 4) != kLocalHeader) fail(member, "bad local header", static_cast<int64_t>(local));
     const uint64_t data = local + 30 + r.get(local + 26, 2) + r.get(local + 28, 2);
-    r.need(data, size, "member data");
+    r.need(data, compressed, "member data");
     if (name.size() < 4 || name.compare(name.size() - 4, 4, ".npy") != 0) continue;  // not an array
-    const std::vector<uint8_t> npy(bytes.begin() + static_cast<std::ptrdiff_t>(data),
-                                   bytes.begin() + static_cast<std::ptrdiff_t>(data + size));
+    const std::vector<uint8_t> npy =
+        method == 8 ? inflate_member(bytes.data() + data, compressed, size, member, data)
+                    : std::vector<uint8_t>(bytes.begin() + static_cast<std::ptrdiff_t>(data),
+                                           bytes.begin() + static_cast<std::ptrdiff_t>(data + size));
     if (crc32(npy.data(), npy.size()) != crc) fail(member, "CRC-32 mismatch (corrupt file)", static_cast<int64_t>(data));
     CalibrationArray array;
     array.name = name.substr(0, name.size() - 4);

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // Calibration data for post-training quantization, as NumPy users write it:
-// an .npz (np.savez: a zip of .npy members, one per input name), a directory
+// an .npz (np.savez or np.savez_compressed: a zip of .npy members, one per
+// input name, or arr_0, arr_1, ... by position), a directory
 // of <input name>.npy files, or one .npy (for a one-input model, any name). Arrays are
 // returned as stored; matching them to the model's inputs (names, shapes,
 // dtypes, batches) is the quantizer's job, which knows the model.
@@ -23,7 +24,7 @@ struct CalibrationArray {
 
 // Throws ConvertError (kInvalidInput, naming `path` and the member) for a
 // missing path, a directory without .npy files, a malformed zip or .npy, a
-// compressed member (np.savez_compressed: floe has no inflate), a CRC
+// member compressed other than by deflate, corrupt deflate data, a CRC
 // mismatch, or the same name twice.
 std::vector<CalibrationArray> read_calibration(const std::string& path);
 
