@@ -29,5 +29,5 @@ echo
 echo "== Post-training int8: calibrate on the training digits, compare with float on the 297 held-out ones"
 /usr/bin/python3 examples/mnist_mlp/evaluate_int8.py --bin "$bin" --work build/host/mnist_int8
 echo
-echo "== Running the int8 model on $model/digit_3.npy (float input, quantized by floe-run)"
-"$bin/floe-run" build/host/mnist_int8/mnist_int8.floe --input "images=$model/digit_3.npy" --print
+echo "== Running the int8 model on $model/digit_3.npy (float input, quantized by floe-run --quantize)"
+"$bin/floe-run" build/host/mnist_int8/mnist_int8.floe --input "images=$model/digit_3.npy" --quantize --print

@@ -3,7 +3,7 @@
 // standard library and exceptions; the arena-only rule binds runtime/core and kernels.
 // floe-run: runs a .floe model on the host with inputs from .npy or .wav files.
 //   floe-run model.floe --input NAME=file.npy|file.wav ... [--output-dir DIR] [--print]
-//            [--dump-intermediates DIR] [--dequantize] [--labels FILE]
+//            [--dump-intermediates DIR] [--quantize] [--dequantize] [--labels FILE]
 //   floe-run model.floe --selftest   (the self-test floe-convert --selftest-input embedded)
 //   floe-run model.floe --front-end frontend.floe --stride N --input NAME=file.wav ...
 //            (the WAV through an audio front end window by window, its frames stacked into NAME)
@@ -19,8 +19,10 @@
 // the op finishes (before the arena slot is reused), to
 // DIR/<op index>_<tensor name>.npy plus DIR/index.tsv (op, opcode, tensor, file),
 // to find the first op that diverges from a reference. Exit 0 on success, 2 on
-// any error. An int8 input may be given as a float32 .npy: it is quantized with
-// the input's scale and zero point; --dequantize turns int8 outputs into reals.
+// any error. With --quantize an int8 input may be given as a float32 .npy: it is
+// quantized with the input's scale and zero point (without it such a file is
+// refused, as the Python Interpreter refuses it); --dequantize turns int8
+// outputs into reals.
 // A .npy of another dtype (numpy's default float64 / int64, a float64 input
 // floe computes in float32, ...) is converted as Session.run converts a fed
 // value, with a note on stderr, when no value changes (float to float rounds);
@@ -116,7 +118,7 @@ void print_tensor(const floe::TensorView& t) {
     case floe::DType::kUInt16: print_values(t.as<uint16_t>(), n); break;
     case floe::DType::kUInt32: print_values(t.as<uint32_t>(), n); break;
     case floe::DType::kUInt64: print_values(t.as<uint64_t>(), n); break;
-    case floe::DType::kBool: print_values(t.as<uint8_t>(), n); break;
+    case floe::DType::kBool: print_values(static_cast<const uint8_t*>(t.data), n); break;
     default: std::cout << "(" << t.bytes << " bytes)\n"; break;
   }
 }
@@ -153,7 +155,7 @@ void dump_op_outputs(void* user, size_t op_index, const char* op_name) {
   }
 }
 
-// A float .npy for an int8 input is quantized with the input's scale and zero
+// With --quantize, a float .npy for an int8 input is quantized with the input's scale and zero
 // point, exactly as the model's own QUANTIZE would (ref::quantize_s8).
 bool quantize_float_input(const floe::Interpreter& interpreter, size_t index,
                           const floe::tools::NpyArray& array, const floe::TensorView& input) {
@@ -344,7 +346,7 @@ void print_top_label(const floe::TensorView& out, const floe::Quantization& q, c
 
 int run(const std::string& model_path, const std::vector<std::string>& input_specs,
         const std::string& output_dir, bool print, bool skip_checksum, const std::string& dump_dir,
-        bool dequantize, const std::string& labels_path, const FrontEnd& front_end) {
+        bool quantize, bool dequantize, const std::string& labels_path, const FrontEnd& front_end) {
   const std::vector<std::string> labels = labels_path.empty() ? std::vector<std::string>{} : read_labels(labels_path);
   const floe::tools::ModelFile file = floe::tools::read_model_file(model_path);
   floe::Model model;
@@ -383,7 +385,7 @@ int run(const std::string& model_path, const std::vector<std::string>& input_spe
       }
     }
     const floe::tools::NpyArray array = floe::tools::read_npy(path);
-    if (quantize_float_input(interpreter, static_cast<size_t>(index), array, input)) {
+    if (quantize && quantize_float_input(interpreter, static_cast<size_t>(index), array, input)) {
       fed[static_cast<size_t>(index)] = true;
       continue;
     }
@@ -442,8 +444,10 @@ int main(int argc, char** argv) {
   bool print = false;
   app.add_option("model", model_path, "the .floe model")->required();
   app.add_option("--input,-i", inputs,
-                 "NAME=file.npy or NAME=file.wav (repeatable); a float32 file for an int8 input is quantized with its scale");
-  bool dequantize = false;
+                 "NAME=file.npy or NAME=file.wav (repeatable); a float32 file for an int8 input needs --quantize");
+  bool quantize = false, dequantize = false;
+  app.add_flag("--quantize", quantize,
+               "quantize a float32 .npy given for an int8 input with the input's scale and zero point");
   app.add_flag("--dequantize", dequantize, "write and print int8 outputs as real (float32) values");
   app.add_option("--output-dir,-o", output_dir, "write each output to DIR/<name>.npy");
   app.add_flag("--print,-p", print, "print every output's name, shape and values");
@@ -475,7 +479,8 @@ int main(int argc, char** argv) {
   }
   try {
     if (selftest) return run_selftest(model_path, skip_checksum);
-    return run(model_path, inputs, output_dir, print, skip_checksum, dump_dir, dequantize, labels_path, front_end);
+    return run(model_path, inputs, output_dir, print, skip_checksum, dump_dir, quantize, dequantize, labels_path,
+               front_end);
   } catch (const std::exception& e) {
     std::cerr << "floe-run: error: " << e.what() << "\n";
     return 2;

@@ -157,9 +157,9 @@ std::string convert_input(const void* values, DType dtype, const std::vector<int
   }
   if (target.quantized) {
     throw std::runtime_error(what + ": holds " + dtype_name(dtype) + "; " + input +
-                             " is int8 with a scale and zero point: pass float32 real values "
-                             "(floe-run quantizes them with the input's scale) or int8 values already "
-                             "quantized, e.g. np.save(path, x.astype(np.float32))");
+                             " is int8 with a scale and zero point: pass float32 real values with --quantize "
+                             "(floe-run then quantizes them with the input's scale) or int8 values already "
+                             "quantized");
   }
   const bool from_float = is_float(dtype), to_float = is_float(target.dtype);
   if ((!from_float && !is_integer(dtype)) || (!to_float && !is_integer(target.dtype))) {

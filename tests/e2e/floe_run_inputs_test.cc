@@ -132,8 +132,8 @@ TEST(FloeRunInputs, WrongShapeNamesTheInputShapeToConvertWith) {
       << r.output;
 }
 
-// The int8 inputs of a quantized model take float32 reals (floe-run quantizes
-// them) or int8; float64 would need quantizing from a dtype TF never fed there.
+// The int8 inputs of a quantized model take int8, or float32 reals with
+// --quantize (floe-run quantizes them); other dtypes are refused.
 TEST(FloeRunInputs, QuantizedInputsAndBooleansAreNotGuessed) {
   int8_t q[2] = {0, 0};
   tools::InputTarget target;
@@ -147,7 +147,7 @@ TEST(FloeRunInputs, QuantizedInputsAndBooleansAreNotGuessed) {
     tools::convert_input(reals, DType::kFloat64, {2}, "reals.npy", target);
     ADD_FAILURE() << "float64 into a quantized int8 input was accepted";
   } catch (const std::runtime_error& e) {
-    EXPECT_NE(std::string(e.what()).find("pass float32 real values (floe-run quantizes them"), std::string::npos)
+    EXPECT_NE(std::string(e.what()).find("pass float32 real values with --quantize (floe-run then quantizes them"), std::string::npos)
         << e.what();
   }
   const int8_t ready[2] = {-3, 7};
