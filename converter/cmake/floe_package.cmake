@@ -3,7 +3,7 @@
 #   include/floe/           runtime/, schemas/ (contract + generated accessors),
 #                           converter/ (with the converter), third_party/flatbuffers
 #   lib/                    the runtime and kernel libraries; the converter stages
-#   bin/                    floe-convert, floe-run, floe-embed, floe-inspect (host builds)
+#   bin/                    floe-convert, floe-run, floe-embed, floe-inspect, floe-bench (host builds)
 #   lib/cmake/floe/         floeConfig.cmake (+ version), floeTargets.cmake,
 #                           floe_add_model.cmake
 # find_package(floe CONFIG) then gives floe::runtime (the interpreter with every
@@ -86,7 +86,7 @@ if(FLOE_BUILD_CONVERTER)
           FILES_MATCHING PATTERN "*.h")
   install(FILES ${CMAKE_BINARY_DIR}/generated/schemas/floe_obj_generated.h
           DESTINATION ${FLOE_INSTALL_INCLUDEDIR}/schemas)
-  install(TARGETS floe-convert floe-run floe-embed floe-inspect RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+  install(TARGETS floe-convert floe-run floe-embed floe-inspect floe-bench RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
 endif()
 
 set(FLOE_PACKAGE_HAS_CONVERTER ${FLOE_BUILD_CONVERTER})

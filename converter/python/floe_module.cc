@@ -14,6 +14,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "converter/ir/error.h"
@@ -24,6 +25,10 @@
 #include "runtime/core/selftest.h"
 #include "runtime/tools/model_file.h"
 #include "schemas/floe_generated.h"
+
+#if defined(FLOE_PYTHON_WITH_PTHREADPOOL)
+#include <pthreadpool.h>
+#endif
 
 namespace py = pybind11;
 
@@ -135,7 +140,7 @@ std::string error_text(const char* what, const floe::Error& error) {
 // One model, one arena, one floe::Interpreter, as a device holds them.
 class PyInterpreter {
  public:
-  PyInterpreter(const py::bytes& model, py::object arena_size) {
+  PyInterpreter(const py::bytes& model, py::object arena_size, py::object num_threads) {
     const std::string_view bytes = model;
     model_size_ = bytes.size();
     model_bytes_ = floe::tools::aligned_bytes(model_size_);  // Load needs 16-byte alignment
@@ -146,6 +151,7 @@ class PyInterpreter {
     arena_size_ = arena_size.is_none() ? static_cast<size_t>(model_.arena_size()) : arena_size.cast<size_t>();
     arena_ = floe::tools::aligned_bytes(arena_size_ == 0 ? 1 : arena_size_);
     interpreter_ = std::make_unique<floe::Interpreter>(model_, arena_.get(), arena_size_);
+    set_threads(num_threads);
     if (interpreter_->Init() != floe::Status::kOk) {
       throw py::value_error(error_text("Interpreter::Init", interpreter_->error()) + " (arena " +
                             std::to_string(arena_size_) + " B; the model needs " +
@@ -187,6 +193,15 @@ class PyInterpreter {
     }
     const py::array contiguous = py::array::ensure(value, py::array::c_style);
     std::memcpy(view.data, contiguous.data(), view.bytes);
+  }
+
+  // tflite_runtime's tensor(i)(): a numpy view of the tensor's bytes in the
+  // arena (no copy), kept valid by holding the interpreter alive.
+  py::array tensor_view(py::object self, uint32_t index) {
+    if (index >= model_.tensor_count()) throw py::value_error("tensor: no tensor " + std::to_string(index));
+    const floe::TensorView view = interpreter_->tensor(index);
+    if (view.data == nullptr) throw py::value_error("tensor: tensor " + std::to_string(index) + " has no data");
+    return py::array(numpy_dtype(view), dims(view), view.data, self);
   }
 
   // A copy, like tflite_runtime's get_tensor: valid after the next invoke().
@@ -266,6 +281,7 @@ class PyInterpreter {
   }
 
   size_t arena_size() const { return arena_size_; }
+  size_t threads() const { return threads_; }
   size_t arena_used() const { return interpreter_->arena_used(); }
   size_t model_arena_size() const { return static_cast<size_t>(model_.arena_size()); }
   size_t operator_count() const { return model_.operator_count(); }
@@ -278,6 +294,24 @@ class PyInterpreter {
     const Clock::time_point now = Clock::now();
     self->op_ms_[op] = std::chrono::duration<double, std::milli>(now - self->last_).count();
     self->last_ = now;
+  }
+
+  // num_threads > 1: a pthreadpool of that many threads for the XNNPACK ops
+  // (a build without XNNPACK runs on the caller's thread and says so).
+  void set_threads(py::object num_threads) {
+    if (num_threads.is_none()) return;
+    const long requested = num_threads.cast<long>();
+    if (requested < 1 && requested != -1) {
+      throw py::value_error("Interpreter: num_threads must be >= 1 (or -1 for the default), got " +
+                            std::to_string(requested));
+    }
+    if (requested <= 1) return;
+#if defined(FLOE_PYTHON_WITH_PTHREADPOOL)
+    pool_.reset(pthreadpool_create(static_cast<size_t>(requested)));
+    if (pool_ == nullptr) throw std::runtime_error("Interpreter: pthreadpool_create failed");
+    interpreter_->set_thread_pool(pool_.get());
+    threads_ = static_cast<size_t>(requested);
+#endif
   }
 
   uint32_t tensor_index(bool inputs, size_t position) const {
@@ -298,7 +332,15 @@ class PyInterpreter {
   floe::Model model_;
   floe::tools::AlignedBytes arena_;
   size_t arena_size_ = 0;
+  // Before interpreter_: destroyed after it.
+#if defined(FLOE_PYTHON_WITH_PTHREADPOOL)
+  struct PoolDeleter {
+    void operator()(pthreadpool_t pool) const { pthreadpool_destroy(pool); }
+  };
+  std::unique_ptr<std::remove_pointer_t<pthreadpool_t>, PoolDeleter> pool_;
+#endif
   std::unique_ptr<floe::Interpreter> interpreter_;
+  size_t threads_ = 1;
   std::vector<double> op_ms_;
   Clock::time_point last_;
   bool profiled_ = false;
@@ -334,16 +376,21 @@ PYBIND11_MODULE(_floe, m) {
       py::arg("memory_regions"), py::arg("max_loop_iterations"), "Converts a model; returns (model bytes, summary). Raises ConvertError.");
 
   py::class_<PyInterpreter>(m, "Interpreter")
-      .def(py::init<const py::bytes&, py::object>(), py::arg("model"), py::arg("arena_size") = py::none())
+      .def(py::init<const py::bytes&, py::object, py::object>(), py::arg("model"),
+           py::arg("arena_size") = py::none(), py::arg("num_threads") = py::none())
       .def("get_input_details", [](const PyInterpreter& self) { return self.details(true); })
       .def("get_output_details", [](const PyInterpreter& self) { return self.details(false); })
       .def("set_tensor", &PyInterpreter::set_tensor, py::arg("index"), py::arg("value"))
       .def("get_tensor", &PyInterpreter::get_tensor, py::arg("index"))
+      .def("_tensor_view",
+           [](py::object self, uint32_t index) { return self.cast<PyInterpreter&>().tensor_view(self, index); },
+           py::arg("index"))
       .def("invoke", &PyInterpreter::invoke, py::arg("profile") = false)
       .def("reset_all_variables", &PyInterpreter::reset_all_variables)
       .def("profile", &PyInterpreter::profile)
       .def("self_test", &PyInterpreter::self_test)
       .def_property_readonly("arena_size", &PyInterpreter::arena_size)
+      .def_property_readonly("num_threads", &PyInterpreter::threads)
       .def_property_readonly("arena_used", &PyInterpreter::arena_used)
       .def_property_readonly("model_arena_size", &PyInterpreter::model_arena_size)
       .def_property_readonly("operator_count", &PyInterpreter::operator_count);

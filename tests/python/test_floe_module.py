@@ -58,8 +58,8 @@ def test_tflite_style_calls_match_run(float_model):
     interpreter = floe.Interpreter(float_model)
     (inp,) = interpreter.get_input_details()
     (out,) = interpreter.get_output_details()
-    assert inp["name"] == "images:0" and list(inp["shape"]) == [1, 784] and inp["dtype"] == np.float32
-    assert out["name"] == OUTPUT + ":0" and list(out["shape"]) == [1, 10]
+    assert inp["name"] == "images" and list(inp["shape"]) == [1, 784] and inp["dtype"] == np.float32
+    assert out["name"] == OUTPUT and list(out["shape"]) == [1, 10]
     assert inp["quantization"] == (0.0, 0)
     interpreter.set_tensor(inp["index"], digit(7))
     interpreter.invoke()
@@ -128,6 +128,27 @@ def test_int8_io_and_calibration_file(tmp_path):
     assert inp["dtype"] == np.int8 and scale > 0.0
     q = np.clip(np.round(digit(7) / scale) + zero_point, -128, 127).astype(np.int8)
     assert int(np.argmax(interpreter.run(images=q)[OUTPUT])) == 7
+
+
+def test_calibration_as_numpy_writes_it(tmp_path):
+    samples = np.concatenate([digit(d) for d in DIGITS])
+    reference = mnist(quantize="int8", calibration={"images": samples})
+    # np.savez_compressed (deflate), np.savez's positional arr_0, float64 (np.random.rand's dtype; rounded
+    # to float32, which these samples are exactly): the same model as the named float32 arrays give.
+    compressed, positional = tmp_path / "compressed.npz", tmp_path / "positional.npz"
+    np.savez_compressed(compressed, images=samples)
+    np.savez(positional, samples)
+    assert mnist(quantize="int8", calibration=str(compressed)) == reference
+    assert mnist(quantize="int8", calibration=str(positional)) == reference
+    assert mnist(quantize="int8", calibration={"images": samples.astype(np.float64)}) == reference
+
+
+def test_calibration_errors_name_what_the_user_gave():
+    with pytest.raises(floe.ConvertError) as refused:
+        mnist(quantize="int8", calibration={"pixels": digit(3)})
+    message = str(refused.value)
+    assert "calibration={'pixels': array}" in message and "'pixels' is not a model input" in message
+    assert "floe-calibration-" not in message  # no temporary file the user never made
 
 
 def test_errors(float_model):
