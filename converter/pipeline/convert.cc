@@ -173,6 +173,11 @@ void refuse_tf2_saved_model(const LoadedGraph& loaded) {
 
 // ---- the stages, in order ---------------------------------------------------
 
+// Tells options.progress which stage starts (a terminal shows the slow ones).
+void report(const ConvertOptions& options, const std::string& stage) {
+  if (options.progress) options.progress(stage);
+}
+
 // Load the file, fix frozen placeholders, refuse TF2 SavedModels.
 void load_stage(const ConvertOptions& options, Conversion& c) {
   LoadOptions load_options;
@@ -463,8 +468,13 @@ void post_training_stage(const ConvertOptions& options, const std::vector<Calibr
   }
   const std::vector<CalibrationSample> samples =
       arrays.empty() ? std::vector<CalibrationSample>{} : calibration_samples(c.lowered, arrays, &c.notes);
+  PostTrainingOptions post_training = options.post_training;
+  post_training.on_sample = [&](size_t done, size_t total) {
+    report(options, "calibrating: sample " + std::to_string(done + 1) + " of " + std::to_string(total));
+  };
   const std::vector<ValueRange> ranges =
-      samples.empty() ? std::vector<ValueRange>{} : calibrate(c.lowered, samples, options.post_training);
+      samples.empty() ? std::vector<ValueRange>{} : calibrate(c.lowered, samples, post_training);
+  report(options, "quantizing");
   const LoweredModel float_model = c.lowered;
   c.post_training = true;
   c.calibration_samples = samples.size();
@@ -617,6 +627,7 @@ ConvertResult convert_tflite(const ConvertOptions& options, const std::string& b
   TfliteOptions tflite_options;
   tflite_options.outputs = options.outputs;
   tflite_options.max_loop_iterations = options.max_loop_iterations;
+  report(options, "reading the .tflite");
   TfliteImport imported = import_tflite(bytes, path, tflite_options);
   Conversion c;
   c.loaded.path = path;
@@ -638,6 +649,7 @@ ConvertResult convert_tflite(const ConvertOptions& options, const std::string& b
     }
     c.notes.push_back("quantized model: of the optimization passes only dead-code runs");
   }
+  report(options, "optimizing");
   c.optimization = optimize(c.lowered, optimize_options);
   if (options.quantize_int8) {
     if (imported.quantized) throw ConvertError(path + ": --quantize int8: the model is already quantized");
@@ -646,18 +658,22 @@ ConvertResult convert_tflite(const ConvertOptions& options, const std::string& b
   } else {
     int8_arithmetic_stage(c);
   }
+  report(options, "choosing kernels");
   backend_stage(options, c);
   assign_loop_ranges(c.lowered);  // after the last pass that adds, removes or moves ops
   assign_if_ranges(c.lowered);
   runtime_check_stage(c);
+  report(options, "ordering ops");
   schedule_stage(options, c);
+  if (!options.selftest_inputs.empty()) report(options, "computing the self-test");
   const std::string selftest = selftest_stage(options, c);
+  report(options, "planning memory, writing the model");
   ConvertResult result;
   result.model = emit_model(c.lowered, kProducer, &result.stats, options.memory_regions);
   validate_emitted_model(result.model, path);
   c.stats = result.stats;
   c.model_bytes = result.model.size();
-  result.summary = conversion_summary(c) + selftest;
+  result.summary = fold_summary(conversion_summary(c) + selftest, options.verbose_summary);
   result.optimization = std::move(c.optimization);
   return result;
 }
@@ -714,13 +730,17 @@ std::optional<ConvertResult> convert_graph(const ConvertOptions& options,
                                            const std::vector<CalibrationArray>& calibration,
                                            std::map<std::string, std::string>& must_unroll) {
   Conversion c;
+  report(options, "loading the graph");
   load_stage(options, c);
   resolve_io_stage(options, c);
   training_structure_stage(c);
+  report(options, "freezing variables");
   freeze_stage(options, c);
   feed_shapes_stage(options, c);
   try {
+    report(options, "unrolling loops");
     unroll_stage(options, must_unroll, c);
+    report(options, "lowering and optimizing");
     lower_and_optimize_stage(options, c);
   } catch (const RuntimeLoopsFailed& failed) {
     for (const std::string& loop : failed.loops) must_unroll[loop] = "its run-time WHILE failed: " + failed.reason;
@@ -752,18 +772,22 @@ std::optional<ConvertResult> convert_graph(const ConvertOptions& options,
   } else {
     int8_arithmetic_stage(c);
   }
+  report(options, "choosing kernels");
   backend_stage(options, c);
   assign_loop_ranges(c.lowered);  // after the last pass that adds, removes or moves ops
   assign_if_ranges(c.lowered);
   runtime_check_stage(c);
+  report(options, "ordering ops");
   schedule_stage(options, c);
+  if (!options.selftest_inputs.empty()) report(options, "computing the self-test");
   const std::string selftest = selftest_stage(options, c);
+  report(options, "planning memory, writing the model");
   ConvertResult result;
   result.model = emit_model(c.lowered, kProducer, &result.stats, options.memory_regions);  // plans the arena (plan/)
   validate_emitted_model(result.model, c.loaded.path);  // no model the runtime refuses leaves the converter
   c.stats = result.stats;
   c.model_bytes = result.model.size();
-  result.summary = conversion_summary(c) + selftest;
+  result.summary = fold_summary(conversion_summary(c) + selftest, options.verbose_summary);
   result.optimization = std::move(c.optimization);
   return result;
 }

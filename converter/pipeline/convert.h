@@ -4,6 +4,7 @@
 // ConvertError; nothing is written to disk here (the CLI does that atomically).
 #pragma once
 
+#include <functional>
 #include <map>
 #include <string>
 #include <vector>
@@ -59,6 +60,13 @@ struct ConvertOptions {
   // as a WHILE op by the cost rule (kAuto), always unrolled, or always run at
   // run time (refused, with the reason, when it cannot); passes/control_flow.h.
   LoopMode loops = LoopMode::kAuto;
+  // The summary lists every rewrite, loop and layer (floe-convert --verbose);
+  // by default a list longer than a screenful keeps its first lines and says
+  // how many it left out.
+  bool verbose_summary = false;
+  // Called as each stage starts ("lowering", "calibrating: sample 3 of 100",
+  // ...): floe-convert shows it on a terminal once a conversion takes over 1 s.
+  std::function<void(const std::string&)> progress;
 };
 
 // Parses "fast=64K,slow=4M" (sizes in bytes, or with K / M: 1024 / 1024^2)

@@ -223,4 +223,51 @@ std::string conversion_summary(const Conversion& c) {
   return s.str();
 }
 
+std::string fold_summary(const std::string& summary, bool verbose) {
+  if (verbose) return summary;
+  constexpr size_t kMaxRun = 12, kKeep = 8, kMaxLine = 240;
+  std::vector<std::string> lines;
+  for (size_t at = 0; at < summary.size();) {
+    const size_t end = summary.find('\n', at);
+    lines.push_back(summary.substr(at, end == std::string::npos ? std::string::npos : end - at));
+    at = end == std::string::npos ? summary.size() : end + 1;
+  }
+  auto indent = [](const std::string& line) { return line.find_first_not_of(' '); };
+  // Lines of one list: the same indent and, above the deepest level (a pass's
+  // rewrites), the same first word ("SQNR ...", not "left float ...").
+  auto first_word = [&](const std::string& line) {
+    const size_t at = indent(line);
+    return at == std::string::npos ? std::string() : line.substr(at, line.find(' ', at) - at);
+  };
+  std::string out;
+  for (size_t i = 0; i < lines.size();) {
+    const size_t depth = indent(lines[i]);
+    size_t run = 1;
+    if (depth != std::string::npos && depth >= 4) {
+      while (i + run < lines.size() && indent(lines[i + run]) == depth &&
+             (depth >= 6 || first_word(lines[i + run]) == first_word(lines[i]))) {
+        ++run;
+      }
+    }
+    const size_t shown = run > kMaxRun ? kKeep : run;
+    for (size_t k = i; k < i + shown; ++k) {
+      std::string line = lines[k];
+      if (line.size() > kMaxLine) {
+        size_t cut = line.rfind(' ', kMaxLine);
+        if (cut == std::string::npos || cut < kMaxLine / 2) cut = kMaxLine;
+        const size_t left_out = line.size() - cut;
+        line = line.substr(0, cut) + " ... (" + std::to_string(left_out) + " more characters; --verbose shows all)";
+      }
+      out += line + "\n";
+    }
+    if (shown < run) {
+      out += std::string(depth, ' ') + "... " + std::to_string(run - shown) + " more line(s) like these (--verbose "
+             "lists all)\n";
+    }
+    i += run;
+  }
+  if (!summary.empty() && summary.back() != '\n' && !out.empty()) out.pop_back();
+  return out;
+}
+
 }  // namespace floe::conv

@@ -93,4 +93,11 @@ struct Conversion {
 // Inputs, outputs, what each stage did, op histogram, parameters, arena, model size.
 std::string conversion_summary(const Conversion& c);
 
+// The summary cut to a screenful where it lists: a run of more than 12 detail
+// lines at one indent (6 or more: a pass's rewrites; 4: lines that also start
+// with the same word, e.g. the per-layer SQNR) keeps its first 8, a line
+// longer than 240 characters its first ones, each saying what it left out.
+// verbose: unchanged.
+std::string fold_summary(const std::string& summary, bool verbose);
+
 }  // namespace floe::conv

@@ -411,6 +411,7 @@ std::vector<ValueRange> calibrate(const LoweredModel& model, const std::vector<C
     for (int v : model.ops[i].outputs) producer[static_cast<size_t>(v)] = static_cast<int>(i);
   LoweredRunner runner(model, "calibration");
   for (size_t s = 0; s < samples.size(); ++s) {
+    if (options.on_sample) options.on_sample(s, samples.size());
     runner.run(samples[s], [&](int v, const TensorView& view) {
       if (view.dtype != DType::kFloat32) return;
       const float* data = view.as<const float>();

@@ -11,6 +11,7 @@
 // their integers.
 #pragma once
 
+#include <functional>
 #include <map>
 #include <set>
 #include <string>
@@ -32,6 +33,9 @@ struct PostTrainingOptions {
   bool strict = false;   // refuse ops without an int8 kernel instead of leaving them float
   CalibrationMethod method = CalibrationMethod::kMinMax;
   double percentile = 99.99;  // kPercentile: of |value|, per tensor over all samples
+  // Called before each calibration sample runs (done, total): progress for a
+  // long calibration (floe-convert on a terminal).
+  std::function<void(size_t, size_t)> on_sample;
 };
 
 // One sample: a tensor per model input, in model.inputs order.

@@ -7,6 +7,9 @@
 // temporary file and renamed into place only when complete).
 #include <CLI/CLI.hpp>
 
+#include <unistd.h>
+
+#include <chrono>
 #include <cstdio>
 #include <fstream>
 #include <iostream>
@@ -20,6 +23,45 @@
 #include "converter/tools/atomic_write.h"
 #include "runtime/core/model.h"
 #include "runtime/tools/kernel_selection.h"
+
+namespace {
+
+// One line on stderr saying which stage a conversion is in, once it has run
+// over a second, on a terminal only (a log or a pipe gets nothing); cleared
+// when the conversion ends.
+class ProgressLine {
+ public:
+  explicit ProgressLine(bool enabled) : enabled_(enabled), start_(Clock::now()) {}
+  ~ProgressLine() { clear(); }
+  void show(const std::string& stage) {
+    if (!enabled_) return;
+    const Clock::time_point now = Clock::now();
+    const double seconds = std::chrono::duration<double>(now - start_).count();
+    if (seconds < 1.0 || (stage.rfind(shown_stage_prefix_, 0) == 0 && now - last_ < std::chrono::milliseconds(100))) {
+      return;
+    }
+    std::fprintf(stderr, "\r\033[Kfloe-convert: %.1f s: %s", seconds, stage.c_str());
+    std::fflush(stderr);
+    shown_ = true;
+    last_ = now;
+    shown_stage_prefix_ = stage.substr(0, stage.find(':'));
+  }
+  void clear() {
+    if (!shown_) return;
+    std::fprintf(stderr, "\r\033[K");
+    std::fflush(stderr);
+    shown_ = false;
+  }
+
+ private:
+  using Clock = std::chrono::steady_clock;
+  bool enabled_;
+  Clock::time_point start_, last_;
+  bool shown_ = false;
+  std::string shown_stage_prefix_ = "\x01";  // matches no stage at first
+};
+
+}  // namespace
 
 namespace {
 
@@ -86,6 +128,8 @@ int main(int argc, char** argv) {
                  "without the dot product), cortex-m4, cortex-m33, cortex-m55 (DSP / Helium "
                  "kernels where they apply) or reference (portable kernels only)");
   app.add_flag("-q,--quiet", quiet, "print nothing on success");
+  bool verbose = false;
+  app.add_flag("-v,--verbose", verbose, "the summary lists every rewrite, loop and layer (long lists are cut otherwise)");
   std::string error_json_path;
   app.add_option("--error-json", error_json_path,
                  "on failure, also write the error's fields as JSON to this file (category, file, node, op, "
@@ -115,8 +159,9 @@ int main(int argc, char** argv) {
                  "int8 quantization: ranges from the graph's FakeQuant ops (quantization-aware training) and/or "
                  "--calibration; ops without an int8 kernel stay float between DEQUANTIZE and QUANTIZE");
   app.add_option("--calibration", options.calibration_path,
-                 "calibration samples for --quantize: an .npz (np.savez) or a directory of .npy files, one array "
-                 "per input name, [1,...] or a batch [n,...]");
+                 "calibration samples for --quantize: an .npz (np.savez / np.savez_compressed) or a directory of "
+                 ".npy files, one array per input name (np.savez's arr_0, arr_1, ...: by position), [1,...] or a "
+                 "batch [n,...]; float64 is rounded to float32");
   app.add_option("--io", io, "with --quantize: model inputs and outputs stay float (default) or become int8");
   app.add_flag("--strict-int8", strict_int8, "with --quantize: refuse ops without an int8 kernel instead of leaving them float");
   app.add_option("--calibration-method", calibration_method,
@@ -208,7 +253,11 @@ int main(int argc, char** argv) {
     options.post_training.strict = strict_int8;
     options.post_training.method = calibration_method == "percentile" ? floe::conv::CalibrationMethod::kPercentile
                                                                        : floe::conv::CalibrationMethod::kMinMax;
+    options.verbose_summary = verbose;
+    ProgressLine progress(!quiet && isatty(STDERR_FILENO) != 0);
+    options.progress = [&](const std::string& stage) { progress.show(stage); };
     const floe::conv::ConvertResult result = floe::conv::convert(options);
+    progress.clear();
     std::string selection;
     if (!op_selection_path.empty()) {
       // The rows the runtime takes for the written model, read back as a device reads it.

@@ -10,3 +10,9 @@ if(FLOE_OP_COVERAGE_PYTHON3)
             --table ${PROJECT_SOURCE_DIR}/converter/ops/tfjs_op_coverage.md)
   set_tests_properties(converter_tfjs_op_coverage PROPERTIES LABELS "converter;peers" SKIP_RETURN_CODE 77 TIMEOUT 120)
 endif()
+
+# What a conversion reports: its stages as they start, and the summary's folding.
+floe_add_test(conversion_report_test
+  SOURCES ${CMAKE_CURRENT_LIST_DIR}/conversion_report_test.cc ${PROJECT_SOURCE_DIR}/tests/support/model_runner.cc
+  LIBS floe_converter floe_model_file
+  LABELS converter)

@@ -86,6 +86,7 @@ conv::ConvertResult convert_case(const OracleCase& c, bool optimize, const std::
   options.input_shapes = {{c.input, c.shape}};
   options.outputs = c.outputs;
   options.optimize.enabled = optimize;
+  options.verbose_summary = true;  // the report tests read every rewrite
   return conv::convert(options);
 }
 
