@@ -14,7 +14,7 @@ packages=(
   libsnappy-dev libcli11-dev googletest zlib1g-dev
   libxnnpack-dev libpthreadpool-dev libcpuinfo-dev
   python3 python3-numpy python3-sklearn pybind11-dev python3-pytest python3-venv python3-setuptools python3-wheel
-  librsvg2-bin
+  librsvg2-bin graphviz
 )
 if [ "${1:-}" = "--all" ]; then
   packages+=(

@@ -2,18 +2,26 @@
 // Host-only tool code (never built for a device): it may use the heap, the
 // standard library and exceptions; the arena-only rule binds runtime/core and kernels.
 // floe-inspect: what a .floe model holds, as text and as two pictures.
-//   floe-inspect model.floe [--plan plan.svg] [--graph graph.svg] [--no-verify-checksum]
+//   floe-inspect model.floe|model.tflite [--target T] [--plan plan.svg]
+//                [--graph graph.svg|graph.png] [--no-verify-checksum]
+// A .tflite is converted first, in memory, as `floe-convert --graph m.tflite
+// --target T` would (default host), and what that gives is shown.
 // The text lists the target, the arena and its regions, every op in run order
 // (backend, kernel, operands, parameters, int8 requantization) and every tensor
 // (dtype, shape, quantization, place in the arena or the constants, lifetime).
 // --plan draws the memory plan: x = op index, y = arena offset, one box per
-// arena tensor over its lifetime, the step with the most live bytes marked.
-// --graph draws ops and the tensors between them as a layered graph.
+// arena tensor (named) over its lifetime, coloured by the kind of op that
+// writes it (the legend), the step with the most live bytes marked.
+// --graph draws ops and the tensors between them, laid out by Graphviz's dot
+// (edges routed around the boxes; an op's scratch tensors are listed in its
+// box); without dot an .svg falls back to a plain layered drawing.
 // The model goes through Model::Load first (the runtime's own validation and,
 // by default, the file checksum), so a damaged file is refused, never drawn.
 #include <algorithm>
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
+#include <cstring>
 #include <fstream>
 #include <map>
 #include <sstream>
@@ -21,6 +29,8 @@
 #include <string>
 #include <vector>
 
+#include "converter/ir/error.h"
+#include "converter/pipeline/convert.h"
 #include "flatbuffers/minireflect.h"
 #include "runtime/core/model.h"
 #include "runtime/tools/model_file.h"
@@ -34,7 +44,8 @@ namespace {
 namespace fs = floe::schema;
 
 constexpr const char* kUsage =
-    "usage: floe-inspect model.floe [--plan plan.svg] [--graph graph.svg] [--no-verify-checksum]\n";
+    "usage: floe-inspect model.floe|model.tflite [--target T] [--plan plan.svg] [--graph graph.svg|graph.png]\n"
+    "                    [--no-verify-checksum]\n";
 
 std::string shape_text(const flatbuffers::Vector<int32_t>* shape) {
   std::string s = "[";
@@ -293,14 +304,31 @@ std::string svg_head(double width, double height) {
   return s.str();
 }
 
+// Plan box colour: the writing op's kind, model inputs grey.
+constexpr int kModelInput = -1;
+std::string plan_colour(int kind) { return kind == kModelInput ? "#d9d9d9" : colour(static_cast<size_t>(kind)); }
+
 // The memory plan: x = op step, y = arena offset (0 at the top), one box per
-// arena tensor from its first to its last step.
+// arena tensor from its first to its last step, named and coloured by the
+// kind of op that writes it; a legend names the colours and the peak mark.
 std::string plan_svg(const std::string& title, const Inspection& in) {
   const fs::Model* m = in.m;
-  const double left = 90, top = 50, right = 30, bottom = 60;
+  std::map<int, std::string> kinds;  // opcode (or kModelInput) -> legend text
+  for (size_t t = 0; t < m->tensors()->size(); ++t) {
+    if (!in.in_arena[t] || m->tensors()->Get(static_cast<uint32_t>(t))->size() == 0) continue;
+    if (in.producer[t] < 0) {
+      kinds[kModelInput] = "model input";
+    } else {
+      const fs::OpCode code = m->operators()->Get(static_cast<uint32_t>(in.producer[t]))->opcode();
+      kinds[static_cast<int>(code)] = std::string("written by ") + fs::EnumNameOpCode(code);
+    }
+  }
+  const size_t legend_columns = 4;
+  const size_t legend_rows = (kinds.size() + 1 + legend_columns - 1) / legend_columns;  // + the peak mark
+  const double left = 90, top = 50, right = 30, bottom = 70 + 18.0 * static_cast<double>(legend_rows);
   const size_t steps = in.ops + 1;
   const double step_w = std::max(6.0, std::min(60.0, 900.0 / static_cast<double>(steps)));
-  const double plot_w = step_w * static_cast<double>(steps), plot_h = 480;
+  const double plot_w = std::max(720.0, step_w * static_cast<double>(steps)), plot_h = 480;
   const double width = left + plot_w + right, height = top + plot_h + bottom;
   const uint64_t arena = std::max<uint64_t>(1, m->arena_size());
   auto y_of = [&](uint64_t offset) { return top + plot_h * static_cast<double>(offset) / static_cast<double>(arena); };
@@ -319,16 +347,29 @@ std::string plan_svg(const std::string& title, const Inspection& in) {
     const double w = step_w * (in.life[t].last - in.life[t].first + 1);
     const double y = y_of(ten->offset());
     const double h = std::max(1.0, y_of(ten->offset() + ten->size()) - y);
-    const size_t key = in.producer[t] >= 0
-                           ? static_cast<size_t>(m->operators()->Get(static_cast<uint32_t>(in.producer[t]))->opcode())
-                           : 0;
+    const int kind = in.producer[t] >= 0
+                         ? static_cast<int>(m->operators()->Get(static_cast<uint32_t>(in.producer[t]))->opcode())
+                         : kModelInput;
     s << "<rect x=\"" << x << "\" y=\"" << y << "\" width=\"" << w << "\" height=\"" << h << "\" fill=\""
-      << colour(key) << "\" fill-opacity=\"0.85\" stroke=\"#222\" stroke-width=\"0.6\"><title>t" << t << " "
+      << plan_colour(kind) << "\" fill-opacity=\"0.85\" stroke=\"#222\" stroke-width=\"0.6\"><title>t" << t << " "
       << xml_escape(name_of(ten)) << ": offset " << ten->offset() << ", " << ten->size() << " B, ops "
       << in.life[t].first << ".." << in.life[t].last << "</title></rect>\n";
-    if (h >= 12 && w >= 40) {
-      s << "<text x=\"" << x + 3 << "\" y=\"" << y + std::min(h / 2 + 4, 12.0) << "\" font-size=\"9\">t" << t
-        << " " << ten->size() << " B</text>\n";
+    if (h >= 12 && w >= 30) {
+      // Size on the first line, then as much of the name as the box holds,
+      // wrapped; a long name keeps its tail, which tells layers apart.
+      const size_t fits = static_cast<size_t>((w - 6) / 5.0);
+      const size_t lines = static_cast<size_t>((std::min(h, 120.0) - 3) / 10);
+      std::vector<std::string> label = {std::to_string(ten->size()) + " B"};
+      std::string name = name_of(ten).empty() ? "t" + std::to_string(t) : name_of(ten);
+      if (fits >= 4 && lines >= 2) {
+        const size_t room = fits * (lines - 1);
+        if (name.size() > room) name = "…" + name.substr(name.size() - (room - 1));
+        for (size_t at = 0; at < name.size(); at += fits) label.push_back(name.substr(at, fits));
+      }
+      for (size_t i = 0; i < label.size(); ++i) {
+        s << "<text x=\"" << x + 3 << "\" y=\"" << y + 10 + 10.0 * static_cast<double>(i) << "\" font-size=\"8.5\">"
+          << xml_escape(label[i]) << "</text>\n";
+      }
     }
   }
   // The peak, over the boxes: the step with the most live bytes.
@@ -352,10 +393,23 @@ std::string plan_svg(const std::string& title, const Inspection& in) {
       << "\" stroke=\"#333\"/><text x=\"" << left - 8 << "\" y=\"" << y + 4 << "\" text-anchor=\"end\">" << offset
       << "</text>\n";
   }
-  s << "<text x=\"" << left + plot_w / 2 << "\" y=\"" << height - 15
-    << "\" text-anchor=\"middle\" font-size=\"12\">op index (run order)</text>\n";
+  s << "<text x=\"" << left + plot_w / 2 << "\" y=\"" << top + plot_h + 36
+    << "\" text-anchor=\"middle\" font-size=\"12\">op index (run order); a box spans the ops its tensor is live "
+       "for</text>\n";
   s << "<text x=\"16\" y=\"" << top + plot_h / 2 << "\" text-anchor=\"middle\" font-size=\"12\" transform=\"rotate(-90 16 "
     << top + plot_h / 2 << ")\">arena offset (bytes)</text>\n";
+  // Legend: one swatch per kind of writer, then the peak mark.
+  const double legend_top = top + plot_h + 52, column_w = plot_w / static_cast<double>(legend_columns);
+  size_t slot = 0;
+  auto swatch = [&](const std::string& fill, const std::string& extra, const std::string& text) {
+    const double x = left + column_w * static_cast<double>(slot % legend_columns);
+    const double y = legend_top + 18.0 * static_cast<double>(slot / legend_columns);
+    s << "<rect x=\"" << x << "\" y=\"" << y << "\" width=\"14\" height=\"11\" fill=\"" << fill << "\" " << extra
+      << "/><text x=\"" << x + 19 << "\" y=\"" << y + 10 << "\">" << xml_escape(text) << "</text>\n";
+    ++slot;
+  };
+  for (const auto& [kind, text] : kinds) swatch(plan_colour(kind), "stroke=\"#222\" stroke-width=\"0.6\"", text);
+  swatch("#ff0000", "fill-opacity=\"0.12\" stroke=\"#d00\" stroke-dasharray=\"4,2\"", "peak: most live bytes");
   s << "</svg>\n";
   return s.str();
 }
@@ -451,9 +505,128 @@ std::string graph_svg(const std::string& title, const Inspection& in) {
   return s.str();
 }
 
+// Scratch tensors: written by an op, read by no op and not a model output
+// (im2col buffers, LSTM gates): part of that op, not an edge of the graph.
+std::vector<bool> scratch_tensors(const Inspection& in) {
+  const fs::Model* m = in.m;
+  std::vector<bool> read(m->tensors()->size(), false), scratch(m->tensors()->size(), false);
+  for (const fs::Operator* op : *m->operators()) {
+    if (op->inputs() == nullptr) continue;
+    for (int32_t t : *op->inputs()) {
+      if (t >= 0) read[static_cast<size_t>(t)] = true;
+    }
+  }
+  for (int32_t t : *m->outputs()) read[static_cast<size_t>(t)] = true;
+  for (size_t t = 0; t < scratch.size(); ++t) scratch[t] = in.in_arena[t] && in.producer[t] >= 0 && !read[t];
+  return scratch;
+}
+
+std::string dot_escape(const std::string& text) {
+  std::string out;
+  for (char c : text) {
+    if (c == '"' || c == '\\') out += '\\';
+    out += c;
+  }
+  return out;
+}
+
+// The graph for Graphviz: ops as filled boxes (kind, backend, node name,
+// constants and scratch inside), arena tensors as rounded boxes between them.
+std::string graph_dot(const std::string& title, const Inspection& in) {
+  const fs::Model* m = in.m;
+  const std::vector<bool> scratch = scratch_tensors(in);
+  size_t arena_tensors = 0;
+  for (size_t t = 0; t < scratch.size(); ++t) arena_tensors += in.in_arena[t] && !scratch[t];
+  std::ostringstream s;
+  s << "digraph floe {\n  graph [rankdir=TB, nodesep=0.25, ranksep=0.3, fontname=\"sans-serif\", fontsize=14, "
+       "labelloc=t, label=\""
+    << dot_escape(title) << ": " << in.ops << " ops, " << arena_tensors << " arena tensors\"];\n"
+    << "  node [fontname=\"sans-serif\", fontsize=10, shape=box];\n  edge [color=\"#555555\", arrowsize=0.6];\n";
+  auto tensor_label = [&](size_t t) {
+    const fs::Tensor* ten = m->tensors()->Get(static_cast<uint32_t>(t));
+    return "t" + std::to_string(t) + " " + floe::dtype_name(static_cast<floe::DType>(ten->dtype())) + " " +
+           shape_text(ten->shape()) + "\\n" + dot_escape(shorten(name_of(ten), 40));
+  };
+  for (size_t t = 0; t < scratch.size(); ++t) {
+    if (!in.in_arena[t] || scratch[t]) continue;
+    s << "  t" << t << " [style=rounded, color=\"#777777\", fontsize=9, label=\"" << tensor_label(t) << "\"];\n";
+  }
+  for (size_t k = 0; k < in.ops; ++k) {
+    const fs::Operator* op = m->operators()->Get(static_cast<uint32_t>(k));
+    size_t constants = 0;
+    std::string scratch_text;
+    if (op->inputs() != nullptr) {
+      for (int32_t t : *op->inputs()) constants += t >= 0 && m->tensors()->Get(static_cast<uint32_t>(t))->is_constant();
+    }
+    for (int32_t t : *op->outputs()) {
+      if (t < 0 || !scratch[static_cast<size_t>(t)]) continue;
+      const fs::Tensor* ten = m->tensors()->Get(static_cast<uint32_t>(t));
+      scratch_text += "\\nscratch t" + std::to_string(t) + " " + std::to_string(ten->size()) + " B";
+    }
+    s << "  op" << k << " [style=filled, fillcolor=\"" << colour(static_cast<size_t>(op->opcode())) << "\", label=\"#"
+      << k << " " << fs::EnumNameOpCode(op->opcode()) << " (" << backend_name(op->backend()) << ")\\n"
+      << dot_escape(shorten(name_of(op), 40)) << (constants ? "\\n+" + std::to_string(constants) + " const" : "")
+      << scratch_text << "\", tooltip=\"op " << k << " " << dot_escape(name_of(op)) << "\"];\n";
+    if (op->inputs() != nullptr) {
+      for (int32_t t : *op->inputs()) {
+        if (t >= 0 && in.in_arena[static_cast<size_t>(t)] && !scratch[static_cast<size_t>(t)]) {
+          s << "  t" << t << " -> op" << k << ";\n";
+        }
+      }
+    }
+    for (int32_t t : *op->outputs()) {
+      if (t >= 0 && in.in_arena[static_cast<size_t>(t)] && !scratch[static_cast<size_t>(t)]) {
+        s << "  op" << k << " -> t" << t << ";\n";
+      }
+    }
+  }
+  s << "}\n";
+  return s.str();
+}
+
+bool ends_with(const std::string& text, const std::string& suffix) {
+  return text.size() >= suffix.size() && text.compare(text.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+std::string shell_quote(const std::string& text) {
+  std::string out = "'";
+  for (char c : text) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return out + "'";
+}
+
+// --graph: dot lays the graph out (SVG or PNG by the file's extension); an SVG
+// without dot installed gets the plain layered drawing, with a note.
+void write_graph(const std::string& path, const std::string& title, const Inspection& in) {
+  const bool png = ends_with(path, ".png");
+  if (!png && !ends_with(path, ".svg")) throw std::runtime_error(path + ": --graph writes .svg or .png");
+  const std::string dot_path = path + ".dot.tmp", temp = path + ".tmp";
+  write_file(dot_path, graph_dot(title, in));
+  const std::string command = "dot -T" + std::string(png ? "png" : "svg") + " -o " + shell_quote(temp) + " " +
+                              shell_quote(dot_path) + " 2>/dev/null";
+  const int status = std::system(command.c_str());
+  std::remove(dot_path.c_str());
+  if (status == 0 && std::rename(temp.c_str(), path.c_str()) == 0) return;
+  std::remove(temp.c_str());
+  const bool no_dot = std::system("command -v dot >/dev/null 2>&1") != 0;
+  if (no_dot && !png) {
+    std::fprintf(stderr, "floe-inspect: note: Graphviz's dot is not installed (Debian: graphviz): %s gets a plain "
+                         "layered drawing\n", path.c_str());
+    write_file(path, graph_svg(title, in));
+    return;
+  }
+  throw std::runtime_error(path + (no_dot ? ": a PNG graph needs Graphviz's dot (Debian: graphviz)"
+                                          : ": Graphviz's dot failed to lay out the graph"));
+}
+
+bool is_tflite_file(const std::string& path) {
+  std::ifstream file(path, std::ios::binary);
+  char head[8] = {};
+  return file.read(head, sizeof head) && std::memcmp(head + 4, "TFL3", 4) == 0;
+}
+
 int run(int argc, char** argv) {
-  std::string path, plan_path, graph_path;
-  bool verify_checksum = true;
+  std::string path, plan_path, graph_path, target = "host";
+  bool verify_checksum = true, target_given = false;
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
     auto value = [&]() -> std::string {
@@ -462,6 +635,7 @@ int run(int argc, char** argv) {
     };
     if (arg == "--plan") plan_path = value();
     else if (arg == "--graph") graph_path = value();
+    else if (arg == "--target") target = value(), target_given = true;
     else if (arg == "--no-verify-checksum") verify_checksum = false;
     else if (arg == "-h" || arg == "--help") {
       std::printf("%s", kUsage);
@@ -471,7 +645,26 @@ int run(int argc, char** argv) {
   }
   if (path.empty()) throw std::runtime_error(std::string("no model given\n") + kUsage);
 
-  const floe::tools::ModelFile file = floe::tools::read_model_file(path);
+  floe::tools::ModelFile file;
+  std::string converted_from;
+  if (is_tflite_file(path)) {
+    floe::conv::ConvertOptions convert_options;
+    convert_options.graph_path = path;
+    convert_options.target = target;
+    floe::conv::ConvertResult result;
+    try {
+      result = floe::conv::convert(convert_options);
+    } catch (const floe::conv::ConvertError& e) {
+      throw std::runtime_error(std::string("cannot convert the .tflite: ") + e.what());
+    }
+    file.data = floe::tools::aligned_bytes(result.model.size());
+    file.size = result.model.size();
+    std::memcpy(file.data.get(), result.model.data(), result.model.size());
+    converted_from = " (converted from the .tflite for target " + target + ")";
+  } else {
+    if (target_given) throw std::runtime_error("--target applies to a .tflite (a .floe was converted for its target)");
+    file = floe::tools::read_model_file(path);
+  }
   floe::Model model;
   floe::LoadOptions options;
   options.verify_checksum = verify_checksum;
@@ -487,8 +680,8 @@ int run(int argc, char** argv) {
   std::string title = path.substr(path.find_last_of('/') == std::string::npos ? 0 : path.find_last_of('/') + 1);
   // Pictures first (each written whole or not at all), then the text.
   if (!plan_path.empty()) write_file(plan_path, plan_svg(title, in));
-  if (!graph_path.empty()) write_file(graph_path, graph_svg(title, in));
-  print_text(path, file.size, verify_checksum, model, in);
+  if (!graph_path.empty()) write_graph(graph_path, title, in);
+  print_text(path + converted_from, file.size, verify_checksum, model, in);
   if (!plan_path.empty()) std::printf("plan: %s\n", plan_path.c_str());
   if (!graph_path.empty()) std::printf("graph: %s\n", graph_path.c_str());
   return 0;

@@ -3,9 +3,14 @@
 """floe-inspect on a converted model: the text agrees with floe-convert's own
 summary (op count, planned arena, its lower bound), both SVGs are valid XML,
 and rsvg-convert renders each to a PNG that is really a picture (decoded here
-with zlib: non-zero size, many colours, not one flat background).
+with zlib: non-zero size, many colours, not one flat background). The plan
+has a legend and names its tensors; the graph is Graphviz's layout (one node
+per op and per arena tensor, scratch tensors inside their op), also as a PNG.
+In tflite mode floe-inspect opens the .tflite itself and must show what
+floe-convert makes of it.
 
   inspect_test.py model CONVERT INSPECT WORK_DIR NAME -- <floe-convert args>
+  inspect_test.py tflite CONVERT INSPECT WORK_DIR NAME -- <floe-convert args>
   inspect_test.py corrupt CONVERT INSPECT WORK_DIR NAME -- <floe-convert args>
 A model whose graph is missing (the ../shared corpus) is SKIPPED (exit 77)."""
 import os
@@ -95,6 +100,33 @@ def check_svg(svg, png, min_rects, rsvg):
         fail(png + ": an empty or flat picture")
 
 
+def check_graph(svg, png, text, ops, arena_tensors, rsvg):
+    """Graphviz's SVG: a node per op and per arena tensor that is not scratch."""
+    root = ET.parse(svg).getroot()
+    ns = "{http://www.w3.org/2000/svg}"
+    nodes = [g for g in root.iter(ns + "g") if g.get("class") == "node"]
+    titles = [g.findtext(ns + "title") for g in nodes]
+    op_nodes = [t for t in titles if t and t.startswith("op")]
+    tensor_nodes = [t for t in titles if t and t.startswith("t")]
+    scratch = len(re.findall(r"scratch t\d+ \d+ B", open(svg).read()))
+    if len(op_nodes) != ops:
+        fail("%s: %d op nodes, the model has %d ops (is it dot's layout?)" % (svg, len(op_nodes), ops))
+    if len(tensor_nodes) + scratch != arena_tensors:
+        fail("%s: %d tensor nodes + %d scratch, the model has %d arena tensors" % (svg, len(tensor_nodes), scratch,
+                                                                                  arena_tensors))
+    edges = [g for g in root.iter(ns + "g") if g.get("class") == "edge"]
+    if not edges:
+        fail(svg + ": no edges")
+    run([rsvg, "-o", png.replace("_dot.png", ".png"), svg])
+    for picture in (png, png.replace("_dot.png", ".png")):
+        width, height, counts, flat = decode_png(picture)
+        print("  %s: %dx%d px, %d colours, %.1f %% background" % (picture, width, height, len(counts), 100 * flat))
+        if width <= 0 or height <= 0 or len(counts) < 8 or flat > 0.995:
+            fail(picture + ": an empty or flat picture")
+    print("  graph: %d op nodes, %d tensor nodes, %d scratch tensors inside their ops, %d edges"
+          % (len(op_nodes), len(tensor_nodes), scratch, len(edges)))
+
+
 def main():
     mode, convert, inspect, work, name = sys.argv[1:6]
     args = sys.argv[7:] if sys.argv[6] == "--" else fail("missing --")
@@ -109,7 +141,16 @@ def main():
         return check_corrupt(inspect, work, name, model)
 
     plan, graph_svg = os.path.join(work, name + "_plan.svg"), os.path.join(work, name + "_graph.svg")
-    text = run([inspect, model, "--plan", plan, "--graph", graph_svg]).stdout
+    graph_png = os.path.join(work, name + "_graph_dot.png")
+    if mode == "tflite":
+        target = args[args.index("--target") + 1] if "--target" in args else "host"
+        text = run([inspect, graph, "--target", target, "--plan", plan, "--graph", graph_svg]).stdout
+        if "(converted from the .tflite for target %s)" % target not in text.splitlines()[0]:
+            fail("the text does not say the .tflite was converted: " + text.splitlines()[0])
+        run([inspect, graph, "--target", target, "--graph", graph_png])
+    else:
+        text = run([inspect, model, "--plan", plan, "--graph", graph_svg]).stdout
+        run([inspect, model, "--graph", graph_png])
     print(text)
     # The converter's own figures: "ops (N): ..." and "arena: A bytes (lower bound B, ...".
     ops = int(re.search(r"^  ops \((\d+)\):", summary, re.M).group(1))
@@ -137,7 +178,17 @@ def main():
     if rsvg is None:
         fail("rsvg-convert not found (Debian: librsvg2-bin; .ci/install-deps.sh installs it)")
     check_svg(plan, os.path.join(work, name + "_plan.png"), arena_tensors, rsvg)
-    check_svg(graph_svg, os.path.join(work, name + "_graph.png"), ops + arena_tensors, rsvg)
+    plan_text = open(plan).read()
+    if "peak: most live bytes" not in plan_text or "written by " not in plan_text:
+        fail(plan + ": no legend")
+    # Box labels: the size, then the name wrapped over the lines the box holds.
+    labels = "".join(t.text or "" for t in ET.parse(plan).getroot().iter("{http://www.w3.org/2000/svg}text"))
+    named = re.findall(r"^ +\d+ \S+ +\S+ +arena +\d+ +\d+ +\S+ +(\S+)", text, re.M)
+    labelled = [n for n in named if n[-10:] in labels]
+    if named and not labelled:
+        fail(plan + ": no tensor is labelled with its name")
+    print("  plan: %d of %d arena tensors labelled with (the tail of) their name" % (len(labelled), len(named)))
+    check_graph(graph_svg, graph_png, text, ops, arena_tensors, rsvg)
     print("PASS: %s: %d ops, arena %d B (lower bound %d B), both pictures rendered" % (name, ops, arena, bound))
     return 0
 
