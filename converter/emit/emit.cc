@@ -57,7 +57,7 @@ uint64_t region_reserve(const LoweredModel& model) {
 
 std::vector<uint8_t> emit_model(const LoweredModel& model, const std::string& producer, EmitStats* stats,
                                 const std::vector<MemoryRegion>& memory_regions) {
-  // README "Limits": FlatBuffers addresses the model with 32-bit offsets.
+  // converter/README.md "Limits": FlatBuffers addresses the model with 32-bit offsets.
   if (static_cast<int64_t>(model.ops.size()) > kMaxModelOps) {
     throw ConvertError("the model has " + std::to_string(model.ops.size()) + " operators, over floe's limit of " +
                        std::to_string(kMaxModelOps));

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // What the converter accepts at most, checked before it allocates for an
-// input (README "Limits"). Beyond any of these it exits 2 naming the limit.
+// input (converter/README.md "Limits"). Beyond any of these it exits 2 naming the limit.
 #pragma once
 
 #include <cstdint>

@@ -2,7 +2,7 @@
 // The interpreter core as a minimal application links it: Model::Load,
 // Interpreter::Init and Invoke on the seed conv, nothing else of the runtime
 // (no self-test, no profile). floe_footprint reports this firmware's "core"
-// line as the README's core figure; the _checksum variant also verifies the
+// line as the core figure of ports/README.md; the _checksum variant also verifies the
 // file's CRC32C at Load (FLOE_VERIFY_CHECKSUM=1), which gives the checksum's
 // cost. Checked like the examples: the output against the host's.
 #include "floe_conv_seed_model.h"

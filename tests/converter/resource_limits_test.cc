@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// The limits of README "Limits" (converter/ir/limits.h), each fed an input
+// The limits of converter/README.md "Limits" (converter/ir/limits.h), each fed an input
 // generated just over it: floe-convert must exit 2 with the limit's reason,
 // write nothing, and stay under 10 s and 1 GB of peak RSS (wait4's rusage).
 #include <gtest/gtest.h>

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: Apache-2.0
 # Writes a TF1 text GraphDef of a recurrent while loop without TensorArrays:
 # h = x; repeat T times: h = tanh(h W + b) (W N x N, b N, fixed random values), output y = h.
-# The README's unroll-or-loop measurements: convert with --loops unroll / runtime / auto and
+# The unroll-or-loop measurements of converter/passes/README.md: convert with --loops unroll / runtime / auto and
 # time with floe-bench. Usage: rnn_loop_graph.py T [N=32] > graph.pbtxt
 import sys, random
 T=int(sys.argv[1]); N=int(sys.argv[2]) if len(sys.argv)>2 else 32

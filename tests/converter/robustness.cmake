@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: Apache-2.0
 # Robustness: input dtypes per op definition, validate-before-write, user
-# errors, and the resource limits (README "Limits"). Included from
+# errors, and the resource limits (converter/README.md "Limits"). Included from
 # tests/converter/CMakeLists.txt. The limit tests run floe-convert on inputs
 # they generate just over each limit and bound its time and peak RSS.
 floe_add_test(robustness_test

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: Apache-2.0
-# Assembles extra seeds for the long fuzz runs (README "Long runs") from the
+# Assembles extra seeds for the long fuzz runs (tests/fuzz/README.md "Long runs") from the
 # TensorFlow-written corpus: read-only seed dirs beside the committed ones, never
 # committed. Deterministic (sorted walks); every file < 64 KiB (-max_len).
 #   python3 shared_seeds.py SHARED_CORPUS OUT_DIR [FLOE_CONVERT]

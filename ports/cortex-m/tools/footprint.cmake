@@ -181,7 +181,7 @@ foreach(elf IN LISTS FIRMWARE)
     set(core_checksum ${core_text})
   endif()
 endforeach()
-# The README's core figure: what Load, Init and Invoke link in a minimal
+# The core figure of ports/README.md: what Load, Init and Invoke link in a minimal
 # application (examples/firmware/core_footprint.cc), without the self-test
 # the examples run at boot, and with the CRC32C check at Load.
 if(DEFINED core_plain AND DEFINED core_checksum)
