@@ -15,7 +15,11 @@ README.md links to), and checks:
     source tree (tests/..., .ci/..., ports/...): the file exists;
   - `qemu-system-arm -M board`: a board ports/cortex-m/toolchain.cmake knows;
   - every relative markdown link [text](path) in those pages: the file exists;
-  - README.md has at most MAX_README_LINES lines.
+  - README.md has at most MAX_README_LINES lines;
+  - and runs, page by page in a scratch directory, every floe-tool command
+    whose input files are in the source tree or written by an earlier command
+    of the page: each must exit 0 (a command naming a placeholder such as
+    model.tflite is listed as not run).
 Prints what it checked; exits 1 with the failures listed.
 
   doc_commands_test.py --bin DIR [--root SOURCE_DIR]
@@ -26,7 +30,9 @@ import json
 import os
 import re
 import shlex
+import shutil
 import subprocess
+import tempfile
 import sys
 
 MAX_README_LINES = 250
@@ -308,6 +314,78 @@ def linked_readmes(root, text):
     return pages
 
 
+PATH_SUFFIXES = (".meta", ".pb", ".pbtxt", ".tflite", ".floe", ".npy", ".npz", ".wav", ".svg", ".png", ".txt",
+                 ".json", ".dot")
+# Options whose value a tool writes, and options whose value (or NAME=value) it reads.
+OUTPUT_OPTIONS = {
+    "floe-convert": {"-o", "--output", "--error-json", "--op-selection"},
+    "floe-inspect": {"--plan", "--graph"},
+    "floe-run": {"-o", "--output-dir", "--dump-intermediates"},
+}
+INPUT_OPTIONS = {"-g", "--graph", "-c", "--checkpoint", "--calibration", "--selftest-input", "--front-end", "-i",
+                 "--input", "--labels"}
+
+
+def runnable(tool, words, root, work):
+    """The command with its paths resolved (repo files from the source tree,
+    earlier outputs from the work dir), or (None, the first missing input)."""
+    outputs = OUTPUT_OPTIONS.get(tool, set())
+    resolved, after = [], None
+    for word in words:
+        option, after = after, None
+        if option in outputs:
+            resolved.append(os.path.join(work, word))
+            continue
+        if word in outputs or word in INPUT_OPTIONS:
+            resolved.append(word)
+            after = word
+            continue
+        if word.startswith("-"):
+            resolved.append(word)
+            after = word
+            continue
+        name, eq, value = word.partition("=") if "=" in word else ("", "", word)
+        if not eq:
+            name, value = "", word
+        is_path = option in INPUT_OPTIONS or value.endswith(PATH_SUFFIXES)
+        if is_path:
+            if os.path.exists(os.path.join(work, value)):
+                value = os.path.join(work, value)
+            elif os.path.exists(os.path.join(root, value)):
+                value = os.path.join(root, value)
+            else:
+                return None, value
+        resolved.append(name + eq + value)
+    return resolved, None
+
+
+def run_commands(page, commands, root, tools, work):
+    """Runs each floe-tool command of the page whose inputs exist (in the repo
+    or written by an earlier command of the page), in order, in `work`."""
+    for number, command in commands:
+        where = "%s:%d" % (page, number)
+        try:
+            segments = split_command(command)
+        except ValueError:
+            continue
+        for words in segments:
+            words = strip_env(words)
+            if not words or tool_of(words[0]) is None:
+                continue
+            resolved, missing = runnable(tool_of(words[0]), words[1:], root, work)
+            if resolved is None:
+                print("skip  %s: %s not run (%s is a placeholder, not in the tree)" % (where, tool_of(words[0]),
+                                                                                       missing))
+                continue
+            binary = os.path.join(tools.bin_dir, tool_of(words[0]))
+            r = subprocess.run([binary] + resolved, cwd=work, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                               text=True, timeout=300)
+            if r.returncode != 0:
+                fail(where, "`%s` exited %d:\n%s" % (" ".join(words), r.returncode, r.stdout[-2000:]))
+            else:
+                ok(where, "ran `%s`" % " ".join(words))
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--bin", required=True, help="the build's bin directory (floe-convert, floe-run, ...)")
@@ -348,6 +426,10 @@ def main():
             text = f.read()
         print("== %s" % page)
         check_links(page, text, root)
+        work = tempfile.mkdtemp(prefix="floe-docs-")
+        for _, commands in shell_blocks(text):
+            run_commands(page, commands, root, tools, work)
+        shutil.rmtree(work, ignore_errors=True)
         for _, commands in shell_blocks(text):
             for number, command in commands:
                 where = "%s:%d" % (page, number)
