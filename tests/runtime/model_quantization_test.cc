@@ -18,6 +18,7 @@
 #include "runtime/core/interpreter.h"
 #include "runtime/tools/model_file.h"
 #include "schemas/floe_generated.h"
+#include "tests/support/one_op_model.h"
 
 namespace floe {
 namespace {
@@ -49,20 +50,10 @@ std::vector<uint8_t> build(const Spec& spec) {
                            quant(spec.x)),
       schema::CreateTensor(b, b.CreateString("y:0"), schema::DType::INT8, b.CreateVector(shape), false, 16, 4, -1, -1,
                            quant(spec.y))};
-  std::vector<flatbuffers::Offset<schema::Operator>> ops = {schema::CreateOperator(
-      b, schema::OpCode::SOFTMAX, b.CreateVector(std::vector<int32_t>{0}), b.CreateVector(std::vector<int32_t>{1}),
-      schema::OpOptions::SoftmaxOptions, schema::CreateSoftmaxOptions(b).Union())};
-  uint64_t persistent[2];
-  for (int wide = 0; wide < 2; ++wide) {
-    PersistentLayout layout(wide ? 8 : 4, 1);
-    layout.add_op(2, op_params_bytes(schema::OpCode::SOFTMAX));
-    persistent[wide] = layout.total;
-  }
-  auto model = schema::CreateModel(b, 1, b.CreateVector(tensors), b.CreateVector(ops),
-                                   b.CreateVector(std::vector<int32_t>{0}), b.CreateVector(std::vector<int32_t>{1}),
-                                   32, 0, b.CreateString("test"), 0, 0, 0, persistent[0], persistent[1]);
-  schema::FinishModelBuffer(b, model);
-  return std::vector<uint8_t>(b.GetBufferPointer(), b.GetBufferPointer() + b.GetSize());
+  const auto op = schema::CreateOperator(b, schema::OpCode::SOFTMAX, b.CreateVector(std::vector<int32_t>{0}),
+                                         b.CreateVector(std::vector<int32_t>{1}), schema::OpOptions::SoftmaxOptions,
+                                         schema::CreateSoftmaxOptions(b).Union());
+  return testing::finish_one_op_model(b, tensors, op, schema::OpCode::SOFTMAX);
 }
 
 struct Loaded {

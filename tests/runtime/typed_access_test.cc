@@ -10,6 +10,7 @@
 #include "runtime/core/registry.h"
 #include "schemas/floe_generated.h"
 #include "tests/support/loaded_model.h"
+#include "tests/support/one_op_model.h"
 
 namespace floe {
 namespace {
@@ -24,20 +25,9 @@ std::vector<uint8_t> dequantize_model() {
       schema::CreateTensor(b, b.CreateString("x:0"), schema::DType::INT8, b.CreateVector(shape), false, 0, 4, -1,
                            -1, quant),
       schema::CreateTensor(b, b.CreateString("y:0"), schema::DType::FLOAT32, b.CreateVector(shape), false, 16, 16)};
-  std::vector<flatbuffers::Offset<schema::Operator>> ops = {
-      schema::CreateOperator(b, schema::OpCode::DEQUANTIZE, b.CreateVector(std::vector<int32_t>{0}),
-                             b.CreateVector(std::vector<int32_t>{1}))};
-  uint64_t persistent[2];
-  for (int wide = 0; wide < 2; ++wide) {
-    PersistentLayout layout(wide ? 8 : 4, 1);
-    layout.add_op(2, op_params_bytes(schema::OpCode::DEQUANTIZE));
-    persistent[wide] = layout.total;
-  }
-  auto model = schema::CreateModel(b, 1, b.CreateVector(tensors), b.CreateVector(ops),
-                                   b.CreateVector(std::vector<int32_t>{0}), b.CreateVector(std::vector<int32_t>{1}),
-                                   32, 0, b.CreateString("test"), 0, 0, 0, persistent[0], persistent[1]);
-  schema::FinishModelBuffer(b, model);
-  return std::vector<uint8_t>(b.GetBufferPointer(), b.GetBufferPointer() + b.GetSize());
+  const auto op = schema::CreateOperator(b, schema::OpCode::DEQUANTIZE, b.CreateVector(std::vector<int32_t>{0}),
+                                         b.CreateVector(std::vector<int32_t>{1}));
+  return testing::finish_one_op_model(b, tensors, op, schema::OpCode::DEQUANTIZE);
 }
 
 struct Running {
