@@ -528,6 +528,7 @@ void Unroller::run_loop(Instance& parent, int frame) {
   // A top-level loop: unrolled, or run at run time (policy_, LoopPolicy).
   const bool top = parent.parent == nullptr && policy_ != nullptr && !dead;
   const std::string name = loop_name(frame);
+  if (top && policy_->progress) policy_->progress("loop '" + name + "'");
   std::string unroll_reason;
   int64_t budget = -1;  // ops the unrolled loop may add before it runs at run time instead; -1: no limit
   int64_t while_ops = 1;  // the WHILE op and the ops of its condition and body

@@ -9,6 +9,7 @@
 // outside loops are training_structure's (resolve_static_control_flow).
 #pragma once
 
+#include <functional>
 #include <map>
 #include <string>
 #include <vector>
@@ -52,6 +53,9 @@ struct LoopPolicy {
   // Loops (by name) kAuto must unroll, with the reason: a run-time WHILE of
   // them failed later in the conversion.
   std::map<std::string, std::string> unroll;
+  // Told as each top-level loop starts ("loop 'rnn/while'"): progress for a
+  // conversion that unrolls long loops (floe-convert on a terminal).
+  std::function<void(const std::string&)> progress;
 };
 
 // The cost rule of LoopMode::kAuto. An unrolled loop costs its ops that do not

@@ -355,6 +355,7 @@ void unroll_stage(const ConvertOptions& options, const std::map<std::string, std
   policy.mode = options.loops;
   policy.runtime_allowed = !options.quantize_int8;
   policy.unroll = must_unroll;
+  policy.progress = [&](const std::string& loop) { report(options, "unrolling loops: " + loop); };
   c.unrolled = unroll_control_flow(*c.graph, c.pruned.keep, c.feeds, options.max_loop_iterations, policy);
   // A tf.cond in a run-time loop's body: a Select or an IF there, now that the
   // loop has no cycle.

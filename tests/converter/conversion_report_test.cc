@@ -75,5 +75,20 @@ TEST(ConversionProgress, ATfliteReportsItsStagesToo) {
   EXPECT_EQ(stages, expected);
 }
 
+TEST(ConversionProgress, EachLoopIsNamedAsItStarts) {
+  ConvertOptions options;
+  options.graph_path = std::string(FLOE_SOURCE_DIR) + "/examples/while_loop/model/while_loop.pbtxt";
+  options.outputs = {"y"};
+  std::vector<std::string> stages;
+  options.progress = [&](const std::string& stage) { stages.push_back(stage); };
+  convert(options);
+  std::vector<std::string> loops;
+  for (const std::string& stage : stages) {
+    if (stage.rfind("unrolling loops: ", 0) == 0) loops.push_back(stage);
+  }
+  ASSERT_EQ(loops.size(), 1u) << ::testing::PrintToString(stages);
+  EXPECT_NE(loops[0].find("unrolling loops: loop '"), std::string::npos) << loops[0];
+}
+
 }  // namespace
 }  // namespace floe::conv
