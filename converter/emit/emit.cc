@@ -8,7 +8,6 @@
 #include "converter/emit/emit.h"
 
 #include <algorithm>
-#include <chrono>
 #include <map>
 #include <set>
 #include <utility>
@@ -55,8 +54,7 @@ uint64_t region_reserve(const LoweredModel& model) {
   return xnnpack + kAlignment + persistent_region_bytes(model, ptr32 ? 4 : 8);
 }
 
-std::vector<uint8_t> emit_model(const LoweredModel& model, const std::string& producer, EmitStats* stats,
-                                const std::vector<MemoryRegion>& memory_regions) {
+void check_model_limits(const LoweredModel& model) {
   // converter/README.md "Limits": FlatBuffers addresses the model with 32-bit offsets.
   if (static_cast<int64_t>(model.ops.size()) > kMaxModelOps) {
     throw ConvertError("the model has " + std::to_string(model.ops.size()) + " operators, over floe's limit of " +
@@ -73,7 +71,9 @@ std::vector<uint8_t> emit_model(const LoweredModel& model, const std::string& pr
                          " bytes, over floe's limit of " + std::to_string(kMaxModelBytes) + " bytes per model");
     }
   }
-  const auto plan_start = std::chrono::steady_clock::now();
+}
+
+RegionRequest arena_request(const LoweredModel& model, const std::vector<MemoryRegion>& memory_regions) {
   bool uses_xnnpack = false;
   for (const LoweredOp& op : model.ops) uses_xnnpack |= op.backend == schema::Backend::XNNPACK;
   RegionRequest regions;
@@ -83,15 +83,23 @@ std::vector<uint8_t> emit_model(const LoweredModel& model, const std::string& pr
   // region's arena goes on with XNNPACK's region, every other one gets 16
   // bytes of tail.
   if (uses_xnnpack) regions.tail = kAlignment;
-  // 16-byte slots, or finer ones (4-byte, kActivationOffsetAlignment, all any
-  // kernel needs; then element slots: bools, bytes and halves that only
-  // reference kernels touch, at multiples of their size) when they do better.
-  ArenaPlan plan = plan_model_arena(model, kAlignment, kActivationOffsetAlignment, regions);
+  return regions;
+}
+
+std::vector<uint8_t> emit_model(const LoweredModel& model, const ArenaPlan& plan, const std::string& producer,
+                                EmitStats* stats,
+                                const std::vector<MemoryRegion>& memory_regions) {
+  check_model_limits(model);
+  bool uses_xnnpack = false;
+  for (const LoweredOp& op : model.ops) uses_xnnpack |= op.backend == schema::Backend::XNNPACK;
+  if (plan.offsets.size() != model.values.size()) {
+    throw ConvertError("internal error: the arena plan covers " + std::to_string(plan.offsets.size()) +
+                       " values, the model has " + std::to_string(model.values.size()));
+  }
   // The XNNPACK and persistent regions follow the last region's activations.
   const bool several = plan.region_sizes.size() > 1;
   const uint32_t home = several ? static_cast<uint32_t>(plan.region_sizes.size() - 1) : 0;
   const uint64_t home_activations = several ? plan.region_sizes[home] : plan.arena_size;
-  const std::chrono::duration<double, std::milli> plan_time = std::chrono::steady_clock::now() - plan_start;
   std::vector<uint64_t> offsets = plan.offsets;
 
   // Constant section: each distinct constant once, 16-byte aligned.
@@ -203,7 +211,6 @@ std::vector<uint8_t> emit_model(const LoweredModel& model, const std::string& pr
     stats->arena_lower_bound = plan.lower_bound;
     stats->aliased_values = plan.aliased_values;
     stats->arena_optimal = plan.optimal;
-    stats->plan_milliseconds = plan_time.count();
     stats->constant_bytes = constants.size();
     stats->parameter_count = parameter_count;
     stats->xnnpack_arena_bytes = xnnpack_arena_size(model, home_activations);

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
-// Serializes a lowered model into a .floe FlatBuffer: takes its arena plan
-// (plan/arena_plan.h), packs constants 16-byte aligned, writes the schema.
+// Serializes a lowered model and its finished arena plan (made by the
+// pipeline with plan/arena_plan.h) into a .floe FlatBuffer: packs constants
+// 16-byte aligned, writes the schema, seals the checksum.
 #pragma once
 
 #include <cstdint>
@@ -35,10 +36,20 @@ struct EmitStats {
 };
 
 
+// Refuses (ConvertError) a model over the format's limits (op count, constant
+// bytes): checked before planning, and again by emit_model.
+void check_model_limits(const LoweredModel& model);
+
+// What the plan must leave around the activations for the regions that
+// follow them in the arena (XNNPACK's reads past an operand, the XNNPACK and
+// prepared-op regions when `memory_regions` split the arena).
+RegionRequest arena_request(const LoweredModel& model, const std::vector<MemoryRegion>& memory_regions);
+
+// `plan` is plan_model_arena(model, ..., arena_request(model, memory_regions));
 // `memory_regions` (fastest first): one region is a capacity to check; with
-// several the tensors are split among them (plan/arena_plan.h) and the model
-// carries one arena size per region (format version 2).
-std::vector<uint8_t> emit_model(const LoweredModel& model, const std::string& producer,
+// several the tensors are split among them and the model carries one arena
+// size per region (format version 2). stats->plan_milliseconds is the caller's.
+std::vector<uint8_t> emit_model(const LoweredModel& model, const ArenaPlan& plan, const std::string& producer,
                                 EmitStats* stats = nullptr, const std::vector<MemoryRegion>& memory_regions = {});
 
 // Writes payload_crc32c into a finished model buffer (which must already hold

@@ -33,6 +33,7 @@
 #include "converter/ir/limits.h"
 #include "converter/plan/order_search.h"
 #include "schemas/contract/limits.h"
+#include "schemas/contract/limits.h"
 #include "converter/lower/backend_cortexm.h"
 #include "converter/lower/backend_xnnpack.h"
 #include "converter/lower/lower_graph.h"
@@ -492,7 +493,7 @@ void post_training_stage(const ConvertOptions& options, const std::vector<Calibr
   const bool cortexm = is_cortexm_target(options.target);
   if (cortexm) assign_cortexm_backends(&float_copy, options.target);
   assign_backends(&float_copy, cortexm ? "reference" : options.target);
-  c.float_model_bytes = emit_model(float_copy, kProducer).size();
+  c.float_model_bytes = plan_and_emit(float_copy, kProducer).size();
 }
 
 std::vector<CalibrationArray> read_calibration_if_asked(const ConvertOptions& options) {
@@ -611,6 +612,29 @@ void refuse_quantize_with_control_flow(const Conversion& c) {
   }
 }
 
+// The back half every conversion shares, once the model is lowered (and
+// quantized): kernels, op order, self-test, then the arena plan and the file.
+ConvertResult finish_conversion(const ConvertOptions& options, Conversion& c) {
+  report(options, "choosing kernels");
+  backend_stage(options, c);
+  assign_loop_ranges(c.lowered);  // after the last pass that adds, removes or moves ops
+  assign_if_ranges(c.lowered);
+  runtime_check_stage(c);
+  report(options, "ordering ops");
+  schedule_stage(options, c);
+  if (!options.selftest_inputs.empty()) report(options, "computing the self-test");
+  const std::string selftest = selftest_stage(options, c);
+  report(options, "planning memory, writing the model");
+  ConvertResult result;
+  result.model = plan_and_emit(c.lowered, kProducer, &result.stats, options.memory_regions);
+  validate_emitted_model(result.model, c.loaded.path);  // no model the runtime refuses leaves the converter
+  c.stats = result.stats;
+  c.model_bytes = result.model.size();
+  result.summary = fold_summary(conversion_summary(c) + selftest, options.verbose_summary);
+  result.optimization = std::move(c.optimization);
+  return result;
+}
+
 // A .tflite is already a list of kernels: it is imported straight into the
 // lowered model, then optimized, assigned backends and emitted like a TF graph.
 ConvertResult convert_tflite(const ConvertOptions& options, const std::string& bytes) {
@@ -659,27 +683,25 @@ ConvertResult convert_tflite(const ConvertOptions& options, const std::string& b
   } else {
     int8_arithmetic_stage(c);
   }
-  report(options, "choosing kernels");
-  backend_stage(options, c);
-  assign_loop_ranges(c.lowered);  // after the last pass that adds, removes or moves ops
-  assign_if_ranges(c.lowered);
-  runtime_check_stage(c);
-  report(options, "ordering ops");
-  schedule_stage(options, c);
-  if (!options.selftest_inputs.empty()) report(options, "computing the self-test");
-  const std::string selftest = selftest_stage(options, c);
-  report(options, "planning memory, writing the model");
-  ConvertResult result;
-  result.model = emit_model(c.lowered, kProducer, &result.stats, options.memory_regions);
-  validate_emitted_model(result.model, path);
-  c.stats = result.stats;
-  c.model_bytes = result.model.size();
-  result.summary = fold_summary(conversion_summary(c) + selftest, options.verbose_summary);
-  result.optimization = std::move(c.optimization);
-  return result;
+  return finish_conversion(options, c);
 }
 
 }  // namespace
+
+std::vector<uint8_t> plan_and_emit(const LoweredModel& model, const std::string& producer, EmitStats* stats,
+                                   const std::vector<MemoryRegion>& memory_regions) {
+  check_model_limits(model);  // before planning a model the format cannot hold
+  const auto start = std::chrono::steady_clock::now();
+  // 16-byte slots, or finer ones (4-byte, kActivationOffsetAlignment, all any
+  // kernel needs; then element slots: bools, bytes and halves that only
+  // reference kernels touch, at multiples of their size) when they do better.
+  const ArenaPlan plan = plan_model_arena(model, kTensorAlignment, kActivationOffsetAlignment,
+                                          arena_request(model, memory_regions));
+  const std::chrono::duration<double, std::milli> planning = std::chrono::steady_clock::now() - start;
+  std::vector<uint8_t> bytes = emit_model(model, plan, producer, stats, memory_regions);
+  if (stats != nullptr) stats->plan_milliseconds = planning.count();
+  return bytes;
+}
 
 std::vector<MemoryRegion> parse_memory_regions(const std::string& text) {
   std::vector<MemoryRegion> regions;
@@ -773,24 +795,7 @@ std::optional<ConvertResult> convert_graph(const ConvertOptions& options,
   } else {
     int8_arithmetic_stage(c);
   }
-  report(options, "choosing kernels");
-  backend_stage(options, c);
-  assign_loop_ranges(c.lowered);  // after the last pass that adds, removes or moves ops
-  assign_if_ranges(c.lowered);
-  runtime_check_stage(c);
-  report(options, "ordering ops");
-  schedule_stage(options, c);
-  if (!options.selftest_inputs.empty()) report(options, "computing the self-test");
-  const std::string selftest = selftest_stage(options, c);
-  report(options, "planning memory, writing the model");
-  ConvertResult result;
-  result.model = emit_model(c.lowered, kProducer, &result.stats, options.memory_regions);  // plans the arena (plan/)
-  validate_emitted_model(result.model, c.loaded.path);  // no model the runtime refuses leaves the converter
-  c.stats = result.stats;
-  c.model_bytes = result.model.size();
-  result.summary = fold_summary(conversion_summary(c) + selftest, options.verbose_summary);
-  result.optimization = std::move(c.optimization);
-  return result;
+  return finish_conversion(options, c);
 }
 
 }  // namespace

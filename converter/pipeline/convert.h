@@ -69,6 +69,12 @@ struct ConvertOptions {
   std::function<void(const std::string&)> progress;
 };
 
+// Plans the model's arena (plan/arena_plan.h, with what emit/ needs around the
+// activations) and writes the .floe (emit/): how every conversion ends, and a
+// lowered model built by hand becomes a file.
+std::vector<uint8_t> plan_and_emit(const LoweredModel& model, const std::string& producer, EmitStats* stats = nullptr,
+                                   const std::vector<MemoryRegion>& memory_regions = {});
+
 // Parses "fast=64K,slow=4M" (sizes in bytes, or with K / M: 1024 / 1024^2)
 // into regions; throws ConvertError naming the bad entry.
 std::vector<MemoryRegion> parse_memory_regions(const std::string& text);

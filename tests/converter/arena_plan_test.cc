@@ -8,7 +8,7 @@
 #include <limits>
 #include <random>
 
-#include "converter/emit/emit.h"
+#include "converter/pipeline/convert.h"
 #include "converter/plan/arena_plan.h"
 #include "converter/plan/op_schedule.h"
 #include "converter/plan/order_search.h"
@@ -49,7 +49,7 @@ TEST(ZeroCopyReshape, OutputSharesItsInputsBytes) {
   // On the device: Load accepts the overlap, both tensors bind to one address,
   // and the output is right.
   conv::EmitStats stats;
-  const std::vector<uint8_t> bytes = conv::emit_model(m.b.model, "test", &stats);
+  const std::vector<uint8_t> bytes = conv::plan_and_emit(m.b.model, "test", &stats);
   EXPECT_EQ(stats.aliased_values, 1);
   std::unique_ptr<LoadedModel> l = load_model(bytes);
   ASSERT_EQ(l->status, Status::kOk) << l->model.error().message;
@@ -78,7 +78,7 @@ TEST(ActivationSlots, ScalarsArePackedInWordSlots) {
   b.output(y);
   EXPECT_EQ(conv::plan_arena(b.model, 16).arena_size, 32u);
   conv::EmitStats stats;
-  const std::vector<uint8_t> bytes = conv::emit_model(b.model, "test", &stats);
+  const std::vector<uint8_t> bytes = conv::plan_and_emit(b.model, "test", &stats);
   std::unique_ptr<LoadedModel> l = load_model(bytes);
   ASSERT_EQ(l->status, Status::kOk) << l->model.error().message;
   EXPECT_EQ(l->model.activation_arena_size(), 8u);  // x and a, then a and y
@@ -91,7 +91,7 @@ TEST(ActivationSlots, ScalarsArePackedInWordSlots) {
   EXPECT_EQ(interpreter.output(0).as<float>()[0], 2.5f);
 
   ReshapeChain chain = reshape_chain();
-  std::unique_ptr<LoadedModel> large = load_model(conv::emit_model(chain.b.model, "test"));
+  std::unique_ptr<LoadedModel> large = load_model(conv::plan_and_emit(chain.b.model, "test"));
   ASSERT_EQ(large->status, Status::kOk);
   for (size_t t = 0; t < large->model.tensor_count(); ++t) {
     if (!large->model.is_constant(t)) EXPECT_EQ(large->model.tensor_offset(t) % 16, 0u) << t;
@@ -112,7 +112,7 @@ TEST(ZeroCopyReshape, InputReadLaterKeepsItsOwnBytes) {
   EXPECT_NE(plan.offsets[static_cast<size_t>(flat)], plan.offsets[static_cast<size_t>(a)]);
   EXPECT_EQ(plan.offsets[static_cast<size_t>(back)], plan.offsets[static_cast<size_t>(flat)]);
   const HostTensor input = random_f32({1, 4, 4, 2}, 12);
-  const std::vector<HostTensor> out = run_model(conv::emit_model(b.model, "test"), {{"x", input}});
+  const std::vector<HostTensor> out = run_model(conv::plan_and_emit(b.model, "test"), {{"x", input}});
   ASSERT_EQ(out.size(), 1u);
   const std::vector<float> xs = as_floats(input), ys = as_floats(out[0]);
   for (size_t i = 0; i < xs.size(); ++i) EXPECT_EQ(ys[i], 2 * std::max(xs[i], 0.0f)) << i;
@@ -136,7 +136,7 @@ TEST(ZeroCopyReshape, OutputMayBeNumberedBeforeItsInput) {
   EXPECT_EQ(plan.aliased_values, 1);
   EXPECT_EQ(plan.offsets[static_cast<size_t>(reshaped)], plan.offsets[static_cast<size_t>(activated)]);
   const HostTensor input = random_f32({1, 4, 4, 2}, 13);
-  const std::vector<HostTensor> out = run_model(conv::emit_model(b.model, "test"), {{"x", input}});
+  const std::vector<HostTensor> out = run_model(conv::plan_and_emit(b.model, "test"), {{"x", input}});
   ASSERT_EQ(out.size(), 1u);
   const std::vector<float> xs = as_floats(input), ys = as_floats(out[0]);
   for (size_t i = 0; i < xs.size(); ++i) EXPECT_EQ(ys[i], std::max(xs[i], 0.0f)) << i;
@@ -157,7 +157,7 @@ Status load_edited(const std::vector<uint8_t>& bytes, const std::function<void(c
 
 TEST(ZeroCopyReshape, LoadRefusesOtherOverlaps) {
   ReshapeChain m = reshape_chain();
-  const std::vector<uint8_t> bytes = conv::emit_model(m.b.model, "test");
+  const std::vector<uint8_t> bytes = conv::plan_and_emit(m.b.model, "test");
   std::string why;
   ASSERT_EQ(load_edited(bytes, [](conv::schema::ModelT&) {}, &why), Status::kOk) << why;
   // The same overlap under an op that changes bytes (RELU) is a broken plan.
@@ -202,7 +202,7 @@ TEST(ActivationSlots, BoolsArePackedAtByteGranularity) {
   EXPECT_EQ(plan.arena_size, 15u);
   EXPECT_EQ(plan.offsets[static_cast<size_t>(m.x)] % 4, 0u);
   conv::EmitStats stats;
-  const std::vector<uint8_t> bytes = conv::emit_model(m.b.model, "test", &stats);
+  const std::vector<uint8_t> bytes = conv::plan_and_emit(m.b.model, "test", &stats);
   std::unique_ptr<LoadedModel> l = load_model(bytes);
   ASSERT_EQ(l->status, Status::kOk) << l->model.error().message;
   EXPECT_EQ(l->model.activation_arena_size(), 15u);
@@ -221,7 +221,7 @@ TEST(ActivationSlots, BoolsArePackedAtByteGranularity) {
 // a word, and holds operands of XNNPACK and Cortex-M kernels to a word.
 TEST(ActivationSlots, LoadChecksOffsetsAgainstElementSizeAndKernel) {
   BoolChain m = bool_chain();
-  const std::vector<uint8_t> bytes = conv::emit_model(m.b.model, "test");
+  const std::vector<uint8_t> bytes = conv::plan_and_emit(m.b.model, "test");
   std::unique_ptr<LoadedModel> l = load_model(bytes);
   ASSERT_EQ(l->status, Status::kOk) << l->model.error().message;
   int odd = -1;
@@ -291,8 +291,8 @@ TEST(OpSchedule, RunsOneBranchAfterTheOther) {
   conv::LoweredModel reordered = m.b.model;
   conv::apply_op_order(&reordered, schedule.order);
   conv::EmitStats file_stats, chosen_stats;
-  const std::vector<uint8_t> file_bytes = conv::emit_model(m.b.model, "test", &file_stats);
-  const std::vector<uint8_t> chosen_bytes = conv::emit_model(reordered, "test", &chosen_stats);
+  const std::vector<uint8_t> file_bytes = conv::plan_and_emit(m.b.model, "test", &file_stats);
+  const std::vector<uint8_t> chosen_bytes = conv::plan_and_emit(reordered, "test", &chosen_stats);
   EXPECT_EQ(file_stats.arena_lower_bound, schedule.file_peak);
   EXPECT_EQ(chosen_stats.arena_lower_bound, schedule.chosen_peak);
   EXPECT_LT(chosen_stats.arena_bytes, file_stats.arena_bytes);

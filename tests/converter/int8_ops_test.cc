@@ -86,7 +86,7 @@ std::vector<HostTensor> convert_and_run(Int8Builder& b, const std::map<std::stri
                                         conv::Int8ArithmeticStats* stats = nullptr) {
   const conv::Int8ArithmeticStats s = conv::derive_int8_arithmetic(&b.model);
   if (stats) *stats = s;
-  return run_model(conv::emit_model(b.model, "int8_ops_test"), inputs);
+  return run_model(conv::plan_and_emit(b.model, "int8_ops_test"), inputs);
 }
 
 TEST(Int8Ops, SubAndMulRescaleEachInputLikeTflm) {

@@ -135,8 +135,8 @@ TEST(MemoryRegions, HottestBytesGoToTheFastRegion) {
 TEST(MemoryRegions, RunsAsTheOneArenaModelDoes) {
   HotCold m = hot_cold();
   conv::EmitStats stats;
-  const std::vector<uint8_t> single = conv::emit_model(m.b.model, "test");
-  const std::vector<uint8_t> split = conv::emit_model(m.b.model, "test", &stats, regions(128, 64 * 1024));
+  const std::vector<uint8_t> single = conv::plan_and_emit(m.b.model, "test");
+  const std::vector<uint8_t> split = conv::plan_and_emit(m.b.model, "test", &stats, regions(128, 64 * 1024));
   std::unique_ptr<LoadedModel> one = load_model(single), two = load_model(split);
   ASSERT_EQ(one->status, Status::kOk) << one->model.error().message;
   ASSERT_EQ(two->status, Status::kOk) << two->model.error().message;
@@ -159,10 +159,10 @@ TEST(MemoryRegions, RunsAsTheOneArenaModelDoes) {
 
 TEST(MemoryRegions, OneRegionIsACapacityCheckOnly) {
   HotCold m = hot_cold();
-  const std::vector<uint8_t> plain = conv::emit_model(m.b.model, "test");
-  EXPECT_EQ(conv::emit_model(m.b.model, "test", nullptr, {conv::MemoryRegion{"sram", 1 << 20}}), plain);
+  const std::vector<uint8_t> plain = conv::plan_and_emit(m.b.model, "test");
+  EXPECT_EQ(conv::plan_and_emit(m.b.model, "test", nullptr, {conv::MemoryRegion{"sram", 1 << 20}}), plain);
   try {
-    conv::emit_model(m.b.model, "test", nullptr, {conv::MemoryRegion{"sram", 512}});
+    conv::plan_and_emit(m.b.model, "test", nullptr, {conv::MemoryRegion{"sram", 512}});
     ADD_FAILURE() << "a 512-byte region holds a 1 KiB input";
   } catch (const conv::ConvertError& e) {
     EXPECT_NE(std::string(e.what()).find("region 'sram' is 512 bytes but needs "), std::string::npos) << e.what();
@@ -172,7 +172,7 @@ TEST(MemoryRegions, OneRegionIsACapacityCheckOnly) {
 TEST(MemoryRegions, RefusesWithTheRegionsSizesAndTheShortfall) {
   HotCold m = hot_cold();
   try {
-    conv::emit_model(m.b.model, "test", nullptr, regions(128, 600));
+    conv::plan_and_emit(m.b.model, "test", nullptr, regions(128, 600));
     ADD_FAILURE() << "1 KiB of input fits neither region";
   } catch (const conv::ConvertError& e) {
     const std::string what = e.what();
@@ -190,7 +190,7 @@ TEST(MemoryRegions, RefusesWithTheRegionsSizesAndTheShortfall) {
 
 TEST(MemoryRegions, InterpreterChecksEachArena) {
   HotCold m = hot_cold();
-  std::unique_ptr<LoadedModel> l = load_model(conv::emit_model(m.b.model, "test", nullptr, regions(128, 64 * 1024)));
+  std::unique_ptr<LoadedModel> l = load_model(conv::plan_and_emit(m.b.model, "test", nullptr, regions(128, 64 * 1024)));
   ASSERT_EQ(l->status, Status::kOk) << l->model.error().message;
   const size_t fast = static_cast<size_t>(l->model.region_arena_size(0));
   const size_t slow = static_cast<size_t>(l->model.region_arena_size(1));
@@ -242,7 +242,7 @@ Status load_edited(const std::vector<uint8_t>& bytes, const std::function<void(c
 
 TEST(MemoryRegions, LoadChecksRegionsAndThePlanPerRegion) {
   HotCold m = hot_cold();
-  const std::vector<uint8_t> bytes = conv::emit_model(m.b.model, "test", nullptr, regions(128, 64 * 1024));
+  const std::vector<uint8_t> bytes = conv::plan_and_emit(m.b.model, "test", nullptr, regions(128, 64 * 1024));
   std::string why;
   ASSERT_EQ(load_edited(bytes, [](conv::schema::ModelT&) {}, &why), Status::kOk) << why;
   const size_t h = static_cast<size_t>(m.h), x = static_cast<size_t>(m.x);

@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "converter/emit/emit.h"
+#include "converter/pipeline/convert.h"
 #include "converter/ir/lowered.h"
 #include "tests/support/model_runner.h"
 
@@ -104,7 +104,7 @@ inline std::map<std::string, HostTensor> random_inputs(const LoweredModel& model
 inline std::vector<std::vector<float>> run_lowered_model(const LoweredModel& model,
                                                          const std::map<std::string, HostTensor>& inputs) {
   std::vector<std::vector<float>> out;
-  for (const HostTensor& t : run_model(conv::emit_model(model, "optimize test"), inputs)) out.push_back(as_floats(t));
+  for (const HostTensor& t : run_model(conv::plan_and_emit(model, "optimize test"), inputs)) out.push_back(as_floats(t));
   return out;
 }
 

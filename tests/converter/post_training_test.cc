@@ -348,8 +348,8 @@ TEST(PostTraining, SmallCnnRunsInt8WithinAFewStepsOfFloat) {
   // Held-out inputs: within a few output steps of float.
   const float step = output_step(q.model);
   for (const CalibrationSample& s : random_samples(f, 8, 900)) {
-    const std::vector<HostTensor> want = run_model(conv::emit_model(f, "float"), named(f, s));
-    const std::vector<HostTensor> got = run_model(conv::emit_model(q.model, "int8"), named(q.model, s));
+    const std::vector<HostTensor> want = run_model(conv::plan_and_emit(f, "float"), named(f, s));
+    const std::vector<HostTensor> got = run_model(conv::plan_and_emit(q.model, "int8"), named(q.model, s));
     ASSERT_EQ(got.size(), 1u);
     EXPECT_LE(max_abs_diff(as_floats(want[0]), as_floats(got[0])), 4 * step);
   }
@@ -376,8 +376,8 @@ TEST(PostTraining, OpsWithoutInt8KernelStayFloatBetweenDequantizeAndQuantize) {
   EXPECT_EQ(codes, (std::vector<C>{C::QUANTIZE, C::MATMUL, C::DEQUANTIZE, C::EXP, C::QUANTIZE, C::MATMUL,
                                    C::DEQUANTIZE, C::NEG}));
   EXPECT_EQ(q.report.float_ops, (std::vector<std::string>{"exp (EXP)", "neg (NEG)"}));
-  const std::vector<HostTensor> want = run_model(conv::emit_model(f, "float"), named(f, samples[0]));
-  const std::vector<HostTensor> got = run_model(conv::emit_model(q.model, "int8"), named(q.model, samples[0]));
+  const std::vector<HostTensor> want = run_model(conv::plan_and_emit(f, "float"), named(f, samples[0]));
+  const std::vector<HostTensor> got = run_model(conv::plan_and_emit(q.model, "int8"), named(q.model, samples[0]));
   const float step = q.model.values[static_cast<size_t>(q.model.ops[6].inputs[0])].quantization.scale[0];
   EXPECT_LE(max_abs_diff(as_floats(want[0]), as_floats(got[0])), 4 * step);
 
@@ -439,8 +439,8 @@ TEST(PostTraining, Int8InputsAndOutputsCarryTheirQuantization) {
     qin.data.push_back(static_cast<uint8_t>(static_cast<int8_t>(std::clamp<long>(
         std::lround(v / in.quantization.scale[0]) + in.quantization.zero_point[0], -128, 127))));
   }
-  const std::vector<HostTensor> got = run_model(conv::emit_model(q.model, "int8"), {{"x:0", qin}});
-  const std::vector<float> want = as_floats(run_model(conv::emit_model(f, "float"), named(f, s))[0]);
+  const std::vector<HostTensor> got = run_model(conv::plan_and_emit(q.model, "int8"), {{"x:0", qin}});
+  const std::vector<float> want = as_floats(run_model(conv::plan_and_emit(f, "float"), named(f, s))[0]);
   ASSERT_EQ(got.size(), 1u);
   for (size_t i = 0; i < want.size(); ++i) {
     const float real = (reinterpret_cast<const int8_t*>(got[0].data.data())[i] + 128) / 256.0f;
@@ -472,8 +472,8 @@ TEST(PostTraining, AddReluFoldsAndConcatSharesOneRange) {
                 m.values[static_cast<size_t>(op.outputs[0])].quantization.scale);
     }
   }
-  const std::vector<HostTensor> want = run_model(conv::emit_model(f, "float"), named(f, samples[3]));
-  const std::vector<HostTensor> got = run_model(conv::emit_model(m, "int8"), named(m, samples[3]));
+  const std::vector<HostTensor> want = run_model(conv::plan_and_emit(f, "float"), named(f, samples[3]));
+  const std::vector<HostTensor> got = run_model(conv::plan_and_emit(m, "int8"), named(m, samples[3]));
   EXPECT_LE(max_abs_diff(as_floats(want[0]), as_floats(got[0])), 3 * output_step(m));
 }
 
@@ -520,8 +520,8 @@ TEST(PostTraining, EveryInt8OpKindFollowsTflitesRules) {
   EXPECT_EQ(quantization_of("sigmoid:0/requantized").scale, quantization_of("concat:0").scale);
   EXPECT_EQ(quantization_of("sub:0").scale, quantization_of("concat:0").scale);
   for (const CalibrationSample& s : random_samples(f, 4, 300, -3.0f, 3.0f)) {
-    const std::vector<HostTensor> want = run_model(conv::emit_model(f, "float"), named(f, s));
-    const std::vector<HostTensor> got = run_model(conv::emit_model(q.model, "int8"), named(q.model, s));
+    const std::vector<HostTensor> want = run_model(conv::plan_and_emit(f, "float"), named(f, s));
+    const std::vector<HostTensor> got = run_model(conv::plan_and_emit(q.model, "int8"), named(q.model, s));
     ASSERT_EQ(got.size(), 2u);
     EXPECT_LE(max_abs_diff(as_floats(want[0]), as_floats(got[0])), 4 * quantization_of("sub:0").scale[0]);
     EXPECT_LE(max_abs_diff(as_floats(want[1]), as_floats(got[1])), 4 * quantization_of("mean:0/int8").scale[0]);
@@ -548,8 +548,8 @@ TEST(PostTraining, ABiasTooLargeForInt32EnlargesItsWeightScale) {
   EXPECT_GT(wq.scale[0], 2e-3f / 127.0f);        // enlarged
   const int32_t* qbias = q.model.values[static_cast<size_t>(fc->inputs[2])].constant->as<int32_t>();
   EXPECT_LE(std::abs(static_cast<int64_t>(qbias[0])), (int64_t{1} << 30) + 64);  // half the int32 range
-  const std::vector<HostTensor> want = run_model(conv::emit_model(f, "float"), named(f, samples[0]));
-  const std::vector<HostTensor> got = run_model(conv::emit_model(q.model, "int8"), named(q.model, samples[0]));
+  const std::vector<HostTensor> want = run_model(conv::plan_and_emit(f, "float"), named(f, samples[0]));
+  const std::vector<HostTensor> got = run_model(conv::plan_and_emit(q.model, "int8"), named(q.model, samples[0]));
   EXPECT_NEAR(as_floats(got[0])[0], as_floats(want[0])[0], 3 * output_step(q.model));
 }
 
@@ -571,8 +571,8 @@ TEST(PostTraining, DepthwiseWeightsArePerChannelAlongTheirOutputAxis) {
       EXPECT_EQ(wq.scale.size(), 3u);
       EXPECT_EQ(wq.dimension, multiplier ? 3 : 2);
     }
-    const std::vector<HostTensor> want = run_model(conv::emit_model(f, "float"), named(f, samples[0]));
-    const std::vector<HostTensor> got = run_model(conv::emit_model(q.model, "int8"), named(q.model, samples[0]));
+    const std::vector<HostTensor> want = run_model(conv::plan_and_emit(f, "float"), named(f, samples[0]));
+    const std::vector<HostTensor> got = run_model(conv::plan_and_emit(q.model, "int8"), named(q.model, samples[0]));
     EXPECT_LE(max_abs_diff(as_floats(want[0]), as_floats(got[0])), 3 * output_step(q.model));
   }
 }

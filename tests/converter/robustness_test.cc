@@ -8,7 +8,7 @@
 #include <fstream>
 #include <string>
 
-#include "converter/emit/emit.h"
+#include "converter/pipeline/convert.h"
 #include "converter/ir/error.h"
 #include "converter/pipeline/convert.h"
 #include "converter/pipeline/validate.h"
@@ -221,7 +221,7 @@ TEST(ValidateBeforeWrite, ModelTheRuntimeRefusesIsAnInternalErrorNamingTheOp) {
   op.options.Set(gather);
   op.node_name = "gathered";
   model.ops.push_back(std::move(op));
-  const std::vector<uint8_t> bytes = emit_model(model, "test");
+  const std::vector<uint8_t> bytes = plan_and_emit(model, "test");
   try {
     (void)validate_emitted_model(bytes, "g.pbtxt");
     FAIL() << "a model with float32 indices passed validation";

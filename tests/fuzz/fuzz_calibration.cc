@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "converter/emit/emit.h"
+#include "converter/pipeline/convert.h"
 #include "converter/frontend/calibration/calibration_file.h"
 #include "converter/ir/error.h"
 #include "converter/quantize/int8_arithmetic.h"
@@ -80,6 +80,6 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   } catch (const floe::conv::ConvertError&) {
     return 0;
   }
-  floe::fuzz::require_valid_converted_model(floe::conv::emit_model(model, "fuzz_calibration"));
+  floe::fuzz::require_valid_converted_model(floe::conv::plan_and_emit(model, "fuzz_calibration"));
   return 0;
 }

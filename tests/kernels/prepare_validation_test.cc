@@ -9,7 +9,7 @@
 #include <cstring>
 #include <memory>
 
-#include "converter/emit/emit.h"
+#include "converter/pipeline/convert.h"
 #include "runtime/core/interpreter.h"
 #include "runtime/tools/model_file.h"
 
@@ -25,7 +25,7 @@ struct Built {
 };
 
 Built build(const LoweredModel& lowered) {
-  const std::vector<uint8_t> bytes = emit_model(lowered, "prepare-validation-test");
+  const std::vector<uint8_t> bytes = conv::plan_and_emit(lowered, "prepare-validation-test");
   Built b;
   b.buffer = tools::aligned_bytes(bytes.size());
   std::memcpy(b.buffer.get(), bytes.data(), bytes.size());

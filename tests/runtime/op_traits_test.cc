@@ -11,7 +11,7 @@
 #include <memory>
 #include <string>
 
-#include "converter/emit/emit.h"
+#include "converter/pipeline/convert.h"
 #include "runtime/core/registry.h"
 #include "runtime/core/interpreter.h"
 #include "runtime/tools/model_file.h"
@@ -71,7 +71,7 @@ LoweredModel one_op(schema::OpCode code, const std::vector<Tensor>& inputs, cons
 }
 
 Outcome run(const LoweredModel& lowered) {
-  const std::vector<uint8_t> bytes = emit_model(lowered, "op-traits-test");
+  const std::vector<uint8_t> bytes = conv::plan_and_emit(lowered, "op-traits-test");
   tools::AlignedBytes buffer = tools::aligned_bytes(bytes.size());
   std::memcpy(buffer.get(), bytes.data(), bytes.size());
   Model model;
