@@ -40,6 +40,13 @@ TEST(UnaryOps, RoundingAndSign) {
   EXPECT_EQ(run_math(MathOp::kSign, {-3, 0, 2}), (std::vector<float>{-1, 0, 1}));
 }
 
+// Float ABS, NEG and SQUARE (the ops' only float path).
+TEST(UnaryOps, AbsNegSquare) {
+  EXPECT_EQ(run_math(MathOp::kAbs, {-2.5f, 0.0f, 3.0f}), (std::vector<float>{2.5f, 0.0f, 3.0f}));
+  EXPECT_EQ(run_math(MathOp::kNeg, {-2.5f, 3.0f}), (std::vector<float>{2.5f, -3.0f}));
+  EXPECT_EQ(run_math(MathOp::kSquare, {-3.0f, 0.5f}), (std::vector<float>{9.0f, 0.25f}));
+}
+
 TEST(UnaryOps, ActivationsMatchClosedForms) {
   const std::vector<float> x = {-20, -3, -0.5f, 0, 0.5f, 3, 20, 40};
   const auto elu = run_math(MathOp::kElu, x), selu = run_math(MathOp::kSelu, x);

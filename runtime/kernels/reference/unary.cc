@@ -56,12 +56,6 @@ void unary_f32(UnaryOp op, const UnaryOperands& ops) {
     case UnaryOp::kTanh:
       for (ptrdiff_t i = 0; i < n; ++i) out[i] = tanhf(in[i]);
       return;
-    case UnaryOp::kAbs:
-      for (ptrdiff_t i = 0; i < n; ++i) out[i] = fabsf(in[i]);
-      return;
-    case UnaryOp::kNeg:
-      for (ptrdiff_t i = 0; i < n; ++i) out[i] = -in[i];
-      return;
     case UnaryOp::kExp:
       for (ptrdiff_t i = 0; i < n; ++i) out[i] = expf(in[i]);
       return;
@@ -74,9 +68,6 @@ void unary_f32(UnaryOp op, const UnaryOperands& ops) {
     case UnaryOp::kRsqrt:
       // TF computes 1 / sqrt(x) (not an approximate reciprocal square root).
       for (ptrdiff_t i = 0; i < n; ++i) out[i] = 1.0f / sqrtf(in[i]);
-      return;
-    case UnaryOp::kSquare:
-      for (ptrdiff_t i = 0; i < n; ++i) out[i] = in[i] * in[i];
       return;
   }
 }

@@ -16,7 +16,7 @@
 namespace floe::ref {
 
 enum class UnaryOp : uint8_t {
-  kRelu, kRelu6, kSigmoid, kTanh, kAbs, kNeg, kExp, kLog, kSqrt, kRsqrt, kSquare
+  kRelu, kRelu6, kSigmoid, kTanh, kExp, kLog, kSqrt, kRsqrt
 };
 
 struct UnaryOperands {
