@@ -4,6 +4,9 @@
 // position, missing keys and prefixes, and a non-checkpoint file (not called V1).
 #include <gtest/gtest.h>
 
+#include <cstdio>
+#include <map>
+
 #include <algorithm>
 
 #include "converter/frontend/checkpoint/checkpoint_reader.h"
@@ -25,10 +28,18 @@ bool contains(const std::string& haystack, const std::string& needle) {
 }
 
 // Opens and reads everything; any failure must be a ConvertError (never a crash).
-void open_and_read_all(const std::string& prefix) {
+// Every tensor's dtype, shape and bytes, by key, after the reader's own checks.
+std::map<std::string, std::string> open_and_read_all(const std::string& prefix) {
   const CheckpointReader reader = CheckpointReader::open(prefix);
-  for (const std::string& key : reader.keys()) reader.read(key);
+  std::map<std::string, std::string> tensors;
+  for (const std::string& key : reader.keys()) {
+    const HostTensor t = reader.read(key);
+    std::string value = std::to_string(static_cast<int>(t.dtype)) + ":";
+    for (int64_t d : t.shape) value += std::to_string(d) + ",";
+    tensors[key] = value + ":" + std::string(t.data.begin(), t.data.end());
+  }
   reader.verify_all();
+  return tensors;
 }
 
 TEST(CheckpointCorruption, FlippedDataByteNamesKeyFileAndOffset) {
@@ -90,7 +101,8 @@ TEST(CheckpointCorruption, TruncatedDataFileFailsAtOpen) {
       << error;
 }
 
-// Every single-byte corruption of an index (plain and Snappy) is caught or harmless.
+// Every single-byte corruption of an index (plain and Snappy) is refused with
+// a ConvertError, or harmless: the reader then gives every tensor unchanged.
 TEST(CheckpointCorruption, EveryIndexByteFlipIsHandled) {
   for (const std::string& rel : {std::string(kRegression) + "/model",
                                  std::string("tensorflow_serving/servables/tensorflow/testdata/"
@@ -101,19 +113,25 @@ TEST(CheckpointCorruption, EveryIndexByteFlipIsHandled) {
     const std::string source_dir = corpus_path(rel.substr(0, rel.find_last_of('/')));
     const std::string stem = rel.substr(rel.find_last_of('/') + 1);
     testing::copy_dir_files(source_dir, dir.path());
+    const std::map<std::string, std::string> original = open_and_read_all(dir.file(stem));
     const std::string index = testing::read_file_bytes(dir.file(stem + ".index"));
+    size_t refused = 0, harmless = 0;
     for (size_t pos = 0; pos < index.size(); ++pos) {
       for (int mask : {0x01, 0x80, 0xFF}) {
         std::string damaged = index;
         damaged[pos] = static_cast<char>(damaged[pos] ^ mask);
         testing::write_file_bytes(dir.file(stem + ".index"), damaged);
         try {
-          open_and_read_all(dir.file(stem));
+          EXPECT_EQ(open_and_read_all(dir.file(stem)), original) << rel << ": byte " << pos << " ^ " << mask;
+          ++harmless;
         } catch (const ConvertError&) {
-          // expected for most positions
+          ++refused;
         }
       }
     }
+    // The block CRCs cover the entries: most flips must be refused.
+    EXPECT_GT(refused, harmless) << rel;
+    std::printf("%s: %zu flips refused, %zu harmless\n", rel.c_str(), refused, harmless);
   }
 }
 
@@ -152,10 +170,11 @@ TEST(CheckpointCorruption, EveryBlockByteFlipBehindAValidCrcIsHandled) {
         testing::write_file_bytes(dir.file(stem + ".index"), damaged);
         try {
           // Reading 290 KB of KWS tensors per mutation would dominate; the index is the target.
-          if (data_block_size > 1000)
+          if (data_block_size > 1000) {
             CheckpointReader::open(dir.file(stem));
-          else
+          } else {
             open_and_read_all(dir.file(stem));
+          }
         } catch (const ConvertError&) {
         }
       }

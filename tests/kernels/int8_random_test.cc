@@ -59,19 +59,6 @@ static_assert(is_params_block<QuantizeS8Params, 2 * 4>());
 static_assert(is_params_block<RequantizeS8Params, 4 * 4>());
 static_assert(is_params_block<QuantizedMultiplier, 2 * 4>());
 
-TEST(Int8Params, BlocksArePointerFreeAndFixedWidth) {
-  // The static_asserts above are the check; this records them in the test log.
-  printf("int8 params blocks (bytes): conv %zu, depthwise %zu, fc %zu, pool %zu, softmax %zu, "
-         "add %zu, mul %zu, logistic/tanh %zu, mean %zu, pad %zu, concat %zu+%zu/input, "
-         "quantize %zu, requantize %zu\n",
-         sizeof(Conv2DS8Params), sizeof(DepthwiseConv2DS8Params), sizeof(FullyConnectedS8Params),
-         sizeof(Pool2DS8Params), sizeof(SoftmaxS8Params), sizeof(AddS8Params), sizeof(MulS8Params),
-         sizeof(FixedPointActivationS8Params), sizeof(MeanS8Params), sizeof(PadS8Params),
-         sizeof(ConcatS8Params), sizeof(ConcatS8InputQuant), sizeof(QuantizeS8Params),
-         sizeof(RequantizeS8Params));
-  SUCCEED();
-}
-
 // ---- the model ----
 namespace model {
 
