@@ -4,7 +4,7 @@
 
 #include <algorithm>
 
-#include "converter/frontend/graphdef/attrs.h"
+#include "converter/ir/attrs.h"
 #include "converter/ir/error.h"
 
 namespace floe::conv {

@@ -9,7 +9,7 @@
 #include <functional>
 #include <map>
 
-#include "converter/frontend/graphdef/attrs.h"
+#include "converter/ir/attrs.h"
 #include "converter/ir/error.h"
 #include "converter/ir/limits.h"
 #include "converter/ops/evaluate.h"

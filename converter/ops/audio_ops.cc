@@ -8,7 +8,7 @@
 // (runtime/kernels/reference/audio_spectrogram.cc, mfcc.cc).
 #include <cmath>
 
-#include "converter/frontend/graphdef/attrs.h"
+#include "converter/ir/attrs.h"
 #include "converter/ir/error.h"
 #include "converter/ops/op_registry.h"
 

@@ -2,7 +2,7 @@
 // BatchMatMul / BatchMatMulV2: one BATCH_MATMUL op (adjoints as options; V2
 // broadcasts the batch dims). Einsum with two operands whose equation is a
 // (batched) matrix product becomes the same op.
-#include "converter/frontend/graphdef/attrs.h"
+#include "converter/ir/attrs.h"
 #include "converter/ops/op_registry.h"
 
 namespace floe::conv {

@@ -11,7 +11,7 @@
 // channel; mixed into the mean/variance inputs when exponential_avg_factor != 1).
 // Outputs 3..5 are TF's implementation-defined reserve spaces: a graph reading
 // them is refused (passes/inference_check.cc).
-#include "converter/frontend/graphdef/attrs.h"
+#include "converter/ir/attrs.h"
 #include "converter/ops/op_registry.h"
 #include "converter/eval/run_lowered.h"
 

@@ -8,7 +8,7 @@
 // with a constant band mask; num_lower / num_upper must be constants) and Erf
 // (Abramowitz and Stegun 7.1.26 on element-wise ops: absolute error below
 // 1.5e-7, under float32's resolution of erf's range near 1).
-#include "converter/frontend/graphdef/attrs.h"
+#include "converter/ir/attrs.h"
 #include "converter/ops/op_registry.h"
 
 namespace floe::conv {

@@ -4,7 +4,7 @@
 // ExtractImagePatches (a convolution's window gather without weights).
 #include <algorithm>
 
-#include "converter/frontend/graphdef/attrs.h"
+#include "converter/ir/attrs.h"
 #include "converter/ops/op_registry.h"
 #include "converter/ops/window_geometry.h"
 

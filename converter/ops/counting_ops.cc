@@ -8,7 +8,7 @@
 // weighted), so no new kernel is needed; the cost is one bool per pair.
 #include <algorithm>
 
-#include "converter/frontend/graphdef/attrs.h"
+#include "converter/ir/attrs.h"
 #include "converter/ir/error.h"
 #include "converter/ir/limits.h"
 #include "converter/ops/op_registry.h"

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // Cumsum / Cumprod along one axis (exclusive and reverse as options).
-#include "converter/frontend/graphdef/attrs.h"
+#include "converter/ir/attrs.h"
 #include "converter/ops/op_registry.h"
 
 namespace floe::conv {

@@ -2,7 +2,7 @@
 // Element-wise TF ops: binary arithmetic with broadcasting (Add, AddV2, Sub,
 // Mul, RealDiv, Div, Maximum, Minimum, BiasAdd) and unary math (Relu, Relu6,
 // Sigmoid, Tanh, Abs, Neg, Exp, Log, Sqrt, Rsqrt, Square).
-#include "converter/frontend/graphdef/attrs.h"
+#include "converter/ir/attrs.h"
 #include "converter/ops/op_registry.h"
 
 namespace floe::conv {

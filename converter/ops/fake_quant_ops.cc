@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // FakeQuantWithMinMaxArgs / Vars / VarsPerChannel: one FAKE_QUANT op whose
 // min and max are inputs (the Args variant's attributes become constants).
-#include "converter/frontend/graphdef/attrs.h"
+#include "converter/ir/attrs.h"
 #include "converter/ops/op_registry.h"
 
 namespace floe::conv {

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // GatherV2 / Gather (axis, batch_dims), GatherNd, OneHot. (Ops whose output
 // shape depends on index values live in index_ops.cc.)
-#include "converter/frontend/graphdef/attrs.h"
+#include "converter/ir/attrs.h"
 #include "converter/ops/op_registry.h"
 
 namespace floe::conv {

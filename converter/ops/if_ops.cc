@@ -5,7 +5,7 @@
 // else results...) ends each branch with a copy (RESHAPE) of its result k into
 // output k, so the cond's readers find the taken branch's value in one tensor.
 // Neither is ever folded: which branch runs is known only at run time.
-#include "converter/frontend/graphdef/attrs.h"
+#include "converter/ir/attrs.h"
 #include "converter/ops/op_registry.h"
 
 namespace floe::conv {

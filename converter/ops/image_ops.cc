@@ -7,7 +7,7 @@
 #include <cmath>
 #include <limits>
 
-#include "converter/frontend/graphdef/attrs.h"
+#include "converter/ir/attrs.h"
 #include "converter/ir/error.h"
 #include "converter/ops/op_registry.h"
 #include "converter/ops/window_geometry.h"

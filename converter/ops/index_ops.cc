@@ -8,7 +8,7 @@
 #include <algorithm>
 #include <cmath>
 
-#include "converter/frontend/graphdef/attrs.h"
+#include "converter/ir/attrs.h"
 #include "converter/ops/op_registry.h"
 #include "schemas/contract/limits.h"
 

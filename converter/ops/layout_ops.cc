@@ -5,7 +5,7 @@
 // non-float32 tensor travels as a one-element constant input of that dtype, and
 // a constant_values that is fed or computed at run time as that input in the
 // arena (Session.run pads with whatever value the tensor holds).
-#include "converter/frontend/graphdef/attrs.h"
+#include "converter/ir/attrs.h"
 #include "converter/ops/op_registry.h"
 
 namespace floe::conv {

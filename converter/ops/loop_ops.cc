@@ -4,7 +4,7 @@
 // records the loop; _FloeWhileEnd appends the next values and the condition to
 // that op's inputs and passes the variables on (no op). Neither is ever folded: a loop variable is not a constant
 // even when its initial value is.
-#include "converter/frontend/graphdef/attrs.h"
+#include "converter/ir/attrs.h"
 #include "converter/ops/op_registry.h"
 
 namespace floe::conv {

@@ -5,7 +5,7 @@
 // LeakyRelu, Cast, Select/SelectV2, AddN, Fill, ZerosLike/OnesLike. Dtypes reach
 // the handlers already widened (float16 -> float32, int8/16 -> int32: see
 // lower_graph.cc), so every lowering targets float32/int32/int64/bool kernels.
-#include "converter/frontend/graphdef/attrs.h"
+#include "converter/ir/attrs.h"
 #include "converter/ops/op_registry.h"
 
 namespace floe::conv {

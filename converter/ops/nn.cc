@@ -8,7 +8,7 @@
 #include <cmath>
 #include <iterator>
 
-#include "converter/frontend/graphdef/attrs.h"
+#include "converter/ir/attrs.h"
 #include "converter/ops/op_registry.h"
 
 namespace floe::conv {

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // Ops that normalize along the last axis: LogSoftmax, LRN, and
 // SoftmaxCrossEntropyWithLogits (a LOG_SOFTMAX / SOFTMAX sequence).
-#include "converter/frontend/graphdef/attrs.h"
+#include "converter/ir/attrs.h"
 #include "converter/ops/op_registry.h"
 
 namespace floe::conv {

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // Reductions: Sum, Prod, Max, Min, All, Any (one op each over constant axes;
 // Mean is lowered in shape_ops.cc), ArgMax, ArgMin.
-#include "converter/frontend/graphdef/attrs.h"
+#include "converter/ir/attrs.h"
 #include "converter/ops/op_registry.h"
 
 namespace floe::conv {

@@ -2,7 +2,7 @@
 // The Resize* family: bilinear, nearest neighbor, bicubic and area, each one
 // RESIZE_* op (align_corners / half_pixel_centers as options); all but nearest
 // compute in float32, so other input dtypes get a CAST first.
-#include "converter/frontend/graphdef/attrs.h"
+#include "converter/ir/attrs.h"
 #include "converter/ops/op_registry.h"
 
 namespace floe::conv {

@@ -4,7 +4,7 @@
 // time steps). They are lowered into the existing kernels (CONCAT, MATMUL, ADD,
 // STRIDED_SLICE, SIGMOID, TANH, MUL, MINIMUM/MAXIMUM), so their semantics stay
 // the reference kernels' (gate order i, ci, f, o; cell clip; peepholes; as TF).
-#include "converter/frontend/graphdef/attrs.h"
+#include "converter/ir/attrs.h"
 #include "converter/ops/op_registry.h"
 
 namespace floe::conv {

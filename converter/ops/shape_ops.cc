@@ -4,7 +4,7 @@
 // at conversion time: the converter resolves every shape.
 #include <algorithm>
 
-#include "converter/frontend/graphdef/attrs.h"
+#include "converter/ir/attrs.h"
 #include "converter/ops/op_registry.h"
 #include "schemas/contract/limits.h"
 

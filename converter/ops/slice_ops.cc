@@ -5,7 +5,7 @@
 // dims; Pack is one CONCAT of reshaped inputs.
 #include <algorithm>
 
-#include "converter/frontend/graphdef/attrs.h"
+#include "converter/ir/attrs.h"
 #include "converter/ops/op_registry.h"
 #include "converter/ops/strided_slice_spec.h"
 #include "schemas/contract/limits.h"

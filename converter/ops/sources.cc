@@ -4,9 +4,9 @@
 // input), and shape queries folded from static shapes (Shape, Size, Rank).
 #include <cstring>
 
-#include "converter/frontend/checkpoint/tf_dtype.h"
-#include "converter/frontend/graphdef/attrs.h"
-#include "converter/frontend/graphdef/tensor_proto.h"
+#include "converter/ir/tf_dtype.h"
+#include "converter/ir/attrs.h"
+#include "converter/ir/tensor_proto.h"
 #include "converter/ops/op_registry.h"
 
 namespace floe::conv {

@@ -3,7 +3,7 @@
 // their own, each becomes a PAD / RESHAPE / TRANSPOSE / STRIDED_SLICE sequence.
 #include <numeric>
 
-#include "converter/frontend/graphdef/attrs.h"
+#include "converter/ir/attrs.h"
 #include "converter/ops/op_registry.h"
 
 namespace floe::conv {

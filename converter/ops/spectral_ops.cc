@@ -19,8 +19,8 @@
 // L1 norm per output (float32 dot products of length n).
 #include <cmath>
 
-#include "converter/frontend/checkpoint/tf_dtype.h"
-#include "converter/frontend/graphdef/attrs.h"
+#include "converter/ir/tf_dtype.h"
+#include "converter/ir/attrs.h"
 #include "converter/ir/limits.h"
 #include "converter/ops/evaluate.h"
 #include "converter/ops/op_registry.h"

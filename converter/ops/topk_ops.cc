@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // TopKV2: the k largest values along the last axis and their indices (k must
 // be known at conversion time).
-#include "converter/frontend/graphdef/attrs.h"
+#include "converter/ir/attrs.h"
 #include "converter/ops/op_registry.h"
 
 namespace floe::conv {

@@ -14,8 +14,8 @@
 #include <string>
 #include <type_traits>
 
-#include "converter/frontend/checkpoint/tf_dtype.h"
-#include "converter/frontend/graphdef/attrs.h"
+#include "converter/ir/tf_dtype.h"
+#include "converter/ir/attrs.h"
 #include "converter/ir/error.h"
 #include "converter/passes/control_flow.h"
 #include "converter/passes/freeze.h"

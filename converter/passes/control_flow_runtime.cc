@@ -16,7 +16,7 @@
 #include <algorithm>
 #include <set>
 
-#include "converter/frontend/graphdef/attrs.h"
+#include "converter/ir/attrs.h"
 #include "converter/ir/error.h"
 #include "converter/passes/control_flow_internal.h"
 

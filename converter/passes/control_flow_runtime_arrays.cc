@@ -21,8 +21,8 @@
 #include <algorithm>
 #include <set>
 
-#include "converter/frontend/checkpoint/tf_dtype.h"
-#include "converter/frontend/graphdef/attrs.h"
+#include "converter/ir/tf_dtype.h"
+#include "converter/ir/attrs.h"
 #include "converter/ir/error.h"
 #include "converter/passes/control_flow_internal.h"
 

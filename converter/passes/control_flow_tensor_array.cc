@@ -10,8 +10,8 @@
 //   Gather(idx) / Concat          -> ExpandDims + ConcatV2 of the slots (stack / concat)
 //   Size                          -> a Const
 // so no TensorArray op survives, and the new nodes are ordinary ops floe lowers.
-#include "converter/frontend/checkpoint/tf_dtype.h"
-#include "converter/frontend/graphdef/attrs.h"
+#include "converter/ir/tf_dtype.h"
+#include "converter/ir/attrs.h"
 #include "converter/ir/error.h"
 #include "converter/passes/control_flow_internal.h"
 

@@ -6,8 +6,8 @@
 #include <cstdlib>
 #include <map>
 
-#include "converter/frontend/checkpoint/tf_dtype.h"
-#include "converter/frontend/graphdef/attrs.h"
+#include "converter/ir/tf_dtype.h"
+#include "converter/ir/attrs.h"
 #include "converter/ir/error.h"
 
 namespace floe::conv {

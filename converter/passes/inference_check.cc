@@ -5,8 +5,8 @@
 // freezing, so a training-mode graph is named as such before anything else.
 #include <string>
 
-#include "converter/frontend/checkpoint/tf_dtype.h"
-#include "converter/frontend/graphdef/attrs.h"
+#include "converter/ir/tf_dtype.h"
+#include "converter/ir/attrs.h"
 #include "converter/ir/error.h"
 #include "converter/ops/op_registry.h"
 #include "converter/passes/training_structure.h"

@@ -10,8 +10,8 @@
 #include <algorithm>
 #include <cstdlib>
 
-#include "converter/frontend/checkpoint/tf_dtype.h"
-#include "converter/frontend/graphdef/attrs.h"
+#include "converter/ir/tf_dtype.h"
+#include "converter/ir/attrs.h"
 #include "converter/ir/error.h"
 #include "converter/ops/evaluate.h"
 #include "converter/ops/op_registry.h"

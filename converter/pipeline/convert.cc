@@ -16,10 +16,10 @@
 #include <sstream>
 
 #include "converter/frontend/checkpoint/checkpoint_reader.h"
-#include "converter/frontend/checkpoint/tf_dtype.h"
-#include "converter/frontend/graphdef/attrs.h"
+#include "converter/ir/tf_dtype.h"
+#include "converter/ir/attrs.h"
 #include "converter/frontend/graphdef/graph_loader.h"
-#include "converter/frontend/graphdef/tensor_proto.h"
+#include "converter/ir/tensor_proto.h"
 #include "converter/eval/run_lowered.h"
 #include "converter/frontend/tflite/tflite_import.h"
 #include "converter/optimize/passes.h"

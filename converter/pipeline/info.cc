@@ -12,8 +12,8 @@
 #include <sstream>
 
 #include "converter/frontend/checkpoint/checkpoint_reader.h"
-#include "converter/frontend/checkpoint/tf_dtype.h"
-#include "converter/frontend/graphdef/attrs.h"
+#include "converter/ir/tf_dtype.h"
+#include "converter/ir/attrs.h"
 #include "converter/ir/error.h"
 #include "converter/lower/lower_graph.h"
 #include "converter/ops/op_registry.h"

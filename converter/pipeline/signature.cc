@@ -6,7 +6,7 @@
 #include <algorithm>
 #include <map>
 
-#include "converter/frontend/checkpoint/tf_dtype.h"
+#include "converter/ir/tf_dtype.h"
 #include "converter/ir/error.h"
 
 namespace floe::conv {

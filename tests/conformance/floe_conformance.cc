@@ -28,9 +28,9 @@
 #include <set>
 #include <sstream>
 
-#include "converter/frontend/graphdef/attrs.h"
+#include "converter/ir/attrs.h"
 #include "converter/frontend/graphdef/graph_loader.h"
-#include "converter/frontend/graphdef/tensor_proto.h"
+#include "converter/ir/tensor_proto.h"
 #include "converter/ir/error.h"
 #include "converter/ir/graph.h"
 #include "converter/pipeline/convert.h"

@@ -7,7 +7,7 @@
 #include <filesystem>
 
 #include "converter/frontend/checkpoint/checkpoint_reader.h"
-#include "converter/frontend/checkpoint/tf_dtype.h"
+#include "converter/ir/tf_dtype.h"
 #include "tests/converter/checkpoint_test_util.h"
 #include "tests/support/corpus.h"
 

@@ -11,7 +11,7 @@
 #include "converter/frontend/checkpoint/crc32c.h"
 #include "converter/frontend/checkpoint/slice_key.h"
 #include "converter/frontend/checkpoint/table_reader.h"
-#include "converter/frontend/checkpoint/tf_dtype.h"
+#include "converter/ir/tf_dtype.h"
 #include "converter/frontend/checkpoint/wire.h"
 #include "tests/converter/checkpoint_test_util.h"
 

@@ -9,7 +9,7 @@
 
 #include "converter/frontend/checkpoint/checkpoint_reader.h"
 #include "converter/frontend/checkpoint/slice_key.h"
-#include "converter/frontend/checkpoint/tf_dtype.h"
+#include "converter/ir/tf_dtype.h"
 #include "tests/converter/checkpoint_test_util.h"
 
 namespace floe::conv {

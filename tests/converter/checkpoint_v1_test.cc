@@ -11,7 +11,7 @@
 #include <fstream>
 
 #include "converter/frontend/checkpoint/checkpoint_reader.h"
-#include "converter/frontend/checkpoint/tf_dtype.h"
+#include "converter/ir/tf_dtype.h"
 #include "tests/converter/checkpoint_test_util.h"
 #include "tests/converter/checkpoint_v1_util.h"
 #include "tests/converter/tf1_test_util.h"

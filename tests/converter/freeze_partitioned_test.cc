@@ -10,7 +10,7 @@
 #include <map>
 
 #include "converter/frontend/checkpoint/slice_key.h"
-#include "converter/frontend/checkpoint/tf_dtype.h"
+#include "converter/ir/tf_dtype.h"
 #include "converter/passes/freeze.h"
 #include "tests/converter/checkpoint_test_util.h"
 #include "tests/converter/tf1_test_util.h"

@@ -10,7 +10,7 @@
 #include <filesystem>
 #include <fstream>
 
-#include "converter/frontend/graphdef/attrs.h"
+#include "converter/ir/attrs.h"
 #include "converter/frontend/graphdef/graph_loader.h"
 #include "converter/ir/error.h"
 #include "tests/support/corpus.h"

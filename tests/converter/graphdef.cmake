@@ -4,7 +4,7 @@
 # without ../shared.
 floe_add_test(graphdef_tensor_proto_test
   SOURCES ${CMAKE_CURRENT_LIST_DIR}/graphdef_tensor_proto_test.cc
-  LIBS floe_graphdef
+  LIBS floe_conv_tf
   LABELS converter)
 
 floe_add_test(graphdef_attrs_test

@@ -5,7 +5,7 @@
 #include <google/protobuf/text_format.h>
 #include <gtest/gtest.h>
 
-#include "converter/frontend/graphdef/attrs.h"
+#include "converter/ir/attrs.h"
 #include "converter/frontend/graphdef/graph_loader.h"
 #include "converter/ir/error.h"
 #include "tests/support/corpus.h"

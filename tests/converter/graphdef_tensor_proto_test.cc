@@ -7,8 +7,8 @@
 
 #include <cstring>
 
-#include "converter/frontend/checkpoint/tf_dtype.h"
-#include "converter/frontend/graphdef/tensor_proto.h"
+#include "converter/ir/tf_dtype.h"
+#include "converter/ir/tensor_proto.h"
 #include "converter/ir/error.h"
 
 namespace floe::conv {

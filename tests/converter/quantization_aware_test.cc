@@ -25,7 +25,7 @@
 #include <map>
 #include <random>
 
-#include "converter/frontend/checkpoint/tf_dtype.h"
+#include "converter/ir/tf_dtype.h"
 #include "converter/quantize/fake_quant_ranges.h"
 #include "runtime/core/interpreter.h"
 #include "runtime/tools/model_file.h"

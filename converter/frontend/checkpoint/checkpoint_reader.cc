@@ -12,7 +12,7 @@
 #include "converter/frontend/checkpoint/data_file.h"
 #include "converter/frontend/checkpoint/reader_text.h"
 #include "converter/frontend/checkpoint/table_reader.h"
-#include "converter/frontend/checkpoint/tf_dtype.h"
+#include "converter/ir/tf_dtype.h"
 #include "converter/frontend/checkpoint/wire.h"
 #include "converter/ir/error.h"
 

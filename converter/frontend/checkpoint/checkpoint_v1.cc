@@ -13,7 +13,7 @@
 #include "converter/frontend/checkpoint/slice_key.h"
 #include "converter/frontend/checkpoint/table_reader.h"
 #include "converter/frontend/checkpoint/tensor_slices.h"
-#include "converter/frontend/checkpoint/tf_dtype.h"
+#include "converter/ir/tf_dtype.h"
 #include "converter/ir/error.h"
 
 namespace floe::conv {

@@ -11,7 +11,7 @@
 #include "converter/frontend/checkpoint/checkpoint_reader.h"
 #include "converter/frontend/checkpoint/reader_text.h"
 #include "converter/frontend/checkpoint/slice_key.h"
-#include "converter/frontend/checkpoint/tf_dtype.h"
+#include "converter/ir/tf_dtype.h"
 #include "converter/ir/error.h"
 
 namespace floe::conv {

@@ -8,7 +8,7 @@
 
 #include <limits>
 
-#include "converter/frontend/checkpoint/tf_dtype.h"
+#include "converter/ir/tf_dtype.h"
 #include "converter/ir/error.h"
 
 namespace floe::conv::ckpt {

@@ -18,8 +18,8 @@
 #include <set>
 #include <unordered_map>
 
-#include "converter/frontend/checkpoint/tf_dtype.h"
-#include "converter/frontend/graphdef/attrs.h"
+#include "converter/ir/tf_dtype.h"
+#include "converter/ir/attrs.h"
 #include "converter/frontend/graphdef/wire_walk.h"
 #include "converter/ir/error.h"
 #include "converter/ir/limits.h"

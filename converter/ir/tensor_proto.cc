@@ -3,7 +3,7 @@
 // Tensor::FromProto exactly, including the "repeat the last value" fill that
 // Grappler-compressed constants rely on; readers that only handle n == 1 or
 // n == N silently corrupt such constants.
-#include "converter/frontend/graphdef/tensor_proto.h"
+#include "converter/ir/tensor_proto.h"
 
 #include <algorithm>
 #include <cstring>
@@ -11,7 +11,7 @@
 
 #include "converter/ir/limits.h"
 
-#include "converter/frontend/checkpoint/tf_dtype.h"
+#include "converter/ir/tf_dtype.h"
 #include "converter/ir/error.h"
 
 namespace floe::conv {

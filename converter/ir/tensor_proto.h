@@ -5,7 +5,7 @@
 // LAST value repeats (Grappler compresses constants that way); no values -> zeros.
 // Half/bfloat16 travel as 16-bit patterns inside int32s. Bytes are little-endian.
 // DataType names and the TF -> floe dtype mapping come from
-// converter/frontend/checkpoint/tf_dtype.h (one definition for both readers).
+// converter/ir/tf_dtype.h (one definition for both readers).
 #pragma once
 
 #include <string>

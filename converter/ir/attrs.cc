@@ -2,12 +2,12 @@
 // Attribute getters, GraphDef input-string parsing and default-attr filling.
 // The AttrValue oneof case (which field number appeared) decides the kind, never
 // the value: `b: false` is a present bool, `list {}` a present empty list.
-#include "converter/frontend/graphdef/attrs.h"
+#include "converter/ir/attrs.h"
 
 #include <unordered_map>
 
-#include "converter/frontend/checkpoint/tf_dtype.h"
-#include "converter/frontend/graphdef/tensor_proto.h"
+#include "converter/ir/tf_dtype.h"
+#include "converter/ir/tensor_proto.h"
 #include "converter/ir/error.h"
 #include "converter/ir/limits.h"
 

@@ -9,7 +9,7 @@
 #include <string>
 #include <utility>
 
-#include "converter/frontend/graphdef/attrs.h"
+#include "converter/ir/attrs.h"
 #include "converter/ir/error.h"
 
 namespace floe::conv {
