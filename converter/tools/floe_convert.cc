@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <utility>
 #include <cstdio>
 #include <fstream>
 #include <iostream>
@@ -37,14 +38,15 @@ class ProgressLine {
     if (!enabled_) return;
     const Clock::time_point now = Clock::now();
     const double seconds = std::chrono::duration<double>(now - start_).count();
-    if (seconds < 1.0 || (stage.rfind(shown_stage_prefix_, 0) == 0 && now - last_ < std::chrono::milliseconds(100))) {
-      return;
-    }
+    if (seconds < 1.0) return;
+    // A stage's own updates ("calibrating: sample k of n") at most 10 a second.
+    std::string prefix = stage.substr(0, stage.find(':'));
+    if (shown_ && prefix == prefix_ && now - last_ < std::chrono::milliseconds(100)) return;
     std::fprintf(stderr, "\r\033[Kfloe-convert: %.1f s: %s", seconds, stage.c_str());
     std::fflush(stderr);
     shown_ = true;
     last_ = now;
-    shown_stage_prefix_ = stage.substr(0, stage.find(':'));
+    prefix_ = std::move(prefix);
   }
   void clear() {
     if (!shown_) return;
@@ -58,12 +60,8 @@ class ProgressLine {
   bool enabled_;
   Clock::time_point start_, last_;
   bool shown_ = false;
-  std::string shown_stage_prefix_ = "\x01";  // matches no stage at first
+  std::string prefix_;  // the stage last shown, up to its ':'
 };
-
-}  // namespace
-
-namespace {
 
 // "name=1,28,28,1"
 std::pair<std::string, std::vector<int64_t>> parse_input_shape(const std::string& spec) {
