@@ -30,4 +30,8 @@ struct HostTensor {
 // "[2,3]" style rendering for messages.
 std::string shape_to_string(const std::vector<int64_t>& shape);
 
+// A float64 tensor's values rounded to float32 (floe computes float64 in
+// float32); any other tensor is returned as it is.
+HostTensor narrowed_float64(const HostTensor& value);
+
 }  // namespace floe::conv

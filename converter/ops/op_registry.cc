@@ -16,14 +16,7 @@ DType compute_dtype(DType t) { return t == DType::kFloat64 ? DType::kFloat32 : t
 
 std::shared_ptr<const HostTensor> narrow_float64(std::shared_ptr<const HostTensor> value) {
   if (value->dtype != DType::kFloat64) return value;
-  auto narrowed = std::make_shared<HostTensor>();
-  narrowed->dtype = DType::kFloat32;
-  narrowed->shape = value->shape;
-  narrowed->data.resize(static_cast<size_t>(value->num_elements()) * sizeof(float));
-  for (int64_t i = 0; i < value->num_elements(); ++i) {
-    narrowed->as<float>()[i] = static_cast<float>(value->as<double>()[i]);
-  }
-  return narrowed;
+  return std::make_shared<HostTensor>(narrowed_float64(*value));
 }
 
 TensorInfo TensorInfo::of(std::shared_ptr<const HostTensor> value) {

@@ -271,10 +271,6 @@ ValueRange constant_range(const Value& c) {
   return r;
 }
 
-}  // namespace
-
-namespace {
-
 // np.savez(x, y) names its arrays arr_0, arr_1, ...: their position.
 int savez_position(const std::string& name) {
   if (name.size() < 5 || name.compare(0, 4, "arr_") != 0 || name.size() > 8) return -1;
@@ -327,16 +323,7 @@ std::vector<CalibrationSample> calibration_samples(const LoweredModel& model,
       CalibrationArray& r = rounded[i];
       r.name = array->name;
       r.source = array->source;
-      r.tensor.dtype = DType::kFloat32;
-      r.tensor.shape = array->tensor.shape;
-      const size_t n = array->tensor.data.size() / sizeof(double);
-      r.tensor.data.resize(n * sizeof(float));
-      for (size_t k = 0; k < n; ++k) {
-        double d;
-        std::memcpy(&d, array->tensor.data.data() + k * sizeof(double), sizeof d);
-        const float f = static_cast<float>(d);
-        std::memcpy(r.tensor.data.data() + k * sizeof(float), &f, sizeof f);
-      }
+      r.tensor = narrowed_float64(array->tensor);
       if (notes != nullptr) {
         notes->push_back("calibration " + array->source + " is float64; rounded to float32, input '" + input.name +
                          "''s dtype");
