@@ -14,6 +14,8 @@
 #include <filesystem>
 #include <fstream>
 
+#include <zlib.h>
+
 #include "converter/frontend/calibration/calibration_file.h"
 #include "converter/ir/error.h"
 #include "converter/quantize/int8_arithmetic.h"
@@ -91,6 +93,52 @@ TEST(CalibrationFile, RefusesUnknownCompressionCorruptTruncatedAndEmpty) {
   // A member whose .npy is malformed names the member.
   const std::string m = message_of([&] { conv::parse_npz(bytes_of(npz_bytes({{"x.npy", "garbage"}})), "c.npz"); });
   EXPECT_NE(m.find("member x.npy"), std::string::npos) << m;
+}
+
+// Raw deflate (no zlib header), as zip method 8 holds it.
+std::string raw_deflate(const std::string& data) {
+  z_stream z{};
+  EXPECT_EQ(deflateInit2(&z, 9, Z_DEFLATED, -MAX_WBITS, 8, Z_DEFAULT_STRATEGY), Z_OK);
+  std::string out(deflateBound(&z, data.size()), '\0');
+  z.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(data.data()));
+  z.avail_in = static_cast<uInt>(data.size());
+  z.next_out = reinterpret_cast<Bytef*>(out.data());
+  z.avail_out = static_cast<uInt>(out.size());
+  EXPECT_EQ(deflate(&z, Z_FINISH), Z_STREAM_END);
+  out.resize(z.total_out);
+  deflateEnd(&z);
+  return out;
+}
+
+// The uncompressed size in a zip header is untrusted: a few bytes claiming
+// gigabytes are refused before anything is allocated (a fuzzer found the
+// converter reserving the claimed size), and a size that disagrees with the
+// stream either way names which.
+TEST(CalibrationFile, DeflatedMemberSizeIsCheckedNotTrusted) {
+  const std::string member = npy_f32({64, 4}, std::vector<float>(256, 0.5f));  // compresses well
+  const std::string deflated = raw_deflate(member);
+  ASSERT_LT(deflated.size(), member.size());
+  auto parse_claiming = [&](int64_t size) {
+    NpzOptions o;
+    o.method = 8;
+    o.uncompressed_size = size;
+    o.crc = zip_crc32(member);
+    return conv::parse_npz(bytes_of(npz_bytes({{"x.npy", deflated}}, o)), "c.npz");
+  };
+  const std::vector<CalibrationArray> arrays = parse_claiming(static_cast<int64_t>(member.size()));
+  ASSERT_EQ(arrays.size(), 1u);
+  EXPECT_EQ(arrays[0].tensor.shape, (std::vector<int64_t>{64, 4}));
+  EXPECT_EQ(as_floats(arrays[0].tensor), std::vector<float>(256, 0.5f));
+
+  const std::string bomb = message_of([&] { parse_claiming(int64_t{0xfffffff0}); });
+  EXPECT_NE(bomb.find("c.npz: member x.npy: claims 4294967280 bytes uncompressed from " +
+                      std::to_string(deflated.size()) + " compressed, more than deflate can expand to"),
+            std::string::npos)
+      << bomb;
+  const std::string longer = message_of([&] { parse_claiming(static_cast<int64_t>(member.size()) + 100); });
+  EXPECT_NE(longer.find("shorter than the size its header gives"), std::string::npos) << longer;
+  const std::string shorter = message_of([&] { parse_claiming(static_cast<int64_t>(member.size()) - 100); });
+  EXPECT_NE(shorter.find("longer than the size its header gives"), std::string::npos) << shorter;
 }
 
 TEST(CalibrationFile, DirectoryOfNpyFilesAndEmptyDirectory) {

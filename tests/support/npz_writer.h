@@ -45,6 +45,10 @@ struct NpzOptions {
   bool zip64_local_extra = true;  // as np.savez (force_zip64)
   uint16_t method = 0;            // only the header says so: the bytes stay stored
   bool corrupt_crc = false;
+  // For members whose bytes the caller already deflated: the uncompressed
+  // size and CRC-32 the directory gives (-1: the member bytes' own).
+  int64_t uncompressed_size = -1;
+  int64_t crc = -1;
 };
 
 // A zip of `members` (name -> bytes), stored.
@@ -55,13 +59,15 @@ inline std::string npz_bytes(const std::vector<std::pair<std::string, std::strin
   };
   std::string out, directory;
   for (const auto& [name, data] : members) {
-    const uint32_t crc = zip_crc32(data) ^ (options.corrupt_crc ? 1u : 0u);
+    const uint32_t crc =
+        (options.crc >= 0 ? static_cast<uint32_t>(options.crc) : zip_crc32(data)) ^ (options.corrupt_crc ? 1u : 0u);
+    const uint64_t size = options.uncompressed_size >= 0 ? static_cast<uint64_t>(options.uncompressed_size) : data.size();
     const uint64_t offset = out.size();
     std::string extra;
     if (options.zip64_local_extra) {
       put(&extra, 1, 2);
       put(&extra, 16, 2);
-      put(&extra, data.size(), 8);
+      put(&extra, size, 8);
       put(&extra, data.size(), 8);
     }
     put(&out, 0x04034b50, 4);
@@ -71,7 +77,7 @@ inline std::string npz_bytes(const std::vector<std::pair<std::string, std::strin
     put(&out, 0, 4);  // time, date
     put(&out, crc, 4);
     put(&out, options.zip64_local_extra ? 0xffffffffu : data.size(), 4);
-    put(&out, options.zip64_local_extra ? 0xffffffffu : data.size(), 4);
+    put(&out, options.zip64_local_extra ? 0xffffffffu : size, 4);
     put(&out, name.size(), 2);
     put(&out, extra.size(), 2);
     out += name + extra + data;
@@ -83,7 +89,7 @@ inline std::string npz_bytes(const std::vector<std::pair<std::string, std::strin
     put(&directory, 0, 4);
     put(&directory, crc, 4);
     put(&directory, data.size(), 4);
-    put(&directory, data.size(), 4);
+    put(&directory, size, 4);
     put(&directory, name.size(), 2);
     put(&directory, 0, 2);
     put(&directory, 0, 2);

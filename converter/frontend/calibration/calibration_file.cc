@@ -94,31 +94,48 @@ std::vector<uint8_t> read_bytes(const std::string& path) {
 }
 
 // A deflated member (raw deflate, no zlib header) of exactly `size` bytes.
+// The header's size is untrusted: it is checked against the most deflate can
+// expand to, and the output grows only as zlib produces bytes, so a small file
+// claiming gigabytes costs nothing.
 std::vector<uint8_t> inflate_member(const uint8_t* data, uint64_t compressed, uint64_t size,
                                     const std::string& member, uint64_t offset) {
-  if (size > (uint64_t{1} << 34)) fail(member, "claims " + std::to_string(size) + " bytes uncompressed (over 16 GiB)");
-  std::vector<uint8_t> out(static_cast<size_t>(size));
+  // Deflate's densest code (a 258-byte match in under 2 bits) expands at most
+  // 1032:1; the constant covers a stream's fixed overhead.
+  constexpr uint64_t kMaxRatio = 1032;
+  if (size > compressed * kMaxRatio + kMaxRatio) {
+    fail(member, "claims " + std::to_string(size) + " bytes uncompressed from " + std::to_string(compressed) +
+                     " compressed, more than deflate can expand to (corrupt header)",
+         static_cast<int64_t>(offset));
+  }
+  constexpr uint64_t kGrowth = uint64_t{16} << 20;
+  std::vector<uint8_t> out;
   z_stream z{};
   if (inflateInit2(&z, -MAX_WBITS) != Z_OK) fail(member, "zlib: inflateInit2 failed");
   z.next_in = const_cast<Bytef*>(data);
-  z.next_out = out.data();
-  uint64_t in_left = compressed, out_left = size;
+  uint64_t in_left = compressed, produced = 0;
+  uint8_t no_room = 0;  // zlib refuses a null next_out, which an empty vector gives
   int result = Z_OK;
-  // zlib's counters are 32-bit: feed and drain in chunks.
+  // zlib's counters are 32-bit: feed and drain in chunks, growing the output
+  // up to the claimed size. Output beyond it leaves avail_out at 0 with the
+  // stream unfinished, which is reported below.
   while (result == Z_OK) {
+    if (produced == out.size() && out.size() < size) out.resize(std::min<uint64_t>(size, out.size() + kGrowth));
     const uInt in_chunk = static_cast<uInt>(std::min<uint64_t>(in_left, 1u << 30));
-    const uInt out_chunk = static_cast<uInt>(std::min<uint64_t>(out_left, 1u << 30));
+    const uInt out_chunk = static_cast<uInt>(std::min<uint64_t>(out.size() - produced, 1u << 30));
+    z.next_out = out.empty() ? &no_room : out.data() + produced;
     z.avail_in = in_chunk;
     z.avail_out = out_chunk;
     result = inflate(&z, Z_NO_FLUSH);
     in_left -= in_chunk - z.avail_in;
-    out_left -= out_chunk - z.avail_out;
+    produced += out_chunk - z.avail_out;
     if (result == Z_OK && z.avail_in == in_chunk && z.avail_out == out_chunk) result = Z_BUF_ERROR;  // no progress
   }
   inflateEnd(&z);
-  if (result != Z_STREAM_END || out_left != 0) {
+  if (result != Z_STREAM_END || produced != size) {
     fail(member, std::string("corrupt deflate data") + (z.msg != nullptr ? std::string(" (zlib: ") + z.msg + ")" : "") +
-                     (result == Z_STREAM_END ? ": shorter than the size its header gives" : ""),
+                     (result == Z_STREAM_END  ? ": shorter than the size its header gives"
+                      : produced == size ? ": longer than the size its header gives"
+                                         : ""),
          static_cast<int64_t>(offset));
   }
   return out;
