@@ -515,4 +515,15 @@ int assign_cortexm_backends(LoweredModel* model, const std::string& target) {
   return assigned;
 }
 
+int assign_exact_integer_kernels(LoweredModel* model) {
+  int assigned = 0;
+  for (LoweredOp& op : model->ops) {
+    if (takes_s8(model, op, /*short_ok=*/false) || takes_s16(model, op)) {
+      op.backend = schema::Backend::CORTEX_M;
+      ++assigned;
+    }
+  }
+  return assigned;
+}
+
 }  // namespace floe::conv

@@ -28,4 +28,10 @@ bool is_cortexm_target(const std::string& target);
 // Returns the number of ops assigned.
 int assign_cortexm_backends(LoweredModel* model, const std::string& target);
 
+// The host and Cortex-A targets' exact integer path: the int8 and int16x8 ops
+// above get the same kernels (their portable build, full requantization: no
+// short path) so that they compute TFLM's bytes; float ops are left for
+// XNNPACK and model->target for assign_backends. Returns the ops assigned.
+int assign_exact_integer_kernels(LoweredModel* model);
+
 }  // namespace floe::conv

@@ -184,7 +184,7 @@ bool take_int8(const LoweredModel& m, const LoweredOp& op) {
 constexpr int64_t kNarrowConvChannels = 4;  // at most half of the k tile
 
 bool narrow_int8_conv(const LoweredModel& m, const LoweredOp& op) {
-  if (op.opcode != schema::OpCode::CONV2D || !take_int8(m, op)) return false;
+  if (op.opcode != schema::OpCode::CONV2D || op.backend != schema::Backend::REFERENCE || !take_int8(m, op)) return false;
   const auto& w = shape_of(m, op.inputs[1]);
   return w[2] <= kNarrowConvChannels && w[0] * w[1] > 1;
 }
@@ -253,7 +253,7 @@ bool is_int8_op(const LoweredModel& m, const LoweredOp& op) {
 bool take(const LoweredModel& m, const LoweredOp& op) {
   using schema::OpCode;
   const OpTraits traits = op_traits(op.opcode);
-  if (!runs_on(op.opcode, schema::Backend::XNNPACK)) return false;
+  if (op.backend != schema::Backend::REFERENCE || !runs_on(op.opcode, schema::Backend::XNNPACK)) return false;
   if (is_int8_op(m, op)) return take_int8(m, op);
   if (op.outputs.size() != 1 || !all_f32(m, op)) return false;
   const std::vector<int64_t>& out = shape_of(m, op.outputs[0]);
@@ -463,13 +463,13 @@ std::string resolve_target(const std::string& name) {
                      "': expected host, x86_64, x86_64-avx512, aarch64, aarch64-no-dotprod or reference");
 }
 
-BackendReport assign_backends(LoweredModel* model, const std::string& target) {
+BackendReport assign_backends(LoweredModel* model, const std::string& target, bool int8_ops) {
   BackendReport report;
   report.target = resolve_target(target);
   if (report.target == "reference") return report;
-  im2col_narrow_int8_convs(model);
+  if (int8_ops) im2col_narrow_int8_convs(model);
   for (LoweredOp& op : model->ops) {
-    if (take(*model, op)) {
+    if ((int8_ops || !is_int8_op(*model, op)) && take(*model, op)) {
       op.backend = schema::Backend::XNNPACK;
       op.single_threaded = parallel_work(*model, op) < kParallelMinWork;
       report.single_threaded_ops += op.single_threaded;

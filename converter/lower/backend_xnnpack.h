@@ -35,6 +35,10 @@ std::string resolve_target(const std::string& name);
 // 2.2 us split), while a 41k-MAC one with 160 KB of weights gains 10 %.
 constexpr uint64_t kParallelMinWork = 32768;
 
-BackendReport assign_backends(LoweredModel* model, const std::string& target);
+// int8_ops: XNNPACK may take int8 ops (--int8-rounding fast). Its QS8/QC8
+// operators requantize in float and may differ from TFLM's fixed-point result
+// by one step per op; without it every int8 op stays on floe's own kernels.
+// Ops another backend already took are left alone.
+BackendReport assign_backends(LoweredModel* model, const std::string& target, bool int8_ops);
 
 }  // namespace floe::conv

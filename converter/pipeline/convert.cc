@@ -492,7 +492,7 @@ void post_training_stage(const ConvertOptions& options, const std::vector<Calibr
   for (Value& v : float_copy.values) v.quantization = Quantization{};  // trained grids are not float tensors'
   const bool cortexm = is_cortexm_target(options.target);
   if (cortexm) assign_cortexm_backends(&float_copy, options.target);
-  assign_backends(&float_copy, cortexm ? "reference" : options.target);
+  assign_backends(&float_copy, cortexm ? "reference" : options.target, options.int8_fast_rounding);
   c.float_model_bytes = plan_and_emit(float_copy, kProducer).size();
 }
 
@@ -536,12 +536,17 @@ std::string selftest_stage(const ConvertOptions& options, Conversion& c) {
 void backend_stage(const ConvertOptions& options, Conversion& c) {
   c.target = options.target;
   c.cortexm = is_cortexm_target(options.target);
-  c.cortexm_ops = c.cortexm ? assign_cortexm_backends(&c.lowered, options.target) : 0;
-  if (c.cortexm_ops > 0 && c.int8.ops > 0) {
+  // The host and aarch64 targets run integer ops on the same kernels (their
+  // portable build) unless XNNPACK's inexact int8 is asked for.
+  const bool exact_integers = !c.cortexm && !options.int8_fast_rounding && resolve_target(options.target) != "reference";
+  c.cortexm_ops = c.cortexm         ? assign_cortexm_backends(&c.lowered, options.target)
+                  : exact_integers ? assign_exact_integer_kernels(&c.lowered)
+                                   : 0;
+  if (c.cortexm_ops > 0 && (c.int8.ops > 0 || !c.cortexm)) {
     opt::PassLog log;  // the weights and arrays the int8 kernels replaced
     opt::eliminate_dead_code(c.lowered, log);
   }
-  c.backends = assign_backends(&c.lowered, c.cortexm ? "reference" : options.target);
+  c.backends = assign_backends(&c.lowered, c.cortexm ? "reference" : options.target, options.int8_fast_rounding);
 }
 
 // The op order with the smallest peak of live activations, unless the file's

@@ -25,6 +25,11 @@ struct ConvertOptions {
   // Kernel backends are chosen for this target (converter/lower/backend_xnnpack.h):
   // "reference" (portable kernels only), "x86_64", "x86_64-avx512", "aarch64", "aarch64-no-dotprod" or "host".
   std::string target = "reference";
+  // int8 / int16x8 ops on the host and aarch64 targets: false (the default)
+  // runs them on floe's own integer kernels, bit-exact with TFLM's reference
+  // arithmetic; true (--int8-rounding fast) lets XNNPACK take the int8 ops it
+  // can, whose float requantization may differ from TFLM's by one step per op.
+  bool int8_fast_rounding = false;
   // SavedModel: the MetaGraphDef whose tag set equals this one.
   std::vector<std::string> tags = {"serve"};
   // SignatureDef supplying default inputs/outputs ("" = serving_default, or the only one).

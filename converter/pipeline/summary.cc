@@ -204,6 +204,9 @@ std::string conversion_summary(const Conversion& c) {
   if (c.cortexm) {
     s << "  target " << c.target << ": " << c.cortexm_ops << " of " << c.lowered.ops.size()
       << " ops on the Cortex-M kernels\n";
+  } else if (c.cortexm_ops > 0) {
+    s << "  target " << c.backends.target << ": " << c.cortexm_ops << " of " << c.lowered.ops.size()
+      << " integer ops on floe's exact kernels (TFLM's bytes; --int8-rounding fast for XNNPACK's)\n";
   }
   if (c.backends.target != "reference") {
     s << "  target " << c.backends.target << ": " << c.backends.xnnpack_ops << " of " << c.lowered.ops.size()

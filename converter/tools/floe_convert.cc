@@ -125,6 +125,12 @@ int main(int argc, char** argv) {
                  "AVX-512F CPUs only), aarch64-no-dotprod (the same, arena sized for aarch64 CPUs "
                  "without the dot product), cortex-m4, cortex-m33, cortex-m55 (DSP / Helium "
                  "kernels where they apply) or reference (portable kernels only)");
+  std::string int8_rounding = "exact";
+  app.add_option("--int8-rounding", int8_rounding,
+                 "int8 ops on the host and aarch64 targets: exact (default: floe's integer kernels, the same "
+                 "bytes as TFLM and --target reference) or fast (XNNPACK where it applies: its float "
+                 "requantization may differ from TFLM's by one step per op, more through a network)")
+      ->check(CLI::IsMember({"exact", "fast"}));
   app.add_flag("-q,--quiet", quiet, "print nothing on success");
   bool verbose = false;
   app.add_flag("-v,--verbose", verbose, "the summary lists every rewrite, loop and layer (long lists are cut otherwise)");
@@ -230,6 +236,7 @@ int main(int argc, char** argv) {
       throw floe::conv::ConvertError("--quantize '" + quantize + "': only int8 is supported");
     }
     options.quantize_int8 = quantize == "int8";
+    options.int8_fast_rounding = int8_rounding == "fast";
     options.loops = loops == "unroll"    ? floe::conv::LoopMode::kUnroll
                     : loops == "runtime" ? floe::conv::LoopMode::kRuntime
                                          : floe::conv::LoopMode::kAuto;

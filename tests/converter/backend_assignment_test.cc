@@ -110,39 +110,44 @@ TEST(BackendAssignment, Int8KwsOnXnnpackTargets) {
   const char* kws = "int8/mlperf_tiny/kws/kws_ref_model.tflite";
   FLOE_REQUIRE_CORPUS(kws);
   std::map<std::string, uint64_t> budget;
-  for (const char* target : {"reference", "cortex-m4", "cortex-m55", "x86_64", "x86_64-avx512", "aarch64",
-                             "aarch64-no-dotprod"}) {
-    conv::ConvertOptions options;
-    options.graph_path = corpus_path(kws);
-    options.target = target;
-    const ConvertOutcome r = try_convert(options);
-    ASSERT_TRUE(r.error.empty()) << target << ": " << r.error;
-    const schema::Model* m = schema::GetModel(r.model.data());
-    std::map<std::string, int> on_xnnpack, on_cortexm, on_reference;
-    for (const schema::Operator* op : *m->operators()) {
-      const std::string code = schema::EnumNameOpCode(op->opcode());
-      (op->backend() == schema::Backend::XNNPACK    ? on_xnnpack
-       : op->backend() == schema::Backend::CORTEX_M ? on_cortexm
-                                                    : on_reference)[code] += 1;
+  const std::map<std::string, int> integer_kernel_ops = {
+      {"CONV2D", 5}, {"DEPTHWISE_CONV2D", 4}, {"AVG_POOL2D", 1}, {"MATMUL", 1}};
+  for (const bool fast : {false, true}) {
+    for (const char* target : {"reference", "cortex-m4", "cortex-m55", "x86_64", "x86_64-avx512", "aarch64",
+                               "aarch64-no-dotprod"}) {
+      conv::ConvertOptions options;
+      options.graph_path = corpus_path(kws);
+      options.target = target;
+      options.int8_fast_rounding = fast;
+      const ConvertOutcome r = try_convert(options);
+      ASSERT_TRUE(r.error.empty()) << target << ": " << r.error;
+      const schema::Model* m = schema::GetModel(r.model.data());
+      std::map<std::string, int> on_xnnpack, on_cortexm, on_reference;
+      for (const schema::Operator* op : *m->operators()) {
+        const std::string code = schema::EnumNameOpCode(op->opcode());
+        (op->backend() == schema::Backend::XNNPACK    ? on_xnnpack
+         : op->backend() == schema::Backend::CORTEX_M ? on_cortexm
+                                                      : on_reference)[code] += 1;
+      }
+      const std::string t = target;
+      // The exact default of every target but the reference: the integer
+      // kernels (the Cortex-M ones; on the host, their full requantization).
+      if (t == "reference" || t.rfind("cortex-m", 0) == 0 || !fast) {
+        EXPECT_TRUE(on_xnnpack.empty()) << target;
+        EXPECT_EQ(m->xnnpack_arena_size(), 0u) << target;
+        EXPECT_EQ(on_cortexm, (t == "reference" ? std::map<std::string, int>() : integer_kernel_ops)) << target;
+        continue;
+      }
+      budget[target] = m->xnnpack_arena_size();
+      EXPECT_TRUE(on_cortexm.empty()) << target;
+      EXPECT_EQ(on_xnnpack, (std::map<std::string, int>{
+                                {"CONV2D", 5}, {"DEPTHWISE_CONV2D", 4}, {"AVG_POOL2D", 1}, {"MATMUL", 1}}))
+          << target;
+      // The 10x4 first convolution over one channel: im2col on the reference
+      // kernels, then a 1x1 convolution (one of the five) on XNNPACK.
+      EXPECT_EQ(on_reference, (std::map<std::string, int>{{"EXTRACT_PATCHES", 1}, {"RESHAPE", 1}, {"SOFTMAX", 1}}))
+          << target;
     }
-    budget[target] = m->xnnpack_arena_size();
-    const std::string t = target;
-    if (t == "reference" || t.rfind("cortex-m", 0) == 0) {
-      EXPECT_TRUE(on_xnnpack.empty()) << target;
-      EXPECT_EQ(m->xnnpack_arena_size(), 0u) << target;
-      const std::map<std::string, int> cortexm_ops = {
-          {"CONV2D", 5}, {"DEPTHWISE_CONV2D", 4}, {"AVG_POOL2D", 1}, {"MATMUL", 1}};
-      EXPECT_EQ(on_cortexm, (t == "reference" ? std::map<std::string, int>() : cortexm_ops)) << target;
-      continue;
-    }
-    EXPECT_TRUE(on_cortexm.empty()) << target;
-    EXPECT_EQ(on_xnnpack, (std::map<std::string, int>{
-                              {"CONV2D", 5}, {"DEPTHWISE_CONV2D", 4}, {"AVG_POOL2D", 1}, {"MATMUL", 1}}))
-        << target;
-    // The 10x4 first convolution over one channel: im2col on the reference
-    // kernels, then a 1x1 convolution (one of the five) on XNNPACK.
-    EXPECT_EQ(on_reference, (std::map<std::string, int>{{"EXTRACT_PATCHES", 1}, {"RESHAPE", 1}, {"SOFTMAX", 1}}))
-        << target;
   }
   EXPECT_LE(budget["aarch64-no-dotprod"], budget["aarch64"]);
   EXPECT_LE(budget["x86_64-avx512"], budget["x86_64"]);

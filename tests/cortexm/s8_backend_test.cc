@@ -10,6 +10,7 @@
 #include <cstring>
 #include <fstream>
 #include <iterator>
+#include <map>
 #include <memory>
 
 #include "converter/lower/backend_cortexm.h"
@@ -328,11 +329,30 @@ TEST(CortexmS8Backend, OtherTargetsKeepTheInt8ReferenceLayout) {
     conv::ConvertOptions options;
     options.graph_path = corpus_path("int8/mlperf_tiny/kws/kws_ref_model.tflite");
     options.target = target;
+    options.int8_fast_rounding = true;  // x86_64: XNNPACK's int8
     const std::vector<uint8_t> bytes = conv::convert(options).model;
     for (const schema::Operator* op : *schema::GetModel(bytes.data())->operators()) {
       EXPECT_EQ(op->cortexm_kernel(), schema::CortexMKernel::NONE) << target;
       EXPECT_EQ(op->outputs()->size(), 1u);
     }
+  }
+}
+
+// The host targets' exact default takes these kernels with the full
+// requantization: the short path and the packed pairs are the M4/M33's.
+TEST(CortexmS8Backend, HostTargetsTakeTheFullRequantizationKernels) {
+  FLOE_REQUIRE_CORPUS("int8/mlperf_tiny/kws/kws_ref_model.tflite");
+  for (const char* target : {"x86_64", "aarch64"}) {
+    conv::ConvertOptions options;
+    options.graph_path = corpus_path("int8/mlperf_tiny/kws/kws_ref_model.tflite");
+    options.target = target;
+    const std::vector<uint8_t> bytes = conv::convert(options).model;
+    std::map<std::string, int> kernels;
+    for (const schema::Operator* op : *schema::GetModel(bytes.data())->operators()) {
+      if (op->cortexm_kernel() != schema::CortexMKernel::NONE) ++kernels[schema::EnumNameCortexMKernel(op->cortexm_kernel())];
+    }
+    EXPECT_EQ(kernels, (std::map<std::string, int>{{"S8_DEPTHWISE", 4}, {"S8_GEMM", 5}, {"S8_IM2COL_GEMM", 1}}))
+        << target;
   }
 }
 
