@@ -75,18 +75,31 @@ for spec in "mlp_b1:mlp models --batch 1" "mlp_b64:mlp models --batch 64" "cnn:c
   printf '%-8s %14s %14s %8s\n' "$name" "$f" "$x" "$(echo "$f $x" | awk '{printf "%.4f", $1 / $2}')"
 done
 
-# int8 KWS: XNNPACK (QC8/QS8) vs the reference kernels. TF Lite 2.9 on the same
-# plain -cpu cortex-a53 set-up (arm-anchors.md): builtin kernels 1,395,585,
-# XNNPACK delegate (QS8) 2,004,623.
+# int8 KWS: floe's default (exact: its own integer kernels), XNNPACK's int8
+# (--int8-rounding fast: QC8/QS8, within a step per op) and the reference
+# kernels, vs TF Lite 2.9 on the same plain -cpu cortex-a53 set-up
+# (arm-anchors.md): builtin kernels 1,395,585, XNNPACK delegate (QS8) 2,004,623.
 kws=$shared/corpus/int8/mlperf_tiny/kws
 if [ -f "$kws/kws_ref_model.tflite" ]; then
   $c --graph "$kws/kws_ref_model.tflite" -o "$work/insn/kws_int8.floe"
+  $c --int8-rounding fast --graph "$kws/kws_ref_model.tflite" -o "$work/insn/kws_int8_fast.floe"
   $host_convert -q --target reference --graph "$kws/kws_ref_model.tflite" -o "$work/insn/kws_int8_ref.floe"
   in="--input input_1=$kws/kws_input0_int8.npy"
-  x=$(per_inference floe "$work/insn/kws_int8.floe" $in)
+  e=$(per_inference floe "$work/insn/kws_int8.floe" $in)
+  x=$(per_inference floe "$work/insn/kws_int8_fast.floe" $in)
   r=$(per_inference floe "$work/insn/kws_int8_ref.floe" $in)
-  printf '\n%-8s %14s %14s %14s %8s\n' model floe-XNNPACK floe-reference TFLite-builtin ratio
-  printf '%-8s %14s %14s %14s %8s\n' kws_int8 "$x" "$r" 1395585 "$(echo "$x" | awk '{printf "%.4f", $1 / 1395585}')"
+  printf '\n%-8s %14s %14s %14s %14s %8s\n' model floe-exact floe-fast floe-reference TFLite-builtin ratio
+  printf '%-8s %14s %14s %14s %14s %8s\n' kws_int8 "$e" "$x" "$r" 1395585 "$(echo "$e" | awk '{printf "%.4f", $1 / 1395585}')"
 else
   echo "kws int8: skipped ($kws/kws_ref_model.tflite not found)"
+fi
+# person_detect: TF Lite 2.9 refuses the file, so no peer figure.
+pd=$shared/corpus/int8/tflite_micro/person_detection
+if [ -f "$pd/person_detect.tflite" ]; then
+  $c --graph "$pd/person_detect.tflite" -o "$work/insn/person_detect.floe"
+  $c --int8-rounding fast --graph "$pd/person_detect.tflite" -o "$work/insn/person_detect_fast.floe"
+  in="--input input=$pd/person_tflm_int8.npy"
+  e=$(per_inference floe "$work/insn/person_detect.floe" $in)
+  x=$(per_inference floe "$work/insn/person_detect_fast.floe" $in)
+  printf '%-8s %14s %14s %14s %14s\n' person "$e" "$x" - -
 fi

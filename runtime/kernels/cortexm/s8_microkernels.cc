@@ -932,6 +932,17 @@ __attribute__((noinline)) void s8_gemm_row_pairs(const int8_t* a, int32_t a_stri
 
 void s8_gemm(const int8_t* a, int32_t a_stride, int32_t rows, const int8_t* w, int32_t channels,
              int32_t k_size, const S8Requant& rq, int8_t* out, int32_t out_stride) {
+#if defined(FLOE_S8_NEON)
+  if (!rq.short_path) {
+    s8_gemm_neon(a, a_stride, rows, w, channels, k_size, rq, out, out_stride);
+    return;
+  }
+#elif defined(FLOE_S8_X86)
+  if (!rq.short_path && s8_x86_avx2_available()) {
+    s8_gemm_avx2(a, a_stride, rows, w, channels, k_size, rq, out, out_stride);
+    return;
+  }
+#endif
   const bool int8_range = rq.act_min == -128 && rq.act_max == 127;
 #if defined(FLOE_S8_DSP_LOOPS)
   // The models' layers: 1x1 convolutions and im2col rows of a multiple of 8
@@ -1872,6 +1883,17 @@ __attribute__((noinline)) void depthwise_pixels(const DepthwiseS8Shape& shape, c
 
 void s8_depthwise(const DepthwiseS8Shape& shape, const int8_t* input, const int8_t* filter,
                   const S8Requant& rq, int8_t* output) {
+#if defined(FLOE_S8_NEON)
+  if (!rq.short_path) {
+    s8_depthwise_neon(shape, input, filter, rq, output);
+    return;
+  }
+#elif defined(FLOE_S8_X86)
+  if (!rq.short_path && s8_x86_avx2_available()) {
+    s8_depthwise_avx2(shape, input, filter, rq, output);
+    return;
+  }
+#endif
   ptrdiff_t c_done = 0;
 #if defined(FLOE_S8_DSP_LOOPS)
   // KWS's and MobileNet's depthwise layers: channel groups outermost, when

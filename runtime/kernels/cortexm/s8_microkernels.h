@@ -4,8 +4,9 @@
 // instruction set, chosen by the compiler's target macros (isa.h):
 //   DSP (M4, M33, and the fallback on any Arm M-profile core): SMLAD/SXTB16;
 //   Helium (M55): VMLADAVA and friends;
-//   portable C (the host build), bit-exact with the reference, so the host
-//   tests exercise the same blocking and requantization.
+//   portable C (the x86-64 host build), bit-exact with the reference, so the
+//   host tests exercise the same blocking and requantization;
+//   Advanced SIMD (aarch64: the Cortex-A targets' default int8 GEMM).
 // Every implementation is bit-exact with the int8 reference kernels
 // (runtime/kernels/reference): TFLite's double-rounding requantization
 // (ref::multiply_by_quantized_multiplier), then the output zero point, then
@@ -59,6 +60,21 @@ struct S8Requant {
 // past k_size (up to a_stride), which it multiplies by zero weights.
 void s8_gemm(const int8_t* a, int32_t a_stride, int32_t rows, const int8_t* w, int32_t channels,
              int32_t k_size, const S8Requant& rq, int8_t* out, int32_t out_stride);
+
+// The host targets' builds of s8_gemm's full-requantization case, which
+// s8_gemm hands them (s8_depthwise likewise, below): Cortex-A's Advanced SIMD
+// (s8_microkernels_neon.cc) and x86-64's AVX2 when the CPU has it
+// (s8_microkernels_x86.cc).
+#if defined(__aarch64__) && defined(__ARM_NEON)
+#define FLOE_S8_NEON 1
+void s8_gemm_neon(const int8_t* a, int32_t a_stride, int32_t rows, const int8_t* w, int32_t channels,
+                  int32_t k_size, const S8Requant& rq, int8_t* out, int32_t out_stride);
+#elif defined(__x86_64__)
+#define FLOE_S8_X86 1
+bool s8_x86_avx2_available();
+void s8_gemm_avx2(const int8_t* a, int32_t a_stride, int32_t rows, const int8_t* w, int32_t channels,
+                  int32_t k_size, const S8Requant& rq, int8_t* out, int32_t out_stride);
+#endif
 
 // The row stride an im2col buffer of k-column rows best gives s8_gemm: on
 // the DSP build with the short requantization, k rounded up to 8 while that
@@ -132,5 +148,13 @@ struct DepthwiseS8Shape {
 
 void s8_depthwise(const DepthwiseS8Shape& shape, const int8_t* input, const int8_t* filter,
                   const S8Requant& rq, int8_t* output);
+
+#if defined(FLOE_S8_NEON)
+void s8_depthwise_neon(const DepthwiseS8Shape& shape, const int8_t* input, const int8_t* filter,
+                       const S8Requant& rq, int8_t* output);
+#elif defined(FLOE_S8_X86)
+void s8_depthwise_avx2(const DepthwiseS8Shape& shape, const int8_t* input, const int8_t* filter,
+                       const S8Requant& rq, int8_t* output);
+#endif
 
 }  // namespace floe::cortexm

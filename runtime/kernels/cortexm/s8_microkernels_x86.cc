@@ -1,0 +1,244 @@
+// SPDX-License-Identifier: Apache-2.0
+// s8_gemm's and s8_depthwise's AVX2 build for x86-64 hosts: the host target's
+// default int8 path, bit-exact with the reference kernels. Compiled with the
+// AVX2 target attribute and taken only when the CPU has AVX2
+// (s8_x86_avx2_available); older CPUs run the portable C.
+//
+// GEMM: int8 widened to int16 (VPMOVSXBW), VPMADDWD multiplies 16 pairs and
+// adds neighbours into 8 int32 lanes, exactly. Blocks of 2 rows x 4 channels
+// (8 accumulators, 11 registers of 16).
+// Depthwise: 16 channels per step; (x + offset) * w fits int16 (255 * 128), so
+// VPMULLW is exact, then the products are widened and added.
+// Requantization, 4 channels at once, is TFLite's double rounding:
+//   x = (acc + bias) << left; high = (x * m + 2^30) >> 31 (from two 64-bit
+//   VPMULDQ halves: the multiplier is >= 0, so nothing saturates); then
+//   RoundingDivideByPOT: (high >> e) + [remainder > (mask >> 1) + (high < 0)].
+#include "runtime/kernels/cortexm/s8_microkernels.h"
+
+#if defined(FLOE_S8_X86)
+
+#include <immintrin.h>
+#include <stddef.h>
+#include <string.h>
+
+#include "runtime/kernels/common/window.h"
+
+#define FLOE_AVX2 __attribute__((target("avx2"), always_inline)) inline
+
+namespace floe::cortexm {
+
+bool s8_x86_avx2_available() { return __builtin_cpu_supports("avx2"); }
+
+namespace {
+
+struct Requant4 {
+  __m128i bias, multiplier, left, right;
+};
+
+FLOE_AVX2 Requant4 channels4(const S8Requant& rq, int32_t c) {
+  const __m128i shift = _mm_loadu_si128(reinterpret_cast<const __m128i*>(rq.shift + c));
+  const __m128i zero = _mm_setzero_si128();
+  return {_mm_loadu_si128(reinterpret_cast<const __m128i*>(rq.bias + c)),
+          _mm_loadu_si128(reinterpret_cast<const __m128i*>(rq.multiplier + c)), _mm_max_epi32(shift, zero),
+          _mm_sub_epi32(zero, _mm_min_epi32(shift, zero))};
+}
+
+FLOE_AVX2 Requant4 channel1(const S8Requant& rq, int32_t c) {
+  const int32_t shift = rq.shift[c];
+  return {_mm_set1_epi32(rq.bias[c]), _mm_set1_epi32(rq.multiplier[c]), _mm_set1_epi32(shift > 0 ? shift : 0),
+          _mm_set1_epi32(shift < 0 ? -shift : 0)};
+}
+
+// requantize + output offset + clamp, 4 int32 lanes in [act_min, act_max].
+FLOE_AVX2 __m128i requantize4(__m128i acc, const Requant4& q, __m128i offset, __m128i lo, __m128i hi) {
+  const __m128i x = _mm_sllv_epi32(_mm_add_epi32(acc, q.bias), q.left);
+  const __m128i nudge = _mm_set1_epi64x(int64_t{1} << 30);
+  // Lanes 0 and 2, then 1 and 3, as 64-bit products; bits 31..62 are the result.
+  const __m128i even = _mm_srli_epi64(_mm_add_epi64(_mm_mul_epi32(x, q.multiplier), nudge), 31);
+  const __m128i odd = _mm_srli_epi64(
+      _mm_add_epi64(_mm_mul_epi32(_mm_srli_epi64(x, 32), _mm_srli_epi64(q.multiplier, 32)), nudge), 31);
+  const __m128i high = _mm_blend_epi16(even, _mm_slli_epi64(odd, 32), 0xCC);
+  const __m128i one = _mm_set1_epi32(1);
+  const __m128i mask = _mm_sub_epi32(_mm_sllv_epi32(one, q.right), one);
+  const __m128i remainder = _mm_and_si128(high, mask);
+  const __m128i threshold =
+      _mm_sub_epi32(_mm_srai_epi32(mask, 1), _mm_cmpgt_epi32(_mm_setzero_si128(), high));  // + 1 where negative
+  __m128i v = _mm_srav_epi32(high, q.right);
+  v = _mm_sub_epi32(v, _mm_cmpgt_epi32(remainder, threshold));
+  v = _mm_add_epi32(v, offset);
+  return _mm_min_epi32(_mm_max_epi32(v, lo), hi);
+}
+
+// Two requantized 4-lane vectors as 8 int8 in the low half.
+FLOE_AVX2 __m128i narrow(__m128i v0, __m128i v1) {
+  const __m128i h = _mm_packs_epi32(v0, v1);
+  return _mm_packs_epi16(h, h);
+}
+
+// Output rows are byte-aligned: 4-byte stores through memcpy.
+FLOE_AVX2 void store4(int8_t* p, __m128i v) {
+  const int32_t word = _mm_cvtsi128_si32(v);
+  memcpy(p, &word, sizeof word);
+}
+FLOE_AVX2 void store4_upper(int8_t* p, __m128i v) {
+  const int32_t word = _mm_extract_epi32(v, 1);
+  memcpy(p, &word, sizeof word);
+}
+
+FLOE_AVX2 __m256i widen16(const int8_t* p) {
+  return _mm256_cvtepi8_epi16(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p)));
+}
+
+// Lane j = the sum of acc_j's 8 lanes.
+FLOE_AVX2 __m128i reduce4(__m256i a0, __m256i a1, __m256i a2, __m256i a3) {
+  const __m256i h = _mm256_hadd_epi32(_mm256_hadd_epi32(a0, a1), _mm256_hadd_epi32(a2, a3));
+  return _mm_add_epi32(_mm256_castsi256_si128(h), _mm256_extracti128_si256(h, 1));
+}
+
+// Sums of rows a0 and a1 against channels w, w + k, w + 2k, w + 3k.
+FLOE_AVX2 void sums_2x4(const int8_t* a0, const int8_t* a1, const int8_t* w, ptrdiff_t k, __m128i* s0, __m128i* s1) {
+  const int8_t* w1 = w + k;
+  const int8_t* w2 = w1 + k;
+  const int8_t* w3 = w2 + k;
+  __m256i c00 = _mm256_setzero_si256(), c01 = c00, c02 = c00, c03 = c00, c10 = c00, c11 = c00, c12 = c00, c13 = c00;
+  ptrdiff_t t = 0;
+  for (; t + 16 <= k; t += 16) {
+    const __m256i x0 = widen16(a0 + t), x1 = widen16(a1 + t);
+    __m256i v = widen16(w + t);
+    c00 = _mm256_add_epi32(c00, _mm256_madd_epi16(x0, v));
+    c10 = _mm256_add_epi32(c10, _mm256_madd_epi16(x1, v));
+    v = widen16(w1 + t);
+    c01 = _mm256_add_epi32(c01, _mm256_madd_epi16(x0, v));
+    c11 = _mm256_add_epi32(c11, _mm256_madd_epi16(x1, v));
+    v = widen16(w2 + t);
+    c02 = _mm256_add_epi32(c02, _mm256_madd_epi16(x0, v));
+    c12 = _mm256_add_epi32(c12, _mm256_madd_epi16(x1, v));
+    v = widen16(w3 + t);
+    c03 = _mm256_add_epi32(c03, _mm256_madd_epi16(x0, v));
+    c13 = _mm256_add_epi32(c13, _mm256_madd_epi16(x1, v));
+  }
+  __m128i r0 = reduce4(c00, c01, c02, c03), r1 = reduce4(c10, c11, c12, c13);
+  if (t < k) {
+    alignas(16) int32_t tail0[4] = {0, 0, 0, 0}, tail1[4] = {0, 0, 0, 0};
+    const int8_t* ws[4] = {w, w1, w2, w3};
+    for (; t < k; ++t) {
+      for (int j = 0; j < 4; ++j) {
+        tail0[j] += a0[t] * ws[j][t];
+        tail1[j] += a1[t] * ws[j][t];
+      }
+    }
+    r0 = _mm_add_epi32(r0, _mm_load_si128(reinterpret_cast<const __m128i*>(tail0)));
+    r1 = _mm_add_epi32(r1, _mm_load_si128(reinterpret_cast<const __m128i*>(tail1)));
+  }
+  *s0 = r0;
+  *s1 = r1;
+}
+
+FLOE_AVX2 int32_t dot(const int8_t* a, const int8_t* w, ptrdiff_t k) {
+  __m256i acc = _mm256_setzero_si256();
+  ptrdiff_t t = 0;
+  for (; t + 16 <= k; t += 16) acc = _mm256_add_epi32(acc, _mm256_madd_epi16(widen16(a + t), widen16(w + t)));
+  const __m128i h = _mm_add_epi32(_mm256_castsi256_si128(acc), _mm256_extracti128_si256(acc, 1));
+  const __m128i h2 = _mm_add_epi32(h, _mm_shuffle_epi32(h, 0x4E));
+  int32_t s = _mm_cvtsi128_si32(_mm_add_epi32(h2, _mm_shuffle_epi32(h2, 0xB1)));
+  for (; t < k; ++t) s += a[t] * w[t];
+  return s;
+}
+
+}  // namespace
+
+__attribute__((target("avx2"))) void s8_gemm_avx2(const int8_t* a, int32_t a_stride, int32_t rows, const int8_t* w,
+                                                  int32_t channels, int32_t k_size, const S8Requant& rq, int8_t* out,
+                                                  int32_t out_stride) {
+  const ptrdiff_t k = k_size;
+  const __m128i offset = _mm_set1_epi32(rq.output_offset);
+  const __m128i lo = _mm_set1_epi32(rq.act_min), hi = _mm_set1_epi32(rq.act_max);
+  int32_t c = 0;
+  // Channels outermost: a block's weights and constants stay in cache while
+  // the rows stream past them.
+  for (; c + 4 <= channels; c += 4) {
+    const Requant4 q = channels4(rq, c);
+    const int8_t* wc = w + c * k;
+    int32_t r = 0;
+    for (; r + 2 <= rows; r += 2) {
+      const int8_t* a0 = a + r * static_cast<ptrdiff_t>(a_stride);
+      __m128i s0, s1;
+      sums_2x4(a0, a0 + a_stride, wc, k, &s0, &s1);
+      const __m128i v = narrow(requantize4(s0, q, offset, lo, hi), requantize4(s1, q, offset, lo, hi));
+      int8_t* o0 = out + r * static_cast<ptrdiff_t>(out_stride) + c;
+      store4(o0, v);
+      store4_upper(o0 + out_stride, v);
+    }
+    if (r < rows) {
+      const int8_t* a0 = a + r * static_cast<ptrdiff_t>(a_stride);
+      __m128i s0, s1;
+      sums_2x4(a0, a0, wc, k, &s0, &s1);  // the row twice: one block shape for all
+      const __m128i v = requantize4(s0, q, offset, lo, hi);
+      store4(out + r * static_cast<ptrdiff_t>(out_stride) + c, narrow(v, v));
+    }
+  }
+  for (; c < channels; ++c) {
+    const Requant4 q = channel1(rq, c);
+    for (int32_t r = 0; r < rows; ++r) {
+      const int32_t s = dot(a + r * static_cast<ptrdiff_t>(a_stride), w + c * k, k);
+      out[r * static_cast<ptrdiff_t>(out_stride) + c] =
+          static_cast<int8_t>(_mm_cvtsi128_si32(requantize4(_mm_set1_epi32(s), q, offset, lo, hi)));
+    }
+  }
+}
+
+__attribute__((target("avx2"))) void s8_depthwise_avx2(const DepthwiseS8Shape& p, const int8_t* input,
+                                                       const int8_t* filter, const S8Requant& rq, int8_t* output) {
+  const ptrdiff_t channels = p.channels, in_row = static_cast<ptrdiff_t>(p.in_w) * channels;
+  const ptrdiff_t f_row = static_cast<ptrdiff_t>(p.k_w) * channels, x_step = static_cast<ptrdiff_t>(p.dil_w) * channels;
+  const __m256i input_offset = _mm256_set1_epi16(static_cast<int16_t>(p.input_offset));
+  const __m128i offset = _mm_set1_epi32(rq.output_offset);
+  const __m128i lo = _mm_set1_epi32(rq.act_min), hi = _mm_set1_epi32(rq.act_max);
+  int8_t* o = output;
+  for (ptrdiff_t n = 0; n < p.batches; ++n) {
+    const int8_t* image = input + n * p.in_h * in_row;
+    for (ptrdiff_t oy = 0; oy < p.out_h; ++oy) {
+      const ptrdiff_t y0 = oy * p.stride_h - p.pad_top;
+      const kernels::TapRange ty = kernels::tap_range(y0, p.in_h, p.k_h, p.dil_h);
+      for (ptrdiff_t ox = 0; ox < p.out_w; ++ox, o += channels) {
+        const ptrdiff_t x0 = ox * p.stride_w - p.pad_left;
+        const kernels::TapRange tx = kernels::tap_range(x0, p.in_w, p.k_w, p.dil_w);
+        const int8_t* window = image + y0 * in_row + x0 * channels;  // tap (0, 0): may lie in the padding
+        ptrdiff_t c = 0;
+        for (; c + 16 <= channels; c += 16) {
+          __m256i acc0 = _mm256_setzero_si256(), acc1 = acc0;
+          for (ptrdiff_t ky = ty.begin; ky < ty.end; ++ky) {
+            const int8_t* xr = window + c + ky * p.dil_h * in_row + tx.begin * x_step;
+            const int8_t* fr = filter + c + ky * f_row + tx.begin * channels;
+            for (ptrdiff_t kx = tx.begin; kx < tx.end; ++kx, xr += x_step, fr += channels) {
+              const __m256i product = _mm256_mullo_epi16(_mm256_add_epi16(widen16(xr), input_offset), widen16(fr));
+              acc0 = _mm256_add_epi32(acc0, _mm256_cvtepi16_epi32(_mm256_castsi256_si128(product)));
+              acc1 = _mm256_add_epi32(acc1, _mm256_cvtepi16_epi32(_mm256_extracti128_si256(product, 1)));
+            }
+          }
+          const int32_t ci = static_cast<int32_t>(c);
+          const __m128i v0 = narrow(requantize4(_mm256_castsi256_si128(acc0), channels4(rq, ci), offset, lo, hi),
+                                    requantize4(_mm256_extracti128_si256(acc0, 1), channels4(rq, ci + 4), offset, lo, hi));
+          const __m128i v1 = narrow(requantize4(_mm256_castsi256_si128(acc1), channels4(rq, ci + 8), offset, lo, hi),
+                                    requantize4(_mm256_extracti128_si256(acc1, 1), channels4(rq, ci + 12), offset, lo, hi));
+          _mm_storeu_si128(reinterpret_cast<__m128i*>(o + c), _mm_unpacklo_epi64(v0, v1));
+        }
+        for (; c < channels; ++c) {
+          int32_t sum = 0;
+          for (ptrdiff_t ky = ty.begin; ky < ty.end; ++ky) {
+            for (ptrdiff_t kx = tx.begin; kx < tx.end; ++kx) {
+              sum += (window[ky * p.dil_h * in_row + kx * x_step + c] + p.input_offset) *
+                     filter[ky * f_row + kx * channels + c];
+            }
+          }
+          o[c] = static_cast<int8_t>(_mm_cvtsi128_si32(
+              requantize4(_mm_set1_epi32(sum), channel1(rq, static_cast<int32_t>(c)), offset, lo, hi)));
+        }
+      }
+    }
+  }
+}
+
+}  // namespace floe::cortexm
+
+#endif  // FLOE_S8_X86
