@@ -89,6 +89,11 @@ FLOE_AVX2 __m256i widen16(const int8_t* p) {
   return _mm256_cvtepi8_epi16(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p)));
 }
 
+// 8 int8 widened into the low half (the high half zero: VPMADDWD adds nothing).
+FLOE_AVX2 __m256i widen8(const int8_t* p) {
+  return _mm256_cvtepi8_epi16(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(p)));
+}
+
 // Lane j = the sum of acc_j's 8 lanes.
 FLOE_AVX2 __m128i reduce4(__m256i a0, __m256i a1, __m256i a2, __m256i a3) {
   const __m256i h = _mm256_hadd_epi32(_mm256_hadd_epi32(a0, a1), _mm256_hadd_epi32(a2, a3));
@@ -102,21 +107,28 @@ FLOE_AVX2 void sums_2x4(const int8_t* a0, const int8_t* a1, const int8_t* w, ptr
   const int8_t* w3 = w2 + k;
   __m256i c00 = _mm256_setzero_si256(), c01 = c00, c02 = c00, c03 = c00, c10 = c00, c11 = c00, c12 = c00, c13 = c00;
   ptrdiff_t t = 0;
-  for (; t + 16 <= k; t += 16) {
-    const __m256i x0 = widen16(a0 + t), x1 = widen16(a1 + t);
-    __m256i v = widen16(w + t);
-    c00 = _mm256_add_epi32(c00, _mm256_madd_epi16(x0, v));
-    c10 = _mm256_add_epi32(c10, _mm256_madd_epi16(x1, v));
-    v = widen16(w1 + t);
-    c01 = _mm256_add_epi32(c01, _mm256_madd_epi16(x0, v));
-    c11 = _mm256_add_epi32(c11, _mm256_madd_epi16(x1, v));
-    v = widen16(w2 + t);
-    c02 = _mm256_add_epi32(c02, _mm256_madd_epi16(x0, v));
-    c12 = _mm256_add_epi32(c12, _mm256_madd_epi16(x1, v));
-    v = widen16(w3 + t);
-    c03 = _mm256_add_epi32(c03, _mm256_madd_epi16(x0, v));
-    c13 = _mm256_add_epi32(c13, _mm256_madd_epi16(x1, v));
+#define FLOE_AVX2_2X4(WIDEN)                                \
+  {                                                         \
+    const __m256i x0 = WIDEN(a0 + t), x1 = WIDEN(a1 + t);   \
+    __m256i v = WIDEN(w + t);                               \
+    c00 = _mm256_add_epi32(c00, _mm256_madd_epi16(x0, v));  \
+    c10 = _mm256_add_epi32(c10, _mm256_madd_epi16(x1, v));  \
+    v = WIDEN(w1 + t);                                      \
+    c01 = _mm256_add_epi32(c01, _mm256_madd_epi16(x0, v));  \
+    c11 = _mm256_add_epi32(c11, _mm256_madd_epi16(x1, v));  \
+    v = WIDEN(w2 + t);                                      \
+    c02 = _mm256_add_epi32(c02, _mm256_madd_epi16(x0, v));  \
+    c12 = _mm256_add_epi32(c12, _mm256_madd_epi16(x1, v));  \
+    v = WIDEN(w3 + t);                                      \
+    c03 = _mm256_add_epi32(c03, _mm256_madd_epi16(x0, v));  \
+    c13 = _mm256_add_epi32(c13, _mm256_madd_epi16(x1, v));  \
   }
+  for (; t + 16 <= k; t += 16) FLOE_AVX2_2X4(widen16)
+  if (t + 8 <= k) {
+    FLOE_AVX2_2X4(widen8)
+    t += 8;
+  }
+#undef FLOE_AVX2_2X4
   __m128i r0 = reduce4(c00, c01, c02, c03), r1 = reduce4(c10, c11, c12, c13);
   if (t < k) {
     alignas(16) int32_t tail0[4] = {0, 0, 0, 0}, tail1[4] = {0, 0, 0, 0};
@@ -138,6 +150,10 @@ FLOE_AVX2 int32_t dot(const int8_t* a, const int8_t* w, ptrdiff_t k) {
   __m256i acc = _mm256_setzero_si256();
   ptrdiff_t t = 0;
   for (; t + 16 <= k; t += 16) acc = _mm256_add_epi32(acc, _mm256_madd_epi16(widen16(a + t), widen16(w + t)));
+  if (t + 8 <= k) {
+    acc = _mm256_add_epi32(acc, _mm256_madd_epi16(widen8(a + t), widen8(w + t)));
+    t += 8;
+  }
   const __m128i h = _mm_add_epi32(_mm256_castsi256_si128(acc), _mm256_extracti128_si256(acc, 1));
   const __m128i h2 = _mm_add_epi32(h, _mm_shuffle_epi32(h, 0x4E));
   int32_t s = _mm_cvtsi128_si32(_mm_add_epi32(h2, _mm_shuffle_epi32(h2, 0xB1)));
