@@ -7,7 +7,7 @@
 // GEMM: int8 widened to int16 (VPMOVSXBW), VPMADDWD multiplies 16 pairs and
 // adds neighbours into 8 int32 lanes, exactly. Blocks of 2 rows x 4 channels
 // (8 accumulators, 11 registers of 16).
-// Depthwise: 16 channels per step; (x + offset) * w fits int16 (255 * 128), so
+// Depthwise: 16 channels per step (then 8); (x + offset) * w fits int16 (255 * 128), so
 // VPMULLW is exact, then the products are widened and added.
 // Requantization, 4 channels at once, is TFLite's double rounding:
 //   x = (acc + bias) << left; high = (x * m + 2^30) >> 31 (from two 64-bit
@@ -238,6 +238,22 @@ __attribute__((target("avx2"))) void s8_depthwise_avx2(const DepthwiseS8Shape& p
           const __m128i v1 = narrow(requantize4(_mm256_castsi256_si128(acc1), channels4(rq, ci + 8), offset, lo, hi),
                                     requantize4(_mm256_extracti128_si256(acc1, 1), channels4(rq, ci + 12), offset, lo, hi));
           _mm_storeu_si128(reinterpret_cast<__m128i*>(o + c), _mm_unpacklo_epi64(v0, v1));
+        }
+        if (c + 8 <= channels) {  // 8 channels: the same with the high half zero
+          __m256i acc = _mm256_setzero_si256();
+          for (ptrdiff_t ky = ty.begin; ky < ty.end; ++ky) {
+            const int8_t* xr = window + c + ky * p.dil_h * in_row + tx.begin * x_step;
+            const int8_t* fr = filter + c + ky * f_row + tx.begin * channels;
+            for (ptrdiff_t kx = tx.begin; kx < tx.end; ++kx, xr += x_step, fr += channels) {
+              const __m256i product = _mm256_mullo_epi16(_mm256_add_epi16(widen8(xr), input_offset), widen8(fr));
+              acc = _mm256_add_epi32(acc, _mm256_cvtepi16_epi32(_mm256_castsi256_si128(product)));
+            }
+          }
+          const int32_t ci = static_cast<int32_t>(c);
+          const __m128i v = narrow(requantize4(_mm256_castsi256_si128(acc), channels4(rq, ci), offset, lo, hi),
+                                   requantize4(_mm256_extracti128_si256(acc, 1), channels4(rq, ci + 4), offset, lo, hi));
+          _mm_storel_epi64(reinterpret_cast<__m128i*>(o + c), v);
+          c += 8;
         }
         for (; c < channels; ++c) {
           int32_t sum = 0;
