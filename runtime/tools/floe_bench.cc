@@ -219,9 +219,13 @@ int run(int argc, char** argv) {
     const auto* op = ops->Get(static_cast<uint32_t>(i));
     const double ms = op_median[i];
     // "xnnpack/1t": the converter judged the op too small for the thread pool.
-    const char* backend = !interpreter.runs_on_backend(i) ? "reference"
-                          : op->single_threaded() && threads > 1 ? "xnnpack/1t"
-                                                                 : "xnnpack";
+    // "integer": floe's own int8/int16 kernels (the Cortex-M backend's; on a
+    // host, their SIMD build); "cortex-m": its float kernels.
+    const bool cortexm = op->backend() == floe::schema::Backend::CORTEX_M;
+    const char* backend = interpreter.runs_on_backend(i)
+                              ? (op->single_threaded() && threads > 1 ? "xnnpack/1t" : "xnnpack")
+                          : cortexm ? (op->cortexm_kernel() != floe::schema::CortexMKernel::NONE ? "integer" : "cortex-m")
+                                    : "reference";
     std::printf("    %3zu  %-18s %-10s %10.4f %6.1f%%  %s\n", i, floe::schema::EnumNameOpCode(op->opcode()), backend, ms,
                 total > 0 ? 100.0 * ms / total : 0.0, op->name() ? op->name()->c_str() : "");
   }
