@@ -43,7 +43,7 @@ floe::conv::ConvertOptions convert_options(
     const std::vector<std::string>& disable_passes, const std::string& quantize, const std::string& calibration,
     const std::string& io, bool strict_int8, const std::string& calibration_method,
     const std::map<std::string, std::string>& selftest_inputs, const std::string& memory_regions,
-    uint32_t max_loop_iterations) {
+    uint32_t max_loop_iterations, const std::string& int8_rounding) {
   using floe::conv::ConvertError;
   floe::conv::ConvertOptions options;
   if (graph.empty()) throw ConvertError("convert(): graph is required");
@@ -71,6 +71,10 @@ floe::conv::ConvertOptions convert_options(
   if (calibration_method != "minmax" && calibration_method != "percentile") {
     throw ConvertError("convert(): calibration_method='" + calibration_method + "': expected 'minmax' or 'percentile'");
   }
+  if (int8_rounding != "exact" && int8_rounding != "fast") {
+    throw ConvertError("convert(): int8_rounding='" + int8_rounding + "': expected 'exact' or 'fast'");
+  }
+  options.int8_fast_rounding = int8_rounding == "fast";
   options.calibration_path = calibration;
   options.selftest_inputs = selftest_inputs;
   if (!memory_regions.empty()) options.memory_regions = floe::conv::parse_memory_regions(memory_regions);
@@ -363,17 +367,17 @@ PYBIND11_MODULE(_floe, m) {
          const std::vector<std::string>& disable_passes, const std::string& quantize,
          const std::string& calibration, const std::string& io, bool strict_int8,
          const std::string& calibration_method, const std::map<std::string, std::string>& selftest_inputs,
-         const std::string& memory_regions, uint32_t max_loop_iterations) {
+         const std::string& memory_regions, uint32_t max_loop_iterations, const std::string& int8_rounding) {
         return run_conversion(convert_options(graph, checkpoint, outputs, inputs, input_shapes, target, tags, signature,
                                        freeze_inputs, optimize, disable_passes, quantize, calibration, io,
                                        strict_int8, calibration_method, selftest_inputs, memory_regions,
-                                       max_loop_iterations));
+                                       max_loop_iterations, int8_rounding));
       },
       py::arg("graph"), py::arg("checkpoint"), py::arg("outputs"), py::arg("inputs"), py::arg("input_shapes"),
       py::arg("target"), py::arg("tags"), py::arg("signature"), py::arg("freeze_inputs"), py::arg("optimize"),
       py::arg("disable_passes"), py::arg("quantize"), py::arg("calibration"), py::arg("io"),
       py::arg("strict_int8"), py::arg("calibration_method"), py::arg("selftest_inputs"),
-      py::arg("memory_regions"), py::arg("max_loop_iterations"), "Converts a model; returns (model bytes, summary). Raises ConvertError.");
+      py::arg("memory_regions"), py::arg("max_loop_iterations"), py::arg("int8_rounding"), "Converts a model; returns (model bytes, summary). Raises ConvertError.");
 
   py::class_<PyInterpreter>(m, "Interpreter")
       .def(py::init<const py::bytes&, py::object, py::object>(), py::arg("model"),

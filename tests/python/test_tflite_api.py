@@ -155,3 +155,26 @@ def test_signature_runner_uses_the_tflite_signature_names():
         runner()
     with pytest.raises(ValueError, match="no signature 'train'"):
         interpreter.get_signature_runner("train")
+
+
+def test_int8_is_tflm_exact_by_default_and_fast_only_when_asked():
+    """person_detect on TFLM's no-person image: (57, -57), TFLM's numbers, from
+    the default host conversion as from the reference target; XNNPACK's int8
+    (int8_rounding="fast") may round its own way."""
+    folder = os.path.join(SHARED, "corpus", "int8", "tflite_micro", "person_detection")
+    path = os.path.join(folder, "person_detect.tflite")
+    need(path)
+    x = np.load(os.path.join(folder, "no_person_tflm_int8.npy"))
+
+    def scores(**options):
+        interpreter = floe.Interpreter(model_content=floe.convert(path, **options))
+        interpreter.set_tensor(interpreter.get_input_details()[0]["index"], x)
+        interpreter.invoke()
+        return interpreter.get_tensor(interpreter.get_output_details()[0]["index"]).ravel().tolist()
+
+    assert scores() == [57, -57]
+    assert scores(target="reference") == [57, -57]
+    fast = scores(int8_rounding="fast")
+    assert all(abs(a - b) <= 8 for a, b in zip(fast, [57, -57]))
+    with pytest.raises(floe.ConvertError, match="int8_rounding='nearest'"):
+        floe.convert(path, int8_rounding="nearest")

@@ -39,11 +39,13 @@ def convert(graph, checkpoint=None, outputs=(), inputs=(), input_shapes=None, ta
             tags=("serve",), signature="", freeze_inputs=None, optimize=True, disable_passes=(),
             quantize=None, calibration=None, io="float", strict_int8=False,
             calibration_method="minmax", selftest_inputs=None, memory_regions=None, max_loop_iterations=0,
-            verbose=False):
+            int8_rounding="exact", verbose=False):
     """Converts a model and returns the .floe bytes; raises floe.ConvertError.
 
     graph, checkpoint, outputs, inputs, target, tags, signature, quantize, io,
-    strict_int8, calibration_method: as floe-convert's options of those names.
+    strict_int8, calibration_method, int8_rounding: as floe-convert's options of
+    those names ("exact": TFLM's int8 bytes on every target; "fast": XNNPACK's
+    int8 on the host targets, within a step per op).
     input_shapes: {name: [d0, d1, ...]} (--input-shape).
     freeze_inputs: {name: value or [values]} (--freeze-input), e.g. {"is_training": False}.
     optimize=False: --no-optimize; disable_passes: --disable-pass names.
@@ -89,7 +91,7 @@ def convert(graph, checkpoint=None, outputs=(), inputs=(), input_shapes=None, ta
                 disable_passes=_names(disable_passes), quantize=quantize or "", calibration=calibration_path,
                 io=io, strict_int8=strict_int8, calibration_method=calibration_method, selftest_inputs=selftest,
                 memory_regions=",".join("%s=%s" % (name, size) for name, size in (memory_regions or {}).items()),
-                max_loop_iterations=int(max_loop_iterations))
+                max_loop_iterations=int(max_loop_iterations), int8_rounding=int8_rounding)
         except ConvertError as error:
             message = str(error)
             if not any(path in message for path in written):
