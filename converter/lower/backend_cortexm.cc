@@ -521,6 +521,15 @@ int assign_exact_integer_kernels(LoweredModel* model) {
     if (takes_s8(model, op, /*short_ok=*/false) || takes_s16(model, op)) {
       op.backend = schema::Backend::CORTEX_M;
       ++assigned;
+      // Weights in TFLite's [-127, 127] (every TFLite-quantized model's):
+      // the GEMM may add products in pairs (s8_microkernels.h, narrow_weights).
+      const bool gemm = op.cortexm_kernel == schema::CortexMKernel::S8_GEMM;
+      if (!gemm && op.cortexm_kernel != schema::CortexMKernel::S8_IM2COL_GEMM) continue;
+      const HostTensor& w = *value(*model, op.inputs[1]).constant;
+      const int8_t* weights = w.as<int8_t>();
+      if (std::find(weights, weights + w.num_elements(), int8_t{-128}) != weights + w.num_elements()) continue;
+      op.cortexm_kernel = gemm ? schema::CortexMKernel::S8_GEMM_NARROW_WEIGHTS
+                               : schema::CortexMKernel::S8_IM2COL_GEMM_NARROW_WEIGHTS;
     }
   }
   return assigned;

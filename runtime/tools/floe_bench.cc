@@ -222,9 +222,14 @@ int run(int argc, char** argv) {
     // "integer": floe's own int8/int16 kernels (the Cortex-M backend's; on a
     // host, their SIMD build); "cortex-m": its float kernels.
     const bool cortexm = op->backend() == floe::schema::Backend::CORTEX_M;
+    const floe::DType out_dtype =
+        op->outputs()->size() == 0
+            ? floe::DType::kFloat32
+            : static_cast<floe::DType>(model.schema()->tensors()->Get(static_cast<uint32_t>(op->outputs()->Get(0)))->dtype());
+    const bool integer = out_dtype == floe::DType::kInt8 || out_dtype == floe::DType::kInt16;
     const char* backend = interpreter.runs_on_backend(i)
                               ? (op->single_threaded() && threads > 1 ? "xnnpack/1t" : "xnnpack")
-                          : cortexm ? (op->cortexm_kernel() != floe::schema::CortexMKernel::NONE ? "integer" : "cortex-m")
+                          : cortexm ? (integer ? "integer" : "cortex-m")
                                     : "reference";
     std::printf("    %3zu  %-18s %-10s %10.4f %6.1f%%  %s\n", i, floe::schema::EnumNameOpCode(op->opcode()), backend, ms,
                 total > 0 ? 100.0 * ms / total : 0.0, op->name() ? op->name()->c_str() : "");

@@ -79,20 +79,28 @@ struct Checker {
   }
 };
 
-void gemm_case(Random& rng, Checker& check, int index, bool short_path) {
+// Weights in TFLite's [-127, 127]: the *_NARROW_WEIGHTS kernels' promise.
+void narrow(int8_t* data, size_t n) {
+  for (size_t k = 0; k < n; ++k) data[k] = data[k] == -128 ? -127 : data[k];
+}
+
+void gemm_case(Random& rng, Checker& check, int index, bool short_path, bool narrow_weights = false) {
   const int32_t rows = rng.range(1, 9), channels = rng.range(1, 19), k = rng.range(1, 70);
   const Quant q = random_quant(rng, channels, short_path);
   fill(rng, g_in, static_cast<size_t>(rows * k));
   fill(rng, g_filter, static_cast<size_t>(channels * k));
+  if (narrow_weights) narrow(g_filter, static_cast<size_t>(channels * k));
   const int32_t a_dims[2] = {rows, k}, w_dims[2] = {channels, k}, o_dims[2] = {rows, channels}, b_dims[1] = {channels};
   const ref::FullyConnectedS8Params params = {q.input_offset, 0, q.output_offset, 0, 0, q.act_min, q.act_max};
   ref::fully_connected_s8(params, {{g_in, {a_dims, 2}}, {g_filter, {w_dims, 2}}, {g_bias, {b_dims, 1}}, g_mult,
                                    g_shift, {g_ref, {o_dims, 2}}});
   fold(g_filter, channels, k, q.input_offset);
   if (short_path) double_bias(g_folded, channels);
-  const cortexm::S8Requant rq = {g_folded, g_mult, g_shift, q.output_offset, q.act_min, q.act_max, short_path};
+  const cortexm::S8Requant rq = {g_folded,   g_mult,   g_shift,    q.output_offset,
+                                 q.act_min,  q.act_max, short_path, narrow_weights};
   cortexm::s8_gemm(g_in, k, rows, g_filter, channels, k, rq, g_opt, channels);
-  check.compare(short_path ? "s8_gemm short requantization" : "s8_gemm", index, static_cast<size_t>(rows * channels));
+  check.compare(short_path ? "s8_gemm short requantization" : narrow_weights ? "s8_gemm narrow weights" : "s8_gemm",
+                index, static_cast<size_t>(rows * channels));
 }
 
 #if !defined(FLOE_CORTEXM_S8_MVE)
@@ -162,7 +170,7 @@ void packed_gemm_case(Random& rng, Checker& check, int index) {
 }
 #endif
 
-void conv_case(Random& rng, Checker& check, int index, bool short_path) {
+void conv_case(Random& rng, Checker& check, int index, bool short_path, bool narrow_weights = false) {
   cortexm::Conv2DS8Plan p{};
   const int kind = rng.range(0, 7);
   const bool pointwise = kind < 2;
@@ -185,7 +193,7 @@ void conv_case(Random& rng, Checker& check, int index, bool short_path) {
   // SAME-like or VALID-like extents; at least one output pixel.
   const int32_t span_h = (p.k_h - 1) * p.dil_h + 1, span_w = (p.k_w - 1) * p.dil_w + 1;
   const int32_t pad_h = p.pad_top + rng.range(0, p.k_h - 1), pad_w = p.pad_left + rng.range(0, p.k_w - 1);
-  if (p.in_h + pad_h < span_h || p.in_w + pad_w < span_w) return conv_case(rng, check, index, short_path);
+  if (p.in_h + pad_h < span_h || p.in_w + pad_w < span_w) return conv_case(rng, check, index, short_path, narrow_weights);
   p.out_h = (p.in_h + pad_h - span_h) / p.stride_h + 1;
   p.out_w = (p.in_w + pad_w - span_w) / p.stride_w + 1;
   p.k_size = p.k_h * p.k_w * p.in_c;
@@ -201,6 +209,7 @@ void conv_case(Random& rng, Checker& check, int index, bool short_path) {
   const size_t f_n = static_cast<size_t>(p.k_size * p.out_c);
   fill(rng, g_in, in_n);
   fill(rng, g_filter, f_n);
+  if (narrow_weights) narrow(g_filter, f_n);
   const int32_t in_dims[4] = {p.batches, p.in_h, p.in_w, p.in_c};
   const int32_t f_dims[4] = {p.k_h, p.k_w, p.in_c, p.out_c};
   const int32_t o_dims[4] = {p.batches, p.out_h, p.out_w, p.out_c}, b_dims[1] = {p.out_c};
@@ -215,9 +224,11 @@ void conv_case(Random& rng, Checker& check, int index, bool short_path) {
   fold(g_relaid, p.out_c, p.k_size, q.input_offset);
   if (short_path) double_bias(g_folded, p.out_c);
   p.short_requant = short_path;
+  p.narrow_weights = narrow_weights;
   cortexm::plan_im2col(p);
   if (p.gather_im2col) ++check.report->gather_conv_cases;
-  const cortexm::S8Requant rq = {g_folded, g_mult, g_shift, q.output_offset, q.act_min, q.act_max, short_path};
+  const cortexm::S8Requant rq = {g_folded,   g_mult,   g_shift,    q.output_offset,
+                                 q.act_min,  q.act_max, short_path, narrow_weights};
   cortexm::conv2d_s8(p, g_in, g_relaid, rq, g_scratch, g_opt);
   check.compare(pointwise ? (short_path ? "conv2d 1x1 (s8_gemm) short requantization" : "conv2d 1x1 (s8_gemm)")
                           : (short_path ? "conv2d im2col short requantization" : "conv2d im2col"),
@@ -374,6 +385,8 @@ S8DiffReport run_s8_kernel_diff(uint32_t seed, int cases, S8DiffLog log) {
   requantization_edges(rng, check);
   for (int i = 0; i < cases; ++i, ++report.gemm_cases) gemm_case(rng, check, i, false);
   for (int i = 0; i < cases; ++i, ++report.conv_cases) conv_case(rng, check, i, false);
+  for (int i = 0; i < cases; ++i, ++report.narrow_gemm_cases) gemm_case(rng, check, i, false, true);
+  for (int i = 0; i < cases; ++i, ++report.narrow_conv_cases) conv_case(rng, check, i, false, true);
   for (int i = 0; i < cases; ++i, ++report.depthwise_cases) depthwise_case(rng, check, i, false);
   for (int i = 0; i < cases; ++i, ++report.avg_pool_cases) avg_pool_case(rng, check, i);
 #if !defined(FLOE_CORTEXM_S8_MVE)

@@ -25,6 +25,9 @@ struct S8DiffReport {
   // The packed-pair GEMM (s8_gemm_packed): random row counts (odd ones
   // included), even channel counts, k every multiple of 8 up to 64.
   int packed_gemm_cases = 0;
+  // GEMM and convolution cases with weights in [-127, 127] and
+  // S8Requant::narrow_weights (the host targets' *_NARROW_WEIGHTS kernels).
+  int narrow_gemm_cases = 0, narrow_conv_cases = 0;
   int failures = 0;
 };
 

@@ -16,6 +16,8 @@ TEST(CortexmS8Kernels, MatchReferenceBitExact) {
     const floe::testing::S8DiffReport report = floe::testing::run_s8_kernel_diff(seed, 1000, print);
     EXPECT_EQ(report.gemm_cases, 1000);
     EXPECT_EQ(report.conv_cases, 1000);
+    EXPECT_EQ(report.narrow_gemm_cases, 1000);
+    EXPECT_EQ(report.narrow_conv_cases, 1000);
     EXPECT_EQ(report.depthwise_cases, 1000);
     EXPECT_EQ(report.avg_pool_cases, 1000);
     EXPECT_EQ(report.short_gemm_cases, 1000);

@@ -641,7 +641,7 @@ Status eval_conv2d_s8_gemm(const PreparedOp& ctx) {
   const TensorView* v = ctx.operands;
   cortexm::s8_gemm(static_cast<const int8_t*>(v[0].data), p.in_c, p.batches * p.in_h * p.in_w,
                    static_cast<const int8_t*>(v[1].data), p.out_c, p.k_size,
-                   cortexm::s8_requant(ctx, p.output_offset, p.act_min, p.act_max, p.short_requant),
+                   cortexm::s8_requant(ctx, p.output_offset, p.act_min, p.act_max, p.short_requant, p.narrow_weights),
                    static_cast<int8_t*>(ctx.output(0).data), p.out_c);  // 1x1: the pixels are the rows
   return Status::kOk;
 }
@@ -650,7 +650,7 @@ Status eval_conv2d_s8_im2col(const PreparedOp& ctx) {
   const cortexm::Conv2DS8Plan& p = ctx.params_as<cortexm::Conv2DS8Plan>();
   const TensorView* v = ctx.operands;
   cortexm::conv2d_s8(p, static_cast<const int8_t*>(v[0].data), static_cast<const int8_t*>(v[1].data),
-                            cortexm::s8_requant(ctx, p.output_offset, p.act_min, p.act_max, p.short_requant),
+                            cortexm::s8_requant(ctx, p.output_offset, p.act_min, p.act_max, p.short_requant, p.narrow_weights),
                             static_cast<int8_t*>(ctx.output(1).data), static_cast<int8_t*>(ctx.output(0).data));
   return Status::kOk;
 }
@@ -752,6 +752,7 @@ const char* prepare_conv2d_s8_cortexm(const OpContext& ctx) {
   p.act_max = static_cast<int8_t>(q.act_max);
   p.kernel = static_cast<uint8_t>(kernel);
   p.short_requant = cortexm::is_short_requant(ctx.op->cortexm_kernel());
+  p.narrow_weights = cortexm::is_narrow_weights(ctx.op->cortexm_kernel());
   if (!im2col) {
     if (!cortexm::is_pointwise(p)) {
       return FLOE_MSG("int8 conv2d: the direct GEMM needs a 1x1, stride-1, unpadded convolution");

@@ -246,7 +246,7 @@ Status eval_fully_connected_s8_cortexm(const PreparedOp& ctx) {
   const cortexm::FullyConnectedS8Plan& p = ctx.params_as<cortexm::FullyConnectedS8Plan>();
   cortexm::s8_gemm(static_cast<const int8_t*>(ctx.input(0).data), p.k_size, p.rows,
                    static_cast<const int8_t*>(ctx.input(1).data), p.channels, p.k_size,
-                   cortexm::s8_requant(ctx, p.output_offset, p.act_min, p.act_max, p.short_requant),
+                   cortexm::s8_requant(ctx, p.output_offset, p.act_min, p.act_max, p.short_requant, p.narrow_weights),
                    static_cast<int8_t*>(ctx.output(0).data), p.channels);
   return Status::kOk;
 }
@@ -263,7 +263,8 @@ const char* prepare_fully_connected_s8_cortexm(const OpContext& ctx) {
   cortexm::S8Quantization q;
   if (const char* err = cortexm::prepare_s8_operands(ctx, b.dims[0], 1, &q)) return err;
   ctx.params<cortexm::FullyConnectedS8Plan>() = {a.dims[0], a.dims[1], b.dims[0], q.output_offset, q.act_min,
-                                                 q.act_max, cortexm::is_short_requant(ctx.op->cortexm_kernel())};
+                                                 q.act_max, cortexm::is_short_requant(ctx.op->cortexm_kernel()),
+                                                 cortexm::is_narrow_weights(ctx.op->cortexm_kernel())};
   ctx.set_eval(eval_fully_connected_s8_cortexm);
   return nullptr;
 }

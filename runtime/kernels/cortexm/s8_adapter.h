@@ -18,11 +18,19 @@ inline bool is_short_requant(schema::CortexMKernel k) {
          k == schema::CortexMKernel::S8_DEPTHWISE_SHORT_REQUANT ||
          k == schema::CortexMKernel::S8_GEMM_PACKED_SHORT_REQUANT;
 }
+// The *_NARROW_WEIGHTS kernels are their general kernel with the
+// converter's proof that no weight is -128 (S8Requant::narrow_weights).
+inline bool is_narrow_weights(schema::CortexMKernel k) {
+  return kS8NarrowWeightsUsed && (k == schema::CortexMKernel::S8_GEMM_NARROW_WEIGHTS ||
+                                  k == schema::CortexMKernel::S8_IM2COL_GEMM_NARROW_WEIGHTS);
+}
 inline schema::CortexMKernel general_kernel(schema::CortexMKernel k) {
   switch (k) {
     case schema::CortexMKernel::S8_GEMM_SHORT_REQUANT:
+    case schema::CortexMKernel::S8_GEMM_NARROW_WEIGHTS:
       return schema::CortexMKernel::S8_GEMM;
     case schema::CortexMKernel::S8_IM2COL_GEMM_SHORT_REQUANT:
+    case schema::CortexMKernel::S8_IM2COL_GEMM_NARROW_WEIGHTS:
       return schema::CortexMKernel::S8_IM2COL_GEMM;
     case schema::CortexMKernel::S8_DEPTHWISE_SHORT_REQUANT:
       return schema::CortexMKernel::S8_DEPTHWISE;
@@ -97,14 +105,15 @@ inline const char* prepare_s8_operands(const OpContext& ctx, int32_t channels, i
 
 // The microkernels' requantization from the bound operands 2, 3, 4.
 inline S8Requant s8_requant(const PreparedOp& op, int32_t output_offset, int32_t act_min, int32_t act_max,
-                            bool short_path) {
+                            bool short_path, bool narrow_weights = false) {
   return {static_cast<const int32_t*>(op.operands[2].data),
           static_cast<const int32_t*>(op.operands[3].data),
           static_cast<const int32_t*>(op.operands[4].data),
           output_offset,
           act_min,
           act_max,
-          short_path};
+          short_path,
+          kS8NarrowWeightsUsed && narrow_weights};
 }
 
 }  // namespace floe::cortexm

@@ -939,7 +939,8 @@ void s8_gemm(const int8_t* a, int32_t a_stride, int32_t rows, const int8_t* w, i
   }
 #elif defined(FLOE_S8_X86)
   if (!rq.short_path && s8_x86_avx2_available()) {
-    s8_gemm_avx2(a, a_stride, rows, w, channels, k_size, rq, out, out_stride);
+    (s8_x86_vnni_available() ? s8_gemm_vnni : s8_gemm_avx2)(a, a_stride, rows, w, channels, k_size, rq, out,
+                                                           out_stride);
     return;
   }
 #endif

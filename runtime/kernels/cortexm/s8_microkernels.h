@@ -50,6 +50,9 @@ struct S8Requant {
   int32_t output_offset;
   int32_t act_min, act_max;
   bool short_path = false;
+  // GEMM weights all in [-127, 127] (the *_NARROW_WEIGHTS kernels): a pair of
+  // products fits int16. Only the aarch64 build uses it.
+  bool narrow_weights = false;
 };
 
 // out[r * out_stride + c] = requant_c(sum_k a[r * a_stride + k] * w[c * k_size + k])
@@ -72,7 +75,10 @@ void s8_gemm_neon(const int8_t* a, int32_t a_stride, int32_t rows, const int8_t*
 #elif defined(__x86_64__)
 #define FLOE_S8_X86 1
 bool s8_x86_avx2_available();
+bool s8_x86_vnni_available();  // AVX512-VNNI (+ VL, BW): s8_gemm_vnni
 void s8_gemm_avx2(const int8_t* a, int32_t a_stride, int32_t rows, const int8_t* w, int32_t channels,
+                  int32_t k_size, const S8Requant& rq, int8_t* out, int32_t out_stride);
+void s8_gemm_vnni(const int8_t* a, int32_t a_stride, int32_t rows, const int8_t* w, int32_t channels,
                   int32_t k_size, const S8Requant& rq, int8_t* out, int32_t out_stride);
 #endif
 
@@ -148,6 +154,14 @@ struct DepthwiseS8Shape {
 
 void s8_depthwise(const DepthwiseS8Shape& shape, const int8_t* input, const int8_t* filter,
                   const S8Requant& rq, int8_t* output);
+
+// Whether this build's GEMM reads S8Requant::narrow_weights (aarch64 only):
+// elsewhere the flag folds away, so Cortex-M firmware carries none of it.
+#if defined(FLOE_S8_NEON)
+constexpr bool kS8NarrowWeightsUsed = true;
+#else
+constexpr bool kS8NarrowWeightsUsed = false;
+#endif
 
 #if defined(FLOE_S8_NEON)
 void s8_depthwise_neon(const DepthwiseS8Shape& shape, const int8_t* input, const int8_t* filter,

@@ -34,7 +34,14 @@
 namespace floe::cortexm {
 namespace {
 
-inline int32x4_t mac16(int32x4_t acc, int8x16_t a, int8x16_t w) {
+// The blocks are inlined into their loops: a call would move the sums through memory.
+#define FLOE_NEON_INLINE __attribute__((always_inline)) inline
+
+// kPairs (weights in [-127, 127]): |a * w| <= 16256, so the two products of
+// a lane fit int16 and SMLAL adds them before the widening: 3 instructions.
+template <bool kPairs>
+FLOE_NEON_INLINE int32x4_t mac16(int32x4_t acc, int8x16_t a, int8x16_t w) {
+  if constexpr (kPairs) return vpadalq_s16(acc, vmlal_high_s8(vmull_s8(vget_low_s8(a), vget_low_s8(w)), a, w));
   acc = vpadalq_s16(acc, vmull_s8(vget_low_s8(a), vget_low_s8(w)));
   return vpadalq_s16(acc, vmull_high_s8(a, w));
 }
@@ -42,7 +49,7 @@ inline int32x4_t mac16(int32x4_t acc, int8x16_t a, int8x16_t w) {
 inline int32x4_t mac8(int32x4_t acc, int8x8_t a, int8x8_t w) { return vpadalq_s16(acc, vmull_s8(a, w)); }
 
 // Lane j = the sum of acc_j's lanes.
-inline int32x4_t reduce4(int32x4_t acc0, int32x4_t acc1, int32x4_t acc2, int32x4_t acc3) {
+FLOE_NEON_INLINE int32x4_t reduce4(int32x4_t acc0, int32x4_t acc1, int32x4_t acc2, int32x4_t acc3) {
   return vpaddq_s32(vpaddq_s32(acc0, acc1), vpaddq_s32(acc2, acc3));
 }
 
@@ -50,7 +57,7 @@ struct Requant4 {
   int32x4_t bias, multiplier, left, neg_right;
 };
 
-inline Requant4 channels4(const S8Requant& rq, int32_t c) {
+FLOE_NEON_INLINE Requant4 channels4(const S8Requant& rq, int32_t c) {
   const int32x4_t shift = vld1q_s32(rq.shift + c);
   return {vld1q_s32(rq.bias + c), vld1q_s32(rq.multiplier + c), vmaxq_s32(shift, vdupq_n_s32(0)),
           vminq_s32(shift, vdupq_n_s32(0))};
@@ -63,16 +70,21 @@ inline Requant4 channel1(const S8Requant& rq, int32_t c) {
 }
 
 // requantize + output offset + clamp, as int32 lanes in [act_min, act_max].
-inline int32x4_t requantize4(int32x4_t acc, const Requant4& q, int32x4_t offset, int32x4_t lo, int32x4_t hi) {
+// kClamp false: the range is all of int8, which narrow()'s saturation gives.
+template <bool kClamp = true>
+FLOE_NEON_INLINE int32x4_t requantize4(int32x4_t acc, const Requant4& q, int32x4_t offset, int32x4_t lo, int32x4_t hi) {
   int32x4_t x = vshlq_s32(vaddq_s32(acc, q.bias), q.left);
   x = vqrdmulhq_s32(x, q.multiplier);
   const int32x4_t fixup = vshrq_n_s32(vandq_s32(x, q.neg_right), 31);
   x = vrshlq_s32(vqaddq_s32(x, fixup), q.neg_right);
   x = vaddq_s32(x, offset);
+  if constexpr (!kClamp) return x;
   return vminq_s32(vmaxq_s32(x, lo), hi);
 }
 
-inline int8x8_t narrow(int32x4_t v0, int32x4_t v1) { return vqmovn_s16(vcombine_s16(vqmovn_s32(v0), vqmovn_s32(v1))); }
+inline bool int8_range(const S8Requant& rq) { return rq.act_min == -128 && rq.act_max == 127; }
+
+FLOE_NEON_INLINE int8x8_t narrow(int32x4_t v0, int32x4_t v1) { return vqmovn_s16(vcombine_s16(vqmovn_s32(v0), vqmovn_s32(v1))); }
 
 // Output rows are byte-aligned: 4-byte stores through memcpy.
 inline void store4(int8_t* p, int8x8_t v) {
@@ -81,7 +93,8 @@ inline void store4(int8_t* p, int8x8_t v) {
 }
 
 // Sums of row a0 (and a1) against channels w, w + k, w + 2k, w + 3k.
-inline void sums_2x4(const int8_t* a0, const int8_t* a1, const int8_t* w, ptrdiff_t k, int32x4_t* s0,
+template <bool kPairs>
+FLOE_NEON_INLINE void sums_2x4(const int8_t* a0, const int8_t* a1, const int8_t* w, ptrdiff_t k, int32x4_t* s0,
                      int32x4_t* s1) {
   const int8_t* w1 = w + k;
   const int8_t* w2 = w1 + k;
@@ -91,14 +104,14 @@ inline void sums_2x4(const int8_t* a0, const int8_t* a1, const int8_t* w, ptrdif
   for (; t + 16 <= k; t += 16) {
     const int8x16_t x0 = vld1q_s8(a0 + t), x1 = vld1q_s8(a1 + t);
     const int8x16_t v0 = vld1q_s8(w + t), v1 = vld1q_s8(w1 + t), v2 = vld1q_s8(w2 + t), v3 = vld1q_s8(w3 + t);
-    c00 = mac16(c00, x0, v0);
-    c01 = mac16(c01, x0, v1);
-    c02 = mac16(c02, x0, v2);
-    c03 = mac16(c03, x0, v3);
-    c10 = mac16(c10, x1, v0);
-    c11 = mac16(c11, x1, v1);
-    c12 = mac16(c12, x1, v2);
-    c13 = mac16(c13, x1, v3);
+    c00 = mac16<kPairs>(c00, x0, v0);
+    c01 = mac16<kPairs>(c01, x0, v1);
+    c02 = mac16<kPairs>(c02, x0, v2);
+    c03 = mac16<kPairs>(c03, x0, v3);
+    c10 = mac16<kPairs>(c10, x1, v0);
+    c11 = mac16<kPairs>(c11, x1, v1);
+    c12 = mac16<kPairs>(c12, x1, v2);
+    c13 = mac16<kPairs>(c13, x1, v3);
   }
   if (t + 8 <= k) {
     const int8x8_t x0 = vld1_s8(a0 + t), x1 = vld1_s8(a1 + t);
@@ -131,7 +144,8 @@ inline void sums_2x4(const int8_t* a0, const int8_t* a1, const int8_t* w, ptrdif
 }
 
 // Sums of rows a0..a3 (a_stride apart) against channels w, w + k, w + 2k, w + 3k.
-inline void sums_4x4(const int8_t* a0, ptrdiff_t a_stride, const int8_t* w, ptrdiff_t k, int32x4_t s[4]) {
+template <bool kPairs>
+FLOE_NEON_INLINE void sums_4x4(const int8_t* a0, ptrdiff_t a_stride, const int8_t* w, ptrdiff_t k, int32x4_t s[4]) {
   const int8_t* a1 = a0 + a_stride;
   const int8_t* a2 = a1 + a_stride;
   const int8_t* a3 = a2 + a_stride;
@@ -154,7 +168,7 @@ inline void sums_4x4(const int8_t* a0, ptrdiff_t a_stride, const int8_t* w, ptrd
     v = LOAD(w3 + t);                                                                    \
     c03 = MAC(c03, x0, v), c13 = MAC(c13, x1, v), c23 = MAC(c23, x2, v), c33 = MAC(c33, x3, v); \
   }
-  for (; t + 16 <= k; t += 16) FLOE_NEON_4X4(mac16, vld1q_s8)
+  for (; t + 16 <= k; t += 16) FLOE_NEON_4X4(mac16<kPairs>, vld1q_s8)
   if (t + 8 <= k) {
     FLOE_NEON_4X4(mac8, vld1_s8)
     t += 8;
@@ -178,10 +192,11 @@ inline void sums_4x4(const int8_t* a0, ptrdiff_t a_stride, const int8_t* w, ptrd
 }
 
 // The sum of row a against one channel w.
-inline int32_t dot(const int8_t* a, const int8_t* w, ptrdiff_t k) {
+template <bool kPairs>
+FLOE_NEON_INLINE int32_t dot(const int8_t* a, const int8_t* w, ptrdiff_t k) {
   int32x4_t acc = vdupq_n_s32(0);
   ptrdiff_t t = 0;
-  for (; t + 16 <= k; t += 16) acc = mac16(acc, vld1q_s8(a + t), vld1q_s8(w + t));
+  for (; t + 16 <= k; t += 16) acc = mac16<kPairs>(acc, vld1q_s8(a + t), vld1q_s8(w + t));
   if (t + 8 <= k) {
     acc = mac8(acc, vld1_s8(a + t), vld1_s8(w + t));
     t += 8;
@@ -191,10 +206,9 @@ inline int32_t dot(const int8_t* a, const int8_t* w, ptrdiff_t k) {
   return s;
 }
 
-}  // namespace
-
-void s8_gemm_neon(const int8_t* a, int32_t a_stride, int32_t rows, const int8_t* w, int32_t channels,
-                  int32_t k_size, const S8Requant& rq, int8_t* out, int32_t out_stride) {
+template <bool kPairs, bool kClamp>
+void gemm(const int8_t* a, int32_t a_stride, int32_t rows, const int8_t* w, int32_t channels, int32_t k_size,
+          const S8Requant& rq, int8_t* out, int32_t out_stride) {
   const ptrdiff_t k = k_size;
   const int32x4_t offset = vdupq_n_s32(rq.output_offset);
   const int32x4_t lo = vdupq_n_s32(rq.act_min), hi = vdupq_n_s32(rq.act_max);
@@ -207,9 +221,9 @@ void s8_gemm_neon(const int8_t* a, int32_t a_stride, int32_t rows, const int8_t*
     int32_t r = 0;
     for (; r + 4 <= rows; r += 4) {
       int32x4_t s[4];
-      sums_4x4(a + r * static_cast<ptrdiff_t>(a_stride), a_stride, wc, k, s);
-      const int8x8_t v01 = narrow(requantize4(s[0], q, offset, lo, hi), requantize4(s[1], q, offset, lo, hi));
-      const int8x8_t v23 = narrow(requantize4(s[2], q, offset, lo, hi), requantize4(s[3], q, offset, lo, hi));
+      sums_4x4<kPairs>(a + r * static_cast<ptrdiff_t>(a_stride), a_stride, wc, k, s);
+      const int8x8_t v01 = narrow(requantize4<kClamp>(s[0], q, offset, lo, hi), requantize4<kClamp>(s[1], q, offset, lo, hi));
+      const int8x8_t v23 = narrow(requantize4<kClamp>(s[2], q, offset, lo, hi), requantize4<kClamp>(s[3], q, offset, lo, hi));
       int8_t* o0 = out + r * static_cast<ptrdiff_t>(out_stride) + c;
       store4(o0, v01);
       store4(o0 + out_stride, vext_s8(v01, v01, 4));
@@ -219,8 +233,8 @@ void s8_gemm_neon(const int8_t* a, int32_t a_stride, int32_t rows, const int8_t*
     for (; r + 2 <= rows; r += 2) {
       const int8_t* a0 = a + r * static_cast<ptrdiff_t>(a_stride);
       int32x4_t s0, s1;
-      sums_2x4(a0, a0 + a_stride, wc, k, &s0, &s1);
-      const int8x8_t v = narrow(requantize4(s0, q, offset, lo, hi), requantize4(s1, q, offset, lo, hi));
+      sums_2x4<kPairs>(a0, a0 + a_stride, wc, k, &s0, &s1);
+      const int8x8_t v = narrow(requantize4<kClamp>(s0, q, offset, lo, hi), requantize4<kClamp>(s1, q, offset, lo, hi));
       int8_t* o0 = out + r * static_cast<ptrdiff_t>(out_stride) + c;
       store4(o0, v);
       store4(o0 + out_stride, vext_s8(v, v, 4));
@@ -228,17 +242,29 @@ void s8_gemm_neon(const int8_t* a, int32_t a_stride, int32_t rows, const int8_t*
     if (r < rows) {
       const int8_t* a0 = a + r * static_cast<ptrdiff_t>(a_stride);
       int32x4_t s0, s1;
-      sums_2x4(a0, a0, wc, k, &s0, &s1);  // the row twice: one block shape for all
-      store4(out + r * static_cast<ptrdiff_t>(out_stride) + c, narrow(requantize4(s0, q, offset, lo, hi), s0));
+      sums_2x4<kPairs>(a0, a0, wc, k, &s0, &s1);  // the row twice: one block shape for all
+      store4(out + r * static_cast<ptrdiff_t>(out_stride) + c, narrow(requantize4<kClamp>(s0, q, offset, lo, hi), s0));
     }
   }
   for (; c < channels; ++c) {
     const Requant4 q = channel1(rq, c);
     for (int32_t r = 0; r < rows; ++r) {
-      const int32_t s = dot(a + r * static_cast<ptrdiff_t>(a_stride), w + c * k, k);
+      const int32_t s = dot<kPairs>(a + r * static_cast<ptrdiff_t>(a_stride), w + c * k, k);
       out[r * static_cast<ptrdiff_t>(out_stride) + c] =
           static_cast<int8_t>(vgetq_lane_s32(requantize4(vdupq_n_s32(s), q, offset, lo, hi), 0));
     }
+  }
+}
+
+}  // namespace
+
+void s8_gemm_neon(const int8_t* a, int32_t a_stride, int32_t rows, const int8_t* w, int32_t channels,
+                  int32_t k_size, const S8Requant& rq, int8_t* out, int32_t out_stride) {
+  const bool clamp = !int8_range(rq);
+  if (rq.narrow_weights) {
+    (clamp ? gemm<true, true> : gemm<true, false>)(a, a_stride, rows, w, channels, k_size, rq, out, out_stride);
+  } else {
+    (clamp ? gemm<false, true> : gemm<false, false>)(a, a_stride, rows, w, channels, k_size, rq, out, out_stride);
   }
 }
 
@@ -272,10 +298,87 @@ inline void depthwise_sums(const int8_t* x, const int8_t* f, ptrdiff_t in_row, p
   }
 }
 
-}  // namespace
+// 16 channels' outputs from their sums and constants: requantized, stored.
+template <bool kClamp>
+FLOE_NEON_INLINE void finish16(const int32x4_t acc[4], const Requant4 q[4], int32x4_t out_offset,
+                                                    int32x4_t lo, int32x4_t hi, int8_t* o) {
+  const int8x8_t v0 = narrow(requantize4<kClamp>(acc[0], q[0], out_offset, lo, hi),
+                             requantize4<kClamp>(acc[1], q[1], out_offset, lo, hi));
+  const int8x8_t v1 = narrow(requantize4<kClamp>(acc[2], q[2], out_offset, lo, hi),
+                             requantize4<kClamp>(acc[3], q[3], out_offset, lo, hi));
+  vst1q_s8(o, vcombine_s8(v0, v1));
+}
 
-void s8_depthwise_neon(const DepthwiseS8Shape& p, const int8_t* input, const int8_t* filter, const S8Requant& rq,
-                       int8_t* output) {
+inline void channels16(const S8Requant& rq, int32_t c, Requant4 q[4]) {
+  for (int i = 0; i < 4; ++i) q[i] = channels4(rq, c + 4 * i);
+}
+
+// One tap of 16 channels whose filter is already widened (w0: channels
+// 0..7, w1: 8..15).
+#define FLOE_NEON_TAP(ptr, w0, w1)                                              \
+  {                                                                             \
+    const int8x16_t xv = vld1q_s8(ptr);                                         \
+    const int16x8_t x0 = vaddw_s8(offset, vget_low_s8(xv)), x1 = vaddw_high_s8(offset, xv); \
+    acc[0] = vmlal_s16(acc[0], vget_low_s16(x0), vget_low_s16(w0));             \
+    acc[1] = vmlal_high_s16(acc[1], x0, w0);                                    \
+    acc[2] = vmlal_s16(acc[2], vget_low_s16(x1), vget_low_s16(w1));             \
+    acc[3] = vmlal_high_s16(acc[3], x1, w1);                                    \
+  }
+
+// 3x3 windows, dilation 1, channel groups of 16 outermost: the group's nine
+// widened filter taps stay in 18 registers while its pixels stream past, and
+// a window wholly inside the input runs its taps unrolled (7 instructions per
+// 16 multiply-adds); edge windows take the general loop. Channels [0, c_end).
+template <bool kClamp>
+void depthwise_3x3_groups(const DepthwiseS8Shape& p, const int8_t* input, const int8_t* filter, const S8Requant& rq,
+                          ptrdiff_t c_end, int8_t* output) {
+  const ptrdiff_t channels = p.channels, in_row = static_cast<ptrdiff_t>(p.in_w) * channels, f_row = 3 * channels;
+  const int16x8_t offset = vdupq_n_s16(static_cast<int16_t>(p.input_offset));
+  const int32x4_t out_offset = vdupq_n_s32(rq.output_offset);
+  const int32x4_t lo = vdupq_n_s32(rq.act_min), hi = vdupq_n_s32(rq.act_max);
+  for (ptrdiff_t c = 0; c < c_end; c += 16) {
+    const int8_t* f = filter + c;
+    Requant4 q[4];
+    channels16(rq, static_cast<int32_t>(c), q);
+#define FLOE_NEON_WIDEN(k)                                      \
+    const int8x16_t fv##k = vld1q_s8(f + (k / 3) * f_row + (k % 3) * channels); \
+    const int16x8_t w##k##a = vmovl_s8(vget_low_s8(fv##k)), w##k##b = vmovl_high_s8(fv##k);
+    FLOE_NEON_WIDEN(0) FLOE_NEON_WIDEN(1) FLOE_NEON_WIDEN(2) FLOE_NEON_WIDEN(3) FLOE_NEON_WIDEN(4)
+    FLOE_NEON_WIDEN(5) FLOE_NEON_WIDEN(6) FLOE_NEON_WIDEN(7) FLOE_NEON_WIDEN(8)
+#undef FLOE_NEON_WIDEN
+    for (ptrdiff_t n = 0; n < p.batches; ++n) {
+      const int8_t* image = input + n * p.in_h * in_row + c;
+      int8_t* o = output + n * p.out_h * p.out_w * channels + c;
+      for (ptrdiff_t oy = 0; oy < p.out_h; ++oy) {
+        const ptrdiff_t y0 = oy * p.stride_h - p.pad_top;
+        const bool rows_inside = y0 >= 0 && y0 + 3 <= p.in_h;
+        for (ptrdiff_t ox = 0; ox < p.out_w; ++ox, o += channels) {
+          const ptrdiff_t x0 = ox * p.stride_w - p.pad_left;
+          const int8_t* window = image + y0 * in_row + x0 * channels;  // tap (0, 0): may lie in the padding
+          int32x4_t acc[4];
+          if (rows_inside && x0 >= 0 && x0 + 3 <= p.in_w) {
+            acc[0] = acc[1] = acc[2] = acc[3] = vdupq_n_s32(0);
+            const int8_t* r0 = window;
+            const int8_t* r1 = r0 + in_row;
+            const int8_t* r2 = r1 + in_row;
+            FLOE_NEON_TAP(r0, w0a, w0b) FLOE_NEON_TAP(r0 + channels, w1a, w1b) FLOE_NEON_TAP(r0 + 2 * channels, w2a, w2b)
+            FLOE_NEON_TAP(r1, w3a, w3b) FLOE_NEON_TAP(r1 + channels, w4a, w4b) FLOE_NEON_TAP(r1 + 2 * channels, w5a, w5b)
+            FLOE_NEON_TAP(r2, w6a, w6b) FLOE_NEON_TAP(r2 + channels, w7a, w7b) FLOE_NEON_TAP(r2 + 2 * channels, w8a, w8b)
+          } else {
+            depthwise_sums<16>(window, f, in_row, channels, f_row, channels, 1, kernels::unit_tap_range(y0, p.in_h, 3),
+                               kernels::unit_tap_range(x0, p.in_w, 3), offset, acc);
+          }
+          finish16<kClamp>(acc, q, out_offset, lo, hi, o);
+        }
+      }
+    }
+  }
+}
+#undef FLOE_NEON_TAP
+
+// Every window shape, pixel-major, channels [c_begin, channels).
+void depthwise_pixels(const DepthwiseS8Shape& p, const int8_t* input, const int8_t* filter, const S8Requant& rq,
+                      ptrdiff_t c_begin, int8_t* output) {
   const ptrdiff_t channels = p.channels, in_row = static_cast<ptrdiff_t>(p.in_w) * channels;
   const ptrdiff_t f_row = static_cast<ptrdiff_t>(p.k_w) * channels, x_step = static_cast<ptrdiff_t>(p.dil_w) * channels;
   const int16x8_t offset = vdupq_n_s16(static_cast<int16_t>(p.input_offset));
@@ -291,16 +394,13 @@ void s8_depthwise_neon(const DepthwiseS8Shape& p, const int8_t* input, const int
         const ptrdiff_t x0 = ox * p.stride_w - p.pad_left;
         const kernels::TapRange tx = kernels::tap_range(x0, p.in_w, p.k_w, p.dil_w);
         const int8_t* window = image + y0 * in_row + x0 * channels;  // tap (0, 0): may lie in the padding
-        ptrdiff_t c = 0;
+        ptrdiff_t c = c_begin;
         for (; c + 16 <= channels; c += 16) {
           int32x4_t acc[4];
           depthwise_sums<16>(window + c, filter + c, in_row, x_step, f_row, channels, p.dil_h, ty, tx, offset, acc);
-          const int32_t ci = static_cast<int32_t>(c);
-          const int8x8_t v0 = narrow(requantize4(acc[0], channels4(rq, ci), out_offset, lo, hi),
-                                     requantize4(acc[1], channels4(rq, ci + 4), out_offset, lo, hi));
-          const int8x8_t v1 = narrow(requantize4(acc[2], channels4(rq, ci + 8), out_offset, lo, hi),
-                                     requantize4(acc[3], channels4(rq, ci + 12), out_offset, lo, hi));
-          vst1q_s8(o + c, vcombine_s8(v0, v1));
+          Requant4 q[4];
+          channels16(rq, static_cast<int32_t>(c), q);
+          finish16<true>(acc, q, out_offset, lo, hi, o + c);
         }
         for (; c + 8 <= channels; c += 8) {
           int32x4_t acc[2];
@@ -322,6 +422,18 @@ void s8_depthwise_neon(const DepthwiseS8Shape& p, const int8_t* input, const int
       }
     }
   }
+}
+
+}  // namespace
+
+void s8_depthwise_neon(const DepthwiseS8Shape& p, const int8_t* input, const int8_t* filter, const S8Requant& rq,
+                       int8_t* output) {
+  ptrdiff_t c_done = 0;
+  if (p.k_h == 3 && p.k_w == 3 && p.dil_h == 1 && p.dil_w == 1 && p.channels >= 16) {
+    c_done = p.channels & ~ptrdiff_t{15};
+    (int8_range(rq) ? depthwise_3x3_groups<false> : depthwise_3x3_groups<true>)(p, input, filter, rq, c_done, output);
+  }
+  if (c_done < p.channels) depthwise_pixels(p, input, filter, rq, c_done, output);
 }
 
 }  // namespace floe::cortexm

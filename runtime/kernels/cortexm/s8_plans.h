@@ -21,12 +21,14 @@ struct Conv2DS8Plan {
   uint8_t kernel;      // schema::CortexMKernel: S8_GEMM or S8_IM2COL_GEMM
   bool short_requant;  // the *_SHORT_REQUANT variant (S8Requant::short_path)
   bool gather_im2col;  // Helium: im2col rows by byte gathers (plan_im2col, conv2d.h)
+  bool narrow_weights;  // the *_NARROW_WEIGHTS variant (S8Requant::narrow_weights)
 };
 
 struct FullyConnectedS8Plan {
   int32_t rows, k_size, channels;
   int32_t output_offset, act_min, act_max;
   bool short_requant;
+  bool narrow_weights;
 };
 
 struct DepthwiseS8Plan {
