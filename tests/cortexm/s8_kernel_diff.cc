@@ -101,6 +101,13 @@ void gemm_case(Random& rng, Checker& check, int index, bool short_path, bool nar
   cortexm::s8_gemm(g_in, k, rows, g_filter, channels, k, rq, g_opt, channels);
   check.compare(short_path ? "s8_gemm short requantization" : narrow_weights ? "s8_gemm narrow weights" : "s8_gemm",
                 index, static_cast<size_t>(rows * channels));
+#if defined(FLOE_S8_X86)
+  // s8_gemm takes the VNNI build where the CPU has it: the AVX2 one too.
+  if (!short_path && cortexm::s8_x86_avx2_available()) {
+    cortexm::s8_gemm_avx2(g_in, k, rows, g_filter, channels, k, rq, g_opt, channels);
+    check.compare("s8_gemm_avx2", index, static_cast<size_t>(rows * channels));
+  }
+#endif
 }
 
 #if !defined(FLOE_CORTEXM_S8_MVE)

@@ -75,6 +75,48 @@ FLOE_AVX2 __m128i requantize4(__m128i acc, const Requant4& q, __m128i offset, __
   return _mm_min_epi32(_mm_max_epi32(v, lo), hi);
 }
 
+// 8 channels' constants (two channel sets of 4 side by side), with what
+// requantize8 would otherwise derive per call: the odd lanes' multipliers
+// and the rounding mask and its half.
+struct Requant8 {
+  __m256i bias, multiplier, multiplier_odd, left, right, mask, half;
+};
+
+FLOE_AVX2 Requant8 requant8(const Requant4& a, const Requant4& b) {
+  Requant8 q;
+  q.bias = _mm256_set_m128i(b.bias, a.bias);
+  q.multiplier = _mm256_set_m128i(b.multiplier, a.multiplier);
+  q.multiplier_odd = _mm256_srli_epi64(q.multiplier, 32);
+  q.left = _mm256_set_m128i(b.left, a.left);
+  q.right = _mm256_set_m128i(b.right, a.right);
+  const __m256i one = _mm256_set1_epi32(1);
+  q.mask = _mm256_sub_epi32(_mm256_sllv_epi32(one, q.right), one);
+  q.half = _mm256_srai_epi32(q.mask, 1);
+  return q;
+}
+
+// requantize4 on 8 lanes.
+FLOE_AVX2 __m256i requantize8(__m256i acc, const Requant8& q, __m256i offset, __m256i lo, __m256i hi) {
+  const __m256i x = _mm256_sllv_epi32(_mm256_add_epi32(acc, q.bias), q.left);
+  const __m256i nudge = _mm256_set1_epi64x(int64_t{1} << 30);
+  const __m256i even = _mm256_srli_epi64(_mm256_add_epi64(_mm256_mul_epi32(x, q.multiplier), nudge), 31);
+  const __m256i odd =
+      _mm256_add_epi64(_mm256_mul_epi32(_mm256_srli_epi64(x, 32), q.multiplier_odd), nudge);  // bits 31..62 wanted
+  const __m256i high = _mm256_blend_epi32(even, _mm256_slli_epi64(odd, 1), 0xAA);
+  const __m256i remainder = _mm256_and_si256(high, q.mask);
+  const __m256i threshold = _mm256_sub_epi32(q.half, _mm256_cmpgt_epi32(_mm256_setzero_si256(), high));
+  __m256i v = _mm256_srav_epi32(high, q.right);
+  v = _mm256_sub_epi32(v, _mm256_cmpgt_epi32(remainder, threshold));
+  v = _mm256_add_epi32(v, offset);
+  return _mm256_min_epi32(_mm256_max_epi32(v, lo), hi);
+}
+
+// 8 requantized lanes as 8 int8 in the low half.
+FLOE_AVX2 __m128i narrow8(__m256i v) {
+  const __m128i h = _mm_packs_epi32(_mm256_castsi256_si128(v), _mm256_extracti128_si256(v, 1));
+  return _mm_packs_epi16(h, h);
+}
+
 // Two requantized 4-lane vectors as 8 int8 in the low half.
 FLOE_AVX2 __m128i narrow(__m128i v0, __m128i v1) {
   const __m128i h = _mm_packs_epi32(v0, v1);
@@ -234,18 +276,21 @@ __attribute__((FLOE_VNNI_TARGET)) void s8_gemm_vnni(const int8_t* a, int32_t a_s
   const ptrdiff_t k = k_size;
   const __m128i offset = _mm_set1_epi32(rq.output_offset);
   const __m128i lo = _mm_set1_epi32(rq.act_min), hi = _mm_set1_epi32(rq.act_max);
+  const __m256i offset8 = _mm256_set1_epi32(rq.output_offset);
+  const __m256i lo8 = _mm256_set1_epi32(rq.act_min), hi8 = _mm256_set1_epi32(rq.act_max);
   int32_t c = 0;
   // Channels outermost: a block's weights and constants stay in cache while
   // the rows stream past them.
   for (; c + 4 <= channels; c += 4) {
     const Requant4 q = channels4(rq, c);
+    const Requant8 q8 = requant8(q, q);  // both rows of a pair
     const int8_t* wc = w + c * k;
     int32_t r = 0;
     for (; r + 4 <= rows; r += 4) {
       __m128i s4[4];
       sums_4x4_vnni(a + r * static_cast<ptrdiff_t>(a_stride), a_stride, wc, k, s4);
-      const __m128i v01 = narrow(requantize4(s4[0], q, offset, lo, hi), requantize4(s4[1], q, offset, lo, hi));
-      const __m128i v23 = narrow(requantize4(s4[2], q, offset, lo, hi), requantize4(s4[3], q, offset, lo, hi));
+      const __m128i v01 = narrow8(requantize8(_mm256_set_m128i(s4[1], s4[0]), q8, offset8, lo8, hi8));
+      const __m128i v23 = narrow8(requantize8(_mm256_set_m128i(s4[3], s4[2]), q8, offset8, lo8, hi8));
       int8_t* o0 = out + r * static_cast<ptrdiff_t>(out_stride) + c;
       store4(o0, v01);
       store4_upper(o0 + out_stride, v01);
@@ -256,7 +301,7 @@ __attribute__((FLOE_VNNI_TARGET)) void s8_gemm_vnni(const int8_t* a, int32_t a_s
       const int8_t* a0 = a + r * static_cast<ptrdiff_t>(a_stride);
       __m128i s0, s1;
       sums_2x4(a0, a0 + a_stride, wc, k, &s0, &s1);
-      const __m128i v = narrow(requantize4(s0, q, offset, lo, hi), requantize4(s1, q, offset, lo, hi));
+      const __m128i v = narrow8(requantize8(_mm256_set_m128i(s1, s0), q8, offset8, lo8, hi8));
       int8_t* o0 = out + r * static_cast<ptrdiff_t>(out_stride) + c;
       store4(o0, v);
       store4_upper(o0 + out_stride, v);
@@ -286,18 +331,21 @@ __attribute__((target("avx2"))) void s8_gemm_avx2(const int8_t* a, int32_t a_str
   const ptrdiff_t k = k_size;
   const __m128i offset = _mm_set1_epi32(rq.output_offset);
   const __m128i lo = _mm_set1_epi32(rq.act_min), hi = _mm_set1_epi32(rq.act_max);
+  const __m256i offset8 = _mm256_set1_epi32(rq.output_offset);
+  const __m256i lo8 = _mm256_set1_epi32(rq.act_min), hi8 = _mm256_set1_epi32(rq.act_max);
   int32_t c = 0;
   // Channels outermost: a block's weights and constants stay in cache while
   // the rows stream past them.
   for (; c + 4 <= channels; c += 4) {
     const Requant4 q = channels4(rq, c);
+    const Requant8 q8 = requant8(q, q);  // both rows of a pair
     const int8_t* wc = w + c * k;
     int32_t r = 0;
     for (; r + 2 <= rows; r += 2) {
       const int8_t* a0 = a + r * static_cast<ptrdiff_t>(a_stride);
       __m128i s0, s1;
       sums_2x4(a0, a0 + a_stride, wc, k, &s0, &s1);
-      const __m128i v = narrow(requantize4(s0, q, offset, lo, hi), requantize4(s1, q, offset, lo, hi));
+      const __m128i v = narrow8(requantize8(_mm256_set_m128i(s1, s0), q8, offset8, lo8, hi8));
       int8_t* o0 = out + r * static_cast<ptrdiff_t>(out_stride) + c;
       store4(o0, v);
       store4_upper(o0 + out_stride, v);
@@ -320,13 +368,128 @@ __attribute__((target("avx2"))) void s8_gemm_avx2(const int8_t* a, int32_t a_str
   }
 }
 
-__attribute__((target("avx2"))) void s8_depthwise_avx2(const DepthwiseS8Shape& p, const int8_t* input,
-                                                       const int8_t* filter, const S8Requant& rq, int8_t* output) {
+namespace {
+
+// 16 channels' sums over the in-image taps ty x tx of one window (x, f at tap
+// (0, 0) of channel 0): acc0 = channels 0..7, acc1 = 8..15.
+__attribute__((target("avx2"), always_inline)) inline void sums16(const int8_t* x, const int8_t* f, ptrdiff_t in_row,
+                                                                 ptrdiff_t x_step, ptrdiff_t f_row, ptrdiff_t channels,
+                                                                 ptrdiff_t dil_h, kernels::TapRange ty,
+                                                                 kernels::TapRange tx, __m256i input_offset,
+                                                                 __m256i* acc0, __m256i* acc1) {
+  __m256i a0 = _mm256_setzero_si256(), a1 = a0;
+  for (ptrdiff_t ky = ty.begin; ky < ty.end; ++ky) {
+    const int8_t* xr = x + ky * dil_h * in_row + tx.begin * x_step;
+    const int8_t* fr = f + ky * f_row + tx.begin * channels;
+    for (ptrdiff_t kx = tx.begin; kx < tx.end; ++kx, xr += x_step, fr += channels) {
+      const __m256i product = _mm256_mullo_epi16(_mm256_add_epi16(widen16(xr), input_offset), widen16(fr));
+      a0 = _mm256_add_epi32(a0, _mm256_cvtepi16_epi32(_mm256_castsi256_si128(product)));
+      a1 = _mm256_add_epi32(a1, _mm256_cvtepi16_epi32(_mm256_extracti128_si256(product, 1)));
+    }
+  }
+  *acc0 = a0;
+  *acc1 = a1;
+}
+
+// 16 channels' constants for finish16.
+__attribute__((target("avx2"), always_inline)) inline void channels16(const S8Requant& rq, int32_t c, Requant8 q[2]) {
+  q[0] = requant8(channels4(rq, c), channels4(rq, c + 4));
+  q[1] = requant8(channels4(rq, c + 8), channels4(rq, c + 12));
+}
+
+// 16 channels' outputs: requantized with their constants, stored.
+__attribute__((target("avx2"), always_inline)) inline void finish16(__m256i acc0, __m256i acc1, const Requant8 q[2],
+                                                                   __m256i offset, __m256i lo, __m256i hi,
+                                                                   int8_t* o) {
+  const __m128i v0 = narrow8(requantize8(acc0, q[0], offset, lo, hi));
+  const __m128i v1 = narrow8(requantize8(acc1, q[1], offset, lo, hi));
+  _mm_storeu_si128(reinterpret_cast<__m128i*>(o), _mm_unpacklo_epi64(v0, v1));
+}
+
+// Two taps of 16 channels as VPMADDWD pairs: (x_a + offset, x_b + offset)
+// interleaved against the filter pairs (w_a, w_b) interleaved the same way;
+// per 128-bit lane the low unpack holds channels 0..3 (8..11), the high 4..7
+// (12..15).
+#define FLOE_AVX2_TAP_PAIR(pa, pb, wl, wh)                                                \
+  {                                                                                       \
+    const __m256i xa = _mm256_add_epi16(widen16(pa), input_offset);                       \
+    const __m256i xb = _mm256_add_epi16(widen16(pb), input_offset);                       \
+    acc_lo = _mm256_add_epi32(acc_lo, _mm256_madd_epi16(_mm256_unpacklo_epi16(xa, xb), wl)); \
+    acc_hi = _mm256_add_epi32(acc_hi, _mm256_madd_epi16(_mm256_unpackhi_epi16(xa, xb), wh)); \
+  }
+
+// 3x3 windows, dilation 1, channel groups of 16 outermost: the group's nine
+// widened filter taps, interleaved in pairs, stay in registers while its
+// pixels stream past; windows wholly inside the input run 5 instructions per
+// tap; edge windows take sums16. Channels [0, c_end).
+__attribute__((target("avx2"))) void depthwise_3x3_groups(const DepthwiseS8Shape& p, const int8_t* input,
+                                                          const int8_t* filter, const S8Requant& rq, ptrdiff_t c_end,
+                                                          int8_t* output) {
+  const ptrdiff_t channels = p.channels, in_row = static_cast<ptrdiff_t>(p.in_w) * channels, f_row = 3 * channels;
+  const __m256i input_offset = _mm256_set1_epi16(static_cast<int16_t>(p.input_offset));
+  const __m256i offset8 = _mm256_set1_epi32(rq.output_offset);
+  const __m256i lo8 = _mm256_set1_epi32(rq.act_min), hi8 = _mm256_set1_epi32(rq.act_max);
+  const __m256i zero = _mm256_setzero_si256();
+  for (ptrdiff_t c = 0; c < c_end; c += 16) {
+    const int8_t* f = filter + c;
+    __m256i w[9];
+    for (int t = 0; t < 9; ++t) w[t] = widen16(f + (t / 3) * f_row + (t % 3) * channels);
+    const __m256i w01l = _mm256_unpacklo_epi16(w[0], w[1]), w01h = _mm256_unpackhi_epi16(w[0], w[1]);
+    const __m256i w23l = _mm256_unpacklo_epi16(w[2], w[3]), w23h = _mm256_unpackhi_epi16(w[2], w[3]);
+    const __m256i w45l = _mm256_unpacklo_epi16(w[4], w[5]), w45h = _mm256_unpackhi_epi16(w[4], w[5]);
+    const __m256i w67l = _mm256_unpacklo_epi16(w[6], w[7]), w67h = _mm256_unpackhi_epi16(w[6], w[7]);
+    const __m256i w8l = _mm256_unpacklo_epi16(w[8], zero), w8h = _mm256_unpackhi_epi16(w[8], zero);
+    Requant8 q[2];
+    channels16(rq, static_cast<int32_t>(c), q);
+    for (ptrdiff_t n = 0; n < p.batches; ++n) {
+      const int8_t* image = input + n * p.in_h * in_row + c;
+      int8_t* o = output + n * p.out_h * p.out_w * channels + c;
+      for (ptrdiff_t oy = 0; oy < p.out_h; ++oy) {
+        const ptrdiff_t y0 = oy * p.stride_h - p.pad_top;
+        const bool rows_inside = y0 >= 0 && y0 + 3 <= p.in_h;
+        for (ptrdiff_t ox = 0; ox < p.out_w; ++ox, o += channels) {
+          const ptrdiff_t x0 = ox * p.stride_w - p.pad_left;
+          const int8_t* window = image + y0 * in_row + x0 * channels;  // tap (0, 0): may lie in the padding
+          __m256i acc0, acc1;
+          if (rows_inside && x0 >= 0 && x0 + 3 <= p.in_w) {
+            const int8_t* r0 = window;
+            const int8_t* r1 = r0 + in_row;
+            const int8_t* r2 = r1 + in_row;
+            __m256i acc_lo = _mm256_setzero_si256(), acc_hi = acc_lo;
+            FLOE_AVX2_TAP_PAIR(r0, r0 + channels, w01l, w01h)
+            FLOE_AVX2_TAP_PAIR(r0 + 2 * channels, r1, w23l, w23h)
+            FLOE_AVX2_TAP_PAIR(r1 + channels, r1 + 2 * channels, w45l, w45h)
+            FLOE_AVX2_TAP_PAIR(r2, r2 + channels, w67l, w67h)
+            {
+              const __m256i xa = _mm256_add_epi16(widen16(r2 + 2 * channels), input_offset);
+              acc_lo = _mm256_add_epi32(acc_lo, _mm256_madd_epi16(_mm256_unpacklo_epi16(xa, zero), w8l));
+              acc_hi = _mm256_add_epi32(acc_hi, _mm256_madd_epi16(_mm256_unpackhi_epi16(xa, zero), w8h));
+            }
+            acc0 = _mm256_permute2x128_si256(acc_lo, acc_hi, 0x20);  // channels 0..3, 4..7
+            acc1 = _mm256_permute2x128_si256(acc_lo, acc_hi, 0x31);  // 8..11, 12..15
+          } else {
+            sums16(window, f, in_row, channels, f_row, channels, 1, kernels::unit_tap_range(y0, p.in_h, 3),
+                   kernels::unit_tap_range(x0, p.in_w, 3), input_offset, &acc0, &acc1);
+          }
+          finish16(acc0, acc1, q, offset8, lo8, hi8, o);
+        }
+      }
+    }
+  }
+}
+#undef FLOE_AVX2_TAP_PAIR
+
+// Every window shape, pixel-major, channels [c_begin, channels).
+__attribute__((target("avx2"))) void depthwise_pixels(const DepthwiseS8Shape& p, const int8_t* input,
+                                                      const int8_t* filter, const S8Requant& rq, ptrdiff_t c_begin,
+                                                      int8_t* output) {
   const ptrdiff_t channels = p.channels, in_row = static_cast<ptrdiff_t>(p.in_w) * channels;
   const ptrdiff_t f_row = static_cast<ptrdiff_t>(p.k_w) * channels, x_step = static_cast<ptrdiff_t>(p.dil_w) * channels;
   const __m256i input_offset = _mm256_set1_epi16(static_cast<int16_t>(p.input_offset));
   const __m128i offset = _mm_set1_epi32(rq.output_offset);
   const __m128i lo = _mm_set1_epi32(rq.act_min), hi = _mm_set1_epi32(rq.act_max);
+  const __m256i offset8 = _mm256_set1_epi32(rq.output_offset);
+  const __m256i lo8 = _mm256_set1_epi32(rq.act_min), hi8 = _mm256_set1_epi32(rq.act_max);
   int8_t* o = output;
   for (ptrdiff_t n = 0; n < p.batches; ++n) {
     const int8_t* image = input + n * p.in_h * in_row;
@@ -337,24 +500,13 @@ __attribute__((target("avx2"))) void s8_depthwise_avx2(const DepthwiseS8Shape& p
         const ptrdiff_t x0 = ox * p.stride_w - p.pad_left;
         const kernels::TapRange tx = kernels::tap_range(x0, p.in_w, p.k_w, p.dil_w);
         const int8_t* window = image + y0 * in_row + x0 * channels;  // tap (0, 0): may lie in the padding
-        ptrdiff_t c = 0;
+        ptrdiff_t c = c_begin;
         for (; c + 16 <= channels; c += 16) {
-          __m256i acc0 = _mm256_setzero_si256(), acc1 = acc0;
-          for (ptrdiff_t ky = ty.begin; ky < ty.end; ++ky) {
-            const int8_t* xr = window + c + ky * p.dil_h * in_row + tx.begin * x_step;
-            const int8_t* fr = filter + c + ky * f_row + tx.begin * channels;
-            for (ptrdiff_t kx = tx.begin; kx < tx.end; ++kx, xr += x_step, fr += channels) {
-              const __m256i product = _mm256_mullo_epi16(_mm256_add_epi16(widen16(xr), input_offset), widen16(fr));
-              acc0 = _mm256_add_epi32(acc0, _mm256_cvtepi16_epi32(_mm256_castsi256_si128(product)));
-              acc1 = _mm256_add_epi32(acc1, _mm256_cvtepi16_epi32(_mm256_extracti128_si256(product, 1)));
-            }
-          }
-          const int32_t ci = static_cast<int32_t>(c);
-          const __m128i v0 = narrow(requantize4(_mm256_castsi256_si128(acc0), channels4(rq, ci), offset, lo, hi),
-                                    requantize4(_mm256_extracti128_si256(acc0, 1), channels4(rq, ci + 4), offset, lo, hi));
-          const __m128i v1 = narrow(requantize4(_mm256_castsi256_si128(acc1), channels4(rq, ci + 8), offset, lo, hi),
-                                    requantize4(_mm256_extracti128_si256(acc1, 1), channels4(rq, ci + 12), offset, lo, hi));
-          _mm_storeu_si128(reinterpret_cast<__m128i*>(o + c), _mm_unpacklo_epi64(v0, v1));
+          __m256i acc0, acc1;
+          sums16(window + c, filter + c, in_row, x_step, f_row, channels, p.dil_h, ty, tx, input_offset, &acc0, &acc1);
+          Requant8 q[2];
+          channels16(rq, static_cast<int32_t>(c), q);
+          finish16(acc0, acc1, q, offset8, lo8, hi8, o + c);
         }
         if (c + 8 <= channels) {  // 8 channels: the same with the high half zero
           __m256i acc = _mm256_setzero_si256();
@@ -386,6 +538,19 @@ __attribute__((target("avx2"))) void s8_depthwise_avx2(const DepthwiseS8Shape& p
       }
     }
   }
+}
+
+
+}  // namespace
+
+__attribute__((target("avx2"))) void s8_depthwise_avx2(const DepthwiseS8Shape& p, const int8_t* input,
+                                                       const int8_t* filter, const S8Requant& rq, int8_t* output) {
+  ptrdiff_t c_done = 0;
+  if (p.k_h == 3 && p.k_w == 3 && p.dil_h == 1 && p.dil_w == 1 && p.channels >= 16) {
+    c_done = p.channels & ~ptrdiff_t{15};
+    depthwise_3x3_groups(p, input, filter, rq, c_done, output);
+  }
+  if (c_done < p.channels) depthwise_pixels(p, input, filter, rq, c_done, output);
 }
 
 }  // namespace floe::cortexm
