@@ -267,20 +267,59 @@ __attribute__((FLOE_VNNI_TARGET, always_inline)) inline void sums_4x4_vnni(const
   }
 }
 
+// The output constants every GEMM block shares.
+struct GemmOut {
+  __m256i offset, lo, hi;
+  int8_t* out;
+  int32_t out_stride;
+};
+
+FLOE_AVX2 GemmOut gemm_out(const S8Requant& rq, int8_t* out, int32_t out_stride) {
+  return {_mm256_set1_epi32(rq.output_offset), _mm256_set1_epi32(rq.act_min), _mm256_set1_epi32(rq.act_max), out,
+          out_stride};
+}
+
+// Rows [r, rows) of the 4-channel block c (weights wc), two at a time; a last
+// odd row runs as a pair with itself.
+FLOE_AVX2 void gemm_rows(const int8_t* a, int32_t a_stride, int32_t r, int32_t rows, const int8_t* wc, ptrdiff_t k,
+                         int32_t c, const Requant8& q8, const GemmOut& g) {
+  for (; r < rows; r += 2) {
+    const int8_t* a0 = a + r * static_cast<ptrdiff_t>(a_stride);
+    const bool pair = r + 1 < rows;
+    __m128i s0, s1;
+    sums_2x4(a0, pair ? a0 + a_stride : a0, wc, k, &s0, &s1);
+    const __m128i v = narrow8(requantize8(_mm256_set_m128i(s1, s0), q8, g.offset, g.lo, g.hi));
+    int8_t* o0 = g.out + r * static_cast<ptrdiff_t>(g.out_stride) + c;
+    store4(o0, v);
+    if (pair) store4_upper(o0 + g.out_stride, v);
+  }
+}
+
+// Channels [c, channels) one at a time (fewer than 4 left).
+FLOE_AVX2 void gemm_channel_tail(const int8_t* a, int32_t a_stride, int32_t rows, const int8_t* w, int32_t c,
+                                 int32_t channels, ptrdiff_t k, const S8Requant& rq, const GemmOut& g) {
+  const __m128i offset = _mm256_castsi256_si128(g.offset), lo = _mm256_castsi256_si128(g.lo),
+                hi = _mm256_castsi256_si128(g.hi);
+  for (; c < channels; ++c) {
+    const Requant4 q = channel1(rq, c);
+    for (int32_t r = 0; r < rows; ++r) {
+      const int32_t s = dot(a + r * static_cast<ptrdiff_t>(a_stride), w + c * k, k);
+      g.out[r * static_cast<ptrdiff_t>(g.out_stride) + c] =
+          static_cast<int8_t>(_mm_cvtsi128_si32(requantize4(_mm_set1_epi32(s), q, offset, lo, hi)));
+    }
+  }
+}
+
 }  // namespace
 
-// s8_gemm_avx2's blocking with rows 4 at a time on VNNI.
+// Channels outermost: a block's weights and constants stay in cache while the
+// rows stream past them.
 __attribute__((FLOE_VNNI_TARGET)) void s8_gemm_vnni(const int8_t* a, int32_t a_stride, int32_t rows, const int8_t* w,
                                                     int32_t channels, int32_t k_size, const S8Requant& rq, int8_t* out,
                                                     int32_t out_stride) {
   const ptrdiff_t k = k_size;
-  const __m128i offset = _mm_set1_epi32(rq.output_offset);
-  const __m128i lo = _mm_set1_epi32(rq.act_min), hi = _mm_set1_epi32(rq.act_max);
-  const __m256i offset8 = _mm256_set1_epi32(rq.output_offset);
-  const __m256i lo8 = _mm256_set1_epi32(rq.act_min), hi8 = _mm256_set1_epi32(rq.act_max);
+  const GemmOut g = gemm_out(rq, out, out_stride);
   int32_t c = 0;
-  // Channels outermost: a block's weights and constants stay in cache while
-  // the rows stream past them.
   for (; c + 4 <= channels; c += 4) {
     const Requant4 q = channels4(rq, c);
     const Requant8 q8 = requant8(q, q);  // both rows of a pair
@@ -289,83 +328,30 @@ __attribute__((FLOE_VNNI_TARGET)) void s8_gemm_vnni(const int8_t* a, int32_t a_s
     for (; r + 4 <= rows; r += 4) {
       __m128i s4[4];
       sums_4x4_vnni(a + r * static_cast<ptrdiff_t>(a_stride), a_stride, wc, k, s4);
-      const __m128i v01 = narrow8(requantize8(_mm256_set_m128i(s4[1], s4[0]), q8, offset8, lo8, hi8));
-      const __m128i v23 = narrow8(requantize8(_mm256_set_m128i(s4[3], s4[2]), q8, offset8, lo8, hi8));
+      const __m128i v01 = narrow8(requantize8(_mm256_set_m128i(s4[1], s4[0]), q8, g.offset, g.lo, g.hi));
+      const __m128i v23 = narrow8(requantize8(_mm256_set_m128i(s4[3], s4[2]), q8, g.offset, g.lo, g.hi));
       int8_t* o0 = out + r * static_cast<ptrdiff_t>(out_stride) + c;
       store4(o0, v01);
       store4_upper(o0 + out_stride, v01);
       store4(o0 + 2 * static_cast<ptrdiff_t>(out_stride), v23);
       store4_upper(o0 + 3 * static_cast<ptrdiff_t>(out_stride), v23);
     }
-    for (; r + 2 <= rows; r += 2) {
-      const int8_t* a0 = a + r * static_cast<ptrdiff_t>(a_stride);
-      __m128i s0, s1;
-      sums_2x4(a0, a0 + a_stride, wc, k, &s0, &s1);
-      const __m128i v = narrow8(requantize8(_mm256_set_m128i(s1, s0), q8, offset8, lo8, hi8));
-      int8_t* o0 = out + r * static_cast<ptrdiff_t>(out_stride) + c;
-      store4(o0, v);
-      store4_upper(o0 + out_stride, v);
-    }
-    if (r < rows) {
-      const int8_t* a0 = a + r * static_cast<ptrdiff_t>(a_stride);
-      __m128i s0, s1;
-      sums_2x4(a0, a0, wc, k, &s0, &s1);  // the row twice: one block shape for all
-      const __m128i v = requantize4(s0, q, offset, lo, hi);
-      store4(out + r * static_cast<ptrdiff_t>(out_stride) + c, narrow(v, v));
-    }
+    gemm_rows(a, a_stride, r, rows, wc, k, c, q8, g);
   }
-  for (; c < channels; ++c) {
-    const Requant4 q = channel1(rq, c);
-    for (int32_t r = 0; r < rows; ++r) {
-      const int32_t s = dot(a + r * static_cast<ptrdiff_t>(a_stride), w + c * k, k);
-      out[r * static_cast<ptrdiff_t>(out_stride) + c] =
-          static_cast<int8_t>(_mm_cvtsi128_si32(requantize4(_mm_set1_epi32(s), q, offset, lo, hi)));
-    }
-  }
+  gemm_channel_tail(a, a_stride, rows, w, c, channels, k, rq, g);
 }
-
 
 __attribute__((target("avx2"))) void s8_gemm_avx2(const int8_t* a, int32_t a_stride, int32_t rows, const int8_t* w,
                                                   int32_t channels, int32_t k_size, const S8Requant& rq, int8_t* out,
                                                   int32_t out_stride) {
   const ptrdiff_t k = k_size;
-  const __m128i offset = _mm_set1_epi32(rq.output_offset);
-  const __m128i lo = _mm_set1_epi32(rq.act_min), hi = _mm_set1_epi32(rq.act_max);
-  const __m256i offset8 = _mm256_set1_epi32(rq.output_offset);
-  const __m256i lo8 = _mm256_set1_epi32(rq.act_min), hi8 = _mm256_set1_epi32(rq.act_max);
+  const GemmOut g = gemm_out(rq, out, out_stride);
   int32_t c = 0;
-  // Channels outermost: a block's weights and constants stay in cache while
-  // the rows stream past them.
   for (; c + 4 <= channels; c += 4) {
     const Requant4 q = channels4(rq, c);
-    const Requant8 q8 = requant8(q, q);  // both rows of a pair
-    const int8_t* wc = w + c * k;
-    int32_t r = 0;
-    for (; r + 2 <= rows; r += 2) {
-      const int8_t* a0 = a + r * static_cast<ptrdiff_t>(a_stride);
-      __m128i s0, s1;
-      sums_2x4(a0, a0 + a_stride, wc, k, &s0, &s1);
-      const __m128i v = narrow8(requantize8(_mm256_set_m128i(s1, s0), q8, offset8, lo8, hi8));
-      int8_t* o0 = out + r * static_cast<ptrdiff_t>(out_stride) + c;
-      store4(o0, v);
-      store4_upper(o0 + out_stride, v);
-    }
-    if (r < rows) {
-      const int8_t* a0 = a + r * static_cast<ptrdiff_t>(a_stride);
-      __m128i s0, s1;
-      sums_2x4(a0, a0, wc, k, &s0, &s1);  // the row twice: one block shape for all
-      const __m128i v = requantize4(s0, q, offset, lo, hi);
-      store4(out + r * static_cast<ptrdiff_t>(out_stride) + c, narrow(v, v));
-    }
+    gemm_rows(a, a_stride, 0, rows, w + c * k, k, c, requant8(q, q), g);
   }
-  for (; c < channels; ++c) {
-    const Requant4 q = channel1(rq, c);
-    for (int32_t r = 0; r < rows; ++r) {
-      const int32_t s = dot(a + r * static_cast<ptrdiff_t>(a_stride), w + c * k, k);
-      out[r * static_cast<ptrdiff_t>(out_stride) + c] =
-          static_cast<int8_t>(_mm_cvtsi128_si32(requantize4(_mm_set1_epi32(s), q, offset, lo, hi)));
-    }
-  }
+  gemm_channel_tail(a, a_stride, rows, w, c, channels, k, rq, g);
 }
 
 namespace {
