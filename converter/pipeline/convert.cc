@@ -537,7 +537,7 @@ void backend_stage(const ConvertOptions& options, Conversion& c) {
   c.target = options.target;
   c.cortexm = is_cortexm_target(options.target);
   // The host and aarch64 targets run integer ops on the same kernels (their
-  // portable build) unless XNNPACK's inexact int8 is asked for.
+  // AVX2 / VNNI / Advanced SIMD builds) unless XNNPACK's inexact int8 is asked for.
   const bool exact_integers = !c.cortexm && !options.int8_fast_rounding && resolve_target(options.target) != "reference";
   c.cortexm_ops = c.cortexm         ? assign_cortexm_backends(&c.lowered, options.target)
                   : exact_integers ? assign_exact_integer_kernels(&c.lowered)
