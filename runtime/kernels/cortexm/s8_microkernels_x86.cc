@@ -392,27 +392,39 @@ __attribute__((target("avx2"), always_inline)) inline void finish16(__m256i acc0
   _mm_storeu_si128(reinterpret_cast<__m128i*>(o), _mm_unpacklo_epi64(v0, v1));
 }
 
-// Two taps of 16 channels as VPMADDWD pairs: (x_a + offset, x_b + offset)
-// interleaved against the filter pairs (w_a, w_b) interleaved the same way;
-// per 128-bit lane the low unpack holds channels 0..3 (8..11), the high 4..7
-// (12..15).
+// Two taps of 16 channels as VPMADDWD pairs: (x_a, x_b) interleaved against
+// the filter pairs (w_a, w_b) interleaved the same way; per 128-bit lane the
+// low unpack holds channels 0..3 (8..11), the high 4..7 (12..15). The input
+// offset is not added per tap: a window whose taps are all in the input adds
+// offset * (the sum of its taps' weights) once, as its sums' start.
 #define FLOE_AVX2_TAP_PAIR(pa, pb, wl, wh)                                                \
   {                                                                                       \
-    const __m256i xa = _mm256_add_epi16(widen16(pa), input_offset);                       \
-    const __m256i xb = _mm256_add_epi16(widen16(pb), input_offset);                       \
+    const __m256i xa = widen16(pa), xb = widen16(pb);                                     \
     acc_lo = _mm256_add_epi32(acc_lo, _mm256_madd_epi16(_mm256_unpacklo_epi16(xa, xb), wl)); \
     acc_hi = _mm256_add_epi32(acc_hi, _mm256_madd_epi16(_mm256_unpackhi_epi16(xa, xb), wh)); \
   }
 
+// offset * sum16 (16 channels' int16 weight sums) as the starts of acc_lo and
+// acc_hi (the unpack layout above).
+__attribute__((target("avx2"), always_inline)) inline void offset_starts(__m256i sum16, __m256i offset32,
+                                                                        __m256i start[2]) {
+  const __m256i t0 = _mm256_mullo_epi32(_mm256_cvtepi16_epi32(_mm256_castsi256_si128(sum16)), offset32);
+  const __m256i t1 = _mm256_mullo_epi32(_mm256_cvtepi16_epi32(_mm256_extracti128_si256(sum16, 1)), offset32);
+  start[0] = _mm256_permute2x128_si256(t0, t1, 0x20);  // channels 0..3, 8..11
+  start[1] = _mm256_permute2x128_si256(t0, t1, 0x31);  // 4..7, 12..15
+}
+
 // 3x3 windows, dilation 1, channel groups of 16 outermost: the group's nine
 // widened filter taps, interleaved in pairs, stay in registers while its
-// pixels stream past; windows wholly inside the input run 5 instructions per
-// tap; edge windows take sums16. Channels [0, c_end).
+// pixels stream past; windows wholly inside the input run 4 instructions per
+// tap, as do those one column past the left or right edge; other edge
+// windows take sums16. Channels [0, c_end).
 __attribute__((target("avx2"))) void depthwise_3x3_groups(const DepthwiseS8Shape& p, const int8_t* input,
                                                           const int8_t* filter, const S8Requant& rq, ptrdiff_t c_end,
                                                           int8_t* output) {
   const ptrdiff_t channels = p.channels, in_row = static_cast<ptrdiff_t>(p.in_w) * channels, f_row = 3 * channels;
   const __m256i input_offset = _mm256_set1_epi16(static_cast<int16_t>(p.input_offset));
+  const __m256i offset32 = _mm256_set1_epi32(p.input_offset);
   const __m256i offset8 = _mm256_set1_epi32(rq.output_offset);
   const __m256i lo8 = _mm256_set1_epi32(rq.act_min), hi8 = _mm256_set1_epi32(rq.act_max);
   const __m256i zero = _mm256_setzero_si256();
@@ -425,6 +437,20 @@ __attribute__((target("avx2"))) void depthwise_3x3_groups(const DepthwiseS8Shape
     const __m256i w45l = _mm256_unpacklo_epi16(w[4], w[5]), w45h = _mm256_unpackhi_epi16(w[4], w[5]);
     const __m256i w67l = _mm256_unpacklo_epi16(w[6], w[7]), w67h = _mm256_unpackhi_epi16(w[6], w[7]);
     const __m256i w8l = _mm256_unpacklo_epi16(w[8], zero), w8h = _mm256_unpackhi_epi16(w[8], zero);
+    // Windows one column past the left or right edge (rows inside): six
+    // taps, three pairs each; the pairs the interior lacks wait in memory.
+    const __m256i edge_pairs[6] = {_mm256_unpacklo_epi16(w[1], w[2]), _mm256_unpackhi_epi16(w[1], w[2]),
+                                   _mm256_unpacklo_epi16(w[3], w[4]), _mm256_unpackhi_epi16(w[3], w[4]),
+                                   _mm256_unpacklo_epi16(w[7], w[8]), _mm256_unpackhi_epi16(w[7], w[8])};
+    // The offset terms of the whole window, the left-edge one (columns 1, 2)
+    // and the right-edge one (columns 0, 1): |sum| <= 9 * 128 fits int16.
+    const __m256i middle = _mm256_add_epi16(_mm256_add_epi16(w[1], w[4]), w[7]);
+    const __m256i left_column = _mm256_add_epi16(_mm256_add_epi16(w[0], w[3]), w[6]);
+    const __m256i right_column = _mm256_add_epi16(_mm256_add_epi16(w[2], w[5]), w[8]);
+    __m256i whole[2], left[2], right[2];
+    offset_starts(_mm256_add_epi16(_mm256_add_epi16(left_column, middle), right_column), offset32, whole);
+    offset_starts(_mm256_add_epi16(middle, right_column), offset32, left);
+    offset_starts(_mm256_add_epi16(left_column, middle), offset32, right);
     Requant8 q[2];
     channels16(rq, static_cast<int32_t>(c), q);
     for (ptrdiff_t n = 0; n < p.batches; ++n) {
@@ -441,18 +467,38 @@ __attribute__((target("avx2"))) void depthwise_3x3_groups(const DepthwiseS8Shape
             const int8_t* r0 = window;
             const int8_t* r1 = r0 + in_row;
             const int8_t* r2 = r1 + in_row;
-            __m256i acc_lo = _mm256_setzero_si256(), acc_hi = acc_lo;
+            __m256i acc_lo = whole[0], acc_hi = whole[1];
             FLOE_AVX2_TAP_PAIR(r0, r0 + channels, w01l, w01h)
             FLOE_AVX2_TAP_PAIR(r0 + 2 * channels, r1, w23l, w23h)
             FLOE_AVX2_TAP_PAIR(r1 + channels, r1 + 2 * channels, w45l, w45h)
             FLOE_AVX2_TAP_PAIR(r2, r2 + channels, w67l, w67h)
             {
-              const __m256i xa = _mm256_add_epi16(widen16(r2 + 2 * channels), input_offset);
+              const __m256i xa = widen16(r2 + 2 * channels);
               acc_lo = _mm256_add_epi32(acc_lo, _mm256_madd_epi16(_mm256_unpacklo_epi16(xa, zero), w8l));
               acc_hi = _mm256_add_epi32(acc_hi, _mm256_madd_epi16(_mm256_unpackhi_epi16(xa, zero), w8h));
             }
             acc0 = _mm256_permute2x128_si256(acc_lo, acc_hi, 0x20);  // channels 0..3, 4..7
             acc1 = _mm256_permute2x128_si256(acc_lo, acc_hi, 0x31);  // 8..11, 12..15
+          } else if (rows_inside && x0 == -1 && p.in_w >= 2) {  // columns 1, 2 on input columns 0, 1
+            const int8_t* r0 = window + channels;
+            const int8_t* r1 = r0 + in_row;
+            const int8_t* r2 = r1 + in_row;
+            __m256i acc_lo = left[0], acc_hi = left[1];
+            FLOE_AVX2_TAP_PAIR(r0, r0 + channels, edge_pairs[0], edge_pairs[1])
+            FLOE_AVX2_TAP_PAIR(r1, r1 + channels, w45l, w45h)
+            FLOE_AVX2_TAP_PAIR(r2, r2 + channels, edge_pairs[4], edge_pairs[5])
+            acc0 = _mm256_permute2x128_si256(acc_lo, acc_hi, 0x20);
+            acc1 = _mm256_permute2x128_si256(acc_lo, acc_hi, 0x31);
+          } else if (rows_inside && x0 >= 0 && x0 + 2 == p.in_w) {  // columns 0, 1 on the last two
+            const int8_t* r0 = window;
+            const int8_t* r1 = r0 + in_row;
+            const int8_t* r2 = r1 + in_row;
+            __m256i acc_lo = right[0], acc_hi = right[1];
+            FLOE_AVX2_TAP_PAIR(r0, r0 + channels, w01l, w01h)
+            FLOE_AVX2_TAP_PAIR(r1, r1 + channels, edge_pairs[2], edge_pairs[3])
+            FLOE_AVX2_TAP_PAIR(r2, r2 + channels, w67l, w67h)
+            acc0 = _mm256_permute2x128_si256(acc_lo, acc_hi, 0x20);
+            acc1 = _mm256_permute2x128_si256(acc_lo, acc_hi, 0x31);
           } else {
             sums16(window, f, in_row, channels, f_row, channels, 1, kernels::unit_tap_range(y0, p.in_h, 3),
                    kernels::unit_tap_range(x0, p.in_w, 3), input_offset, &acc0, &acc1);
