@@ -515,16 +515,55 @@ int assign_cortexm_backends(LoweredModel* model, const std::string& target) {
   return assigned;
 }
 
-int assign_exact_integer_kernels(LoweredModel* model) {
+// Multiply-adds of an int8 op as the exact kernels run it: output elements
+// times the filter's elements per output channel (CONV2D OHWI, DEPTHWISE
+// [k_h][k_w][C], FULLY_CONNECTED [N][K] alike).
+uint64_t integer_op_macs(const LoweredModel& model, const LoweredOp& op) {
+  auto elements = [&](int v) {
+    uint64_t n = 1;
+    for (int64_t d : value(model, v).shape) n *= static_cast<uint64_t>(d);
+    return n;
+  };
+  const std::vector<int64_t>& out = value(model, op.outputs[0]).shape;
+  const uint64_t channels = out.empty() || out.back() <= 0 ? 1 : static_cast<uint64_t>(out.back());
+  return op.inputs.size() < 2 || op.inputs[1] < 0 ? 0 : elements(op.outputs[0]) * (elements(op.inputs[1]) / channels);
+}
+
+// The unsigned-input bias of a GEMM op (S8Requant::bias_unsigned): the folded
+// bias less 128 * sum_k w[c][k], wrapping as the kernels' int32 sums do, as
+// input 5.
+void add_unsigned_input_bias(LoweredModel* model, LoweredOp& op) {
+  const HostTensor& w = *value(*model, op.inputs[1]).constant;
+  const std::vector<int64_t>& out = value(*model, op.outputs[0]).shape;
+  const size_t channels = static_cast<size_t>(out.back());
+  const size_t k = static_cast<size_t>(w.num_elements()) / channels;
+  const std::vector<int32_t> bias = int32_data(*model, op.inputs[2], channels);
+  std::vector<int32_t> unsigned_bias(channels);
+  for (size_t c = 0; c < channels; ++c) {
+    uint32_t sum = 0;
+    for (size_t i = 0; i < k; ++i) sum += static_cast<uint32_t>(static_cast<int32_t>(w.as<int8_t>()[c * k + i]));
+    unsigned_bias[c] = static_cast<int32_t>(static_cast<uint32_t>(bias[c]) - 128u * sum);
+  }
+  op.inputs.resize(5, -1);
+  op.inputs.push_back(add_constant(model, op.node_name + "/unsigned_input_bias", DType::kInt32,
+                                   {static_cast<int64_t>(channels)}, unsigned_bias.data(),
+                                   unsigned_bias.size() * sizeof(int32_t)));
+}
+
+int assign_exact_integer_kernels(LoweredModel* model, bool unsigned_input_bias) {
   int assigned = 0;
   for (LoweredOp& op : model->ops) {
     if (takes_s8(model, op, /*short_ok=*/false) || takes_s16(model, op)) {
       op.backend = schema::Backend::CORTEX_M;
       ++assigned;
+      // Split across the caller's threads only when the work repays the
+      // pool's wake-up (the int8 kernels' split: runtime/core/parallel.h).
+      op.single_threaded = integer_op_macs(*model, op) < kIntegerParallelMinMacs;
       // Weights in TFLite's [-127, 127] (every TFLite-quantized model's):
       // the GEMM may add products in pairs (s8_microkernels.h, narrow_weights).
       const bool gemm = op.cortexm_kernel == schema::CortexMKernel::S8_GEMM;
       if (!gemm && op.cortexm_kernel != schema::CortexMKernel::S8_IM2COL_GEMM) continue;
+      if (unsigned_input_bias) add_unsigned_input_bias(model, op);
       const HostTensor& w = *value(*model, op.inputs[1]).constant;
       const int8_t* weights = w.as<int8_t>();
       if (std::find(weights, weights + w.num_elements(), int8_t{-128}) != weights + w.num_elements()) continue;

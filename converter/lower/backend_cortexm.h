@@ -32,6 +32,12 @@ int assign_cortexm_backends(LoweredModel* model, const std::string& target);
 // above get the same kernels (their portable build, full requantization: no
 // short path) so that they compute TFLM's bytes; float ops are left for
 // XNNPACK and model->target for assign_backends. Returns the ops assigned.
-int assign_exact_integer_kernels(LoweredModel* model);
+// Ops of fewer multiply-adds than kIntegerParallelMinMacs are marked
+// single_threaded (run on the caller's thread whatever pool it gives).
+// unsigned_input_bias (the x86-64 targets): the GEMM ops also get input 5, the
+// bias for inputs read as unsigned bytes that AVX512-VNNI's byte dot products
+// need (runtime/kernels/cortexm/s8_microkernels.h, S8Requant::bias_unsigned).
+int assign_exact_integer_kernels(LoweredModel* model, bool unsigned_input_bias);
+constexpr uint64_t kIntegerParallelMinMacs = 32768;
 
 }  // namespace floe::conv

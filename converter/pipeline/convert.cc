@@ -32,6 +32,7 @@
 #include "converter/ir/error.h"
 #include "converter/ir/limits.h"
 #include "converter/plan/order_search.h"
+#include "schemas/contract/xnnpack_budget.h"
 #include "schemas/contract/limits.h"
 #include "schemas/contract/limits.h"
 #include "converter/lower/backend_cortexm.h"
@@ -538,9 +539,11 @@ void backend_stage(const ConvertOptions& options, Conversion& c) {
   c.cortexm = is_cortexm_target(options.target);
   // The host and aarch64 targets run integer ops on the same kernels (their
   // AVX2 / VNNI / Advanced SIMD builds) unless XNNPACK's inexact int8 is asked for.
-  const bool exact_integers = !c.cortexm && !options.int8_fast_rounding && resolve_target(options.target) != "reference";
+  const std::string resolved = c.cortexm ? options.target : resolve_target(options.target);
+  const bool exact_integers = !c.cortexm && !options.int8_fast_rounding && resolved != "reference";
+  const bool x86 = resolved == xnnpack_budget::kTargetX86_64 || resolved == xnnpack_budget::kTargetX86_64Avx512;
   c.cortexm_ops = c.cortexm         ? assign_cortexm_backends(&c.lowered, options.target)
-                  : exact_integers ? assign_exact_integer_kernels(&c.lowered)
+                  : exact_integers ? assign_exact_integer_kernels(&c.lowered, x86)
                                    : 0;
   if (c.cortexm_ops > 0 && (c.int8.ops > 0 || !c.cortexm)) {
     opt::PassLog log;  // the weights and arrays the int8 kernels replaced

@@ -10,6 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "runtime/core/parallel.h"
 #include "runtime/core/status.h"
 #include "schemas/contract/limits.h"
 
@@ -65,6 +66,10 @@ bool backend_owns(const BackendState* state, uint32_t op);
 
 // Runs operator `op` (backend_owns() must be true). Allocates nothing.
 Status backend_run(BackendState* state, uint32_t op, void* thread_pool);
+
+// The library's thread pool as floe's own kernels use it (runtime/core/parallel.h):
+// `thread_pool` (non-null) with its runner and thread count; empty without a library.
+OpThreads backend_op_threads(void* thread_pool);
 
 // Process-global set-up of the library (XNNPACK: xnn_initialize with floe's
 // arena allocator; cpuinfo identifies the CPU with a one-time heap allocation).

@@ -14,6 +14,7 @@ Status backend_prepare(const Model&, const BackendInit&, BackendResult* result) 
 }
 bool backend_owns(const BackendState*, uint32_t) { return false; }
 Status backend_run(BackendState*, uint32_t, void*) { return Status::kKernelError; }
+OpThreads backend_op_threads(void*) { return OpThreads{}; }
 Status backend_initialize() { return Status::kOk; }
 const char* backend_description() { return "none (reference kernels only)"; }
 

@@ -181,11 +181,12 @@ Status Interpreter::Init() {
     if (backend_prepare(model_, backend_init, &backend) != Status::kOk) {
       return fail(backend.error.status, backend.error.message, backend.error.op);
     }
+    // The converter marks ops too small for the thread pool; they run on the
+    // caller's thread. floe's own kernels split the others (runtime/core/parallel.h).
+    op_threads_ = thread_pool_ != nullptr ? backend_op_threads(thread_pool_) : OpThreads{};
     for (uint32_t i = 0; i < op_count; ++i) {
-      if (!backend_owns(backend.state, i)) continue;
-      // The converter marks ops too small for the thread pool; they run on the caller's thread.
-      records[i].flags |= PreparedOp::kOnBackend;
-      if (!ops->Get(i)->single_threaded()) records[i].flags |= PreparedOp::kUseThreadPool;
+      if (!ops->Get(i)->single_threaded() && thread_pool_ != nullptr) records[i].flags |= PreparedOp::kUseThreadPool;
+      if (backend_owns(backend.state, i)) records[i].flags |= PreparedOp::kOnBackend;
     }
     backend_ = backend.state;
     backend_ops_ = backend.ops_taken;

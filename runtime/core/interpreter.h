@@ -30,6 +30,7 @@
 #include "runtime/core/backend.h"
 #include "runtime/core/registry.h"
 #include "runtime/core/model.h"
+#include "runtime/core/parallel.h"
 #include "runtime/core/status.h"
 #include "runtime/core/tensor.h"
 
@@ -91,7 +92,9 @@ class Interpreter {
   // Optional kernel library (runtime/core/backend.h; XNNPACK when built with it).
   // Threads: a caller-owned pthreadpool_t (pthreadpool_create(n)), or null for
   // the caller's thread only (the default). Set it before Init(): XNNPACK tiles
-  // the work for the pool when it sets the operators up.
+  // the work for the pool when it sets the operators up, and floe's own
+  // kernels on the host targets split theirs (runtime/core/parallel.h). Builds
+  // without a kernel library run everything on the caller's thread.
   void set_thread_pool(void* pthreadpool) { thread_pool_ = pthreadpool; }
   // After Init(): operators run by the backend, and the arena bytes its
   // persistent region really used (<= the converter's budget, which
@@ -131,6 +134,7 @@ class Interpreter {
   size_t persistent_offset_ = 0;
   size_t persistent_used_ = 0;
   void* thread_pool_ = nullptr;
+  OpThreads op_threads_;  // the pool as floe's own kernels see it (after Init)
   size_t backend_ops_ = 0;
   size_t backend_bytes_used_ = 0;
   OpObserver observer_ = nullptr;

@@ -13,11 +13,16 @@ __attribute__((always_inline))
 #endif
 inline Status Interpreter::run_op(size_t i) {
   const PreparedOp& op = ops_[i];
-  const Status status =
-      !kHasBackend || (op.flags & PreparedOp::kOnBackend) == 0
-          ? op.eval(op)
-          : backend_run(backend_, static_cast<uint32_t>(i),
-                        (op.flags & PreparedOp::kUseThreadPool) != 0 ? thread_pool_ : nullptr);
+  Status status;
+  if (!kHasBackend || (op.flags & (PreparedOp::kOnBackend | PreparedOp::kUseThreadPool)) == 0) {
+    status = op.eval(op);
+  } else if ((op.flags & PreparedOp::kOnBackend) != 0) {
+    status = backend_run(backend_, static_cast<uint32_t>(i),
+                         (op.flags & PreparedOp::kUseThreadPool) != 0 ? thread_pool_ : nullptr);
+  } else {  // floe's own kernel, which may split its work (runtime/core/parallel.h)
+    const OpThreadsScope threads(op_threads_);
+    status = op.eval(op);
+  }
   if (status != Status::kOk) {
     return fail(status, FLOE_MSG("kernel failed"), static_cast<int32_t>(i));
   }

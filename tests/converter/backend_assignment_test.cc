@@ -136,6 +136,22 @@ TEST(BackendAssignment, Int8KwsOnXnnpackTargets) {
         EXPECT_TRUE(on_xnnpack.empty()) << target;
         EXPECT_EQ(m->xnnpack_arena_size(), 0u) << target;
         EXPECT_EQ(on_cortexm, (t == "reference" ? std::map<std::string, int>() : integer_kernel_ops)) << target;
+        // The host targets' GEMMs (the five convolutions, the fully connected
+        // layer) carry the unsigned-input bias on x86-64 only; the ops that
+        // may split across threads are those of 32768 multiply-adds or more:
+        // all but the fully connected layer (64 x 12) and the average pool.
+        const bool host = t.rfind("cortex-m", 0) != 0 && t != "reference";
+        const bool x86 = t.rfind("x86_64", 0) == 0;
+        int six_inputs = 0, pooled = 0;
+        for (const schema::Operator* op : *m->operators()) {
+          if (op->backend() != schema::Backend::CORTEX_M) continue;
+          six_inputs += op->inputs()->size() == 6;
+          pooled += !op->single_threaded();
+        }
+        EXPECT_EQ(six_inputs, x86 && host ? 6 : 0) << target;
+        if (host) {
+          EXPECT_EQ(pooled, 9) << target;
+        }
         continue;
       }
       budget[target] = m->xnnpack_arena_size();

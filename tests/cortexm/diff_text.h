@@ -10,7 +10,7 @@
 namespace floe::testing {
 
 struct Text {
-  char buffer[200];
+  char buffer[320];
   size_t length = 0;
   Text() { buffer[0] = '\0'; }
   Text& s(const char* t) {

@@ -358,6 +358,48 @@ TEST(CortexmS8Backend, HostTargetsTakeTheFullRequantizationKernels) {
   }
 }
 
+// x86-64: each GEMM (the five convolutions, the fully connected layer)
+// carries input 5, the unsigned-input bias AVX512-VNNI's byte products need;
+// Init() recomputes it from the weights and bias and refuses a model whose
+// value differs (the kernels would otherwise give other bytes).
+TEST(CortexmS8Backend, UnsignedInputBiasIsCheckedAtInit) {
+  FLOE_REQUIRE_CORPUS("int8/mlperf_tiny/kws/kws_ref_model.tflite");
+  conv::ConvertOptions options;
+  options.graph_path = corpus_path("int8/mlperf_tiny/kws/kws_ref_model.tflite");
+  options.target = "x86_64";
+  std::vector<uint8_t> bytes = conv::convert(options).model;
+  const schema::Model* m = schema::GetModel(bytes.data());
+  int gemms = 0;
+  const schema::Tensor* first = nullptr;
+  for (const schema::Operator* op : *m->operators()) {
+    if (op->inputs()->size() != 6) continue;
+    ++gemms;
+    const schema::Tensor* t = m->tensors()->Get(static_cast<uint32_t>(op->inputs()->Get(5)));
+    EXPECT_NE(t->name()->str().find("unsigned_input_bias"), std::string::npos) << t->name()->str();
+    EXPECT_TRUE(t->is_constant());
+    if (first == nullptr) first = t;
+  }
+  EXPECT_EQ(gemms, 6);
+  ASSERT_NE(first, nullptr);
+  {
+    const std::unique_ptr<LoadedModel> loaded = load_model(bytes);
+    ASSERT_EQ(loaded->status, Status::kOk) << loaded->model.error().message;
+    tools::AlignedBytes arena = tools::aligned_bytes(loaded->model.arena_size());
+    Interpreter interpreter(loaded->model, arena.get(), loaded->model.arena_size());
+    EXPECT_EQ(interpreter.Init(), Status::kOk) << interpreter.error().message;
+  }
+  // One channel's value off by one (the checksum is not verified by default).
+  const size_t at = static_cast<size_t>(m->constants()->data() - bytes.data()) + first->offset();
+  bytes[at] = static_cast<uint8_t>(bytes[at] + 1);
+  const std::unique_ptr<LoadedModel> loaded = load_model(bytes);
+  ASSERT_EQ(loaded->status, Status::kOk) << loaded->model.error().message;
+  tools::AlignedBytes arena = tools::aligned_bytes(loaded->model.arena_size());
+  Interpreter interpreter(loaded->model, arena.get(), loaded->model.arena_size());
+  EXPECT_EQ(interpreter.Init(), Status::kInvalidModel);
+  EXPECT_NE(std::string(interpreter.error().message).find("unsigned-input bias does not match"), std::string::npos)
+      << interpreter.error().message;
+}
+
 HostTensor npy(const std::string& relative) {
   const tools::NpyArray a = tools::read_npy(corpus_path(relative));
   HostTensor t;

@@ -15,6 +15,9 @@
 #include "runtime/kernels/reference/pool2d.h"
 #include "runtime/kernels/reference/matmul.h"
 #include "runtime/kernels/common/wrapping.h"
+#if defined(FLOE_S8_X86) || defined(FLOE_S8_NEON)
+#include "runtime/core/parallel.h"
+#endif
 
 namespace floe::testing {
 namespace {
@@ -23,6 +26,9 @@ constexpr size_t kMaxIn = 4096, kMaxFilter = 8192, kMaxOut = 4096, kMaxChannels 
 int8_t g_in[kMaxIn], g_filter[kMaxFilter], g_relaid[kMaxFilter], g_scratch[kMaxScratch];
 int8_t g_ref[kMaxOut], g_opt[kMaxOut];
 int32_t g_bias[kMaxChannels], g_folded[kMaxChannels], g_mult[kMaxChannels], g_shift[kMaxChannels];
+#if defined(FLOE_S8_X86)
+int32_t g_unsigned_bias[kMaxChannels];
+#endif
 
 using Random = DiffRandom;
 
@@ -84,6 +90,30 @@ void narrow(int8_t* data, size_t n) {
   for (size_t k = 0; k < n; ++k) data[k] = data[k] == -128 ? -127 : data[k];
 }
 
+#if defined(FLOE_S8_X86)
+// The x86-64 targets' unsigned-input bias (converter/lower/backend_cortexm.cc):
+// the folded bias less 128 * sum_k w[c][k], wrapping.
+void unsigned_bias(const int8_t* weights, int32_t channels, int32_t k) {
+  for (int32_t c = 0; c < channels; ++c) {
+    uint32_t sum = 0;
+    for (int32_t i = 0; i < k; ++i) sum += static_cast<uint32_t>(static_cast<int32_t>(weights[c * k + i]));
+    g_unsigned_bias[c] = static_cast<int32_t>(static_cast<uint32_t>(g_folded[c]) - 128u * sum);
+  }
+}
+
+// The GEMM of g_in (rows a_stride apart) against g_filter with the unsigned-
+// input bias: AVX512-VNNI's byte dot products, the same bytes as g_ref.
+void unsigned_gemm(const cortexm::S8Requant& rq, int32_t a_stride, int32_t channels, int32_t rows, int32_t k,
+                   int index, Checker& check) {
+  unsigned_bias(g_filter, channels, k);
+  cortexm::S8Requant rq_unsigned = rq;
+  rq_unsigned.bias_unsigned = g_unsigned_bias;
+  cortexm::s8_gemm(g_in, a_stride, rows, g_filter, channels, k, rq_unsigned, g_opt, channels);
+  check.compare("s8_gemm unsigned-input bias (VNNI)", index, static_cast<size_t>(rows * channels));
+  ++check.report->unsigned_gemm_cases;
+}
+#endif
+
 void gemm_case(Random& rng, Checker& check, int index, bool short_path, bool narrow_weights = false) {
   const int32_t rows = rng.range(1, 9), channels = rng.range(1, 19), k = rng.range(1, 70);
   const Quant q = random_quant(rng, channels, short_path);
@@ -106,6 +136,9 @@ void gemm_case(Random& rng, Checker& check, int index, bool short_path, bool nar
   if (!short_path && cortexm::s8_x86_avx2_available()) {
     cortexm::s8_gemm_avx2(g_in, k, rows, g_filter, channels, k, rq, g_opt, channels);
     check.compare("s8_gemm_avx2", index, static_cast<size_t>(rows * channels));
+  }
+  if (!short_path && cortexm::s8_x86_vnni_available()) {
+    unsigned_gemm(rq, k, channels, rows, k, index, check);
   }
 #endif
 }
@@ -177,7 +210,8 @@ void packed_gemm_case(Random& rng, Checker& check, int index) {
 }
 #endif
 
-void conv_case(Random& rng, Checker& check, int index, bool short_path, bool narrow_weights = false) {
+void conv_case(Random& rng, Checker& check, int index, bool short_path, bool narrow_weights = false,
+               bool whole_scratch = false) {
   cortexm::Conv2DS8Plan p{};
   const int kind = rng.range(0, 7);
   const bool pointwise = kind < 2;
@@ -200,13 +234,21 @@ void conv_case(Random& rng, Checker& check, int index, bool short_path, bool nar
   // SAME-like or VALID-like extents; at least one output pixel.
   const int32_t span_h = (p.k_h - 1) * p.dil_h + 1, span_w = (p.k_w - 1) * p.dil_w + 1;
   const int32_t pad_h = p.pad_top + rng.range(0, p.k_h - 1), pad_w = p.pad_left + rng.range(0, p.k_w - 1);
-  if (p.in_h + pad_h < span_h || p.in_w + pad_w < span_w) return conv_case(rng, check, index, short_path, narrow_weights);
+  if (p.in_h + pad_h < span_h || p.in_w + pad_w < span_w) {
+    return conv_case(rng, check, index, short_path, narrow_weights, whole_scratch);
+  }
   p.out_h = (p.in_h + pad_h - span_h) / p.stride_h + 1;
   p.out_w = (p.in_w + pad_w - span_w) / p.stride_w + 1;
   p.k_size = p.k_h * p.k_w * p.in_c;
   p.kernel = static_cast<uint8_t>(pointwise ? schema::CortexMKernel::S8_GEMM : schema::CortexMKernel::S8_IM2COL_GEMM);
   const int32_t rows_total = p.out_h * p.out_w;
   p.chunk_rows = rng.range(1, rows_total < 7 ? rows_total : 7);
+  // Split across threads: a scratch of whole images where it fits, as the
+  // split needs four rows per thread.
+  if (whole_scratch) {
+    const int32_t fit = static_cast<int32_t>(kMaxScratch) / p.k_size;
+    p.chunk_rows = rows_total < fit ? rows_total : fit;
+  }
   const Quant q = random_quant(rng, p.out_c, short_path);
   p.input_zero_point = static_cast<int8_t>(-q.input_offset);
   p.output_offset = static_cast<int8_t>(q.output_offset);
@@ -241,6 +283,16 @@ void conv_case(Random& rng, Checker& check, int index, bool short_path, bool nar
                           : (short_path ? "conv2d im2col short requantization" : "conv2d im2col"),
                 index,
                 static_cast<size_t>(p.batches * rows_total * p.out_c));
+#if defined(FLOE_S8_X86)
+  if (!short_path && cortexm::s8_x86_vnni_available()) {
+    unsigned_bias(g_relaid, p.out_c, p.k_size);
+    cortexm::S8Requant rq_unsigned = rq;
+    rq_unsigned.bias_unsigned = g_unsigned_bias;
+    cortexm::conv2d_s8(p, g_in, g_relaid, rq_unsigned, g_scratch, g_opt);
+    check.compare("conv2d unsigned-input bias (VNNI)", index, static_cast<size_t>(p.batches * rows_total * p.out_c));
+    ++check.report->unsigned_conv_cases;
+  }
+#endif
 }
 
 void depthwise_case(Random& rng, Checker& check, int index, bool short_path) {
@@ -385,6 +437,49 @@ int short_requantization_edges(Random& rng, Checker& check) {
 
 }  // namespace
 
+#if defined(FLOE_S8_X86) || defined(FLOE_S8_NEON)
+// A pool that runs an op's tasks on the caller's thread in reverse order: a
+// split's bands must cover the work exactly once whichever order they run in
+// (the interpreter's runs with a real pool: tests/xnnpack/int8_exact_test.cc).
+void run_reversed(void*, ParallelTask task, void* context, size_t count) {
+  for (size_t i = count; i-- > 0;) task(context, i);
+}
+
+// GEMMs large enough to split by rows (8 and more) or, below 8 rows, by
+// channels (past 16).
+void split_gemm_case(Random& rng, Checker& check, int index) {
+  const int32_t rows = rng.range(1, 40), channels = rng.range(1, 64), k = rng.range(1, 70);
+  const Quant q = random_quant(rng, channels, false);
+  fill(rng, g_in, static_cast<size_t>(rows * k));
+  fill(rng, g_filter, static_cast<size_t>(channels * k));
+  const int32_t a_dims[2] = {rows, k}, w_dims[2] = {channels, k}, o_dims[2] = {rows, channels}, b_dims[1] = {channels};
+  const ref::FullyConnectedS8Params params = {q.input_offset, 0, q.output_offset, 0, 0, q.act_min, q.act_max};
+  ref::fully_connected_s8(params, {{g_in, {a_dims, 2}}, {g_filter, {w_dims, 2}}, {g_bias, {b_dims, 1}}, g_mult,
+                                   g_shift, {g_ref, {o_dims, 2}}});
+  fold(g_filter, channels, k, q.input_offset);
+  const cortexm::S8Requant rq = {g_folded, g_mult, g_shift, q.output_offset, q.act_min, q.act_max, false, false};
+  cortexm::s8_gemm(g_in, k, rows, g_filter, channels, k, rq, g_opt, channels);
+  check.compare("s8_gemm split across threads", index, static_cast<size_t>(rows * channels));
+#if defined(FLOE_S8_X86)
+  if (cortexm::s8_x86_vnni_available()) unsigned_gemm(rq, k, channels, rows, k, index, check);
+#endif
+}
+
+// Each kernel's cases again, split across 2, 3 and 4 threads.
+void split_cases(Random& rng, Checker& check, int cases) {
+  for (int i = 0; i < cases; ++i) {
+    OpThreads pool;
+    pool.run = run_reversed;
+    pool.threads = static_cast<size_t>(2 + i % 3);
+    const OpThreadsScope scope(pool);
+    split_gemm_case(rng, check, i);
+    conv_case(rng, check, i, false, false, /*whole_scratch=*/true);
+    depthwise_case(rng, check, i, false);
+    ++check.report->split_cases;
+  }
+}
+#endif
+
 S8DiffReport run_s8_kernel_diff(uint32_t seed, int cases, S8DiffLog log) {
   S8DiffReport report;
   Random rng{seed};
@@ -395,6 +490,9 @@ S8DiffReport run_s8_kernel_diff(uint32_t seed, int cases, S8DiffLog log) {
   for (int i = 0; i < cases; ++i, ++report.narrow_gemm_cases) gemm_case(rng, check, i, false, true);
   for (int i = 0; i < cases; ++i, ++report.narrow_conv_cases) conv_case(rng, check, i, false, true);
   for (int i = 0; i < cases; ++i, ++report.depthwise_cases) depthwise_case(rng, check, i, false);
+#if defined(FLOE_S8_X86) || defined(FLOE_S8_NEON)
+  split_cases(rng, check, cases);
+#endif
   for (int i = 0; i < cases; ++i, ++report.avg_pool_cases) avg_pool_case(rng, check, i);
 #if !defined(FLOE_CORTEXM_S8_MVE)
   report.short_edge_checks = short_requantization_edges(rng, check);
@@ -411,8 +509,9 @@ S8DiffReport run_s8_kernel_diff(uint32_t seed, int cases, S8DiffLog log) {
       .i(report.short_edge_checks).s(" edges, ")
       .i(report.short_gemm_cases + report.short_conv_cases + report.short_depthwise_cases +
          report.short_strided_gemm_cases + report.packed_gemm_cases)
-      .s(" cases; ").i(report.gather_conv_cases).s(" conv on gather im2col; ").i(report.failures)
-      .s(" not bit-exact");
+      .s(" cases; ").i(report.gather_conv_cases).s(" conv on gather im2col; ").i(report.split_cases)
+      .s(" split across threads; ").i(report.unsigned_gemm_cases + report.unsigned_conv_cases)
+      .s(" on unsigned-input bias; ").i(report.failures).s(" not bit-exact");
   log(t.buffer);
   return report;
 }

@@ -28,6 +28,12 @@ struct S8DiffReport {
   // GEMM and convolution cases with weights in [-127, 127] and
   // S8Requant::narrow_weights (the host targets' *_NARROW_WEIGHTS kernels).
   int narrow_gemm_cases = 0, narrow_conv_cases = 0;
+  // x86-64 with AVX512-VNNI: GEMM and convolution cases again with the
+  // unsigned-input bias (S8Requant::bias_unsigned); 0 elsewhere.
+  int unsigned_gemm_cases = 0, unsigned_conv_cases = 0;
+  // The host targets' SIMD builds: GEMM, convolution and depthwise cases
+  // split across 2-4 threads (runtime/core/parallel.h); 0 on the boards.
+  int split_cases = 0;
   int failures = 0;
 };
 

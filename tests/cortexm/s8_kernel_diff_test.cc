@@ -5,6 +5,7 @@
 
 #include <cstdio>
 
+#include "runtime/kernels/cortexm/s8_microkernels.h"
 #include "tests/cortexm/s8_kernel_diff.h"
 
 namespace {
@@ -27,6 +28,18 @@ TEST(CortexmS8Kernels, MatchReferenceBitExact) {
     EXPECT_EQ(report.packed_gemm_cases, 1000);
     EXPECT_GT(report.short_edge_checks, 22 * 4 * 2049);
     EXPECT_EQ(report.gather_conv_cases, 0);  // a Helium-only path
+#if defined(FLOE_S8_X86) || defined(FLOE_S8_NEON)
+    EXPECT_EQ(report.split_cases, 1000);
+#endif
+#if defined(FLOE_S8_X86)
+    if (floe::cortexm::s8_x86_vnni_available()) {
+      // The GEMM, narrow-weight and split cases of each.
+      EXPECT_EQ(report.unsigned_gemm_cases, 3000);
+      EXPECT_EQ(report.unsigned_conv_cases, 3000);
+    } else {
+      std::printf("no AVX512-VNNI on this CPU: the unsigned-input GEMM is not exercised\n");
+    }
+#endif
     EXPECT_EQ(report.failures, 0) << "seed " << seed;
   }
 }

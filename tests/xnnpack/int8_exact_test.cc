@@ -8,8 +8,11 @@
 // reference kernels on the golden int8 cases) on 20 seeded inputs each.
 // No integer op may run on XNNPACK by default: its float requantization is
 // what --int8-rounding fast buys (xnnpack_int8_test measures that path).
-// Built for aarch64 too, where it runs under qemu-aarch64.
+// The same with the caller's thread pool (2 and 3 threads), across which the
+// converter lets the larger integer ops split. Built for aarch64 too, where it
+// runs under qemu-aarch64.
 #include <gtest/gtest.h>
+#include <pthreadpool.h>
 
 #include <cstdint>
 #include <cstdio>
@@ -83,6 +86,15 @@ Bytes random_input(const TensorView& v, std::mt19937* rng) {
 
 bool is_integer(DType t) { return t == DType::kInt8 || t == DType::kInt16; }
 
+// Thread pools of 2 and 3 threads (the caller's included), made once.
+struct Pools {
+  pthreadpool_t two = pthreadpool_create(2), three = pthreadpool_create(3);
+  ~Pools() {
+    pthreadpool_destroy(two);
+    pthreadpool_destroy(three);
+  }
+};
+
 TEST(Int8Exact, DefaultTargetGivesTheReferenceBytesOnEveryCorpusModel) {
   ASSERT_EQ(backend_initialize(), Status::kOk);
   const std::vector<std::string> names = exact_models();
@@ -90,62 +102,92 @@ TEST(Int8Exact, DefaultTargetGivesTheReferenceBytesOnEveryCorpusModel) {
     GTEST_SKIP() << "SKIPPED: no integer .tflite was found under " << FLOE_SHARED_DIR
                  << "/corpus/{int8,tflm} at configure time (../shared absent)";
   }
-  size_t models = 0, outputs_compared = 0, own_kernel_ops = 0;
+  const Pools pools;
+  size_t models = 0, outputs_compared = 0, own_kernel_ops = 0, split_ops = 0;
   for (const std::string& name : names) {
     SCOPED_TRACE(name);
-    Loaded target, reference;
-    ASSERT_NO_FATAL_FAILURE(load("exact_" + name, &target));
+    Loaded reference;
     ASSERT_NO_FATAL_FAILURE(load("exact_" + name + "_ref", &reference));
-    Interpreter ti(target.model, target.arena, target.model.arena_size());
     Interpreter ri(reference.model, reference.arena, reference.model.arena_size());
-    ASSERT_EQ(ti.Init(), Status::kOk) << ti.error().message;
     ASSERT_EQ(ri.Init(), Status::kOk) << ri.error().message;
-    ASSERT_EQ(ti.input_count(), ri.input_count());
-    ASSERT_EQ(ti.output_count(), ri.output_count());
 
-    // No integer op on XNNPACK; count those on floe's own integer kernels.
-    const schema::Model* m = target.model.schema();
-    size_t own = 0;
-    for (uint32_t i = 0; i < m->operators()->size(); ++i) {
-      const schema::Operator* op = m->operators()->Get(i);
-      if (op->outputs()->size() == 0) continue;
-      const DType out = static_cast<DType>(m->tensors()->Get(static_cast<uint32_t>(op->outputs()->Get(0)))->dtype());
-      if (!is_integer(out)) continue;
-      EXPECT_NE(op->backend(), schema::Backend::XNNPACK)
-          << "op " << i << " (" << schema::EnumNameOpCode(op->opcode()) << ") is integer but runs on XNNPACK";
-      own += op->backend() == schema::Backend::CORTEX_M;
-    }
-    own_kernel_ops += own;
-
+    // 20 seeded inputs and the reference's outputs for them.
+    std::vector<std::vector<Bytes>> inputs, expected;
     std::mt19937 rng(20261130u);
-    size_t values = 0, equal = 0;
     for (int run = 0; run < 20; ++run) {
-      for (size_t i = 0; i < ti.input_count(); ++i) {
-        ASSERT_EQ(ti.input(i).bytes, ri.input(i).bytes);
-        const Bytes in = random_input(ti.input(i), &rng);
-        std::memcpy(ti.input(i).data, in.data(), in.size());
-        std::memcpy(ri.input(i).data, in.data(), in.size());
+      inputs.emplace_back();
+      for (size_t i = 0; i < ri.input_count(); ++i) {
+        inputs.back().push_back(random_input(ri.input(i), &rng));
+        std::memcpy(ri.input(i).data, inputs.back()[i].data(), inputs.back()[i].size());
       }
-      ASSERT_EQ(ti.Invoke(), Status::kOk) << ti.error().message;
       ASSERT_EQ(ri.Invoke(), Status::kOk) << ri.error().message;
-      for (size_t o = 0; o < ti.output_count(); ++o) {
-        const TensorView got = ti.output(o), want = ri.output(o);
-        ASSERT_EQ(got.bytes, want.bytes);
-        const uint8_t* g = static_cast<const uint8_t*>(got.data);
-        const uint8_t* w = static_cast<const uint8_t*>(want.data);
-        for (size_t k = 0; k < got.bytes; ++k) equal += g[k] == w[k];
-        values += got.bytes;
-        EXPECT_EQ(std::memcmp(g, w, got.bytes), 0) << "output " << o << " differs on run " << run;
+      expected.emplace_back();
+      for (size_t o = 0; o < ri.output_count(); ++o) {
+        const uint8_t* w = static_cast<const uint8_t*>(ri.output(o).data);
+        expected.back().emplace_back(w, w + ri.output(o).bytes);
       }
     }
-    std::printf("  %-24s %2zu of %2u ops on floe's integer kernels; %zu/%zu output bytes equal over 20 runs\n",
-                name.c_str(), own, m->operators()->size(), equal, values);
+
+    // The default conversion, run on the caller's thread and split across
+    // pools of 2 and 3 threads: the same bytes every time.
+    size_t own = 0, split = 0, values = 0, equal = 0;
+    uint32_t op_count = 0;
+    for (pthreadpool_t pool : {pthreadpool_t{nullptr}, pools.two, pools.three}) {
+      SCOPED_TRACE(pool == nullptr ? "1 thread" : pool == pools.two ? "2 threads" : "3 threads");
+      Loaded target;
+      ASSERT_NO_FATAL_FAILURE(load("exact_" + name, &target));
+      Interpreter ti(target.model, target.arena, target.model.arena_size());
+      ti.set_thread_pool(pool);
+      ASSERT_EQ(ti.Init(), Status::kOk) << ti.error().message;
+      ASSERT_EQ(ti.input_count(), ri.input_count());
+      ASSERT_EQ(ti.output_count(), ri.output_count());
+
+      // No integer op on XNNPACK; count those on floe's own integer kernels
+      // and those of them the converter lets split across threads.
+      const schema::Model* m = target.model.schema();
+      op_count = m->operators()->size();
+      own = split = 0;
+      for (uint32_t i = 0; i < op_count; ++i) {
+        const schema::Operator* op = m->operators()->Get(i);
+        if (op->outputs()->size() == 0) continue;
+        const DType out =
+            static_cast<DType>(m->tensors()->Get(static_cast<uint32_t>(op->outputs()->Get(0)))->dtype());
+        if (!is_integer(out)) continue;
+        EXPECT_NE(op->backend(), schema::Backend::XNNPACK)
+            << "op " << i << " (" << schema::EnumNameOpCode(op->opcode()) << ") is integer but runs on XNNPACK";
+        own += op->backend() == schema::Backend::CORTEX_M;
+        split += op->backend() == schema::Backend::CORTEX_M && !op->single_threaded();
+      }
+
+      for (int run = 0; run < 20; ++run) {
+        for (size_t i = 0; i < ti.input_count(); ++i) {
+          ASSERT_EQ(ti.input(i).bytes, inputs[static_cast<size_t>(run)][i].size());
+          std::memcpy(ti.input(i).data, inputs[static_cast<size_t>(run)][i].data(), ti.input(i).bytes);
+        }
+        ASSERT_EQ(ti.Invoke(), Status::kOk) << ti.error().message;
+        for (size_t o = 0; o < ti.output_count(); ++o) {
+          const TensorView got = ti.output(o);
+          const Bytes& want = expected[static_cast<size_t>(run)][o];
+          ASSERT_EQ(got.bytes, want.size());
+          const uint8_t* g = static_cast<const uint8_t*>(got.data);
+          for (size_t k = 0; k < got.bytes; ++k) equal += g[k] == want[k];
+          values += got.bytes;
+          EXPECT_EQ(std::memcmp(g, want.data(), got.bytes), 0) << "output " << o << " differs on run " << run;
+        }
+      }
+    }
+    std::printf("  %-24s %2zu of %2u ops on floe's integer kernels (%zu split across threads); "
+                "%zu/%zu output bytes equal over 20 runs x 1, 2, 3 threads\n",
+                name.c_str(), own, op_count, split, equal, values);
     outputs_compared += values;
+    own_kernel_ops += own;
+    split_ops += split;
     ++models;
   }
-  std::printf("%zu models, %zu output bytes compared, %zu ops on floe's integer kernels\n", models, outputs_compared,
-              own_kernel_ops);
+  std::printf("%zu models, %zu output bytes compared, %zu ops on floe's integer kernels, %zu of them split\n",
+              models, outputs_compared, own_kernel_ops, split_ops);
   EXPECT_GT(own_kernel_ops, 0u);
+  EXPECT_GT(split_ops, 0u);
 }
 
 }  // namespace

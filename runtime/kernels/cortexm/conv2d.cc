@@ -20,6 +20,11 @@
 #include "runtime/kernels/common/op_adapter.h"
 #include "runtime/kernels/cortexm/conv_geometry.h"
 #include "runtime/kernels/cortexm/s8_adapter.h"
+#if defined(FLOE_S8_NEON) || defined(FLOE_S8_X86)
+#include <string.h>
+
+#include "runtime/core/parallel.h"
+#endif
 
 #if defined(FLOE_CORTEXM_S8_MVE)
 #include <arm_mve.h>
@@ -357,6 +362,17 @@ inline void fill(int8_t* dst, ptrdiff_t n, int8_t value) {
   for (ptrdiff_t i = 0; i < n; ++i) dst[i] = value;
 }
 inline void copy(int8_t* dst, const int8_t* src, ptrdiff_t n) {
+#if defined(FLOE_S8_NEON) || defined(FLOE_S8_X86)
+  // The hosts: whole words first (a memcpy of a constant size is one load
+  // and one store; KWS's first layer copies runs of 4 bytes).
+  for (; n >= 8; n -= 8, dst += 8, src += 8) memcpy(dst, src, 8);
+  if (n >= 4) {
+    memcpy(dst, src, 4);
+    dst += 4;
+    src += 4;
+    n -= 4;
+  }
+#endif
   for (ptrdiff_t i = 0; i < n; ++i) dst[i] = src[i];
 }
 
@@ -573,6 +589,39 @@ __attribute__((noinline)) void gather_im2col_rows(const Conv2DS8Plan& p, const i
 }
 #endif
 
+#if defined(FLOE_S8_NEON) || defined(FLOE_S8_X86)
+// The host targets split an im2col convolution across the op's threads
+// (runtime/core/parallel.h): each task takes a band of one image's output
+// pixels and its own share of the scratch rows, so tasks share no bytes.
+struct Im2colBands {
+  const Conv2DS8Plan* plan;
+  const S8Requant* rq;
+  const int8_t* image;
+  const int8_t* filter;
+  int8_t* scratch;
+  int8_t* output;    // the image's first output pixel
+  ptrdiff_t pixels;  // of the image
+  ptrdiff_t band;    // pixels per task
+  ptrdiff_t chunk;   // scratch rows per task
+};
+
+void im2col_band(void* context, size_t task) {
+  const Im2colBands& b = *static_cast<const Im2colBands*>(context);
+  const Conv2DS8Plan& p = *b.plan;
+  ptrdiff_t done = static_cast<ptrdiff_t>(task) * b.band;
+  const ptrdiff_t end = done + b.band < b.pixels ? done + b.band : b.pixels;
+  ptrdiff_t oy = done / p.out_w, ox = done % p.out_w;
+  int8_t* scratch = b.scratch + static_cast<ptrdiff_t>(task) * b.chunk * p.k_size;
+  while (done < end) {
+    const ptrdiff_t rows = end - done < b.chunk ? end - done : b.chunk;
+    im2col_rows(p, b.image, rows, p.k_size, &oy, &ox, scratch);
+    s8_gemm(scratch, p.k_size, static_cast<int32_t>(rows), b.filter, p.out_c, p.k_size, *b.rq,
+            b.output + done * p.out_c, p.out_c);
+    done += rows;
+  }
+}
+#endif
+
 }  // namespace
 
 void plan_im2col(Conv2DS8Plan& plan) {
@@ -598,6 +647,21 @@ void conv2d_s8(const Conv2DS8Plan& plan, const int8_t* input, const int8_t* filt
   }
   const ptrdiff_t pixels = static_cast<ptrdiff_t>(p.out_h) * p.out_w;
   const ptrdiff_t image_bytes = static_cast<ptrdiff_t>(p.in_h) * p.in_w * p.in_c;
+#if defined(FLOE_S8_NEON) || defined(FLOE_S8_X86)
+  // Rows k_size apart (the full requantization's GEMM stride), bands of whole
+  // 4-row GEMM blocks, at least 4 scratch rows per task.
+  const ptrdiff_t tasks = static_cast<ptrdiff_t>(parallel_threads());
+  if (tasks > 1 && !p.short_requant && p.chunk_rows / tasks >= 4 && pixels >= 8 * tasks) {
+    Im2colBands b{&p, &rq, nullptr, filter, scratch, nullptr, pixels, 0, p.chunk_rows / tasks};
+    b.band = ((pixels + tasks - 1) / tasks + 3) & ~ptrdiff_t{3};
+    for (ptrdiff_t n = 0; n < p.batches; ++n) {
+      b.image = input + n * image_bytes;
+      b.output = output + n * pixels * p.out_c;
+      parallel_for(static_cast<size_t>((pixels + b.band - 1) / b.band), im2col_band, &b);
+    }
+    return;
+  }
+#endif
   // The scratch holds chunk_rows rows of k_size bytes: as many rows of the
   // GEMM's preferred stride as fit in it (at least one, or k_size apart).
   ptrdiff_t stride = s8_gemm_row_stride(p.k_size, p.short_requant);

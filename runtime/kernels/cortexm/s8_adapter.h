@@ -39,6 +39,31 @@ inline schema::CortexMKernel general_kernel(schema::CortexMKernel k) {
   }
 }
 
+#if defined(__x86_64__)
+// Input 5 of a GEMM (S8Requant::bias_unsigned): int32 [channels], each
+// bias[c] - 128 * sum_k w[c][k] in wrapping int32 arithmetic, so that the
+// unsigned-byte sums give exactly the signed sums' outputs.
+inline const char* check_unsigned_input_bias(const OpContext& ctx, int32_t channels) {
+  const TensorView unsigned_bias = ctx.input(5), weights = ctx.input(1);
+  if (unsigned_bias.dtype != DType::kInt32 || unsigned_bias.shape.rank != 1 ||
+      unsigned_bias.shape.dims[0] != channels || channels <= 0 || weights.shape.num_elements() % channels != 0) {
+    return FLOE_MSG("int8 Cortex-M GEMM: the unsigned-input bias must be int32 [output channels]");
+  }
+  const size_t k = static_cast<size_t>(weights.shape.num_elements() / channels);
+  const int8_t* w = static_cast<const int8_t*>(weights.data);
+  const int32_t* bias = static_cast<const int32_t*>(ctx.input(2).data);
+  const int32_t* given = static_cast<const int32_t*>(unsigned_bias.data);
+  for (int32_t c = 0; c < channels; ++c, w += k) {
+    uint32_t sum = 0;
+    for (size_t i = 0; i < k; ++i) sum += static_cast<uint32_t>(static_cast<int32_t>(w[i]));
+    if (static_cast<uint32_t>(given[c]) != static_cast<uint32_t>(bias[c]) - 128u * sum) {
+      return FLOE_MSG("int8 Cortex-M GEMM: the unsigned-input bias does not match the weights and bias");
+    }
+  }
+  return nullptr;
+}
+#endif
+
 struct S8Quantization {
   int32_t input_offset;  // minus the input zero point
   int32_t output_offset, act_min, act_max;
@@ -52,12 +77,20 @@ inline const char* prepare_s8_operands(const OpContext& ctx, int32_t channels, i
   if (ctx.op->backend() != schema::Backend::CORTEX_M) {
     return FLOE_MSG("int8 Cortex-M kernel chosen for an op not on the CORTEX_M backend");
   }
-  if (ctx.input_count() != 5 || ctx.output_count() != outputs) {
+  // Input 5, the unsigned-input bias: x86-64 builds, on a GEMM (checked below).
+#if defined(__x86_64__)
+  const schema::CortexMKernel kernel = general_kernel(ctx.op->cortexm_kernel());
+  const bool unsigned_bias = ctx.input_count() == 6 && (kernel == schema::CortexMKernel::S8_GEMM ||
+                                                        kernel == schema::CortexMKernel::S8_IM2COL_GEMM);
+#else
+  constexpr bool unsigned_bias = false;
+#endif
+  if (ctx.input_count() != (unsigned_bias ? 6 : 5) || ctx.output_count() != outputs) {
     return FLOE_MSG("int8 Cortex-M op: wrong number of inputs or outputs");
   }
   // Checked here once (shifts, multipliers, a packed filter's constants), so
   // they must not change after: constants of the model.
-  for (int i = 0; i < 5; ++i) {
+  for (int i = 0; i < ctx.input_count(); ++i) {
     if (!ctx.has_input(i) || (i > 0 && !ctx.input_is_constant(i))) {
       return FLOE_MSG("int8 Cortex-M op: weights, bias, multipliers and shifts must be constants");
     }
@@ -74,6 +107,11 @@ inline const char* prepare_s8_operands(const OpContext& ctx, int32_t channels, i
       return FLOE_MSG("int8 Cortex-M op: bias, multipliers and shifts must be int32 [output channels]");
     }
   }
+#if defined(__x86_64__)
+  if (unsigned_bias) {
+    if (const char* err = check_unsigned_input_bias(ctx, channels)) return err;
+  }
+#endif
   const int32_t* m = static_cast<const int32_t*>(mult.data);
   const int32_t* sh = static_cast<const int32_t*>(shift.data);
   for (int32_t c = 0; c < channels; ++c) {
@@ -106,14 +144,18 @@ inline const char* prepare_s8_operands(const OpContext& ctx, int32_t channels, i
 // The microkernels' requantization from the bound operands 2, 3, 4.
 inline S8Requant s8_requant(const PreparedOp& op, int32_t output_offset, int32_t act_min, int32_t act_max,
                             bool short_path, bool narrow_weights = false) {
-  return {static_cast<const int32_t*>(op.operands[2].data),
-          static_cast<const int32_t*>(op.operands[3].data),
-          static_cast<const int32_t*>(op.operands[4].data),
-          output_offset,
-          act_min,
-          act_max,
-          short_path,
-          kS8NarrowWeightsUsed && narrow_weights};
+  S8Requant rq{static_cast<const int32_t*>(op.operands[2].data),
+               static_cast<const int32_t*>(op.operands[3].data),
+               static_cast<const int32_t*>(op.operands[4].data),
+               output_offset,
+               act_min,
+               act_max,
+               short_path,
+               kS8NarrowWeightsUsed && narrow_weights};
+#if defined(__x86_64__)
+  if (op.inputs == 6) rq.bias_unsigned = static_cast<const int32_t*>(op.operands[5].data);
+#endif
+  return rq;
 }
 
 }  // namespace floe::cortexm

@@ -44,6 +44,9 @@
 #include <string.h>
 
 #include "runtime/kernels/common/window.h"
+#if defined(FLOE_S8_NEON) || defined(FLOE_S8_X86)
+#include "runtime/core/parallel.h"
+#endif
 
 #if defined(__ARM_FEATURE_DSP) && defined(__ARM_ARCH_PROFILE) && __ARM_ARCH_PROFILE == 'M'
 #define FLOE_S8_DSP 1
@@ -930,17 +933,78 @@ __attribute__((noinline)) void s8_gemm_row_pairs(const int8_t* a, int32_t a_stri
 
 }  // namespace
 
+#if defined(FLOE_S8_NEON) || defined(FLOE_S8_X86)
+namespace {
+
+// The host targets' SIMD GEMMs, and their split across the op's threads
+// (runtime/core/parallel.h): each task takes a band of rows, or, for a single
+// row (a FULLY_CONNECTED at batch 1), a band of channels, in whole register
+// blocks (4 rows, 16 channels).
+using HostGemm = void (*)(const int8_t* a, int32_t a_stride, int32_t rows, const int8_t* w, int32_t channels,
+                          int32_t k_size, const S8Requant& rq, int8_t* out, int32_t out_stride);
+
+struct GemmBands {
+  HostGemm gemm;
+  const int8_t* a;
+  const int8_t* w;
+  const S8Requant* rq;
+  int8_t* out;
+  int32_t a_stride, rows, channels, k_size, out_stride;
+  int32_t band;  // rows (by_rows) or channels per task
+  bool by_rows;
+};
+
+void gemm_band(void* context, size_t task) {
+  const GemmBands& g = *static_cast<const GemmBands*>(context);
+  const int32_t begin = static_cast<int32_t>(task) * g.band;
+  if (g.by_rows) {
+    const int32_t rows = g.rows - begin < g.band ? g.rows - begin : g.band;
+    g.gemm(g.a + static_cast<ptrdiff_t>(begin) * g.a_stride, g.a_stride, rows, g.w, g.channels, g.k_size, *g.rq,
+           g.out + static_cast<ptrdiff_t>(begin) * g.out_stride, g.out_stride);
+    return;
+  }
+  const int32_t channels = g.channels - begin < g.band ? g.channels - begin : g.band;
+  S8Requant rq = *g.rq;  // channel `begin`'s constants first
+  rq.bias += begin;
+  rq.multiplier += begin;
+  rq.shift += begin;
+#if defined(FLOE_S8_X86)
+  if (rq.bias_unsigned != nullptr) rq.bias_unsigned += begin;
+#endif
+  g.gemm(g.a, g.a_stride, g.rows, g.w + static_cast<ptrdiff_t>(begin) * g.k_size, channels, g.k_size, rq,
+         g.out + begin, g.out_stride);
+}
+
+void host_gemm(HostGemm gemm, const int8_t* a, int32_t a_stride, int32_t rows, const int8_t* w, int32_t channels,
+               int32_t k_size, const S8Requant& rq, int8_t* out, int32_t out_stride) {
+  const int32_t threads = static_cast<int32_t>(parallel_threads());
+  if (threads > 1) {
+    GemmBands g{gemm, a, w, &rq, out, a_stride, rows, channels, k_size, out_stride, 0, rows >= 8};
+    const int32_t extent = g.by_rows ? rows : channels, block = g.by_rows ? 4 : 16;
+    g.band = ((extent + threads - 1) / threads + block - 1) / block * block;
+    const int32_t tasks = (extent + g.band - 1) / g.band;
+    if (tasks > 1) {
+      parallel_for(static_cast<size_t>(tasks), gemm_band, &g);
+      return;
+    }
+  }
+  gemm(a, a_stride, rows, w, channels, k_size, rq, out, out_stride);
+}
+
+}  // namespace
+#endif
+
 void s8_gemm(const int8_t* a, int32_t a_stride, int32_t rows, const int8_t* w, int32_t channels,
              int32_t k_size, const S8Requant& rq, int8_t* out, int32_t out_stride) {
 #if defined(FLOE_S8_NEON)
   if (!rq.short_path) {
-    s8_gemm_neon(a, a_stride, rows, w, channels, k_size, rq, out, out_stride);
+    host_gemm(s8_gemm_neon, a, a_stride, rows, w, channels, k_size, rq, out, out_stride);
     return;
   }
 #elif defined(FLOE_S8_X86)
   if (!rq.short_path && s8_x86_avx2_available()) {
-    (s8_x86_vnni_available() ? s8_gemm_vnni : s8_gemm_avx2)(a, a_stride, rows, w, channels, k_size, rq, out,
-                                                           out_stride);
+    host_gemm(s8_x86_vnni_available() ? s8_gemm_vnni : s8_gemm_avx2, a, a_stride, rows, w, channels, k_size, rq,
+              out, out_stride);
     return;
   }
 #endif
@@ -1882,16 +1946,69 @@ __attribute__((noinline)) void depthwise_pixels(const DepthwiseS8Shape& shape, c
 
 }  // namespace
 
+#if defined(FLOE_S8_NEON) || defined(FLOE_S8_X86)
+namespace {
+
+// The host targets' SIMD depthwise kernels, split across the op's threads by
+// bands of output rows: a band is the same convolution of one image with
+// fewer output rows and its top padding moved up by the rows before it.
+using HostDepthwise = void (*)(const DepthwiseS8Shape& shape, const int8_t* input, const int8_t* filter,
+                               const S8Requant& rq, int8_t* output);
+
+struct DepthwiseBands {
+  HostDepthwise depthwise;
+  const DepthwiseS8Shape* shape;
+  const int8_t* input;
+  const int8_t* filter;
+  const S8Requant* rq;
+  int8_t* output;
+  int32_t band;            // output rows per task
+  int32_t bands_per_image;
+};
+
+void depthwise_band(void* context, size_t task) {
+  const DepthwiseBands& d = *static_cast<const DepthwiseBands*>(context);
+  const DepthwiseS8Shape& s = *d.shape;
+  const int32_t n = static_cast<int32_t>(task) / d.bands_per_image;
+  const int32_t first = static_cast<int32_t>(task) % d.bands_per_image * d.band;
+  DepthwiseS8Shape band = s;
+  band.batches = 1;
+  band.out_h = s.out_h - first < d.band ? s.out_h - first : d.band;
+  band.pad_top = s.pad_top - first * s.stride_h;
+  const ptrdiff_t image = static_cast<ptrdiff_t>(s.in_h) * s.in_w * s.channels;
+  const ptrdiff_t out_row = static_cast<ptrdiff_t>(s.out_w) * s.channels;
+  d.depthwise(band, d.input + n * image, d.filter, *d.rq,
+              d.output + (static_cast<ptrdiff_t>(n) * s.out_h + first) * out_row);
+}
+
+void host_depthwise(HostDepthwise depthwise, const DepthwiseS8Shape& shape, const int8_t* input,
+                    const int8_t* filter, const S8Requant& rq, int8_t* output) {
+  const int32_t threads = static_cast<int32_t>(parallel_threads());
+  if (threads > 1 && (shape.batches > 1 || shape.out_h > 1)) {
+    DepthwiseBands d{depthwise, &shape, input, filter, &rq, output, 0, 0};
+    // Per image as many bands as threads need, beyond the images themselves.
+    const int32_t per_image = shape.batches >= threads ? 1 : (threads + shape.batches - 1) / shape.batches;
+    d.band = (shape.out_h + per_image - 1) / per_image;
+    d.bands_per_image = (shape.out_h + d.band - 1) / d.band;
+    parallel_for(static_cast<size_t>(shape.batches) * static_cast<size_t>(d.bands_per_image), depthwise_band, &d);
+    return;
+  }
+  depthwise(shape, input, filter, rq, output);
+}
+
+}  // namespace
+#endif
+
 void s8_depthwise(const DepthwiseS8Shape& shape, const int8_t* input, const int8_t* filter,
                   const S8Requant& rq, int8_t* output) {
 #if defined(FLOE_S8_NEON)
   if (!rq.short_path) {
-    s8_depthwise_neon(shape, input, filter, rq, output);
+    host_depthwise(s8_depthwise_neon, shape, input, filter, rq, output);
     return;
   }
 #elif defined(FLOE_S8_X86)
   if (!rq.short_path && s8_x86_avx2_available()) {
-    s8_depthwise_avx2(shape, input, filter, rq, output);
+    host_depthwise(s8_depthwise_avx2, shape, input, filter, rq, output);
     return;
   }
 #endif

@@ -53,6 +53,12 @@ struct S8Requant {
   // GEMM weights all in [-127, 127] (the *_NARROW_WEIGHTS kernels): a pair of
   // products fits int16. Only the aarch64 build uses it.
   bool narrow_weights = false;
+#if defined(__x86_64__)
+  // GEMM only, when the model gives it: bias[c] - 128 * sum_k w[c][k], the
+  // bias for inputs read as unsigned bytes (a + 128), which AVX512-VNNI's
+  // VPDPBUSD multiplies four at a time (s8_gemm_vnni). Null: not given.
+  const int32_t* bias_unsigned = nullptr;
+#endif
 };
 
 // out[r * out_stride + c] = requant_c(sum_k a[r * a_stride + k] * w[c * k_size + k])

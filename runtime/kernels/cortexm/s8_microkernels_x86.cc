@@ -267,6 +267,58 @@ __attribute__((FLOE_VNNI_TARGET, always_inline)) inline void sums_4x4_vnni(const
   }
 }
 
+// The same sums with VPDPBUSD, four products per lane: the rows are read as
+// unsigned bytes (a + 128, by flipping the sign bit) against the signed
+// weights, so each sum exceeds the signed one by 128 * sum_k w[c][k], which
+// the converter's unsigned-input bias takes back. A last part of fewer than 32
+// columns is loaded masked: its missing weights are zero and add nothing.
+__attribute__((FLOE_VNNI_TARGET, always_inline)) inline void sums_4x4_vnni_unsigned(const int8_t* a0,
+                                                                                    ptrdiff_t a_stride,
+                                                                                    const int8_t* w, ptrdiff_t k,
+                                                                                    __m128i s[4]) {
+  const int8_t* a1 = a0 + a_stride;
+  const int8_t* a2 = a1 + a_stride;
+  const int8_t* a3 = a2 + a_stride;
+  const int8_t* w1 = w + k;
+  const int8_t* w2 = w1 + k;
+  const int8_t* w3 = w2 + k;
+  const __m256i z = _mm256_setzero_si256(), flip = _mm256_set1_epi8(-128);
+  __m256i c00 = z, c01 = z, c02 = z, c03 = z, c10 = z, c11 = z, c12 = z, c13 = z;
+  __m256i c20 = z, c21 = z, c22 = z, c23 = z, c30 = z, c31 = z, c32 = z, c33 = z;
+  ptrdiff_t t = 0;
+#define FLOE_VNNI_U8_4X4(LOAD)                                                                        \
+  {                                                                                                   \
+    const __m256i x0 = _mm256_xor_si256(LOAD(a0 + t), flip), x1 = _mm256_xor_si256(LOAD(a1 + t), flip); \
+    const __m256i x2 = _mm256_xor_si256(LOAD(a2 + t), flip), x3 = _mm256_xor_si256(LOAD(a3 + t), flip); \
+    __m256i v = LOAD(w + t);                                                                          \
+    c00 = _mm256_dpbusd_epi32(c00, x0, v), c10 = _mm256_dpbusd_epi32(c10, x1, v);                     \
+    c20 = _mm256_dpbusd_epi32(c20, x2, v), c30 = _mm256_dpbusd_epi32(c30, x3, v);                     \
+    v = LOAD(w1 + t);                                                                                 \
+    c01 = _mm256_dpbusd_epi32(c01, x0, v), c11 = _mm256_dpbusd_epi32(c11, x1, v);                     \
+    c21 = _mm256_dpbusd_epi32(c21, x2, v), c31 = _mm256_dpbusd_epi32(c31, x3, v);                     \
+    v = LOAD(w2 + t);                                                                                 \
+    c02 = _mm256_dpbusd_epi32(c02, x0, v), c12 = _mm256_dpbusd_epi32(c12, x1, v);                     \
+    c22 = _mm256_dpbusd_epi32(c22, x2, v), c32 = _mm256_dpbusd_epi32(c32, x3, v);                     \
+    v = LOAD(w3 + t);                                                                                 \
+    c03 = _mm256_dpbusd_epi32(c03, x0, v), c13 = _mm256_dpbusd_epi32(c13, x1, v);                     \
+    c23 = _mm256_dpbusd_epi32(c23, x2, v), c33 = _mm256_dpbusd_epi32(c33, x3, v);                     \
+  }
+#define FLOE_LOAD32(p) _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p))
+#define FLOE_LOAD_PART(p) _mm256_maskz_loadu_epi8(part, p)
+  for (; t + 32 <= k; t += 32) FLOE_VNNI_U8_4X4(FLOE_LOAD32)
+  if (t < k) {
+    const __mmask32 part = static_cast<__mmask32>((uint64_t{1} << (k - t)) - 1);
+    FLOE_VNNI_U8_4X4(FLOE_LOAD_PART)
+  }
+#undef FLOE_LOAD_PART
+#undef FLOE_LOAD32
+#undef FLOE_VNNI_U8_4X4
+  s[0] = reduce4(c00, c01, c02, c03);
+  s[1] = reduce4(c10, c11, c12, c13);
+  s[2] = reduce4(c20, c21, c22, c23);
+  s[3] = reduce4(c30, c31, c32, c33);
+}
+
 // The output constants every GEMM block shares.
 struct GemmOut {
   __m256i offset, lo, hi;
@@ -319,17 +371,27 @@ __attribute__((FLOE_VNNI_TARGET)) void s8_gemm_vnni(const int8_t* a, int32_t a_s
                                                     int32_t out_stride) {
   const ptrdiff_t k = k_size;
   const GemmOut g = gemm_out(rq, out, out_stride);
+  // With the unsigned-input bias the 4-row blocks multiply bytes four at a
+  // time; the last rows keep the signed sums and the model's bias.
+  S8Requant rq_unsigned = rq;
+  if (rq.bias_unsigned != nullptr) rq_unsigned.bias = rq.bias_unsigned;
   int32_t c = 0;
   for (; c + 4 <= channels; c += 4) {
     const Requant4 q = channels4(rq, c);
     const Requant8 q8 = requant8(q, q);  // both rows of a pair
+    const Requant4 q_blocks = channels4(rq_unsigned, c);
+    const Requant8 q8_blocks = requant8(q_blocks, q_blocks);
     const int8_t* wc = w + c * k;
     int32_t r = 0;
     for (; r + 4 <= rows; r += 4) {
       __m128i s4[4];
-      sums_4x4_vnni(a + r * static_cast<ptrdiff_t>(a_stride), a_stride, wc, k, s4);
-      const __m128i v01 = narrow8(requantize8(_mm256_set_m128i(s4[1], s4[0]), q8, g.offset, g.lo, g.hi));
-      const __m128i v23 = narrow8(requantize8(_mm256_set_m128i(s4[3], s4[2]), q8, g.offset, g.lo, g.hi));
+      if (rq.bias_unsigned != nullptr) {
+        sums_4x4_vnni_unsigned(a + r * static_cast<ptrdiff_t>(a_stride), a_stride, wc, k, s4);
+      } else {
+        sums_4x4_vnni(a + r * static_cast<ptrdiff_t>(a_stride), a_stride, wc, k, s4);
+      }
+      const __m128i v01 = narrow8(requantize8(_mm256_set_m128i(s4[1], s4[0]), q8_blocks, g.offset, g.lo, g.hi));
+      const __m128i v23 = narrow8(requantize8(_mm256_set_m128i(s4[3], s4[2]), q8_blocks, g.offset, g.lo, g.hi));
       int8_t* o0 = out + r * static_cast<ptrdiff_t>(out_stride) + c;
       store4(o0, v01);
       store4_upper(o0 + out_stride, v01);

@@ -5,6 +5,7 @@
 // up the operators with the planned arena pointers. Invoke: xnn_run_operator
 // only. The region's limit is the converter's budget (Model.xnnpack_arena_size),
 // not the caller's spare bytes, so an under-budget is caught on every arena.
+#include <pthreadpool.h>
 #include <xnnpack.h>
 #if defined(__aarch64__)
 #include <sys/auxv.h>
@@ -204,6 +205,23 @@ Status backend_prepare(const Model& model, const BackendInit& init, BackendResul
 
 bool backend_owns(const BackendState* state, uint32_t op) {
   return state != nullptr && op < state->op_count && state->ops[op] != nullptr;
+}
+
+namespace {
+void run_on_pthreadpool(void* pool, ParallelTask task, void* context, size_t count) {
+  pthreadpool_parallelize_1d(static_cast<pthreadpool_t>(pool), task, context, count, 0);
+}
+}  // namespace
+
+OpThreads backend_op_threads(void* thread_pool) {
+  OpThreads threads;
+  const size_t count = pthreadpool_get_threads_count(static_cast<pthreadpool_t>(thread_pool));
+  if (count > 1) {
+    threads.run = run_on_pthreadpool;
+    threads.pool = thread_pool;
+    threads.threads = count;
+  }
+  return threads;
 }
 
 Status backend_run(BackendState* state, uint32_t op, void* thread_pool) {
