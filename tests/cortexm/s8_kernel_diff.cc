@@ -114,8 +114,11 @@ void unsigned_gemm(const cortexm::S8Requant& rq, int32_t a_stride, int32_t chann
 }
 #endif
 
-void gemm_case(Random& rng, Checker& check, int index, bool short_path, bool narrow_weights = false) {
-  const int32_t rows = rng.range(1, 9), channels = rng.range(1, 19), k = rng.range(1, 70);
+// large: up to 40 rows and 64 channels, enough to split by rows (8 and
+// more) or, below 8 rows, by channels (past 16).
+void gemm_case(Random& rng, Checker& check, int index, bool short_path, bool narrow_weights = false,
+               bool large = false) {
+  const int32_t rows = rng.range(1, large ? 40 : 9), channels = rng.range(1, large ? 64 : 19), k = rng.range(1, 70);
   const Quant q = random_quant(rng, channels, short_path);
   fill(rng, g_in, static_cast<size_t>(rows * k));
   fill(rng, g_filter, static_cast<size_t>(channels * k));
@@ -445,26 +448,6 @@ void run_reversed(void*, ParallelTask task, void* context, size_t count) {
   for (size_t i = count; i-- > 0;) task(context, i);
 }
 
-// GEMMs large enough to split by rows (8 and more) or, below 8 rows, by
-// channels (past 16).
-void split_gemm_case(Random& rng, Checker& check, int index) {
-  const int32_t rows = rng.range(1, 40), channels = rng.range(1, 64), k = rng.range(1, 70);
-  const Quant q = random_quant(rng, channels, false);
-  fill(rng, g_in, static_cast<size_t>(rows * k));
-  fill(rng, g_filter, static_cast<size_t>(channels * k));
-  const int32_t a_dims[2] = {rows, k}, w_dims[2] = {channels, k}, o_dims[2] = {rows, channels}, b_dims[1] = {channels};
-  const ref::FullyConnectedS8Params params = {q.input_offset, 0, q.output_offset, 0, 0, q.act_min, q.act_max};
-  ref::fully_connected_s8(params, {{g_in, {a_dims, 2}}, {g_filter, {w_dims, 2}}, {g_bias, {b_dims, 1}}, g_mult,
-                                   g_shift, {g_ref, {o_dims, 2}}});
-  fold(g_filter, channels, k, q.input_offset);
-  const cortexm::S8Requant rq = {g_folded, g_mult, g_shift, q.output_offset, q.act_min, q.act_max, false, false};
-  cortexm::s8_gemm(g_in, k, rows, g_filter, channels, k, rq, g_opt, channels);
-  check.compare("s8_gemm split across threads", index, static_cast<size_t>(rows * channels));
-#if defined(FLOE_S8_X86)
-  if (cortexm::s8_x86_vnni_available()) unsigned_gemm(rq, k, channels, rows, k, index, check);
-#endif
-}
-
 // Each kernel's cases again, split across 2, 3 and 4 threads.
 void split_cases(Random& rng, Checker& check, int cases) {
   for (int i = 0; i < cases; ++i) {
@@ -472,7 +455,7 @@ void split_cases(Random& rng, Checker& check, int cases) {
     pool.run = run_reversed;
     pool.threads = static_cast<size_t>(2 + i % 3);
     const OpThreadsScope scope(pool);
-    split_gemm_case(rng, check, i);
+    gemm_case(rng, check, i, false, false, /*large=*/true);
     conv_case(rng, check, i, false, false, /*whole_scratch=*/true);
     depthwise_case(rng, check, i, false);
     ++check.report->split_cases;

@@ -212,70 +212,19 @@ FLOE_AVX2 int32_t dot(const int8_t* a, const int8_t* w, ptrdiff_t k) {
 #define FLOE_VNNI_TARGET target("avx2,avx512f,avx512vl,avx512bw,avx512vnni")
 
 // Sums of rows a0..a3 (a_stride apart) against channels w .. w + 3k with
-// VPDPWSSD (AVX512-VNNI on 256-bit registers: the multiply-add and the
-// accumulation in one instruction; 16 accumulators fit the 32 registers
-// AVX-512 gives).
+// AVX512-VNNI on 256-bit registers (the multiply-add and the accumulation in
+// one instruction; 16 accumulators fit the 32 registers AVX-512 gives):
+//   signed rows: VPDPWSSD on widened int16 pairs, 16 columns at a time;
+//   kUnsignedRows: VPDPBUSD, four byte products per lane, 32 columns at a
+//   time, the rows read as unsigned bytes (a + 128, by flipping the sign bit)
+//   against the signed weights, so each sum exceeds the signed one by
+//   128 * sum_k w[c][k], which the converter's unsigned-input bias takes
+//   back. A last part of fewer than 32 columns is loaded masked: its missing
+//   weights are zero and add nothing.
+template <bool kUnsignedRows>
 __attribute__((FLOE_VNNI_TARGET, always_inline)) inline void sums_4x4_vnni(const int8_t* a0, ptrdiff_t a_stride,
                                                                           const int8_t* w, ptrdiff_t k,
                                                                           __m128i s[4]) {
-  const int8_t* a1 = a0 + a_stride;
-  const int8_t* a2 = a1 + a_stride;
-  const int8_t* a3 = a2 + a_stride;
-  const int8_t* w1 = w + k;
-  const int8_t* w2 = w1 + k;
-  const int8_t* w3 = w2 + k;
-  const __m256i z = _mm256_setzero_si256();
-  __m256i c00 = z, c01 = z, c02 = z, c03 = z, c10 = z, c11 = z, c12 = z, c13 = z;
-  __m256i c20 = z, c21 = z, c22 = z, c23 = z, c30 = z, c31 = z, c32 = z, c33 = z;
-  ptrdiff_t t = 0;
-#define FLOE_VNNI_4X4(WIDEN)                                                                          \
-  {                                                                                                   \
-    const __m256i x0 = WIDEN(a0 + t), x1 = WIDEN(a1 + t), x2 = WIDEN(a2 + t), x3 = WIDEN(a3 + t);     \
-    __m256i v = WIDEN(w + t);                                                                         \
-    c00 = _mm256_dpwssd_epi32(c00, x0, v), c10 = _mm256_dpwssd_epi32(c10, x1, v);                     \
-    c20 = _mm256_dpwssd_epi32(c20, x2, v), c30 = _mm256_dpwssd_epi32(c30, x3, v);                     \
-    v = WIDEN(w1 + t);                                                                                \
-    c01 = _mm256_dpwssd_epi32(c01, x0, v), c11 = _mm256_dpwssd_epi32(c11, x1, v);                     \
-    c21 = _mm256_dpwssd_epi32(c21, x2, v), c31 = _mm256_dpwssd_epi32(c31, x3, v);                     \
-    v = WIDEN(w2 + t);                                                                                \
-    c02 = _mm256_dpwssd_epi32(c02, x0, v), c12 = _mm256_dpwssd_epi32(c12, x1, v);                     \
-    c22 = _mm256_dpwssd_epi32(c22, x2, v), c32 = _mm256_dpwssd_epi32(c32, x3, v);                     \
-    v = WIDEN(w3 + t);                                                                                \
-    c03 = _mm256_dpwssd_epi32(c03, x0, v), c13 = _mm256_dpwssd_epi32(c13, x1, v);                     \
-    c23 = _mm256_dpwssd_epi32(c23, x2, v), c33 = _mm256_dpwssd_epi32(c33, x3, v);                     \
-  }
-  for (; t + 16 <= k; t += 16) FLOE_VNNI_4X4(widen16)
-  if (t + 8 <= k) {
-    FLOE_VNNI_4X4(widen8)
-    t += 8;
-  }
-#undef FLOE_VNNI_4X4
-  s[0] = reduce4(c00, c01, c02, c03);
-  s[1] = reduce4(c10, c11, c12, c13);
-  s[2] = reduce4(c20, c21, c22, c23);
-  s[3] = reduce4(c30, c31, c32, c33);
-  if (t < k) {
-    const int8_t* as[4] = {a0, a1, a2, a3};
-    const int8_t* ws[4] = {w, w1, w2, w3};
-    for (int i = 0; i < 4; ++i) {
-      alignas(16) int32_t tail[4] = {0, 0, 0, 0};
-      for (ptrdiff_t u = t; u < k; ++u) {
-        for (int j = 0; j < 4; ++j) tail[j] += as[i][u] * ws[j][u];
-      }
-      s[i] = _mm_add_epi32(s[i], _mm_load_si128(reinterpret_cast<const __m128i*>(tail)));
-    }
-  }
-}
-
-// The same sums with VPDPBUSD, four products per lane: the rows are read as
-// unsigned bytes (a + 128, by flipping the sign bit) against the signed
-// weights, so each sum exceeds the signed one by 128 * sum_k w[c][k], which
-// the converter's unsigned-input bias takes back. A last part of fewer than 32
-// columns is loaded masked: its missing weights are zero and add nothing.
-__attribute__((FLOE_VNNI_TARGET, always_inline)) inline void sums_4x4_vnni_unsigned(const int8_t* a0,
-                                                                                    ptrdiff_t a_stride,
-                                                                                    const int8_t* w, ptrdiff_t k,
-                                                                                    __m128i s[4]) {
   const int8_t* a1 = a0 + a_stride;
   const int8_t* a2 = a1 + a_stride;
   const int8_t* a3 = a2 + a_stride;
@@ -286,37 +235,57 @@ __attribute__((FLOE_VNNI_TARGET, always_inline)) inline void sums_4x4_vnni_unsig
   __m256i c00 = z, c01 = z, c02 = z, c03 = z, c10 = z, c11 = z, c12 = z, c13 = z;
   __m256i c20 = z, c21 = z, c22 = z, c23 = z, c30 = z, c31 = z, c32 = z, c33 = z;
   ptrdiff_t t = 0;
-#define FLOE_VNNI_U8_4X4(LOAD)                                                                        \
-  {                                                                                                   \
-    const __m256i x0 = _mm256_xor_si256(LOAD(a0 + t), flip), x1 = _mm256_xor_si256(LOAD(a1 + t), flip); \
-    const __m256i x2 = _mm256_xor_si256(LOAD(a2 + t), flip), x3 = _mm256_xor_si256(LOAD(a3 + t), flip); \
-    __m256i v = LOAD(w + t);                                                                          \
-    c00 = _mm256_dpbusd_epi32(c00, x0, v), c10 = _mm256_dpbusd_epi32(c10, x1, v);                     \
-    c20 = _mm256_dpbusd_epi32(c20, x2, v), c30 = _mm256_dpbusd_epi32(c30, x3, v);                     \
-    v = LOAD(w1 + t);                                                                                 \
-    c01 = _mm256_dpbusd_epi32(c01, x0, v), c11 = _mm256_dpbusd_epi32(c11, x1, v);                     \
-    c21 = _mm256_dpbusd_epi32(c21, x2, v), c31 = _mm256_dpbusd_epi32(c31, x3, v);                     \
-    v = LOAD(w2 + t);                                                                                 \
-    c02 = _mm256_dpbusd_epi32(c02, x0, v), c12 = _mm256_dpbusd_epi32(c12, x1, v);                     \
-    c22 = _mm256_dpbusd_epi32(c22, x2, v), c32 = _mm256_dpbusd_epi32(c32, x3, v);                     \
-    v = LOAD(w3 + t);                                                                                 \
-    c03 = _mm256_dpbusd_epi32(c03, x0, v), c13 = _mm256_dpbusd_epi32(c13, x1, v);                     \
-    c23 = _mm256_dpbusd_epi32(c23, x2, v), c33 = _mm256_dpbusd_epi32(c33, x3, v);                     \
+  // One step: every row against every channel's WEIGHT(..) with DOT.
+#define FLOE_VNNI_4X4(ROW, WEIGHT, DOT)                                                             \
+  {                                                                                                 \
+    const __m256i x0 = ROW(a0 + t), x1 = ROW(a1 + t), x2 = ROW(a2 + t), x3 = ROW(a3 + t);           \
+    __m256i v = WEIGHT(w + t);                                                                      \
+    c00 = DOT(c00, x0, v), c10 = DOT(c10, x1, v), c20 = DOT(c20, x2, v), c30 = DOT(c30, x3, v);     \
+    v = WEIGHT(w1 + t);                                                                             \
+    c01 = DOT(c01, x0, v), c11 = DOT(c11, x1, v), c21 = DOT(c21, x2, v), c31 = DOT(c31, x3, v);     \
+    v = WEIGHT(w2 + t);                                                                             \
+    c02 = DOT(c02, x0, v), c12 = DOT(c12, x1, v), c22 = DOT(c22, x2, v), c32 = DOT(c32, x3, v);     \
+    v = WEIGHT(w3 + t);                                                                             \
+    c03 = DOT(c03, x0, v), c13 = DOT(c13, x1, v), c23 = DOT(c23, x2, v), c33 = DOT(c33, x3, v);     \
   }
-#define FLOE_LOAD32(p) _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p))
-#define FLOE_LOAD_PART(p) _mm256_maskz_loadu_epi8(part, p)
-  for (; t + 32 <= k; t += 32) FLOE_VNNI_U8_4X4(FLOE_LOAD32)
-  if (t < k) {
-    const __mmask32 part = static_cast<__mmask32>((uint64_t{1} << (k - t)) - 1);
-    FLOE_VNNI_U8_4X4(FLOE_LOAD_PART)
+  if constexpr (kUnsignedRows) {
+#define FLOE_BYTES32(p) _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p))
+#define FLOE_FLIPPED32(p) _mm256_xor_si256(FLOE_BYTES32(p), flip)
+#define FLOE_BYTES_PART(p) _mm256_maskz_loadu_epi8(part, p)
+#define FLOE_FLIPPED_PART(p) _mm256_xor_si256(FLOE_BYTES_PART(p), flip)
+    for (; t + 32 <= k; t += 32) FLOE_VNNI_4X4(FLOE_FLIPPED32, FLOE_BYTES32, _mm256_dpbusd_epi32)
+    if (t < k) {
+      const __mmask32 part = static_cast<__mmask32>((uint64_t{1} << (k - t)) - 1);
+      FLOE_VNNI_4X4(FLOE_FLIPPED_PART, FLOE_BYTES_PART, _mm256_dpbusd_epi32)
+      t = k;
+    }
+#undef FLOE_FLIPPED_PART
+#undef FLOE_BYTES_PART
+#undef FLOE_FLIPPED32
+#undef FLOE_BYTES32
+  } else {
+    for (; t + 16 <= k; t += 16) FLOE_VNNI_4X4(widen16, widen16, _mm256_dpwssd_epi32)
+    if (t + 8 <= k) {
+      FLOE_VNNI_4X4(widen8, widen8, _mm256_dpwssd_epi32)
+      t += 8;
+    }
   }
-#undef FLOE_LOAD_PART
-#undef FLOE_LOAD32
-#undef FLOE_VNNI_U8_4X4
+#undef FLOE_VNNI_4X4
   s[0] = reduce4(c00, c01, c02, c03);
   s[1] = reduce4(c10, c11, c12, c13);
   s[2] = reduce4(c20, c21, c22, c23);
   s[3] = reduce4(c30, c31, c32, c33);
+  if (t < k) {  // signed rows: the last k % 8 columns
+    const int8_t* as[4] = {a0, a1, a2, a3};
+    const int8_t* ws[4] = {w, w1, w2, w3};
+    for (int i = 0; i < 4; ++i) {
+      alignas(16) int32_t tail[4] = {0, 0, 0, 0};
+      for (ptrdiff_t u = t; u < k; ++u) {
+        for (int j = 0; j < 4; ++j) tail[j] += as[i][u] * ws[j][u];
+      }
+      s[i] = _mm_add_epi32(s[i], _mm_load_si128(reinterpret_cast<const __m128i*>(tail)));
+    }
+  }
 }
 
 // The output constants every GEMM block shares.
@@ -386,9 +355,9 @@ __attribute__((FLOE_VNNI_TARGET)) void s8_gemm_vnni(const int8_t* a, int32_t a_s
     for (; r + 4 <= rows; r += 4) {
       __m128i s4[4];
       if (rq.bias_unsigned != nullptr) {
-        sums_4x4_vnni_unsigned(a + r * static_cast<ptrdiff_t>(a_stride), a_stride, wc, k, s4);
+        sums_4x4_vnni<true>(a + r * static_cast<ptrdiff_t>(a_stride), a_stride, wc, k, s4);
       } else {
-        sums_4x4_vnni(a + r * static_cast<ptrdiff_t>(a_stride), a_stride, wc, k, s4);
+        sums_4x4_vnni<false>(a + r * static_cast<ptrdiff_t>(a_stride), a_stride, wc, k, s4);
       }
       const __m128i v01 = narrow8(requantize8(_mm256_set_m128i(s4[1], s4[0]), q8_blocks, g.offset, g.lo, g.hi));
       const __m128i v23 = narrow8(requantize8(_mm256_set_m128i(s4[3], s4[2]), q8_blocks, g.offset, g.lo, g.hi));
