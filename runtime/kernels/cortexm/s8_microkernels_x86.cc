@@ -257,7 +257,6 @@ __attribute__((FLOE_VNNI_TARGET, always_inline)) inline void sums_4x4_vnni(const
     if (t < k) {
       const __mmask32 part = static_cast<__mmask32>((uint64_t{1} << (k - t)) - 1);
       FLOE_VNNI_4X4(FLOE_FLIPPED_PART, FLOE_BYTES_PART, _mm256_dpbusd_epi32)
-      t = k;
     }
 #undef FLOE_FLIPPED_PART
 #undef FLOE_BYTES_PART
@@ -275,7 +274,7 @@ __attribute__((FLOE_VNNI_TARGET, always_inline)) inline void sums_4x4_vnni(const
   s[1] = reduce4(c10, c11, c12, c13);
   s[2] = reduce4(c20, c21, c22, c23);
   s[3] = reduce4(c30, c31, c32, c33);
-  if (t < k) {  // signed rows: the last k % 8 columns
+  if (!kUnsignedRows && t < k) {  // signed rows: the last k % 8 columns
     const int8_t* as[4] = {a0, a1, a2, a3};
     const int8_t* ws[4] = {w, w1, w2, w3};
     for (int i = 0; i < 4; ++i) {
