@@ -144,18 +144,18 @@ inline const char* prepare_s8_operands(const OpContext& ctx, int32_t channels, i
 // The microkernels' requantization from the bound operands 2, 3, 4.
 inline S8Requant s8_requant(const PreparedOp& op, int32_t output_offset, int32_t act_min, int32_t act_max,
                             bool short_path, bool narrow_weights = false) {
-  S8Requant rq{static_cast<const int32_t*>(op.operands[2].data),
-               static_cast<const int32_t*>(op.operands[3].data),
-               static_cast<const int32_t*>(op.operands[4].data),
-               output_offset,
-               act_min,
-               act_max,
-               short_path,
-               kS8NarrowWeightsUsed && narrow_weights};
+  return {static_cast<const int32_t*>(op.operands[2].data),
+          static_cast<const int32_t*>(op.operands[3].data),
+          static_cast<const int32_t*>(op.operands[4].data),
+          output_offset,
+          act_min,
+          act_max,
+          short_path,
+          kS8NarrowWeightsUsed && narrow_weights,
 #if defined(__x86_64__)
-  if (op.inputs == 6) rq.bias_unsigned = static_cast<const int32_t*>(op.operands[5].data);
+          op.inputs == 6 ? static_cast<const int32_t*>(op.operands[5].data) : nullptr,
 #endif
-  return rq;
+  };
 }
 
 }  // namespace floe::cortexm

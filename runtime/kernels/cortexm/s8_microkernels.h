@@ -2,7 +2,8 @@
 // The two int8 inner kernels behind the Cortex-M CONV2D, FULLY_CONNECTED
 // (MATMUL) and DEPTHWISE_CONV2D: one declaration, one implementation per
 // instruction set, chosen by the compiler's target macros (isa.h):
-//   DSP (M4, M33, and the fallback on any Arm M-profile core): SMLAD/SXTB16;
+//   DSP (M4, M33, and the fallback on any Arm M-profile core): SMLAD/SXTB16
+//     (s8_gemm.cc, s8_gemm_packed.cc, s8_depthwise.cc over s8_arithmetic.h);
 //   Helium (M55): VMLADAVA and friends;
 //   portable C (the x86-64 host build), bit-exact with the reference, so the
 //   host tests exercise the same blocking and requantization;

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // Helium (MVE, Cortex-M55) implementations of s8_gemm and s8_depthwise
 // (s8_microkernels.h). Built only when CMake defines FLOE_CORTEXM_S8_MVE (a
-// Helium core); the DSP and portable ones are in s8_microkernels.cc.
+// Helium core); the DSP and portable ones are in s8_gemm.cc, s8_gemm_packed.cc
+// and s8_depthwise.cc.
 //
 // GEMM: 3 rows x 2 channels per pass over k, one VMLADAVA.S8 (16 MACs) per
 // row and channel, in a tail-predicated low-overhead loop (WLSTP/LETP), so
