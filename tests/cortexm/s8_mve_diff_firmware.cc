@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// Board (Helium only): s8_gemm and s8_depthwise (s8_microkernels_mve.cc)
+// Board (Helium only): s8_gemm and s8_depthwise (s8_gemm_mve.cc, s8_depthwise_mve.cc)
 // against a scalar model of the contract in s8_microkernels.h, built on the
 // reference kernels' arithmetic (runtime/kernels/reference/quantization.h),
 // byte for byte, on seeded random cases: odd channel counts, k % 16 != 0,

@@ -4,7 +4,7 @@
 // instruction set, chosen by the compiler's target macros (isa.h):
 //   DSP (M4, M33, and the fallback on any Arm M-profile core): SMLAD/SXTB16
 //     (s8_gemm.cc, s8_gemm_packed.cc, s8_depthwise.cc over s8_arithmetic.h);
-//   Helium (M55): VMLADAVA and friends;
+//   Helium (M55): VMLADAVA and friends (s8_gemm_mve.cc, s8_depthwise_mve.cc);
 //   portable C (the x86-64 host build), bit-exact with the reference, so the
 //   host tests exercise the same blocking and requantization;
 //   Advanced SIMD (aarch64: the Cortex-A targets' default int8 GEMM).
