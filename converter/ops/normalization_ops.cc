@@ -55,10 +55,23 @@ void lower_xent(LowerContext& ctx) {
   ctx.add_op(schema::OpCode::SUB, {p, labels}, {ctx.output_value(1)});
 }
 
+std::vector<TensorInfo> infer_softmax(const NodeContext& ctx) {
+  ctx.expect_inputs(1, 1);
+  if (ctx.input(0).shape.empty()) ctx.fail("softmax input must have rank >= 1");
+  return {TensorInfo{ctx.input(0).dtype, ctx.input(0).shape, nullptr}};
+}
+
+void lower_softmax(LowerContext& ctx) {
+  require_float32_output(ctx);
+  ctx.add_op(schema::OpCode::SOFTMAX, {ctx.input_value(0)}, {ctx.output_value(0)},
+             LowerContext::options(schema::SoftmaxOptionsT()));
+}
+
 }  // namespace
 
 const std::vector<OpHandler>& normalization_handlers() {
   static const std::vector<OpHandler> handlers = {
+      {"Softmax", infer_softmax, lower_softmax},
       {"LogSoftmax", infer_same1, lower_log_softmax},
       {"LRN", infer_same1, lower_lrn},
       {"SoftmaxCrossEntropyWithLogits", infer_xent, lower_xent},

@@ -176,15 +176,22 @@ int LowerContext::transposed_value(int value, const std::vector<int32_t>& perm, 
   return out;
 }
 
+void require_float32_output(LowerContext& ctx) {
+  if (ctx.output_info(0).dtype != DType::kFloat32) {
+    ctx.fail(std::string("dtype ") + dtype_name(ctx.output_info(0).dtype) +
+             " is not supported (float32 only)");
+  }
+}
+
 namespace {
 
 const std::map<std::string, const OpHandler*>& handler_table() {
   static const std::map<std::string, const OpHandler*> table = [] {
     std::map<std::string, const OpHandler*> t;
     for (const auto* family :
-         {&elementwise_handlers(), &nn_handlers(), &shape_handlers(), &source_handlers(),
+         {&elementwise_handlers(), &pool_handlers(), &shape_handlers(), &source_handlers(),
           &batch_norm_handlers(), &layout_handlers(), &math_handlers(), &reduce_handlers(),
-          &slice_handlers(), &gather_handlers(), &scatter_handlers(), &batch_matmul_handlers(), &conv_handlers(),
+          &slice_handlers(), &gather_handlers(), &scatter_handlers(), &matmul_handlers(), &conv_handlers(),
           &normalization_handlers(), &topk_handlers(), &cumulative_handlers(),
           &fake_quant_handlers(), &resize_handlers(), &space_depth_handlers(),
           &rnn_cell_handlers(), &index_handlers(), &audio_handlers(), &composite_handlers(), &loop_handlers(), &if_handlers(),

@@ -141,9 +141,14 @@ bool has_input_type_signature(const std::string& tf_op);
 // floe does not know the op's definition.
 int tf_output_count(const tfproto::NodeDef& node);
 
+// Shared by family files: fails the node unless its output 0 is float32 (ops
+// whose kernels are float-only); MatMul's output shape from inputs 0 and 1
+// (matmul_ops.cc; _FusedMatMul in conv_ops.cc carries more inputs).
+void require_float32_output(LowerContext& ctx);
+std::vector<TensorInfo> matmul_output(const NodeContext& ctx);
+
 // Family tables (one file each).
 const std::vector<OpHandler>& elementwise_handlers();
-const std::vector<OpHandler>& nn_handlers();
 const std::vector<OpHandler>& shape_handlers();
 const std::vector<OpHandler>& source_handlers();
 const std::vector<OpHandler>& loop_handlers();
@@ -153,8 +158,9 @@ const std::vector<OpHandler>& reduce_handlers();
 const std::vector<OpHandler>& slice_handlers();
 const std::vector<OpHandler>& gather_handlers();
 const std::vector<OpHandler>& scatter_handlers();
-const std::vector<OpHandler>& batch_matmul_handlers();
+const std::vector<OpHandler>& matmul_handlers();
 const std::vector<OpHandler>& conv_handlers();
+const std::vector<OpHandler>& pool_handlers();
 const std::vector<OpHandler>& normalization_handlers();
 const std::vector<OpHandler>& topk_handlers();
 const std::vector<OpHandler>& cumulative_handlers();

@@ -1,7 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
-// The geometry windowed ops share (Conv3D in conv_ops.cc, Dilation2D and the
-// 3-D pools in image_ops.cc): one spatial axis of a SAME or VALID window, and
-// the output shape and options fields of an NDHWC window over three axes.
+// The geometry windowed ops share: the NHWC window of the 2-D ones (Conv2D,
+// DepthwiseConv2dNative and their fused forms in conv_ops.cc, MaxPool / AvgPool
+// in pool_ops.cc) resolved once into explicit pads, NCHW nodes computed in NHWC
+// between transposes; one spatial axis of a SAME or VALID window, and the
+// output shape and options fields of an NDHWC window over three axes (Conv3D in
+// conv_ops.cc, Dilation2D and the 3-D pools in image_ops.cc).
 #pragma once
 
 #include <algorithm>
@@ -9,7 +12,40 @@
 #include <string>
 #include <vector>
 
+#include "converter/ops/op_registry.h"
+
 namespace floe::conv {
+
+// Resolved geometry of one spatial dimension.
+struct PaddedAxis {
+  int64_t out = 0, pad_before = 0, pad_after = 0;
+};
+
+// TF's rules for one axis of SAME, VALID or EXPLICIT padding (a window larger
+// than the input fails the node).
+PaddedAxis resolve_axis(const NodeContext& ctx, const std::string& padding, int64_t in, int64_t k, int64_t stride,
+                        int64_t dilation, int64_t explicit_before, int64_t explicit_after);
+
+// Spatial parameters shared by conv, depthwise and pooling (NHWC only).
+struct Window {
+  int64_t kh = 1, kw = 1, sh = 1, sw = 1, dh = 1, dw = 1;
+  PaddedAxis h, w;
+};
+
+// NCHW graphs are computed in NHWC: the input is transposed on entry and the
+// output back (the optimizer's transpose pass may cancel neighbouring pairs).
+bool is_nchw(const NodeContext& ctx);
+// A 4-value attr in NHWC order whatever the node's data_format.
+std::vector<int64_t> four_ints(const NodeContext& ctx, const char* name, int64_t fallback);
+// Input 0's shape in NHWC order.
+std::vector<int64_t> nhwc_input(const NodeContext& ctx);
+// The op's NHWC output shape in the node's own layout.
+std::vector<int64_t> in_node_layout(const NodeContext& ctx, std::vector<int64_t> nhwc);
+// Emits `code` on NHWC operands: for NCHW nodes, input 0 is transposed to
+// NHWC first and the result transposed back into output 0.
+void add_nhwc_op(LowerContext& ctx, schema::OpCode code, std::vector<int> inputs, schema::OpOptionsUnion options);
+// The window of a kh x kw kernel from the node's strides, dilations and padding.
+Window resolve_window(const NodeContext& ctx, int64_t kh, int64_t kw);
 
 // One spatial axis of a SAME or VALID window, by TF's rules (a VALID window
 // larger than the input leaves no output; SAME puts the odd pad after).

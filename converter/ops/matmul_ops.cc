@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// BatchMatMul / BatchMatMulV2: one BATCH_MATMUL op (adjoints as options; V2
+// MatMul: one MATMUL op (transposes as options). BatchMatMul / BatchMatMulV2: one BATCH_MATMUL op (adjoints as options; V2
 // broadcasts the batch dims). Einsum with two operands whose equation is a
 // (batched) matrix product becomes the same op.
 #include "converter/ir/attrs.h"
@@ -7,6 +7,42 @@
 
 namespace floe::conv {
 namespace {
+
+}  // namespace
+
+std::vector<TensorInfo> matmul_output(const NodeContext& ctx) {
+  ctx.expect_rank(0, 2);
+  ctx.expect_rank(1, 2);
+  const bool ta = attr_bool(ctx.node().def, "transpose_a", false);
+  const bool tb = attr_bool(ctx.node().def, "transpose_b", false);
+  const auto &a = ctx.input(0).shape, &b = ctx.input(1).shape;
+  const int64_t m = ta ? a[1] : a[0], ka = ta ? a[0] : a[1];
+  const int64_t kb = tb ? b[1] : b[0], n = tb ? b[0] : b[1];
+  if (ka != kb) {
+    ctx.fail("inner dimensions differ: " + shape_to_string(a) + (ta ? "^T" : "") + " x " +
+             shape_to_string(b) + (tb ? "^T" : ""));
+  }
+  if (ctx.input(0).dtype != ctx.input(1).dtype) ctx.fail("input dtypes differ");
+  return {TensorInfo{ctx.input(0).dtype, {m, n}, nullptr}};
+}
+
+namespace {
+
+std::vector<TensorInfo> infer_matmul(const NodeContext& ctx) {
+  ctx.expect_inputs(2, 2);
+  return matmul_output(ctx);
+}
+
+void lower_matmul(LowerContext& ctx) {
+  require_float32_output(ctx);
+  const bool ta = attr_bool(ctx.node().def, "transpose_a", false);
+  const bool tb = attr_bool(ctx.node().def, "transpose_b", false);
+  schema::MatMulOptionsT options;
+  options.transpose_a = ta;
+  options.transpose_b = tb;
+  ctx.add_op(schema::OpCode::MATMUL, {ctx.input_value(0), ctx.input_value(1)},
+             {ctx.output_value(0)}, LowerContext::options(options));
+}
 
 std::vector<TensorInfo> infer_batch_matmul(const NodeContext& ctx) {
   ctx.expect_inputs(2, 2);
@@ -115,8 +151,9 @@ void lower_einsum(LowerContext& ctx) {
 
 }  // namespace
 
-const std::vector<OpHandler>& batch_matmul_handlers() {
+const std::vector<OpHandler>& matmul_handlers() {
   static const std::vector<OpHandler> handlers = {
+      {"MatMul", infer_matmul, lower_matmul},
       {"BatchMatMul", infer_batch_matmul, lower_batch_matmul},
       {"BatchMatMulV2", infer_batch_matmul, lower_batch_matmul},
       {"Einsum", infer_einsum, lower_einsum},
