@@ -2,6 +2,7 @@
 // Output activations fused into an op (a clamp applied to each output value).
 #pragma once
 
+#include <stddef.h>
 #include <stdint.h>
 
 namespace floe {
@@ -20,6 +21,19 @@ struct ActivationRange {
 constexpr ActivationRange activation_range(Activation act) {
   return {act == Activation::kNone ? -__builtin_inff() : 0.0f,
           act == Activation::kRelu6 ? 6.0f : __builtin_inff()};
+}
+
+// The last step of a float weighted op's outputs (one pixel's channels, one
+// matrix row): + bias when there is one, then the fused activation's clamp,
+// TF's Conv2D / MatMul -> BiasAdd -> Relu order.
+inline void add_bias_and_activate(float* out, const float* bias, ptrdiff_t count, Activation act,
+                                  ActivationRange range) {
+  if (bias != nullptr) {
+    for (ptrdiff_t i = 0; i < count; ++i) out[i] += bias[i];
+  }
+  if (act != Activation::kNone) {
+    for (ptrdiff_t i = 0; i < count; ++i) out[i] = range(out[i]);
+  }
 }
 
 inline float apply_activation(Activation act, float v) {

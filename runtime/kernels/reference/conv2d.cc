@@ -11,6 +11,7 @@
 #include "runtime/kernels/common/window.h"
 #include <stddef.h>
 #include "runtime/kernels/common/op_adapter.h"
+#include "runtime/kernels/reference/weighted_quantized_adapter.h"
 #include "runtime/kernels/common/wrapping.h"
 
 namespace floe::ref {
@@ -26,7 +27,6 @@ void conv2d_f32(const Conv2DParams& params, const Conv2DOperands& ops) {
   const float* bias = ops.bias.data;
 
   const ActivationRange range = activation_range(params.activation);
-  const float lo = range.lo, hi = range.hi;
 
   // Element strides. A filter tap (ky,kx) is an [in_c, out_c] matrix, so for
   // each input channel the out_c weights are contiguous, as is the output pixel:
@@ -59,12 +59,7 @@ void conv2d_f32(const Conv2DParams& params, const Conv2DOperands& ops) {
             }
           }
         }
-        if (bias != nullptr) {
-          for (ptrdiff_t oc = 0; oc < out_c; ++oc) o[oc] += bias[oc];
-        }
-        if (params.activation != Activation::kNone) {
-          for (ptrdiff_t oc = 0; oc < out_c; ++oc) o[oc] = o[oc] < lo ? lo : (o[oc] > hi ? hi : o[oc]);
-        }
+        add_bias_and_activate(o, bias, out_c, params.activation, range);
       }
     }
   }
@@ -86,31 +81,12 @@ const char* prepare_conv2d(const OpContext& ctx) {
   return kernels::check_conv2d_f32(ctx, &ctx.params<ref::Conv2DParams>());
 }
 
-template <bool kPerChannel>
-Status eval_conv2d_s8(const PreparedOp& ctx) {
-  ref::conv2d_s8(ctx.params_as<ref::Conv2DS8Params>(),
-                 {in_as<int8_t>(ctx.input(0)), in_as<int8_t>(ctx.input(1)), in_as<int32_t>(ctx.input(2)),
-                  channel_multipliers(ctx, kPerChannel), channel_shifts(ctx, kPerChannel),
-                  out_as<int8_t>(ctx.output(0))});
-  return Status::kOk;
-}
-
-template <bool kPerChannel>
-Status eval_conv2d_s16(const PreparedOp& ctx) {
-  ref::conv2d_s16(ctx.params_as<ref::Conv2DS8Params>(),
-                  {in_as<int16_t>(ctx.input(0)), in_as<int8_t>(ctx.input(1)), in_as<int64_t>(ctx.input(2)),
-                   channel_multipliers(ctx, kPerChannel), channel_shifts(ctx, kPerChannel),
-                   out_as<int16_t>(ctx.output(0))});
-  return Status::kOk;
-}
+using Conv2DQuantized = WeightedQuantizedEval<ref::Conv2DS8Params, ref::conv2d_s8, ref::conv2d_s16>;
 
 // int8: HWIO filter [kh, kw, in_c / groups, out_c], groups = in_c / filter's in_c.
 // int16 (16x8) takes the same checks and params.
 const char* prepare_conv2d_s8(const OpContext& ctx) {
-  if (ctx.op->cortexm_kernel() != schema::CortexMKernel::NONE) {
-    return FLOE_MSG("int8 conv2d laid out for a Cortex-M kernel on another backend");
-  }
-  if (const char* err = weighted_s8_operands(ctx)) return err;
+  if (const char* err = check_reference_weighted_s8(ctx)) return err;
   const auto* o = ctx.op->options_as_Conv2DOptions();
   const Shape input = ctx.input(0).shape, filter = ctx.input(1).shape, output = ctx.output(0).shape;
   if (input.rank != 4 || filter.rank != 4 || output.rank != 4) {
@@ -131,11 +107,7 @@ const char* prepare_conv2d_s8(const OpContext& ctx) {
   ctx.params<ref::Conv2DS8Params>() = {o->stride_h(),   o->stride_w(),    o->dilation_h(), o->dilation_w(),
                                        o->pad_top(),    o->pad_left(),    w.input_offset,  w.output_offset,
                                        w.output_multiplier, w.output_shift, w.act_min,      w.act_max};
-  if (activations == DType::kInt16) {
-    ctx.set_eval(w.per_channel ? eval_conv2d_s16<true> : eval_conv2d_s16<false>);
-  } else {
-    ctx.set_eval(w.per_channel ? eval_conv2d_s8<true> : eval_conv2d_s8<false>);
-  }
+  Conv2DQuantized::select(ctx, activations, w.per_channel);
   return nullptr;
 }
 
@@ -143,8 +115,8 @@ const char* prepare_conv2d_s8(const OpContext& ctx) {
 }  // namespace floe::ops
 
 FLOE_KERNEL(REFERENCE, CONV2D, ANY, ref::Conv2DParams, ops::prepare_conv2d, ops::eval_conv2d)
-FLOE_KERNEL(REFERENCE, CONV2D, INT8, ref::Conv2DS8Params, ops::prepare_conv2d_s8, ops::eval_conv2d_s8<false>)
-FLOE_KERNEL(REFERENCE, CONV2D, INT16, ref::Conv2DS8Params, ops::prepare_conv2d_s8, ops::eval_conv2d_s16<false>)
+FLOE_KERNEL(REFERENCE, CONV2D, INT8, ref::Conv2DS8Params, ops::prepare_conv2d_s8, ops::Conv2DQuantized::kS8PerTensor)
+FLOE_KERNEL(REFERENCE, CONV2D, INT16, ref::Conv2DS8Params, ops::prepare_conv2d_s8, ops::Conv2DQuantized::kS16PerTensor)
 
 
 namespace floe::ref {

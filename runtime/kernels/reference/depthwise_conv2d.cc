@@ -11,6 +11,7 @@
 #include "runtime/kernels/common/window.h"
 #include <stddef.h>
 #include "runtime/kernels/common/op_adapter.h"
+#include "runtime/kernels/reference/weighted_quantized_adapter.h"
 #include "runtime/kernels/common/wrapping.h"
 
 namespace floe::ref {
@@ -29,7 +30,6 @@ void depthwise_conv2d_f32(const DepthwiseConv2DParams& params, const DepthwiseCo
   const float* bias = ops.bias.data;
 
   const ActivationRange range = activation_range(params.activation);
-  const float lo = range.lo, hi = range.hi;
 
   // A filter tap (ky,kx) is out_c = in_c*mult contiguous weights laid out exactly
   // like an output pixel, so the inner loops walk filter and output in lockstep.
@@ -65,12 +65,7 @@ void depthwise_conv2d_f32(const DepthwiseConv2DParams& params, const DepthwiseCo
             }
           }
         }
-        if (bias != nullptr) {
-          for (ptrdiff_t oc = 0; oc < out_c; ++oc) o[oc] += bias[oc];
-        }
-        if (params.activation != Activation::kNone) {
-          for (ptrdiff_t oc = 0; oc < out_c; ++oc) o[oc] = o[oc] < lo ? lo : (o[oc] > hi ? hi : o[oc]);
-        }
+        add_bias_and_activate(o, bias, out_c, params.activation, range);
       }
     }
   }
@@ -92,30 +87,11 @@ const char* prepare_depthwise_conv2d(const OpContext& ctx) {
   return kernels::check_depthwise_conv2d_f32(ctx, &ctx.params<ref::DepthwiseConv2DParams>());
 }
 
-template <bool kPerChannel>
-Status eval_depthwise_conv2d_s8(const PreparedOp& ctx) {
-  ref::depthwise_conv2d_s8(ctx.params_as<ref::DepthwiseConv2DS8Params>(),
-                           {in_as<int8_t>(ctx.input(0)), in_as<int8_t>(ctx.input(1)), in_as<int32_t>(ctx.input(2)),
-                            channel_multipliers(ctx, kPerChannel), channel_shifts(ctx, kPerChannel),
-                            out_as<int8_t>(ctx.output(0))});
-  return Status::kOk;
-}
-
-template <bool kPerChannel>
-Status eval_depthwise_conv2d_s16(const PreparedOp& ctx) {
-  ref::depthwise_conv2d_s16(ctx.params_as<ref::DepthwiseConv2DS8Params>(),
-                            {in_as<int16_t>(ctx.input(0)), in_as<int8_t>(ctx.input(1)), in_as<int64_t>(ctx.input(2)),
-                             channel_multipliers(ctx, kPerChannel), channel_shifts(ctx, kPerChannel),
-                             out_as<int16_t>(ctx.output(0))});
-  return Status::kOk;
-}
+using DepthwiseQuantized = WeightedQuantizedEval<ref::DepthwiseConv2DS8Params, ref::depthwise_conv2d_s8, ref::depthwise_conv2d_s16>;
 
 // int8: filter [kh, kw, in_c, multiplier] as the float op's; 16x8 alike.
 const char* prepare_depthwise_conv2d_s8(const OpContext& ctx) {
-  if (ctx.op->cortexm_kernel() != schema::CortexMKernel::NONE) {
-    return FLOE_MSG("int8 depthwise laid out for a Cortex-M kernel on another backend");
-  }
-  if (const char* err = weighted_s8_operands(ctx)) return err;
+  if (const char* err = check_reference_weighted_s8(ctx)) return err;
   const auto* o = ctx.op->options_as_DepthwiseConv2DOptions();
   const Shape input = ctx.input(0).shape, filter = ctx.input(1).shape, output = ctx.output(0).shape;
   if (input.rank != 4 || filter.rank != 4 || output.rank != 4) {
@@ -136,11 +112,7 @@ const char* prepare_depthwise_conv2d_s8(const OpContext& ctx) {
       o->stride_h(),  o->stride_w(),  o->dilation_h(), o->dilation_w(),      o->pad_top(),
       o->pad_left(),  o->depth_multiplier(), w.input_offset, w.output_offset, w.output_multiplier,
       w.output_shift, w.act_min,      w.act_max};
-  if (activations == DType::kInt16) {
-    ctx.set_eval(w.per_channel ? eval_depthwise_conv2d_s16<true> : eval_depthwise_conv2d_s16<false>);
-  } else {
-    ctx.set_eval(w.per_channel ? eval_depthwise_conv2d_s8<true> : eval_depthwise_conv2d_s8<false>);
-  }
+  DepthwiseQuantized::select(ctx, activations, w.per_channel);
   return nullptr;
 }
 
@@ -150,9 +122,9 @@ const char* prepare_depthwise_conv2d_s8(const OpContext& ctx) {
 FLOE_KERNEL(REFERENCE, DEPTHWISE_CONV2D, ANY, ref::DepthwiseConv2DParams, ops::prepare_depthwise_conv2d,
             ops::eval_depthwise_conv2d)
 FLOE_KERNEL(REFERENCE, DEPTHWISE_CONV2D, INT8, ref::DepthwiseConv2DS8Params, ops::prepare_depthwise_conv2d_s8,
-            ops::eval_depthwise_conv2d_s8<false>)
+            ops::DepthwiseQuantized::kS8PerTensor)
 FLOE_KERNEL(REFERENCE, DEPTHWISE_CONV2D, INT16, ref::DepthwiseConv2DS8Params, ops::prepare_depthwise_conv2d_s8,
-            ops::eval_depthwise_conv2d_s16<false>)
+            ops::DepthwiseQuantized::kS16PerTensor)
 
 
 namespace floe::ref {

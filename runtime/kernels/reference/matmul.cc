@@ -8,6 +8,7 @@
 #include <math.h>
 #include <stddef.h>
 #include "runtime/kernels/common/op_adapter.h"
+#include "runtime/kernels/reference/weighted_quantized_adapter.h"
 #include "runtime/kernels/common/wrapping.h"
 
 namespace floe::ref {
@@ -27,7 +28,6 @@ void matmul_f32(const MatMulParams& params, const MatMulOperands& ops) {
   float* out = ops.output.data;
 
   const ActivationRange range = activation_range(params.activation);
-  const float lo = range.lo, hi = range.hi;
 
   for (ptrdiff_t i = 0; i < m; ++i) {
     float* o = out + i * n;
@@ -52,12 +52,7 @@ void matmul_f32(const MatMulParams& params, const MatMulOperands& ops) {
       }
     }
     // Epilogue while the row is hot: bias is added after the full sum (BiasAdd).
-    if (bias != nullptr) {
-      for (ptrdiff_t j = 0; j < n; ++j) o[j] += bias[j];
-    }
-    if (params.activation != Activation::kNone) {
-      for (ptrdiff_t j = 0; j < n; ++j) o[j] = o[j] < lo ? lo : (o[j] > hi ? hi : o[j]);
-    }
+    add_bias_and_activate(o, bias, n, params.activation, range);
   }
 }
 
@@ -77,30 +72,11 @@ const char* prepare_matmul(const OpContext& ctx) {
   return kernels::check_matmul_f32(ctx, &ctx.params<ref::MatMulParams>());
 }
 
-template <bool kPerChannel>
-Status eval_fully_connected_s8(const PreparedOp& ctx) {
-  ref::fully_connected_s8(ctx.params_as<ref::FullyConnectedS8Params>(),
-                          {in_as<int8_t>(ctx.input(0)), in_as<int8_t>(ctx.input(1)), in_as<int32_t>(ctx.input(2)),
-                           channel_multipliers(ctx, kPerChannel), channel_shifts(ctx, kPerChannel),
-                           out_as<int8_t>(ctx.output(0))});
-  return Status::kOk;
-}
-
-template <bool kPerChannel>
-Status eval_fully_connected_s16(const PreparedOp& ctx) {
-  ref::fully_connected_s16(ctx.params_as<ref::FullyConnectedS8Params>(),
-                           {in_as<int16_t>(ctx.input(0)), in_as<int8_t>(ctx.input(1)), in_as<int64_t>(ctx.input(2)),
-                            channel_multipliers(ctx, kPerChannel), channel_shifts(ctx, kPerChannel),
-                            out_as<int16_t>(ctx.output(0))});
-  return Status::kOk;
-}
+using FullyConnectedQuantized = WeightedQuantizedEval<ref::FullyConnectedS8Params, ref::fully_connected_s8, ref::fully_connected_s16>;
 
 // int8 (TFLite's FULLY_CONNECTED): a [M, K], weights [N, K] (transpose_b); 16x8 alike.
 const char* prepare_fully_connected_s8(const OpContext& ctx) {
-  if (ctx.op->cortexm_kernel() != schema::CortexMKernel::NONE) {
-    return FLOE_MSG("int8 matmul laid out for a Cortex-M kernel on another backend");
-  }
-  if (const char* err = weighted_s8_operands(ctx)) return err;
+  if (const char* err = check_reference_weighted_s8(ctx)) return err;
   if (const char* err = kernels::check_fully_connected_s8_shapes(ctx)) return err;
   const Shape b = ctx.input(1).shape;
   const DType activations = ctx.input(0).dtype;
@@ -108,11 +84,7 @@ const char* prepare_fully_connected_s8(const OpContext& ctx) {
   if (const char* err = prepare_weighted_s8(ctx, b.dims[0], &w, activations)) return err;
   ctx.params<ref::FullyConnectedS8Params>() = {w.input_offset, w.weight_offset, w.output_offset,
                                                w.output_multiplier, w.output_shift, w.act_min, w.act_max};
-  if (activations == DType::kInt16) {
-    ctx.set_eval(w.per_channel ? eval_fully_connected_s16<true> : eval_fully_connected_s16<false>);
-  } else {
-    ctx.set_eval(w.per_channel ? eval_fully_connected_s8<true> : eval_fully_connected_s8<false>);
-  }
+  FullyConnectedQuantized::select(ctx, activations, w.per_channel);
   return nullptr;
 }
 
@@ -121,9 +93,9 @@ const char* prepare_fully_connected_s8(const OpContext& ctx) {
 
 FLOE_KERNEL(REFERENCE, MATMUL, ANY, ref::MatMulParams, ops::prepare_matmul, ops::eval_matmul)
 FLOE_KERNEL(REFERENCE, MATMUL, INT8, ref::FullyConnectedS8Params, ops::prepare_fully_connected_s8,
-            ops::eval_fully_connected_s8<false>)
+            ops::FullyConnectedQuantized::kS8PerTensor)
 FLOE_KERNEL(REFERENCE, MATMUL, INT16, ref::FullyConnectedS8Params, ops::prepare_fully_connected_s8,
-            ops::eval_fully_connected_s16<false>)
+            ops::FullyConnectedQuantized::kS16PerTensor)
 
 
 namespace floe::ref {
