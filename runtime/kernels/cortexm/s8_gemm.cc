@@ -36,13 +36,10 @@ namespace floe::cortexm {
 using namespace s8_detail;  // NOLINT(build/namespaces): the kernels' shared arithmetic
 namespace {
 
-// Two rows by two channels.
-inline void block_2x2(const int8_t* a0, const int8_t* a1, const int8_t* w0, const int8_t* w1, int32_t k,
-                      int32_t sums[4]) {
-  int32_t s00 = 0, s01 = 0, s10 = 0, s11 = 0;
 #if defined(FLOE_S8_DSP_LOOPS)
-  // 4 columns: row 1 and channel 1 are read at a fixed distance from row 0
-  // and channel 0 (post-incremented loads); 14 registers in all.
+// 4 columns of two rows by two channels: row 1 and channel 1 are read at a
+// fixed distance from row 0 and channel 0 (post-incremented loads); the
+// 2x2 blocks below and the short-requantization block share it.
 #define FLOE_S8_GEMM_4COLS                        \
   "ldr    %[x0], [%[a]], #4\n\t"                  \
   "ldr    %[x1], [%[a], %[ag]]\n\t"               \
@@ -64,6 +61,13 @@ inline void block_2x2(const int8_t* a0, const int8_t* a1, const int8_t* w0, cons
   "smlad  %[s01], %[x0], %[v], %[s01]\n\t"        \
   "smlad  %[s11], %[x1e], %[ve], %[s11]\n\t"      \
   "smlad  %[s11], %[x1], %[v], %[s11]\n\t"
+#endif
+
+// Two rows by two channels.
+inline void block_2x2(const int8_t* a0, const int8_t* a1, const int8_t* w0, const int8_t* w1, int32_t k,
+                      int32_t sums[4]) {
+  int32_t s00 = 0, s01 = 0, s10 = 0, s11 = 0;
+#if defined(FLOE_S8_DSP_LOOPS)
 #define FLOE_S8_GEMM_OPERANDS                                                                          \
   : [a] "+&r"(a0), [w] "+&r"(w0), [s00] "+&r"(s00), [s01] "+&r"(s01), [s10] "+&r"(s10), [s11] "+&r"(s11), \
     [x0e] "=&r"(x0e), [x0] "=&r"(x0), [x1e] "=&r"(x1e), [x1] "=&r"(x1), [ve] "=&r"(ve), [v] "=&r"(v)
@@ -97,7 +101,6 @@ inline void block_2x2(const int8_t* a0, const int8_t* a1, const int8_t* w0, cons
     k &= 7;
   }
 #undef FLOE_S8_GEMM_OPERANDS
-#undef FLOE_S8_GEMM_4COLS
 #endif
   const int8_t* const end4 = a0 + (k & ~3);
   while (a0 != end4) {
@@ -188,27 +191,6 @@ FLOE_S8_INLINE uint32_t block_2x2_short(const int8_t* a0, const int8_t* w0, int3
   int32_t s00 = 0, s01 = 0, s10 = 0, s11 = 0;
   uint32_t x0e, x0, x1e, x1, ve, v;
   const int8_t* const end = a0 + k;
-#define FLOE_S8_GEMM_4COLS                        \
-  "ldr    %[x0], [%[a]], #4\n\t"                  \
-  "ldr    %[x1], [%[a], %[ag]]\n\t"               \
-  "ldr    %[v], [%[w]], #4\n\t"                   \
-  "sxtb16 %[x0e], %[x0]\n\t"                      \
-  "sxtb16 %[x0], %[x0], ror #8\n\t"               \
-  "sxtb16 %[x1e], %[x1]\n\t"                      \
-  "sxtb16 %[x1], %[x1], ror #8\n\t"               \
-  "sxtb16 %[ve], %[v]\n\t"                        \
-  "sxtb16 %[v], %[v], ror #8\n\t"                 \
-  "smlad  %[s00], %[x0e], %[ve], %[s00]\n\t"      \
-  "smlad  %[s00], %[x0], %[v], %[s00]\n\t"        \
-  "smlad  %[s10], %[x1e], %[ve], %[s10]\n\t"      \
-  "smlad  %[s10], %[x1], %[v], %[s10]\n\t"        \
-  "ldr    %[v], [%[w], %[wg]]\n\t"                \
-  "sxtb16 %[ve], %[v]\n\t"                        \
-  "sxtb16 %[v], %[v], ror #8\n\t"                 \
-  "smlad  %[s01], %[x0e], %[ve], %[s01]\n\t"      \
-  "smlad  %[s01], %[x0], %[v], %[s01]\n\t"        \
-  "smlad  %[s11], %[x1e], %[ve], %[s11]\n\t"      \
-  "smlad  %[s11], %[x1], %[v], %[s11]\n\t"
   // One channel's constants (b, m, K, e in x0e, x0, x1e, x1) on both rows.
 #define FLOE_S8_GEMM_REQUANT(at, r0, r1)             \
   "ldrd   %[x0e], %[x0], [%[v], #" at "]\n\t"       \
