@@ -237,6 +237,50 @@ __attribute__((noinline)) void interior_pairs_3x3(const int8_t* p, int32_t step,
       : "q0", "q1", "q2", "q3", "q4", "q5", "q6", "lr", "memory");
 }
 
+// Two pixels' sums (q0/q1 and q2/q3) requantized with the constants at
+// k + 32..127 (TFLM's double rounding), clamped, stored at `out` and
+// `out + out_step`; `out` steps two pixels. The interior and packed-row
+// loops share it.
+#define FLOE_DW_REQUANT_STORE_PAIR \
+  "vldrw.u32 q4, [%[k], #32]\n\t" \
+  "vqrdmulh.s32 q0, q0, q4\n\t" \
+  "vqrdmulh.s32 q2, q2, q4\n\t" \
+  "vldrw.u32 q4, [%[k], #48]\n\t" \
+  "vqrdmulh.s32 q1, q1, q4\n\t" \
+  "vqrdmulh.s32 q3, q3, q4\n\t" \
+  "vshr.s32 q5, q0, #31\n\t" \
+  "vqadd.s32 q0, q0, q5\n\t" \
+  "vshr.s32 q5, q1, #31\n\t" \
+  "vqadd.s32 q1, q1, q5\n\t" \
+  "vshr.s32 q5, q2, #31\n\t" \
+  "vqadd.s32 q2, q2, q5\n\t" \
+  "vshr.s32 q5, q3, #31\n\t" \
+  "vqadd.s32 q3, q3, q5\n\t" \
+  "vldrw.u32 q4, [%[k], #64]\n\t" \
+  "vrshl.s32 q0, q0, q4\n\t" \
+  "vrshl.s32 q2, q2, q4\n\t" \
+  "vldrw.u32 q4, [%[k], #80]\n\t" \
+  "vrshl.s32 q1, q1, q4\n\t" \
+  "vrshl.s32 q3, q3, q4\n\t" \
+  "vadd.i32 q0, q0, %[offset]\n\t" \
+  "vadd.i32 q1, q1, %[offset]\n\t" \
+  "vadd.i32 q2, q2, %[offset]\n\t" \
+  "vadd.i32 q3, q3, %[offset]\n\t" \
+  "vqmovnb.s32 q4, q0\n\t" \
+  "vqmovnt.s32 q4, q1\n\t" \
+  "vqmovnb.s32 q5, q2\n\t" \
+  "vqmovnt.s32 q5, q3\n\t" \
+  "vldrw.u32 q6, [%[k], #96]\n\t" \
+  "vmax.s16 q4, q4, q6\n\t" \
+  "vmax.s16 q5, q5, q6\n\t" \
+  "vldrw.u32 q6, [%[k], #112]\n\t" \
+  "vmin.s16 q4, q4, q6\n\t" \
+  "vmin.s16 q5, q5, q6\n\t" \
+  "vstrb.16 q4, [%[out]]\n\t" \
+  "add %[q], %[out], %[out_step]\n\t" \
+  "vstrb.16 q5, [%[q]]\n\t" \
+  "add %[out], %[out], %[out_step], lsl #1\n\t"
+
 #undef FLOE_DW_TAP
 // interior_pairs_3x3 for stride 1, where the second pixel's tap kx is the
 // first one's kx + 1: per row of the window four input loads instead of six
@@ -284,44 +328,7 @@ __attribute__((noinline)) void interior_pairs_3x3_stride1(const int8_t* p, int32
       FLOE_DW_ROW_S1(0, 8, 16, "%[back1]")
       FLOE_DW_ROW_S1(24, 32, 40, "%[back2]")
       FLOE_DW_ROW_S1(48, 56, 64, "#0")
-      "vldrw.u32 q4, [%[k], #32]\n\t"
-      "vqrdmulh.s32 q0, q0, q4\n\t"
-      "vqrdmulh.s32 q2, q2, q4\n\t"
-      "vldrw.u32 q4, [%[k], #48]\n\t"
-      "vqrdmulh.s32 q1, q1, q4\n\t"
-      "vqrdmulh.s32 q3, q3, q4\n\t"
-      "vshr.s32 q5, q0, #31\n\t"
-      "vqadd.s32 q0, q0, q5\n\t"
-      "vshr.s32 q5, q1, #31\n\t"
-      "vqadd.s32 q1, q1, q5\n\t"
-      "vshr.s32 q5, q2, #31\n\t"
-      "vqadd.s32 q2, q2, q5\n\t"
-      "vshr.s32 q5, q3, #31\n\t"
-      "vqadd.s32 q3, q3, q5\n\t"
-      "vldrw.u32 q4, [%[k], #64]\n\t"
-      "vrshl.s32 q0, q0, q4\n\t"
-      "vrshl.s32 q2, q2, q4\n\t"
-      "vldrw.u32 q4, [%[k], #80]\n\t"
-      "vrshl.s32 q1, q1, q4\n\t"
-      "vrshl.s32 q3, q3, q4\n\t"
-      "vadd.i32 q0, q0, %[offset]\n\t"
-      "vadd.i32 q1, q1, %[offset]\n\t"
-      "vadd.i32 q2, q2, %[offset]\n\t"
-      "vadd.i32 q3, q3, %[offset]\n\t"
-      "vqmovnb.s32 q4, q0\n\t"
-      "vqmovnt.s32 q4, q1\n\t"
-      "vqmovnb.s32 q5, q2\n\t"
-      "vqmovnt.s32 q5, q3\n\t"
-      "vldrw.u32 q6, [%[k], #96]\n\t"
-      "vmax.s16 q4, q4, q6\n\t"
-      "vmax.s16 q5, q5, q6\n\t"
-      "vldrw.u32 q6, [%[k], #112]\n\t"
-      "vmin.s16 q4, q4, q6\n\t"
-      "vmin.s16 q5, q5, q6\n\t"
-      "vstrb.16 q4, [%[out]]\n\t"
-      "add %[q], %[out], %[out_step]\n\t"
-      "vstrb.16 q5, [%[q]]\n\t"
-      "add %[out], %[out], %[out_step], lsl #1\n\t"
+      FLOE_DW_REQUANT_STORE_PAIR
       "add %[p], %[p], %[col], lsl #1\n\t"
       "le lr, 1b\n"
       : [q] "=&l"(q), [p] "+r"(p), [out] "+l"(out)
@@ -380,44 +387,7 @@ __attribute__((noinline)) void packed_row_3x3_stride1(const int8_t* p, int32_t d
       FLOE_DW_PACKED_ROW(0, 8, 16, "%[down1]")
       FLOE_DW_PACKED_ROW(24, 32, 40, "%[down2]")
       FLOE_DW_PACKED_ROW(48, 56, 64, "#0")
-      "vldrw.u32 q4, [%[k], #32]\n\t"
-      "vqrdmulh.s32 q0, q0, q4\n\t"
-      "vqrdmulh.s32 q2, q2, q4\n\t"
-      "vldrw.u32 q4, [%[k], #48]\n\t"
-      "vqrdmulh.s32 q1, q1, q4\n\t"
-      "vqrdmulh.s32 q3, q3, q4\n\t"
-      "vshr.s32 q5, q0, #31\n\t"
-      "vqadd.s32 q0, q0, q5\n\t"
-      "vshr.s32 q5, q1, #31\n\t"
-      "vqadd.s32 q1, q1, q5\n\t"
-      "vshr.s32 q5, q2, #31\n\t"
-      "vqadd.s32 q2, q2, q5\n\t"
-      "vshr.s32 q5, q3, #31\n\t"
-      "vqadd.s32 q3, q3, q5\n\t"
-      "vldrw.u32 q4, [%[k], #64]\n\t"
-      "vrshl.s32 q0, q0, q4\n\t"
-      "vrshl.s32 q2, q2, q4\n\t"
-      "vldrw.u32 q4, [%[k], #80]\n\t"
-      "vrshl.s32 q1, q1, q4\n\t"
-      "vrshl.s32 q3, q3, q4\n\t"
-      "vadd.i32 q0, q0, %[offset]\n\t"
-      "vadd.i32 q1, q1, %[offset]\n\t"
-      "vadd.i32 q2, q2, %[offset]\n\t"
-      "vadd.i32 q3, q3, %[offset]\n\t"
-      "vqmovnb.s32 q4, q0\n\t"
-      "vqmovnt.s32 q4, q1\n\t"
-      "vqmovnb.s32 q5, q2\n\t"
-      "vqmovnt.s32 q5, q3\n\t"
-      "vldrw.u32 q6, [%[k], #96]\n\t"
-      "vmax.s16 q4, q4, q6\n\t"
-      "vmax.s16 q5, q5, q6\n\t"
-      "vldrw.u32 q6, [%[k], #112]\n\t"
-      "vmin.s16 q4, q4, q6\n\t"
-      "vmin.s16 q5, q5, q6\n\t"
-      "vstrb.16 q4, [%[out]]\n\t"
-      "add %[q], %[out], %[out_step]\n\t"
-      "vstrb.16 q5, [%[q]]\n\t"
-      "add %[out], %[out], %[out_step], lsl #1\n\t"
+      FLOE_DW_REQUANT_STORE_PAIR
       "add %[p], %[p], #16\n\t"
       "le lr, 1b\n"
       "2:\n\t"
@@ -462,6 +432,7 @@ __attribute__((noinline)) void packed_row_3x3_stride1(const int8_t* p, int32_t d
 
 #undef FLOE_DW_MAC
 #undef FLOE_DW_ROW_S1
+#undef FLOE_DW_REQUANT_STORE_PAIR
 
 #define FLOE_DW_TAP1(offset, advance)             \
   "vldrb.s16 q4, [%[taps], #" #offset "]\n\t"     \
