@@ -467,110 +467,146 @@ std::vector<ValueRange> calibrate(const LoweredModel& model, const std::vector<C
   return ranges;
 }
 
-PostTrainingReport quantize_post_training(LoweredModel* model, const std::vector<ValueRange>& calibrated,
-                                          const PostTrainingOptions& options,
-                                          const std::map<int, Quantization>& trained) {
-  LoweredModel& m = *model;
-  PostTrainingReport report;
-  const size_t original_values = m.values.size();
-  std::vector<ValueRange> ranges = calibrated;
-  ranges.resize(original_values);
-  std::vector<int> readers(original_values, 0), producer(original_values, -1);
-  for (size_t i = 0; i < m.ops.size(); ++i) {
-    for (int v : m.ops[i].inputs)
-      if (v >= 0) ++readers[static_cast<size_t>(v)];
-    for (int v : m.ops[i].outputs) producer[static_cast<size_t>(v)] = static_cast<int>(i);
+namespace {
+
+// One post-training quantization, in the steps quantize_post_training() runs:
+// choose the ops that run int8, give every value they touch a quantization
+// (groups of values that must share one), then rewrite the op list.
+class PostTrainingQuantizer {
+ public:
+  PostTrainingQuantizer(LoweredModel& model, const std::vector<ValueRange>& calibrated,
+                        const PostTrainingOptions& options, const std::map<int, Quantization>& trained)
+      : m(model),
+        options(options),
+        trained(trained),
+        original_values(model.values.size()),
+        ranges(calibrated),
+        readers(original_values, 0),
+        producer(original_values, -1),
+        graph_outputs(model.outputs.begin(), model.outputs.end()),
+        int8(model.ops.size(), false),
+        groups(original_values),
+        as_int8(original_values, -1),
+        as_float(original_values, -1) {
+    ranges.resize(original_values);
+    for (size_t i = 0; i < m.ops.size(); ++i) {
+      for (int v : m.ops[i].inputs)
+        if (v >= 0) ++readers[static_cast<size_t>(v)];
+      for (int v : m.ops[i].outputs) producer[static_cast<size_t>(v)] = static_cast<int>(i);
+    }
   }
-  std::set<int> graph_outputs(m.outputs.begin(), m.outputs.end());
+
+  PostTrainingReport run() {
+    choose_int8_ops();
+    group_values();
+    require_quantizations();
+    rewrite_ops();
+    convert_outputs();
+    m.ops = std::move(ops);
+    // Trained grids were only for the weights quantized above.
+    for (Value& value : m.values) {
+      if (value.dtype == DType::kFloat32) value.quantization = Quantization{};
+    }
+    return report;
+  }
+
+ private:
+  // The role of an op chosen to run int8 (each such op has one: has_int8_kernel
+  // and the folded activations only choose ops role_of names).
+  static Role int8_role(Op code) {
+    Role role = Role::kPassThrough;
+    role_of(code, &role);
+    return role;
+  }
 
   // 1. Which ops run int8.
-  std::vector<bool> int8(m.ops.size(), false);
-  std::vector<size_t> refused;
-  for (size_t i = 0; i < m.ops.size(); ++i) {
-    const LoweredOp& op = m.ops[i];
-    Role role;
-    if (role_of(op.opcode, &role) && role == Role::kFoldableActivation) {
-      // Runs int8 only folded into the clamp of the int8 ADD/SUB/MUL before it.
-      const int in = op.inputs.empty() ? -1 : op.inputs[0];
-      const int p = in >= 0 ? producer[static_cast<size_t>(in)] : -1;
-      Role producer_role;
-      if (p >= 0 && int8[static_cast<size_t>(p)] && role_of(m.ops[static_cast<size_t>(p)].opcode, &producer_role) &&
-          producer_role == Role::kArithmetic && readers[static_cast<size_t>(in)] == 1 && !graph_outputs.count(in) &&
-          op.inputs.size() == 1 && is_float(m, op.outputs[0])) {
+  void choose_int8_ops() {
+    std::vector<size_t> refused;
+    for (size_t i = 0; i < m.ops.size(); ++i) {
+      const LoweredOp& op = m.ops[i];
+      Role role;
+      if (role_of(op.opcode, &role) && role == Role::kFoldableActivation) {
+        // Runs int8 only folded into the clamp of the int8 ADD/SUB/MUL before it.
+        const int in = op.inputs.empty() ? -1 : op.inputs[0];
+        const int p = in >= 0 ? producer[static_cast<size_t>(in)] : -1;
+        Role producer_role;
+        if (p >= 0 && int8[static_cast<size_t>(p)] && role_of(m.ops[static_cast<size_t>(p)].opcode, &producer_role) &&
+            producer_role == Role::kArithmetic && readers[static_cast<size_t>(in)] == 1 && !graph_outputs.count(in) &&
+            op.inputs.size() == 1 && is_float(m, op.outputs[0])) {
+          int8[i] = true;
+          ranges[static_cast<size_t>(in)] = ranges[static_cast<size_t>(op.outputs[0])];  // the sum is only seen clamped
+          continue;
+        }
+      } else if (has_int8_kernel(m, op)) {
         int8[i] = true;
-        ranges[static_cast<size_t>(in)] = ranges[static_cast<size_t>(op.outputs[0])];  // the sum is only seen clamped
         continue;
       }
-    } else if (has_int8_kernel(m, op)) {
-      int8[i] = true;
-      continue;
+      bool computes_floats = false;
+      for (int v : op.outputs) computes_floats |= is_float(m, v);
+      for (int v : op.inputs) computes_floats |= is_float(m, v);
+      if (computes_floats) refused.push_back(i);
     }
-    bool computes_floats = false;
-    for (int v : op.outputs) computes_floats |= is_float(m, v);
-    for (int v : op.inputs) computes_floats |= is_float(m, v);
-    if (computes_floats) refused.push_back(i);
-  }
-  if (options.strict && !refused.empty()) {
-    Refusal refusal;
-    refusal.reason = "no int8 kernel";
-    std::string list;
-    for (size_t i : refused) {
-      refusal.nodes_by_op[schema::EnumNameOpCode(m.ops[i].opcode)].push_back(m.ops[i].node_name);
-      list += "\n  " + op_label(m.ops[i]);
+    if (options.strict && !refused.empty()) {
+      Refusal refusal;
+      refusal.reason = "no int8 kernel";
+      std::string list;
+      for (size_t i : refused) {
+        refusal.nodes_by_op[schema::EnumNameOpCode(m.ops[i].opcode)].push_back(m.ops[i].node_name);
+        list += "\n  " + op_label(m.ops[i]);
+      }
+      ErrorLocation where;
+      where.node = m.ops[refused.front()].node_name;
+      where.op = schema::EnumNameOpCode(m.ops[refused.front()].opcode);
+      throw ConvertError("--strict-int8: " + std::to_string(refused.size()) +
+                             " op(s) have no int8 kernel and would stay float:" + list,
+                         ErrorCategory::kUnsupported, where)
+          .with_refusals({refusal});
     }
-    ErrorLocation where;
-    where.node = m.ops[refused.front()].node_name;
-    where.op = schema::EnumNameOpCode(m.ops[refused.front()].opcode);
-    throw ConvertError("--strict-int8: " + std::to_string(refused.size()) +
-                           " op(s) have no int8 kernel and would stay float:" + list,
-                       ErrorCategory::kUnsupported, where)
-        .with_refusals({refusal});
+    for (size_t i : refused) report.float_ops.push_back(op_label(m.ops[i]));
   }
-  for (size_t i : refused) report.float_ops.push_back(op_label(m.ops[i]));
 
   // 2. Quantization of every value an int8 op touches: shared groups, fixed outputs.
   // Ops that move values keep their input's quantization (a pooled softmax
   // stays 1/256); CONCAT shares one range over its inputs and output, except inputs fixed by SOFTMAX/LOGISTIC/TANH, which are
   // requantized onto it (as TFLite's quantizer inserts a requantize).
-  Groups groups(original_values);
-  std::map<int, Quantization> fixed_output;  // group root -> quantization
-  std::vector<int> fixed_values;
-  for (size_t i = 0; i < m.ops.size(); ++i) {
-    if (!int8[i]) continue;
-    const LoweredOp& op = m.ops[i];
-    Role role;
-    role_of(op.opcode, &role);
-    const int out = op.outputs[0];
-    if (role == Role::kPassThrough || role == Role::kFoldableActivation) groups.join(op.inputs[0], out);
-    if (role == Role::kFixedOutput) fixed_values.push_back(out);
-  }
-  std::set<int> fixed_roots;
-  for (int v : fixed_values) fixed_roots.insert(groups.find(v));
-  for (size_t i = 0; i < m.ops.size(); ++i) {
-    Role role;
-    if (!int8[i] || !role_of(m.ops[i].opcode, &role) || role != Role::kShared) continue;
-    for (int v : m.ops[i].inputs) {
-      if (fixed_roots.count(groups.find(v)) == 0) groups.join(v, m.ops[i].outputs[0]);
+  void group_values() {
+    std::vector<int> fixed_values;
+    for (size_t i = 0; i < m.ops.size(); ++i) {
+      if (!int8[i]) continue;
+      const LoweredOp& op = m.ops[i];
+      const Role role = int8_role(op.opcode);
+      const int out = op.outputs[0];
+      if (role == Role::kPassThrough || role == Role::kFoldableActivation) groups.join(op.inputs[0], out);
+      if (role == Role::kFixedOutput) fixed_values.push_back(out);
     }
+    std::set<int> fixed_roots;
+    for (int v : fixed_values) fixed_roots.insert(groups.find(v));
+    for (size_t i = 0; i < m.ops.size(); ++i) {
+      Role role;
+      if (!int8[i] || !role_of(m.ops[i].opcode, &role) || role != Role::kShared) continue;
+      for (int v : m.ops[i].inputs) {
+        if (fixed_roots.count(groups.find(v)) == 0) groups.join(v, m.ops[i].outputs[0]);
+      }
+    }
+    for (int v : fixed_values) {
+      const LoweredOp& op = m.ops[static_cast<size_t>(producer[static_cast<size_t>(v)])];
+      fixed_output[groups.find(v)] = op.opcode == Op::TANH ? fixed(1.0f / 128.0f, 0) : fixed(1.0f / 256.0f, -128);
+    }
+    for (size_t v = 0; v < original_values; ++v) {
+      const Value& value = m.values[v];
+      if (value.dtype != DType::kFloat32) continue;
+      const ValueRange r = value.is_constant() ? constant_range(value) : ranges[v];
+      if (!r.seen) continue;
+      ValueRange& g = group_range[groups.find(static_cast<int>(v))];
+      g.min = g.seen ? std::min(g.min, r.min) : r.min;
+      g.max = g.seen ? std::max(g.max, r.max) : r.max;
+      g.seen = true;
+    }
+    for (const auto& [v, q] : trained) trained_group.emplace(groups.find(v), q);
   }
-  for (int v : fixed_values) {
-    const LoweredOp& op = m.ops[static_cast<size_t>(producer[static_cast<size_t>(v)])];
-    fixed_output[groups.find(v)] = op.opcode == Op::TANH ? fixed(1.0f / 128.0f, 0) : fixed(1.0f / 256.0f, -128);
-  }
-  std::map<int, ValueRange> group_range;
-  for (size_t v = 0; v < original_values; ++v) {
-    const Value& value = m.values[v];
-    if (value.dtype != DType::kFloat32) continue;
-    const ValueRange r = value.is_constant() ? constant_range(value) : ranges[v];
-    if (!r.seen) continue;
-    ValueRange& g = group_range[groups.find(static_cast<int>(v))];
-    g.min = g.seen ? std::min(g.min, r.min) : r.min;
-    g.max = g.seen ? std::max(g.max, r.max) : r.max;
-    g.seen = true;
-  }
-  std::map<int, Quantization> trained_group;  // group root -> the first trained quantization
-  for (const auto& [v, q] : trained) trained_group.emplace(groups.find(v), q);
-  auto params = [&](int v) -> Quantization {
+
+  // The quantization of value v: its group's fixed, trained or measured one.
+  Quantization params(int v) {
     const int root = groups.find(v);
     const auto f = fixed_output.find(root);
     if (f != fixed_output.end()) return f->second;
@@ -587,17 +623,17 @@ PostTrainingReport quantize_post_training(LoweredModel* model, const std::vector
     }
     if (!m.values[static_cast<size_t>(v)].is_constant()) report.ranges_from_calibration.insert(name);
     return asymmetric_int8(r.min, r.max);
-  };
+  }
 
   // A value with a quantization to give it: fixed, trained or measured.
-  auto has_quantization = [&](int v) {
+  bool has_quantization(int v) {
     const int root = groups.find(v);
     return fixed_output.count(root) > 0 || trained_group.count(root) > 0 || group_range[root].seen;
-  };
+  }
 
   // Every value an int8 op reads or writes needs a quantization: fixed, trained
   // (FakeQuant) or calibrated. All values lacking one are refused together.
-  {
+  void require_quantizations() {
     std::vector<int> missing;
     std::set<int> listed;
     auto need = [&](int v) {
@@ -611,8 +647,7 @@ PostTrainingReport quantize_post_training(LoweredModel* model, const std::vector
     }
     for (size_t i = 0; i < m.ops.size(); ++i) {
       if (!int8[i]) continue;
-      Role role;
-      role_of(m.ops[i].opcode, &role);
+      const Role role = int8_role(m.ops[i].opcode);
       for (size_t k = 0; k < m.ops[i].inputs.size(); ++k) {
         if (role != Role::kWeighted || k == 0) need(m.ops[i].inputs[k]);
       }
@@ -643,12 +678,8 @@ PostTrainingReport quantize_post_training(LoweredModel* model, const std::vector
     }
   }
 
-  // 3. Rewrite: int8 ops read int8 values (QUANTIZE inserted after float
-  // producers), float ops read float ones (DEQUANTIZE inserted after int8
-  // producers); values computed by int8 ops become int8 in place.
-  std::vector<int> as_int8(original_values, -1), as_float(original_values, -1);
-  std::vector<LoweredOp> ops;
-  auto convert_edge = [&](int v, bool to_int8) {
+  // Value v as int8 (QUANTIZE) or as float (DEQUANTIZE), converted once.
+  int convert_edge(int v, bool to_int8) {
     std::vector<int>& cache = to_int8 ? as_int8 : as_float;
     if (cache[static_cast<size_t>(v)] >= 0) return cache[static_cast<size_t>(v)];
     const int source = to_int8 ? as_float[static_cast<size_t>(v)] : as_int8[static_cast<size_t>(v)];
@@ -667,10 +698,10 @@ PostTrainingReport quantize_post_training(LoweredModel* model, const std::vector
     (to_int8 ? report.quantize_ops : report.dequantize_ops)++;
     cache[static_cast<size_t>(v)] = id;
     return id;
-  };
+  }
+
   // An int8 value moved onto the quantization of `target` (int8 -> int8 QUANTIZE).
-  std::map<std::pair<int, int>, int> requantized;
-  auto requantize = [&](int v, int target) {
+  int requantize(int v, int target) {
     const std::pair<int, int> key(v, groups.find(target));
     const auto it = requantized.find(key);
     if (it != requantized.end()) return it->second;
@@ -690,135 +721,168 @@ PostTrainingReport quantize_post_training(LoweredModel* model, const std::vector
     ++report.quantize_ops;
     requantized[key] = id;
     return id;
-  };
-  auto make_int8_in_place = [&](int v) {
+  }
+
+  // A value an int8 op computes becomes int8 where it is.
+  void make_int8_in_place(int v) {
     Value& value = m.values[static_cast<size_t>(v)];
     value.quantization = params(v);
     value.dtype = DType::kInt8;
     as_int8[static_cast<size_t>(v)] = v;
-  };
-  for (size_t v = 0; v < original_values; ++v) {
-    if (m.values[v].dtype == DType::kFloat32 && !m.values[v].is_constant()) as_float[v] = static_cast<int>(v);
   }
-  for (int v : m.inputs) {
-    if (options.int8_io && m.values[static_cast<size_t>(v)].dtype == DType::kFloat32 && has_quantization(v)) {
-      make_int8_in_place(v);
-      as_float[static_cast<size_t>(v)] = -1;
+
+  // 3. Rewrite: int8 ops read int8 values (QUANTIZE inserted after float
+  // producers), float ops read float ones (DEQUANTIZE inserted after int8
+  // producers); values computed by int8 ops become int8 in place.
+  void rewrite_ops() {
+    for (size_t v = 0; v < original_values; ++v) {
+      if (m.values[v].dtype == DType::kFloat32 && !m.values[v].is_constant()) as_float[v] = static_cast<int>(v);
     }
-  }
-  for (size_t i = 0; i < m.ops.size(); ++i) {
-    LoweredOp op = m.ops[i];
-    if (!int8[i]) {
-      for (int& v : op.inputs) {
-        if (v >= 0 && static_cast<size_t>(v) < original_values && as_float[static_cast<size_t>(v)] < 0 &&
-            as_int8[static_cast<size_t>(v)] >= 0) {
-          v = convert_edge(v, false);
+    for (int v : m.inputs) {
+      if (options.int8_io && m.values[static_cast<size_t>(v)].dtype == DType::kFloat32 && has_quantization(v)) {
+        make_int8_in_place(v);
+        as_float[static_cast<size_t>(v)] = -1;
+      }
+    }
+    for (size_t i = 0; i < m.ops.size(); ++i) {
+      LoweredOp op = m.ops[i];
+      if (!int8[i]) {
+        for (int& v : op.inputs) {
+          if (v >= 0 && static_cast<size_t>(v) < original_values && as_float[static_cast<size_t>(v)] < 0 &&
+              as_int8[static_cast<size_t>(v)] >= 0) {
+            v = convert_edge(v, false);
+          }
+        }
+        ops.push_back(std::move(op));
+        continue;
+      }
+      const Role role = int8_role(op.opcode);
+      const int activation = op.inputs[0];
+      for (size_t k = 0; k < op.inputs.size(); ++k) {
+        int& v = op.inputs[k];
+        if (v < 0) continue;
+        const Value& value = m.values[static_cast<size_t>(v)];
+        if (role == Role::kWeighted && k >= 1) continue;  // below
+        if (value.is_constant()) {
+          v = m.add_value(asymmetric_constant(value, params(v)));
+        } else if (role == Role::kShared && groups.find(v) != groups.find(op.outputs[0])) {
+          v = requantize(v, op.outputs[0]);
+        } else {
+          v = convert_edge(v, true);
         }
       }
+      if (role == Role::kWeighted) quantize_weights(op, activation);
+      make_int8_in_place(op.outputs[0]);
+      as_float[static_cast<size_t>(op.outputs[0])] = -1;
       ops.push_back(std::move(op));
-      continue;
+      ++report.int8_ops;
     }
-    Role role;
-    role_of(op.opcode, &role);
-    const int activation = op.inputs[0];
-    for (size_t k = 0; k < op.inputs.size(); ++k) {
-      int& v = op.inputs[k];
-      if (v < 0) continue;
-      const Value& value = m.values[static_cast<size_t>(v)];
-      if (role == Role::kWeighted && k >= 1) continue;  // below
-      if (value.is_constant()) {
-        v = m.add_value(asymmetric_constant(value, params(v)));
-      } else if (role == Role::kShared && groups.find(v) != groups.find(op.outputs[0])) {
-        v = requantize(v, op.outputs[0]);
-      } else {
-        v = convert_edge(v, true);
-      }
-    }
-    if (role == Role::kWeighted) {
-      const Value w = m.values[static_cast<size_t>(op.inputs[1])];
-      int axis = -1;
-      if (op.opcode == Op::CONV2D) {
-        axis = 3;
-      } else if (op.opcode == Op::DEPTHWISE_CONV2D) {
-        axis = w.shape[3] == 1 ? 2 : w.shape[2] == 1 ? 3 : -1;
-      } else {
-        axis = op.options.AsMatMulOptions()->transpose_b ? 0 : 1;
-      }
-      // A bias too large for int32 at input_scale * weight_scale enlarges that
-      // weight scale instead, so |bias| stays within half the int32 range (as
-      // TFLite's AdjustWeightsForBiasScale does); clamping would change the bias.
-      const bool has_bias = op.inputs.size() > 2 && op.inputs[2] >= 0;
-      const float input_scale = params(activation).scale[0];
-      std::vector<float> min_scales;
-      if (has_bias) {
-        const std::vector<float> bias = floats_of(*m.values[static_cast<size_t>(op.inputs[2])].constant);
-        const double limit = 0.5 * static_cast<double>(std::numeric_limits<int32_t>::max()) * input_scale;
-        for (float b : bias) min_scales.push_back(static_cast<float>(std::fabs(b) / limit));
-        if (axis < 0) min_scales = {*std::max_element(min_scales.begin(), min_scales.end())};
-      }
-      // Trained weights keep their FakeQuant grid's scale (per tensor, or per
-      // channel on the op's axis), with zero point 0 as TFLite's int8 weights.
-      const Quantization& grid = w.quantization;
-      const bool grid_fits = !grid.empty() &&
-                             (grid.scale.size() == 1 ||
-                              (axis >= 0 && grid.dimension == axis &&
-                               static_cast<int64_t>(grid.scale.size()) == w.shape[static_cast<size_t>(axis)]));
-      if (!grid_fits) report.untrained_weight_ops.push_back(op_label(op));
-      if (!grid.empty() && !grid_fits) {
-        report.notes.push_back("weights of " + op_label(op) +
-                               ": their FakeQuant grid is per channel on another axis than the op's; quantized "
-                               "symmetric from their values instead");
-      }
-      std::vector<float> trained_scales;
-      if (grid_fits) {
-        int requantized = 0;
-        trained_scales = trained_weight_scales(w, grid, axis, &requantized);
-        ++report.weights_from_fake_quant;
-        report.trained_weight_ops.push_back(op_label(op));
-        if (requantized > 0) {
-          report.notes.push_back("weights of " + op_label(op) + ": " + std::to_string(requantized) + " of " +
-                                 std::to_string(trained_scales.size()) +
-                                 " channel(s) reach beyond ±127 steps of their FakeQuant grid (an asymmetric range; "
-                                 "TFLite's int8 weights have zero point 0): those quantized symmetric from their "
-                                 "values, max|w| / 127");
-        } else if (grid.scale.size() == 1) {
-          axis = -1;  // the grid's one scale for the whole tensor
-          trained_scales.resize(1);
-          if (min_scales.size() > 1) min_scales = {*std::max_element(min_scales.begin(), min_scales.end())};
-        }
-      }
-      Value qw = symmetric_weights(w, axis, min_scales, trained_scales);
-      const std::vector<float> weight_scales = qw.quantization.scale;
-      if (axis < 0) qw.quantization.dimension = 0;
-      op.inputs[1] = m.add_value(std::move(qw));
-      if (has_bias) {
-        op.inputs[2] = m.add_value(int32_bias(m.values[static_cast<size_t>(op.inputs[2])], input_scale, weight_scales));
-      }
-    }
-    make_int8_in_place(op.outputs[0]);
-    as_float[static_cast<size_t>(op.outputs[0])] = -1;
-    ops.push_back(std::move(op));
-    ++report.int8_ops;
   }
+
+  // A weighted op's weights quantized symmetric per channel on its axis (or
+  // on its FakeQuant grid), its bias to int32 at input scale x weight scale.
+  void quantize_weights(LoweredOp& op, int activation) {
+    const Value w = m.values[static_cast<size_t>(op.inputs[1])];
+    int axis = -1;
+    if (op.opcode == Op::CONV2D) {
+      axis = 3;
+    } else if (op.opcode == Op::DEPTHWISE_CONV2D) {
+      axis = w.shape[3] == 1 ? 2 : w.shape[2] == 1 ? 3 : -1;
+    } else {
+      axis = op.options.AsMatMulOptions()->transpose_b ? 0 : 1;
+    }
+    // A bias too large for int32 at input_scale * weight_scale enlarges that
+    // weight scale instead, so |bias| stays within half the int32 range (as
+    // TFLite's AdjustWeightsForBiasScale does); clamping would change the bias.
+    const bool has_bias = op.inputs.size() > 2 && op.inputs[2] >= 0;
+    const float input_scale = params(activation).scale[0];
+    std::vector<float> min_scales;
+    if (has_bias) {
+      const std::vector<float> bias = floats_of(*m.values[static_cast<size_t>(op.inputs[2])].constant);
+      const double limit = 0.5 * static_cast<double>(std::numeric_limits<int32_t>::max()) * input_scale;
+      for (float b : bias) min_scales.push_back(static_cast<float>(std::fabs(b) / limit));
+      if (axis < 0) min_scales = {*std::max_element(min_scales.begin(), min_scales.end())};
+    }
+    // Trained weights keep their FakeQuant grid's scale (per tensor, or per
+    // channel on the op's axis), with zero point 0 as TFLite's int8 weights.
+    const Quantization& grid = w.quantization;
+    const bool grid_fits = !grid.empty() &&
+                           (grid.scale.size() == 1 ||
+                            (axis >= 0 && grid.dimension == axis &&
+                             static_cast<int64_t>(grid.scale.size()) == w.shape[static_cast<size_t>(axis)]));
+    if (!grid_fits) report.untrained_weight_ops.push_back(op_label(op));
+    if (!grid.empty() && !grid_fits) {
+      report.notes.push_back("weights of " + op_label(op) +
+                             ": their FakeQuant grid is per channel on another axis than the op's; quantized "
+                             "symmetric from their values instead");
+    }
+    std::vector<float> trained_scales;
+    if (grid_fits) {
+      int beyond_grid = 0;
+      trained_scales = trained_weight_scales(w, grid, axis, &beyond_grid);
+      ++report.weights_from_fake_quant;
+      report.trained_weight_ops.push_back(op_label(op));
+      if (beyond_grid > 0) {
+        report.notes.push_back("weights of " + op_label(op) + ": " + std::to_string(beyond_grid) + " of " +
+                               std::to_string(trained_scales.size()) +
+                               " channel(s) reach beyond ±127 steps of their FakeQuant grid (an asymmetric range; "
+                               "TFLite's int8 weights have zero point 0): those quantized symmetric from their "
+                               "values, max|w| / 127");
+      } else if (grid.scale.size() == 1) {
+        axis = -1;  // the grid's one scale for the whole tensor
+        trained_scales.resize(1);
+        if (min_scales.size() > 1) min_scales = {*std::max_element(min_scales.begin(), min_scales.end())};
+      }
+    }
+    Value qw = symmetric_weights(w, axis, min_scales, trained_scales);
+    const std::vector<float> weight_scales = qw.quantization.scale;
+    if (axis < 0) qw.quantization.dimension = 0;
+    op.inputs[1] = m.add_value(std::move(qw));
+    if (has_bias) {
+      op.inputs[2] = m.add_value(int32_bias(m.values[static_cast<size_t>(op.inputs[2])], input_scale, weight_scales));
+    }
+  }
+
   // Outputs: float32 (DEQUANTIZE) or int8 (QUANTIZE) as asked; the output
   // keeps its name, the value it was computed as gets a suffix.
-  for (int& v : m.outputs) {
-    const bool is_int8 = as_int8[static_cast<size_t>(v)] == v;
-    if (is_int8 == options.int8_io || m.values[static_cast<size_t>(v)].dtype == DType::kBool) continue;
-    if (!is_int8 && m.values[static_cast<size_t>(v)].dtype != DType::kFloat32) continue;
-    if (!is_int8 && !has_quantization(v)) continue;
-    const std::string name = m.values[static_cast<size_t>(v)].name;
-    const int converted = convert_edge(v, !is_int8);
-    m.values[static_cast<size_t>(v)].name = name + (is_int8 ? "/int8" : "/float");
-    m.values[static_cast<size_t>(converted)].name = name;
-    v = converted;
+  void convert_outputs() {
+    for (int& v : m.outputs) {
+      const bool is_int8 = as_int8[static_cast<size_t>(v)] == v;
+      if (is_int8 == options.int8_io || m.values[static_cast<size_t>(v)].dtype == DType::kBool) continue;
+      if (!is_int8 && m.values[static_cast<size_t>(v)].dtype != DType::kFloat32) continue;
+      if (!is_int8 && !has_quantization(v)) continue;
+      const std::string name = m.values[static_cast<size_t>(v)].name;
+      const int converted = convert_edge(v, !is_int8);
+      m.values[static_cast<size_t>(v)].name = name + (is_int8 ? "/int8" : "/float");
+      m.values[static_cast<size_t>(converted)].name = name;
+      v = converted;
+    }
   }
-  m.ops = std::move(ops);
-  // Trained grids were only for the weights quantized above.
-  for (Value& value : m.values) {
-    if (value.dtype == DType::kFloat32) value.quantization = Quantization{};
-  }
-  return report;
+
+  LoweredModel& m;
+  const PostTrainingOptions& options;
+  const std::map<int, Quantization>& trained;
+  PostTrainingReport report;
+  const size_t original_values;
+  std::vector<ValueRange> ranges;
+  std::vector<int> readers, producer;
+  const std::set<int> graph_outputs;
+  std::vector<bool> int8;  // by op
+  Groups groups;
+  std::map<int, Quantization> fixed_output;    // group root -> quantization
+  std::map<int, ValueRange> group_range;       // group root -> its values' range
+  std::map<int, Quantization> trained_group;   // group root -> the first trained quantization
+  std::vector<int> as_int8, as_float;          // by original value: its int8 / float version, -1 none yet
+  std::map<std::pair<int, int>, int> requantized;  // (value, target group) -> the moved value
+  std::vector<LoweredOp> ops;                  // the rewritten op list
+};
+
+}  // namespace
+
+PostTrainingReport quantize_post_training(LoweredModel* model, const std::vector<ValueRange>& calibrated,
+                                          const PostTrainingOptions& options,
+                                          const std::map<int, Quantization>& trained) {
+  return PostTrainingQuantizer(*model, calibrated, options, trained).run();
 }
 
 std::vector<LayerSqnr> measure_sqnr(const LoweredModel& float_model, const LoweredModel& quantized,
