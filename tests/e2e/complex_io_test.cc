@@ -15,7 +15,7 @@
 #include "runtime/core/model.h"
 #include "runtime/tools/model_file.h"
 #include "runtime/tools/npy.h"
-#include "tests/converter/tf_graph_text.h"
+#include "tests/converter/support/tf_graph_text.h"
 #include "tests/support/model_runner.h"
 #include "tests/support/numpy.h"
 

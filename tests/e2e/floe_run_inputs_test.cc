@@ -12,7 +12,7 @@
 
 #include "runtime/tools/input_conversion.h"
 #include "runtime/tools/npy.h"
-#include "tests/converter/tf_graph_text.h"
+#include "tests/converter/support/tf_graph_text.h"
 #include "tests/support/model_runner.h"
 
 namespace floe::testing {

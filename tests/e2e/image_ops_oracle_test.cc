@@ -21,7 +21,7 @@
 #include "converter/ir/error.h"
 #include "converter/proto/tf_subset.pb.h"
 #include "runtime/tools/npy.h"
-#include "tests/converter/tf_graph_text.h"
+#include "tests/converter/support/tf_graph_text.h"
 #include "tests/support/corpus.h"
 #include "tests/support/model_runner.h"
 

@@ -13,7 +13,7 @@
 #include <fstream>
 
 #include "runtime/tools/wav.h"
-#include "tests/converter/tf_graph_text.h"
+#include "tests/converter/support/tf_graph_text.h"
 #include "tests/support/corpus.h"
 #include "tests/support/model_runner.h"
 #include "tests/support/npz_writer.h"

@@ -26,8 +26,8 @@
 #include "runtime/core/interpreter.h"
 #include "runtime/tools/model_file.h"
 #include "runtime/tools/npy.h"
-#include "tests/converter/tfjs_oracle.h"
-#include "tests/converter/tflite_builder.h"
+#include "tests/converter/support/tfjs_oracle.h"
+#include "tests/converter/support/tflite_builder.h"
 #include "tests/support/corpus.h"
 #include "tests/support/model_runner.h"
 
