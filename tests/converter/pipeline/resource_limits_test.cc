@@ -143,8 +143,8 @@ TEST(ResourceLimits, AnOutputOverTheTensorLimitIsRefusedBeforeAllocating) {
                                dir + "/m.floe");
 }
 
-// A claimed size past 2^64 bytes is named as such (fuzz_graph: converting the
-// double to a 64-bit count was undefined behaviour).
+// A claimed size past 2^64 bytes is named as such (the byte count is checked
+// as a double first: converting it to a 64-bit count would be undefined).
 TEST(ResourceLimits, AnOutputClaimingMoreThan2To64BytesIsRefusedSayingSo) {
   const std::string dir = make_temp_dir();
   resize_graph("ResizeBilinear", {1, 1, 1, 4}, 2147483647, 2147483647).write(dir + "/g.pbtxt");
@@ -154,9 +154,9 @@ TEST(ResourceLimits, AnOutputClaimingMoreThan2To64BytesIsRefusedSayingSo) {
                                dir + "/m.floe");
 }
 
-// One float resized to [1, 4096, 8192, 1] (128 MiB; fuzz_graph ran out of
-// memory folding a 917 MB one): a large expansion of small constants is not
-// folded into the model but stays a run-time op, converted in bounded memory.
+// One float resized to [1, 4096, 8192, 1] (128 MiB): a large expansion of
+// small constants is not folded into the model (folding a 917 MB one would
+// break the 1 GB bound) but stays a run-time op, converted in bounded memory.
 TEST(ResourceLimits, ALargeExpansionOfSmallConstantsStaysARunTimeOp) {
   const std::string dir = make_temp_dir();
   resize_graph("ResizeNearestNeighbor", {1, 1, 1, 1}, 4096, 8192).write(dir + "/g.pbtxt");

@@ -139,8 +139,8 @@ node { name: 'gathered' op: 'GatherV2' input: 'params' input: 'ids' input: 'axis
   EXPECT_EQ(conversion_error(graph, {"gathered"}), "");
 }
 
-// The fuzz finding, as written by the project (tests/fuzz/regress), through
-// the CLI: exit 2, the reason, and no file.
+// A Placeholder without a dtype feeding Gather indices (the tests/fuzz/regress
+// input), through the CLI: exit 2, the reason, and no file.
 TEST(FuzzFinding, UntypedPlaceholderFeedingIndicesIsRefusedAtConversion) {
   const std::string dir = make_temp_dir();
   const std::string out = dir + "/m.floe";
@@ -152,7 +152,8 @@ TEST(FuzzFinding, UntypedPlaceholderFeedingIndicesIsRefusedAtConversion) {
   EXPECT_FALSE(floe::testing::file_exists(out));
 }
 
-// The original finding, read in place from ../shared.
+// The same defect in the fuzzer's own output kept in ../shared/fuzz-findings,
+// read in place (skips without ../shared): refused the same way.
 TEST(FuzzFinding, SharedFindingIsRefusedAtConversion) {
   const std::string finding = std::string(FLOE_SHARED_DIR) + "/fuzz-findings/fuzz_graph-unset-placeholder-dtype.pbtxt";
   if (!floe::testing::file_exists(finding)) GTEST_SKIP() << "SKIPPED: " << finding << " absent (../shared)";
@@ -188,10 +189,10 @@ TEST(ValidateBeforeWrite, ConvertedModelsPassLoadAndInit) {
   EXPECT_GT(report.arena_bytes, 0u);
 }
 
-// A converter bug planted in the lowered model (the indices typed float32, as
-// the unset Placeholder dtype once made them) is emitted as a real emitter
-// would; the check names the op and category, and the CLI path would write
-// nothing because convert() throws before returning bytes.
+// A converter bug planted in the lowered model (the indices typed float32,
+// which the runtime refuses) is emitted as a real emitter would; the check
+// names the op and category, and the CLI path would write nothing because
+// convert() throws before returning bytes.
 TEST(ValidateBeforeWrite, ModelTheRuntimeRefusesIsAnInternalErrorNamingTheOp) {
   ConvertOptions options;
   options.graph_path = write_graph(kGather);

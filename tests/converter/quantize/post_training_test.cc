@@ -111,9 +111,9 @@ std::string raw_deflate(const std::string& data) {
 }
 
 // The uncompressed size in a zip header is untrusted: a few bytes claiming
-// gigabytes are refused before anything is allocated (a fuzzer found the
-// converter reserving the claimed size), and a size that disagrees with the
-// stream either way names which.
+// gigabytes are refused before anything is allocated (reserving the claimed
+// size would let a tiny file exhaust memory), and a size that disagrees with
+// the stream either way names which.
 TEST(CalibrationFile, DeflatedMemberSizeIsCheckedNotTrusted) {
   const std::string member = npy_f32({64, 4}, std::vector<float>(256, 0.5f));  // compresses well
   const std::string deflated = raw_deflate(member);

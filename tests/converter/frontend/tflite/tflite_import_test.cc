@@ -433,9 +433,9 @@ TEST(TfliteImport, InconsistentShapesAndDtypesAreRefused) {
 }
 
 // An int8 SOFTMAX or LOGISTIC whose input scale is too small for TFLite's
-// fixed-point kernels (beta x scale x 2^26 < 0.5 gives a negative shift): the
-// fuzzer found the converter computing a radius past int32 (undefined) and
-// emitting a model Init refused. Now one refusal names the op.
+// fixed-point kernels (beta x scale x 2^26 < 0.5 gives a negative shift): its
+// input radius would not fit int32 and Init would refuse the model, so the
+// conversion refuses it, naming the op. Also a tests/fuzz/regress input.
 std::string int8_activation_model(int32_t code, float input_scale) {
   TfliteBuilder b;
   const int x = b.tensor({{1, 4}, kTflInt8, {}, "x", {input_scale}, {0}});
@@ -470,8 +470,9 @@ TEST(TfliteImport, Int8FixedPointOpsOutOfRangeAreRefusedAtConversion) {
   }
 }
 
-// An int8 MUL whose scales ask for a requantization factor of 2^30 or more
-// (the fuzzer's second finding: the model was emitted, then Init refused it).
+// An int8 MUL whose scales ask for a requantization factor of 2^30 or more:
+// refused at conversion, since Init would refuse the emitted model. Also a
+// tests/fuzz/regress input.
 std::string int8_mul_model(float output_scale) {
   TfliteBuilder b;
   const int x = b.tensor({{1, 4}, kTflInt8, {}, "x", {1.0f}, {0}});
@@ -500,8 +501,9 @@ TEST(TfliteImport, Int8RequantizationBeyondTheKernelsRangeIsRefused) {
 }
 
 // An int8 conv whose bias is near INT32_MIN: on the harness's zeroed input the
-// accumulator is -10000 and adding the bias overflows int32 (the fuzzer's
-// third finding, undefined in the int8 kernels until they wrapped like TFLite).
+// accumulator is -10000 and adding the bias overflows int32, which the int8
+// kernels must wrap as TFLite does rather than leave undefined. A
+// tests/fuzz/regress input.
 std::string int8_conv_bias_limit_model() {
   TfliteBuilder b;
   const int x = b.tensor({{1, 1, 1, 1}, kTflInt8, {}, "x", {1.0f}, {100}});

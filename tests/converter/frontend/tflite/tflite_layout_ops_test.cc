@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
-// The layout builtins TFLM models in its repository use beside the ones floe
-// had (EXPAND_DIMS, SHAPE, PACK, RESIZE_NEAREST_NEIGHBOR, REVERSE_V2) and the
+// The layout builtins the TFLM repository's models use (EXPAND_DIMS, SHAPE,
+// PACK, RESIZE_NEAREST_NEIGHBOR, REVERSE_V2) and the
 // int32 arithmetic of TFLM's audio preprocessor (CAST, DIV, MINIMUM,
 // MAXIMUM), on small hand-built .tflite files against TensorFlow Lite 2.9
 // (../shared/tools/peers/tflite_run.js; skipped visibly without node and the
