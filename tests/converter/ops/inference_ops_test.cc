@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // Inference ops floe lowers onto ops it already has (converter/ops/composite_ops.cc
-// and the fused convolutions and matmul in converter/ops/nn.cc), each converted
+// and the fused convolutions and matmul in converter/ops/conv_ops.cc), each converted
 // and run through the runtime with its inputs fed at run time:
 // ClipByValue, DivNoNan, Prelu, BroadcastTo, EnsureShape, ShapeN,
 // MatrixBandPart, Erf against the values of TF's own tests and documentation (cited
