@@ -174,7 +174,8 @@ void logical(LogicalOp op, const TypedBinaryOperands& ops);                // bo
 
 }  // namespace floe::ref
 
-// The op's adapter (registered as a row in the .cc, runtime/core/registry.h).
+// The adapters' params blocks (each op registers its row in the .cc:
+// runtime/core/registry.h).
 namespace floe::ops {
 
 // ---- params blocks (pointer-free, fixed-width: see runtime/core/registry.h) ----
@@ -190,48 +191,5 @@ union ArithPrepared {
   ref::AddS8Params add_s8;  // ADD, SUB
   ref::MulS8Params mul_s8;  // MUL
 };
-
-const char* prepare_add(const OpContext& ctx);
-Status eval_add(const PreparedOp& ctx);
-const char* prepare_sub(const OpContext& ctx);
-Status eval_sub(const PreparedOp& ctx);
-const char* prepare_mul(const OpContext& ctx);
-Status eval_mul(const PreparedOp& ctx);
-const char* prepare_div(const OpContext& ctx);
-Status eval_div(const PreparedOp& ctx);
-const char* prepare_maximum(const OpContext& ctx);
-Status eval_maximum(const PreparedOp& ctx);
-const char* prepare_minimum(const OpContext& ctx);
-Status eval_minimum(const PreparedOp& ctx);
-const char* prepare_floor_div(const OpContext& ctx);
-Status eval_floor_div(const PreparedOp& ctx);
-const char* prepare_bitwise_and(const OpContext& ctx);
-Status eval_bitwise_and(const PreparedOp& ctx);
-const char* prepare_floor_mod(const OpContext& ctx);
-Status eval_floor_mod(const PreparedOp& ctx);
-const char* prepare_truncate_div(const OpContext& ctx);
-Status eval_truncate_div(const PreparedOp& ctx);
-const char* prepare_pow(const OpContext& ctx);
-Status eval_pow(const PreparedOp& ctx);
-const char* prepare_atan2(const OpContext& ctx);
-Status eval_atan2(const PreparedOp& ctx);
-const char* prepare_squared_difference(const OpContext& ctx);
-Status eval_squared_difference(const PreparedOp& ctx);
-const char* prepare_equal(const OpContext& ctx);
-Status eval_equal(const PreparedOp& ctx);
-const char* prepare_not_equal(const OpContext& ctx);
-Status eval_not_equal(const PreparedOp& ctx);
-const char* prepare_less(const OpContext& ctx);
-Status eval_less(const PreparedOp& ctx);
-const char* prepare_less_equal(const OpContext& ctx);
-Status eval_less_equal(const PreparedOp& ctx);
-const char* prepare_greater(const OpContext& ctx);
-Status eval_greater(const PreparedOp& ctx);
-const char* prepare_greater_equal(const OpContext& ctx);
-Status eval_greater_equal(const PreparedOp& ctx);
-const char* prepare_logical_and(const OpContext& ctx);
-Status eval_logical_and(const PreparedOp& ctx);
-const char* prepare_logical_or(const OpContext& ctx);
-Status eval_logical_or(const PreparedOp& ctx);
 
 }  // namespace floe::ops

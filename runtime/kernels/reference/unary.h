@@ -117,7 +117,8 @@ void cast(DType from, DType to, const TypedUnaryOperands& ops);
 
 }  // namespace floe::ref
 
-// The op's adapter (registered as a row in the .cc, runtime/core/registry.h).
+// The adapters' params blocks (each op registers its row in the .cc:
+// runtime/core/registry.h).
 namespace floe::ops {
 
 struct LeakyReluPrepared {
@@ -133,80 +134,7 @@ struct LeakyReluQuantizedPrepared {
   int32_t act_min, act_max;
 };
 
+// The float unary ops' prepare, which SOFTMAX's file reuses for its own checks.
 const char* prepare_unary(const OpContext& ctx);
-Status eval_relu(const PreparedOp& ctx);
-Status eval_relu6(const PreparedOp& ctx);
-// SIGMOID and TANH: float, or int8 in TFLM's fixed point (the params block
-// holds the converter's input rescaling).
-const char* prepare_sigmoid(const OpContext& ctx);
-const char* prepare_tanh(const OpContext& ctx);
-Status eval_sigmoid(const PreparedOp& ctx);
-Status eval_tanh(const PreparedOp& ctx);
-const char* prepare_abs(const OpContext& ctx);
-Status eval_abs(const PreparedOp& ctx);
-const char* prepare_neg(const OpContext& ctx);
-Status eval_neg(const PreparedOp& ctx);
-Status eval_exp(const PreparedOp& ctx);
-Status eval_log(const PreparedOp& ctx);
-Status eval_sqrt(const PreparedOp& ctx);
-Status eval_rsqrt(const PreparedOp& ctx);
-const char* prepare_square(const OpContext& ctx);
-Status eval_square(const PreparedOp& ctx);
-const char* prepare_floor(const OpContext& ctx);
-Status eval_floor(const PreparedOp& ctx);
-const char* prepare_ceil(const OpContext& ctx);
-Status eval_ceil(const PreparedOp& ctx);
-const char* prepare_round(const OpContext& ctx);
-Status eval_round(const PreparedOp& ctx);
-const char* prepare_sign(const OpContext& ctx);
-Status eval_sign(const PreparedOp& ctx);
-const char* prepare_reciprocal(const OpContext& ctx);
-Status eval_reciprocal(const PreparedOp& ctx);
-const char* prepare_sin(const OpContext& ctx);
-Status eval_sin(const PreparedOp& ctx);
-const char* prepare_cos(const OpContext& ctx);
-Status eval_cos(const PreparedOp& ctx);
-const char* prepare_tan(const OpContext& ctx);
-Status eval_tan(const PreparedOp& ctx);
-const char* prepare_asin(const OpContext& ctx);
-Status eval_asin(const PreparedOp& ctx);
-const char* prepare_acos(const OpContext& ctx);
-Status eval_acos(const PreparedOp& ctx);
-const char* prepare_atan(const OpContext& ctx);
-Status eval_atan(const PreparedOp& ctx);
-const char* prepare_sinh(const OpContext& ctx);
-Status eval_sinh(const PreparedOp& ctx);
-const char* prepare_cosh(const OpContext& ctx);
-Status eval_cosh(const PreparedOp& ctx);
-const char* prepare_asinh(const OpContext& ctx);
-Status eval_asinh(const PreparedOp& ctx);
-const char* prepare_acosh(const OpContext& ctx);
-Status eval_acosh(const PreparedOp& ctx);
-const char* prepare_atanh(const OpContext& ctx);
-Status eval_atanh(const PreparedOp& ctx);
-const char* prepare_expm1(const OpContext& ctx);
-Status eval_expm1(const PreparedOp& ctx);
-const char* prepare_log1p(const OpContext& ctx);
-Status eval_log1p(const PreparedOp& ctx);
-const char* prepare_elu(const OpContext& ctx);
-Status eval_elu(const PreparedOp& ctx);
-const char* prepare_selu(const OpContext& ctx);
-Status eval_selu(const PreparedOp& ctx);
-const char* prepare_softplus(const OpContext& ctx);
-Status eval_softplus(const PreparedOp& ctx);
-const char* prepare_softsign(const OpContext& ctx);
-Status eval_softsign(const PreparedOp& ctx);
-const char* prepare_logical_not(const OpContext& ctx);
-Status eval_logical_not(const PreparedOp& ctx);
-const char* prepare_is_nan(const OpContext& ctx);
-Status eval_is_nan(const PreparedOp& ctx);
-const char* prepare_is_inf(const OpContext& ctx);
-Status eval_is_inf(const PreparedOp& ctx);
-const char* prepare_is_finite(const OpContext& ctx);
-Status eval_is_finite(const PreparedOp& ctx);
-const char* prepare_leaky_relu(const OpContext& ctx);
-Status eval_leaky_relu(const PreparedOp& ctx);
-const char* prepare_cast(const OpContext& ctx);
-Status eval_cast(const PreparedOp& ctx);
 
 }  // namespace floe::ops
