@@ -16,17 +16,13 @@
 namespace floe::conv {
 namespace {
 
-// Conv2D and DepthwiseConv2D options share their window fields.
+// Conv2D and DepthwiseConv2D options share their window fields (the pools'
+// without dilation).
 template <typename Options>
 void set_window(Options& o, const Window& w) {
-  o.stride_h = static_cast<int32_t>(w.sh);
-  o.stride_w = static_cast<int32_t>(w.sw);
+  set_strides_and_pads(o, w);
   o.dilation_h = static_cast<int32_t>(w.dh);
   o.dilation_w = static_cast<int32_t>(w.dw);
-  o.pad_top = static_cast<int32_t>(w.h.pad_before);
-  o.pad_left = static_cast<int32_t>(w.w.pad_before);
-  o.pad_bottom = static_cast<int32_t>(w.h.pad_after);
-  o.pad_right = static_cast<int32_t>(w.w.pad_after);
 }
 
 std::vector<TensorInfo> conv2d_output(const NodeContext& ctx) {

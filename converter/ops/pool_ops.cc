@@ -28,12 +28,7 @@ void lower_pool(LowerContext& ctx) {
   schema::Pool2DOptionsT o;
   o.filter_h = static_cast<int32_t>(w.kh);
   o.filter_w = static_cast<int32_t>(w.kw);
-  o.stride_h = static_cast<int32_t>(w.sh);
-  o.stride_w = static_cast<int32_t>(w.sw);
-  o.pad_top = static_cast<int32_t>(w.h.pad_before);
-  o.pad_left = static_cast<int32_t>(w.w.pad_before);
-  o.pad_bottom = static_cast<int32_t>(w.h.pad_after);
-  o.pad_right = static_cast<int32_t>(w.w.pad_after);
+  set_strides_and_pads(o, w);
   add_nhwc_op(ctx, kCode, {ctx.input_value(0)}, LowerContext::options(o));
 }
 

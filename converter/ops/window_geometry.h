@@ -47,6 +47,18 @@ void add_nhwc_op(LowerContext& ctx, schema::OpCode code, std::vector<int> inputs
 // The window of a kh x kw kernel from the node's strides, dilations and padding.
 Window resolve_window(const NodeContext& ctx, int64_t kh, int64_t kw);
 
+// The strides and explicit pads of a 2-D window op's options (Conv2DOptionsT,
+// DepthwiseConv2DOptionsT, Pool2DOptionsT).
+template <typename Options>
+void set_strides_and_pads(Options& o, const Window& w) {
+  o.stride_h = static_cast<int32_t>(w.sh);
+  o.stride_w = static_cast<int32_t>(w.sw);
+  o.pad_top = static_cast<int32_t>(w.h.pad_before);
+  o.pad_left = static_cast<int32_t>(w.w.pad_before);
+  o.pad_bottom = static_cast<int32_t>(w.h.pad_after);
+  o.pad_right = static_cast<int32_t>(w.w.pad_after);
+}
+
 // One spatial axis of a SAME or VALID window, by TF's rules (a VALID window
 // larger than the input leaves no output; SAME puts the odd pad after).
 struct WindowAxis {
