@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // Element-wise TF ops beyond elementwise.cc (op coverage): integer
-// and float division variants, Pow, Atan2, SquaredDifference, comparisons and
+// and float division variants, Pow, Atan2, SquaredDifference, Cross, comparisons and
 // logical ops (bool results), rounding/trigonometric/activation unary ops,
 // LeakyRelu, Cast, Select/SelectV2, AddN, Fill, ZerosLike/OnesLike. Dtypes reach
 // the handlers already widened (float16 -> float32, int8/16 -> int32: see
@@ -192,6 +192,18 @@ std::vector<TensorInfo> infer_fill(const NodeContext& ctx) {
   return {TensorInfo{ctx.input(1).dtype, dims, nullptr}};
 }
 
+// Cross (tf.linalg.cross): a and b of one shape [..., 3], no broadcasting.
+std::vector<TensorInfo> infer_cross(const NodeContext& ctx) {
+  ctx.expect_inputs(2, 2);
+  const TensorInfo &a = ctx.input(0), &b = ctx.input(1);
+  if (a.dtype != DType::kFloat32 && a.dtype != DType::kInt32 && a.dtype != DType::kInt64) {
+    ctx.fail(std::string("dtype ") + dtype_name(a.dtype) + " is not supported (float32, int32, int64)");
+  }
+  if (a.shape != b.shape) ctx.fail("inputs differ in shape: " + shape_to_string(a.shape) + " vs " + shape_to_string(b.shape));
+  if (a.shape.empty() || a.shape.back() != 3) ctx.fail("the last dimension must be 3, input is " + shape_to_string(a.shape));
+  return {TensorInfo{a.dtype, a.shape, nullptr}};
+}
+
 void lower_fill(LowerContext& ctx) {
   const auto& shape = ctx.output_info(0).shape;
   const int value = ctx.reshaped_value(ctx.input_value(1), std::vector<int64_t>(shape.size(), 1), "value");
@@ -209,6 +221,7 @@ const std::vector<OpHandler>& math_handlers() {
       {"TruncateDiv", infer_same_dtype_binary, lower_binary_op<OpCode::TRUNCATE_DIV>},
       {"Pow", infer_same_dtype_binary, lower_binary_op<OpCode::POW>},
       {"Atan2", infer_same_dtype_binary, lower_binary_op<OpCode::ATAN2>},
+      {"Cross", infer_cross, lower_binary_op<OpCode::CROSS>},
       {"BitwiseAnd", infer_bitwise, lower_binary_op<OpCode::BITWISE_AND>},
       {"SquaredDifference", infer_same_dtype_binary, lower_binary_op<OpCode::SQUARED_DIFFERENCE>},
       {"Equal", infer_compare, lower_binary_op<OpCode::EQUAL>},

@@ -40,7 +40,7 @@ constexpr OpInputTypes kOpInputTypes[] = {
     // Binary elementwise: x:T, y:T.
     {"Add AddV2 Sub Mul Div RealDiv FloorDiv FloorMod Mod TruncateDiv Maximum Minimum Pow Atan2 "
      "SquaredDifference Equal NotEqual Greater GreaterEqual Less LessEqual BiasAdd BiasAddV1 MatMul BatchMatMul "
-     "BatchMatMulV2 Conv2D DepthwiseConv2dNative DepthwiseConv2d Conv1D Conv3D SoftmaxCrossEntropyWithLogits",
+     "BatchMatMulV2 Conv2D DepthwiseConv2dNative DepthwiseConv2d Conv1D Conv3D SoftmaxCrossEntropyWithLogits Cross",
      "T,T"},
     {"Select SelectV2", "bool,T,T"},
     {"AddN Pack ParallelConcat", "T*"},
