@@ -449,9 +449,9 @@ void expect_bit_exact(const std::string& model, const std::string& input_name, c
 
 // ../shared/fuzz-findings/fuzz_model-s8-requant-shift.floe: a KWS conversion
 // for cortex-m4 (checksum no longer matching) whose packed 1x1 filter carries
-// a right shift of 17,566,882 after a channel pair's weights; the portable
-// kernel shifted by it (undefined behaviour). Init() now refuses the op. The
-// fuzz build replays the file under the sanitizers (fuzz_replay_shared_model_findings).
+// a right shift of 17,566,882 after a channel pair's weights, which the
+// portable kernel would shift by (undefined behaviour): Init() refuses the op.
+// The fuzz build replays the file under the sanitizers (fuzz_replay_shared_model_findings).
 TEST(CortexmS8Backend, PackedRightShiftOutOfRangeIsRefusedAtInit) {
   const std::string path = shared_dir() + "/fuzz-findings/fuzz_model-s8-requant-shift.floe";
   std::ifstream in(path, std::ios::binary);

@@ -285,7 +285,7 @@ TEST(AtomicOutput, SignalMidWriteLeavesNothing) {
 
 // An output that is not a regular file (a pipe here; /dev/null, /dev/stdout)
 // is written in place: renaming a temporary file over it would replace it
-// (as root, `-o /dev/null` used to turn /dev/null into a regular file).
+// (as root, `-o /dev/null` would turn /dev/null into a regular file).
 TEST(AtomicOutput, APipeOrDeviceOutputIsWrittenInPlace) {
   const std::string dir = make_temp_dir();
   const std::string fifo = dir + "/out.pipe";

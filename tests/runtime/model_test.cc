@@ -246,7 +246,7 @@ TEST(Interpreter, ChecksTheArenaAndOpShapes) {
 
 // Every op of the op list with no outputs (and one or three inputs) is
 // refused at Load or Init with a status: no prepare may read an operand the op
-// does not have (fuzz_model found SCATTER_ND_ADD's reading output 0 first).
+// does not have (e.g. a SCATTER_ND_ADD's output 0 before checking it exists).
 TEST(Interpreter, EveryOpWithoutOutputsIsRefusedCleanly) {
   alignas(16) uint8_t arena[512];
   int initialized = 0;
