@@ -7,8 +7,15 @@
 // (one shape vector per input, folded like Shape) and MatrixBandPart (SELECT
 // with a constant band mask; num_lower / num_upper must be constants) and Erf
 // (Abramowitz and Stegun 7.1.26 on element-wise ops: absolute error below
-// 1.5e-7, under float32's resolution of erf's range near 1).
+// 1.5e-7, under float32's resolution of erf's range near 1). The diagonal ops
+// select or gather with constant masks and indices: Diag / MatrixDiag (SELECT
+// of an identity mask), DiagPart / MatrixDiagPart (GATHER of the flat diagonal
+// positions); ReverseSequence is a batched GATHER whose indices (reversed below
+// each row's length) come from SELECT over the lengths.
+#include <algorithm>
+
 #include "converter/ir/attrs.h"
+#include "converter/ir/limits.h"
 #include "converter/ops/op_registry.h"
 
 namespace floe::conv {
@@ -229,6 +236,256 @@ void lower_erf(LowerContext& ctx) {
   ctx.add_op(OpCode::MUL, {unary(OpCode::SIGN, x), magnitude}, {ctx.output_value(0)});
 }
 
+
+// A constant of `dtype` whose bytes are all zero (0, 0.0f, false).
+HostTensor zeros(DType dtype, std::vector<int64_t> shape) {
+  HostTensor t;
+  t.dtype = dtype;
+  t.shape = std::move(shape);
+  t.data.assign(static_cast<size_t>(t.num_elements()) * dtype_size(dtype), 0);
+  return t;
+}
+
+// An int32 or int64 constant holding `values`.
+HostTensor index_constant(DType dtype, std::vector<int64_t> shape, const std::vector<int64_t>& values) {
+  HostTensor t = zeros(dtype, std::move(shape));
+  for (size_t i = 0; i < values.size(); ++i) {
+    if (dtype == DType::kInt64) {
+      t.as<int64_t>()[i] = values[i];
+    } else {
+      t.as<int32_t>()[i] = static_cast<int32_t>(values[i]);
+    }
+  }
+  return t;
+}
+
+int64_t element_count(const std::vector<int64_t>& shape) {
+  int64_t n = 1;
+  for (int64_t d : shape) n *= d;
+  return n;
+}
+
+// A [n, n] bool mask, true on the main diagonal.
+HostTensor identity_mask(int64_t n) {
+  HostTensor mask = zeros(DType::kBool, {n, n});
+  for (int64_t i = 0; i < n; ++i) mask.data[static_cast<size_t>(i * n + i)] = 1;
+  return mask;
+}
+
+// Diag: a rank-k tensor D becomes the rank-2k tensor D + D with the input on
+// its diagonal (out[i1..ik, i1..ik] = in[i1..ik]) and zeros elsewhere.
+std::vector<TensorInfo> infer_diag(const NodeContext& ctx) {
+  ctx.expect_inputs(1, 1);
+  const std::vector<int64_t>& d = ctx.input(0).shape;
+  if (d.empty()) ctx.fail("the input must have rank >= 1, got a scalar");
+  if (2 * d.size() > static_cast<size_t>(kMaxTensorRank)) {
+    ctx.fail("the output's rank " + std::to_string(2 * d.size()) + " exceeds " + std::to_string(kMaxTensorRank));
+  }
+  std::vector<int64_t> out = d;
+  out.insert(out.end(), d.begin(), d.end());
+  return {TensorInfo{ctx.input(0).dtype, out, nullptr}};
+}
+
+// Flattened, Diag is an [n, n] identity pattern: SELECT(eye, x as a row, 0).
+void lower_diag(LowerContext& ctx) {
+  const TensorInfo& in = ctx.input(0);
+  const int64_t n = element_count(in.shape);
+  int x = ctx.input_value(0);
+  if (in.shape.size() != 1) x = ctx.reshaped_value(x, {n}, "flat");
+  const std::vector<int64_t> square = {n, n};
+  const int out = in.shape.size() == 1 ? ctx.output_value(0) : ctx.new_value(in.dtype, square, "square");
+  ctx.add_op(OpCode::SELECT,
+             {ctx.constant_value("eye", identity_mask(n)), x, ctx.constant_value("zero", zeros(in.dtype, {}))},
+             {out});
+  if (out != ctx.output_value(0)) ctx.add_op(OpCode::RESHAPE, {out}, {ctx.output_value(0)});
+}
+
+// DiagPart: the inverse of Diag; the input's shape must be D + D.
+std::vector<TensorInfo> infer_diag_part(const NodeContext& ctx) {
+  ctx.expect_inputs(1, 1);
+  const std::vector<int64_t>& s = ctx.input(0).shape;
+  const size_t k = s.size() / 2;
+  bool ok = !s.empty() && s.size() % 2 == 0;
+  for (size_t i = 0; ok && i < k; ++i) ok = s[i] == s[i + k];
+  if (!ok) ctx.fail("the input's shape " + shape_to_string(s) + " is not D + D for some D (rank 2k, dims i and i+k equal)");
+  return {TensorInfo{ctx.input(0).dtype, std::vector<int64_t>(s.begin(), s.begin() + static_cast<std::ptrdiff_t>(k)),
+                     nullptr}};
+}
+
+// The diagonal of an [n, n] matrix sits at flat positions i * (n + 1).
+void lower_diag_part(LowerContext& ctx) {
+  const TensorInfo& out = ctx.output_info(0);
+  const int64_t n = element_count(out.shape);
+  const int flat = ctx.reshaped_value(ctx.input_value(0), {n * n}, "flat");
+  std::vector<int64_t> positions(static_cast<size_t>(n));
+  for (int64_t i = 0; i < n; ++i) positions[static_cast<size_t>(i)] = i * (n + 1);
+  const int gathered = out.shape.size() == 1 ? ctx.output_value(0) : ctx.new_value(out.dtype, {n}, "diagonal");
+  ctx.add_op(OpCode::GATHER, {flat, ctx.constant_value("positions", index_constant(DType::kInt32, {n}, positions))},
+             {gathered}, LowerContext::options(schema::GatherOptionsT{}));
+  if (gathered != ctx.output_value(0)) ctx.add_op(OpCode::RESHAPE, {gathered}, {ctx.output_value(0)});
+}
+
+// MatrixDiagV2/V3 take (diagonal, k, num_rows, num_cols, padding_value);
+// floe lowers the main diagonal (k = 0) of the size the diagonal implies
+// (num_rows / num_cols -1 or equal to it), which tf.linalg.diag writes by
+// default; the alignment attr only matters off the main diagonal.
+void check_main_diagonal(const NodeContext& ctx, int64_t n, bool with_sizes) {
+  const std::vector<int64_t> k = ctx.constant_ints(1, "k");
+  if (k.empty() || k[0] != 0 || (k.size() == 2 && k[1] != 0) || k.size() > 2) {
+    ctx.fail("only the main diagonal (k = 0) is supported");
+  }
+  if (!with_sizes) return;
+  for (int i : {2, 3}) {
+    const std::vector<int64_t> size = ctx.constant_ints(i, i == 2 ? "num_rows" : "num_cols");
+    if (size.size() != 1 || (size[0] != -1 && size[0] != n)) {
+      ctx.fail(std::string(i == 2 ? "num_rows" : "num_cols") + " must be -1 or the diagonal's length " +
+               std::to_string(n) + " (a padded matrix is not supported)");
+    }
+  }
+}
+
+// MatrixDiag: [..., n] -> [..., n, n], the last axis on each matrix's diagonal.
+std::vector<TensorInfo> infer_matrix_diag(const NodeContext& ctx) {
+  const bool v2 = ctx.node().op() != "MatrixDiag";
+  ctx.expect_inputs(v2 ? 5 : 1, v2 ? 5 : 1);
+  const std::vector<int64_t>& d = ctx.input(0).shape;
+  if (d.empty()) ctx.fail("the diagonal must have rank >= 1, got a scalar");
+  if (d.size() + 1 > static_cast<size_t>(kMaxTensorRank)) ctx.fail("the output's rank exceeds " + std::to_string(kMaxTensorRank));
+  if (v2) {
+    check_main_diagonal(ctx, d.back(), true);
+    if (!ctx.input(4).shape.empty() || ctx.input(4).dtype != ctx.input(0).dtype) {
+      ctx.fail("padding_value must be a scalar of the diagonal's dtype");
+    }
+  }
+  std::vector<int64_t> out = d;
+  out.push_back(d.back());
+  return {TensorInfo{ctx.input(0).dtype, out, nullptr}};
+}
+
+// SELECT(eye, diagonal as [..., 1, n], padding): row i of each matrix keeps
+// element i of its diagonal.
+void lower_matrix_diag(LowerContext& ctx) {
+  const TensorInfo& in = ctx.input(0);
+  std::vector<int64_t> rows = in.shape;
+  rows.insert(rows.end() - 1, 1);
+  const int padding = ctx.node().op() == "MatrixDiag" ? ctx.constant_value("zero", zeros(in.dtype, {}))
+                                                      : ctx.input_value(4);
+  ctx.add_op(OpCode::SELECT,
+             {ctx.constant_value("eye", identity_mask(in.shape.back())), ctx.reshaped_value(ctx.input_value(0), rows, "row"),
+              padding},
+             {ctx.output_value(0)});
+}
+
+// MatrixDiagPart: [..., m, n] -> [..., min(m, n)].
+std::vector<TensorInfo> infer_matrix_diag_part(const NodeContext& ctx) {
+  const bool v2 = ctx.node().op() != "MatrixDiagPart";
+  ctx.expect_inputs(v2 ? 3 : 1, v2 ? 3 : 1);
+  const std::vector<int64_t>& s = ctx.input(0).shape;
+  if (s.size() < 2) ctx.fail("the input must have rank >= 2, got " + shape_to_string(s));
+  if (v2) check_main_diagonal(ctx, 0, false);
+  std::vector<int64_t> out(s.begin(), s.end() - 2);
+  out.push_back(std::min(s[s.size() - 2], s.back()));
+  return {TensorInfo{ctx.input(0).dtype, out, nullptr}};
+}
+
+// Each [m, n] matrix flattened to m * n; element (i, i) sits at i * (n + 1).
+void lower_matrix_diag_part(LowerContext& ctx) {
+  const TensorInfo& in = ctx.input(0);
+  const int64_t cols = in.shape.back(), length = ctx.output_info(0).shape.back();
+  std::vector<int64_t> flat(in.shape.begin(), in.shape.end() - 2);
+  flat.push_back(in.shape[in.shape.size() - 2] * cols);
+  std::vector<int64_t> positions(static_cast<size_t>(length));
+  for (int64_t i = 0; i < length; ++i) positions[static_cast<size_t>(i)] = i * (cols + 1);
+  schema::GatherOptionsT o;
+  o.axis = static_cast<int32_t>(flat.size() - 1);
+  ctx.add_op(OpCode::GATHER,
+             {ctx.reshaped_value(ctx.input_value(0), flat, "flat"),
+              ctx.constant_value("positions", index_constant(DType::kInt32, {length}, positions))},
+             {ctx.output_value(0)}, LowerContext::options(o));
+}
+
+struct SequenceAxes {
+  int64_t seq = 0, batch = 0;
+};
+
+SequenceAxes sequence_axes(const NodeContext& ctx) {
+  const int64_t rank = static_cast<int64_t>(ctx.input(0).shape.size());
+  SequenceAxes a;
+  a.seq = attr_int(ctx.node().def, "seq_dim");
+  a.batch = attr_int(ctx.node().def, "batch_dim", 0);
+  // TF's kernel takes the attrs as given (no negative axes).
+  if (a.seq < 0 || a.seq >= rank || a.batch < 0 || a.batch >= rank) {
+    ctx.fail("seq_dim " + std::to_string(a.seq) + " or batch_dim " + std::to_string(a.batch) +
+             " is out of range for rank " + std::to_string(rank));
+  }
+  if (a.seq == a.batch) ctx.fail("seq_dim and batch_dim are both " + std::to_string(a.seq));
+  return a;
+}
+
+// ReverseSequence: along seq_dim, the first seq_lengths[b] elements of batch
+// row b are reversed, the rest pass through.
+std::vector<TensorInfo> infer_reverse_sequence(const NodeContext& ctx) {
+  ctx.expect_inputs(2, 2);
+  const SequenceAxes a = sequence_axes(ctx);
+  const TensorInfo& lengths = ctx.input(1);
+  const int64_t batch = ctx.input(0).shape[static_cast<size_t>(a.batch)];
+  if (lengths.shape != std::vector<int64_t>{batch}) {
+    ctx.fail("seq_lengths has shape " + shape_to_string(lengths.shape) + ", not [" + std::to_string(batch) +
+             "] (the input's batch_dim)");
+  }
+  return {TensorInfo{ctx.input(0).dtype, ctx.input(0).shape, nullptr}};
+}
+
+// index[b, t] = t < len[b] ? len[b] - 1 - t : t, then GATHER along the
+// sequence axis with the batch axis as batch_dims = 1 (moved to the front
+// by a TRANSPOSE when it is not there already). A length over the sequence
+// gives an index out of range, which GATHER refuses at run time as TF does.
+void lower_reverse_sequence(LowerContext& ctx) {
+  const SequenceAxes a = sequence_axes(ctx);
+  const TensorInfo& in = ctx.input(0);
+  const DType index_type = ctx.input(1).dtype;
+  const int64_t batch = in.shape[static_cast<size_t>(a.batch)], steps = in.shape[static_cast<size_t>(a.seq)];
+  std::vector<int64_t> step(static_cast<size_t>(steps)), step_plus_one(static_cast<size_t>(steps));
+  for (int64_t t = 0; t < steps; ++t) {
+    step[static_cast<size_t>(t)] = t;
+    step_plus_one[static_cast<size_t>(t)] = t + 1;
+  }
+  const int t = ctx.constant_value("step", index_constant(index_type, {1, steps}, step));
+  const int length = ctx.reshaped_value(ctx.input_value(1), {batch, 1}, "length");
+  const int reversing = ctx.new_value(DType::kBool, {batch, steps}, "reversing");
+  ctx.add_op(OpCode::LESS, {t, length}, {reversing});
+  const int reversed = ctx.new_value(index_type, {batch, steps}, "reversed");
+  ctx.add_op(OpCode::SUB, {length, ctx.constant_value("step_plus_one", index_constant(index_type, {1, steps}, step_plus_one))},
+             {reversed});
+  const int index = ctx.new_value(index_type, {batch, steps}, "index");
+  ctx.add_op(OpCode::SELECT, {reversing, reversed, t}, {index});
+
+  // The batch axis first, the others in order.
+  std::vector<int32_t> perm = {static_cast<int32_t>(a.batch)};
+  for (int32_t d = 0; d < static_cast<int32_t>(in.shape.size()); ++d) {
+    if (d != a.batch) perm.push_back(d);
+  }
+  bool moved = false;
+  for (size_t d = 0; d < perm.size(); ++d) moved = moved || perm[d] != static_cast<int32_t>(d);
+  schema::GatherOptionsT o;
+  o.batch_dims = 1;
+  o.axis = static_cast<int32_t>(std::find(perm.begin(), perm.end(), static_cast<int32_t>(a.seq)) - perm.begin());
+  if (!moved) {
+    ctx.add_op(OpCode::GATHER, {ctx.input_value(0), index}, {ctx.output_value(0)}, LowerContext::options(o));
+    return;
+  }
+  const int front = ctx.transposed_value(ctx.input_value(0), perm, "batch_first");
+  std::vector<int64_t> front_shape;
+  for (int32_t d : perm) front_shape.push_back(in.shape[static_cast<size_t>(d)]);
+  const int gathered = ctx.new_value(in.dtype, front_shape, "gathered");
+  ctx.add_op(OpCode::GATHER, {front, index}, {gathered}, LowerContext::options(o));
+  std::vector<int32_t> inverse(perm.size());
+  for (size_t d = 0; d < perm.size(); ++d) inverse[static_cast<size_t>(perm[d])] = static_cast<int32_t>(d);
+  schema::TransposeOptionsT back;
+  back.perm = inverse;
+  ctx.add_op(OpCode::TRANSPOSE, {gathered}, {ctx.output_value(0)}, LowerContext::options(back));
+}
+
 }  // namespace
 
 const std::vector<OpHandler>& composite_handlers() {
@@ -241,6 +498,15 @@ const std::vector<OpHandler>& composite_handlers() {
       {"ShapeN", infer_shape_n, nullptr},
       {"MatrixBandPart", infer_matrix_band_part, lower_matrix_band_part},
       {"Erf", infer_unary_same, lower_erf},
+      {"Diag", infer_diag, lower_diag},
+      {"DiagPart", infer_diag_part, lower_diag_part},
+      {"MatrixDiag", infer_matrix_diag, lower_matrix_diag},
+      {"MatrixDiagV2", infer_matrix_diag, lower_matrix_diag},
+      {"MatrixDiagV3", infer_matrix_diag, lower_matrix_diag},
+      {"MatrixDiagPart", infer_matrix_diag_part, lower_matrix_diag_part},
+      {"MatrixDiagPartV2", infer_matrix_diag_part, lower_matrix_diag_part},
+      {"MatrixDiagPartV3", infer_matrix_diag_part, lower_matrix_diag_part},
+      {"ReverseSequence", infer_reverse_sequence, lower_reverse_sequence},
   };
   return handlers;
 }

@@ -33,7 +33,7 @@ constexpr OpInputTypes kOpInputTypes[] = {
      "Round Rsqrt Sigmoid Sign Sin Sinh Sqrt Square Tan Tanh Relu Relu6 Elu Selu Softplus Softsign LeakyRelu "
      "Softmax LogSoftmax IsFinite IsInf IsNan OnesLike ZerosLike Identity Snapshot StopGradient PreventGradient "
      "CheckNumerics InvertPermutation Where Squeeze Shape Size Rank Unpack SpaceToDepth DepthToSpace "
-     "ExtractImagePatches AvgPool MaxPool LRN",
+     "ExtractImagePatches AvgPool MaxPool LRN Diag DiagPart MatrixDiag MatrixDiagPart",
      "T"},
     {"LogicalNot", "bool"},
     {"LogicalAnd LogicalOr", "bool,bool"},
@@ -64,6 +64,9 @@ constexpr OpInputTypes kOpInputTypes[] = {
     {"Split", "int32,T"},
     {"SplitV", "T,Tlen,int32"},
     {"ReverseV2", "T,Tidx"},
+    {"ReverseSequence", "T,Tlen"},
+    {"MatrixDiagV2 MatrixDiagV3", "T,int32,int32,int32,T"},
+    {"MatrixDiagPartV2 MatrixDiagPartV3", "T,int32,T"},
     {"Reverse", "T,bool"},
     {"Gather GatherNd", "Tparams,Tindices"},
     {"GatherV2", "Tparams,Tindices,Taxis"},

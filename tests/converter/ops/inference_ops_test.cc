@@ -3,8 +3,8 @@
 // and the fused convolutions and matmul in converter/ops/conv_ops.cc), each converted
 // and run through the runtime with its inputs fed at run time:
 // ClipByValue, DivNoNan, Prelu, BroadcastTo, EnsureShape, ShapeN,
-// MatrixBandPart, Erf against the values of TF's own tests and documentation (cited
-// per test); Einsum against the matrix products its equations name; _FusedConv2D,
+// MatrixBandPart, Erf, Diag, DiagPart, MatrixDiag(Part) and ReverseSequence
+// against the values of TF's own tests and documentation (cited per test); Einsum against the matrix products its equations name; _FusedConv2D,
 // _FusedMatMul and (_)FusedDepthwiseConv2dNative against the unfused TF ops they
 // stand for in the same graph (what TF's remapper tests check: the fused node
 // computes what the ops it replaced computed), and the refusal of a fused_ops
@@ -12,6 +12,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstring>
 
 #include "converter/ir/error.h"
 #include "tests/converter/ops/convert_graph.h"
@@ -315,6 +316,139 @@ TEST(InferenceOps, UnknownFusedOpsAreRefusedByName) {
          {G::type("T", "DT_FLOAT"), G::integer("num_args", 1), strings_attr("fused_ops", {"BiasAdd", "GeluExact"})});
   EXPECT_NE(conversion_error(g, "fused_bad", {"y"}).find("fused_ops [BiasAdd,GeluExact] is not a combination floe lowers"),
             std::string::npos);
+}
+
+
+HostTensor make_i64(std::vector<int64_t> shape, const std::vector<int64_t>& values) {
+  HostTensor t;
+  t.dtype = DType::kInt64;
+  t.shape = std::move(shape);
+  t.data.resize(values.size() * sizeof(int64_t));
+  std::memcpy(t.data.data(), values.data(), t.data.size());
+  return t;
+}
+
+// tf.linalg.tensor_diag's documented example ([1, 2, 3, 4] on a 4x4
+// diagonal), and a rank-2 input whose rank-4 output has x[i, j] at [i, j, i, j];
+// DiagPart (tf.linalg.tensor_diag_part) takes each back.
+TEST(InferenceOps, DiagAndDiagPartMatchTfDocumentation) {
+  G g;
+  g.placeholder("v", "DT_FLOAT", {4});
+  g.placeholder("m", "DT_INT32", {2, 2});
+  g.node("diag", "Diag", {"v"}, {G::type("T", "DT_FLOAT")});
+  g.node("diag2", "Diag", {"m"}, {G::type("T", "DT_INT32")});
+  g.node("part", "DiagPart", {"diag"}, {G::type("T", "DT_FLOAT")});
+  g.node("part2", "DiagPart", {"diag2"}, {G::type("T", "DT_INT32")});
+  const auto out = run_model(convert_graph(g, "diag", {"diag", "diag2", "part", "part2"}).model,
+                             {{"v", make_f32({4}, {1, 2, 3, 4})}, {"m", make_i32({2, 2}, {5, -6, 7, 8})}});
+  ASSERT_EQ(out.size(), 4u);
+  EXPECT_EQ(as_floats(out[0]), (std::vector<float>{1, 0, 0, 0, 0, 2, 0, 0, 0, 0, 3, 0, 0, 0, 0, 4}));
+  EXPECT_EQ(out[1].shape, (std::vector<int64_t>{2, 2, 2, 2}));
+  EXPECT_EQ(as_ints(out[1]), (std::vector<int32_t>{5, 0, 0, 0, 0, -6, 0, 0, 0, 0, 7, 0, 0, 0, 0, 8}));
+  EXPECT_EQ(as_floats(out[2]), (std::vector<float>{1, 2, 3, 4}));
+  EXPECT_EQ(out[3].shape, (std::vector<int64_t>{2, 2}));
+  EXPECT_EQ(as_ints(out[3]), (std::vector<int32_t>{5, -6, 7, 8}));
+}
+
+// Off the diagonal Diag writes zeros, never x * 0: an infinite or NaN input
+// stays on the diagonal alone.
+TEST(InferenceOps, DiagKeepsNonFiniteValuesOnTheDiagonal) {
+  G g;
+  g.placeholder("v", "DT_FLOAT", {2});
+  g.node("diag", "Diag", {"v"}, {G::type("T", "DT_FLOAT")});
+  const auto out = run_model(convert_graph(g, "diag_inf", {"diag"}).model,
+                             {{"v", make_f32({2}, {INFINITY, NAN})}});
+  ASSERT_EQ(out.size(), 1u);
+  const std::vector<float> got = as_floats(out[0]);
+  EXPECT_EQ(got[0], INFINITY);
+  EXPECT_EQ(got[1], 0.0f);
+  EXPECT_EQ(got[2], 0.0f);
+  EXPECT_TRUE(std::isnan(got[3]));
+}
+
+// tf.linalg.diag_part's documented example (a [2, 3, 4] batch: the main
+// diagonal of each 3x4 matrix), and tf.linalg.diag (MatrixDiagV3 as TF2
+// writes it: k = 0, num_rows = num_cols = -1) with a padding value, and the
+// V1 MatrixDiag with zeros.
+TEST(InferenceOps, MatrixDiagAndDiagPartMatchTfDocumentation) {
+  G g;
+  g.placeholder("x", "DT_FLOAT", {2, 3, 4});
+  g.placeholder("d", "DT_FLOAT", {2, 3});
+  g.constant("k", "DT_INT32", {}, {0});
+  g.constant("unknown", "DT_INT32", {}, {-1});
+  g.constant("pad", "DT_FLOAT", {}, {9});
+  g.node("part", "MatrixDiagPartV3", {"x", "k", "pad"}, {G::type("T", "DT_FLOAT"), G::str("align", "RIGHT_LEFT")});
+  g.node("part1", "MatrixDiagPart", {"x"}, {G::type("T", "DT_FLOAT")});
+  g.node("diag", "MatrixDiagV3", {"d", "k", "unknown", "unknown", "pad"},
+         {G::type("T", "DT_FLOAT"), G::str("align", "RIGHT_LEFT")});
+  g.node("diag1", "MatrixDiag", {"d"}, {G::type("T", "DT_FLOAT")});
+  const auto out = run_model(
+      convert_graph(g, "matrix_diag", {"part", "part1", "diag", "diag1"}).model,
+      {{"x", make_f32({2, 3, 4}, {1, 2, 3, 4, 5, 6, 7, 8, 9, 8, 7, 6, 5, 4, 3, 2, 1, 2, 3, 4, 5, 6, 7, 8})},
+       {"d", make_f32({2, 3}, {1, 2, 3, 4, 5, 6})}});
+  ASSERT_EQ(out.size(), 4u);
+  EXPECT_EQ(as_floats(out[0]), (std::vector<float>{1, 6, 7, 5, 2, 7}));
+  EXPECT_EQ(as_floats(out[1]), (std::vector<float>{1, 6, 7, 5, 2, 7}));
+  EXPECT_EQ(out[2].shape, (std::vector<int64_t>{2, 3, 3}));
+  EXPECT_EQ(as_floats(out[2]), (std::vector<float>{1, 9, 9, 9, 2, 9, 9, 9, 3, 4, 9, 9, 9, 5, 9, 9, 9, 6}));
+  EXPECT_EQ(as_floats(out[3]), (std::vector<float>{1, 0, 0, 0, 2, 0, 0, 0, 3, 4, 0, 0, 0, 5, 0, 0, 0, 6}));
+}
+
+// tf.reverse_sequence's documented layouts: batch_dim 0 / seq_dim 1 (here
+// x[b, t] = 10 b + t with lengths 7, 2, 3, 5, which reverse that many leading
+// steps of each row), and seq_dim 0 / batch_dim 2 with an axis between
+// (x[t, m, b] = 100 t + 10 m + b, lengths 2 and 3), int64 lengths as TF's
+// default Tlen.
+TEST(InferenceOps, ReverseSequenceMatchesTfDocumentation) {
+  G g;
+  g.placeholder("x", "DT_INT32", {4, 8});
+  g.placeholder("lengths", "DT_INT64", {4});
+  g.placeholder("y", "DT_FLOAT", {3, 2, 2});
+  g.placeholder("y_lengths", "DT_INT32", {2});
+  g.node("rev", "ReverseSequence", {"x", "lengths"},
+         {G::type("T", "DT_INT32"), G::type("Tlen", "DT_INT64"), G::integer("seq_dim", 1), G::integer("batch_dim", 0)});
+  g.node("rev_t", "ReverseSequence", {"y", "y_lengths"},
+         {G::type("T", "DT_FLOAT"), G::type("Tlen", "DT_INT32"), G::integer("seq_dim", 0), G::integer("batch_dim", 2)});
+  std::vector<int32_t> x;
+  for (int b = 0; b < 4; ++b) {
+    for (int t = 0; t < 8; ++t) x.push_back(10 * b + t);
+  }
+  std::vector<float> y;
+  for (int t = 0; t < 3; ++t) {
+    for (int m = 0; m < 2; ++m) {
+      for (int b = 0; b < 2; ++b) y.push_back(static_cast<float>(100 * t + 10 * m + b));
+    }
+  }
+  const auto out = run_model(convert_graph(g, "reverse_sequence", {"rev", "rev_t"}).model,
+                             {{"x", make_i32({4, 8}, x)},
+                              {"lengths", make_i64({4}, {7, 2, 3, 5})},
+                              {"y", make_f32({3, 2, 2}, y)},
+                              {"y_lengths", make_i32({2}, {2, 3})}});
+  ASSERT_EQ(out.size(), 2u);
+  EXPECT_EQ(as_ints(out[0]), (std::vector<int32_t>{6,  5,  4,  3,  2,  1,  0,  7,  11, 10, 12, 13, 14, 15, 16, 17,
+                                                   22, 21, 20, 23, 24, 25, 26, 27, 34, 33, 32, 31, 30, 35, 36, 37}));
+  EXPECT_EQ(as_floats(out[1]), (std::vector<float>{100, 201, 110, 211, 0, 101, 10, 111, 200, 1, 210, 11}));
+}
+
+TEST(InferenceOps, DiagonalAndSequenceOpsRefuseWhatTfRefuses) {
+  G g;
+  g.placeholder("x", "DT_FLOAT", {2, 3});
+  g.placeholder("lengths", "DT_INT32", {3});
+  g.placeholder("d", "DT_FLOAT", {3});
+  g.constant("one", "DT_INT32", {}, {1});
+  g.constant("unknown", "DT_INT32", {}, {-1});
+  g.constant("pad", "DT_FLOAT", {}, {0});
+  g.node("part", "DiagPart", {"x"}, {G::type("T", "DT_FLOAT")});
+  g.node("same_axis", "ReverseSequence", {"x", "lengths"},
+         {G::type("T", "DT_FLOAT"), G::type("Tlen", "DT_INT32"), G::integer("seq_dim", 1), G::integer("batch_dim", 1)});
+  g.node("wrong_lengths", "ReverseSequence", {"x", "lengths"},
+         {G::type("T", "DT_FLOAT"), G::type("Tlen", "DT_INT32"), G::integer("seq_dim", 1), G::integer("batch_dim", 0)});
+  g.node("super", "MatrixDiagV3", {"d", "one", "unknown", "unknown", "pad"}, {G::type("T", "DT_FLOAT")});
+  EXPECT_NE(conversion_error(g, "diag_part_shape", {"part"}).find("is not D + D"), std::string::npos);
+  EXPECT_NE(conversion_error(g, "same_axis", {"same_axis"}).find("seq_dim and batch_dim are both 1"), std::string::npos);
+  EXPECT_NE(conversion_error(g, "lengths", {"wrong_lengths"}).find("seq_lengths has shape [3], not [2]"),
+            std::string::npos);
+  EXPECT_NE(conversion_error(g, "super_diagonal", {"super"}).find("main diagonal (k = 0)"), std::string::npos);
 }
 
 }  // namespace
