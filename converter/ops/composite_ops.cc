@@ -8,8 +8,8 @@
 // with a constant band mask; num_lower / num_upper must be constants) and Erf
 // (Abramowitz and Stegun 7.1.26 on element-wise ops: absolute error below
 // 1.5e-7, under float32's resolution of erf's range near 1). The diagonal ops
-// select or gather with constant masks and indices: Diag / MatrixDiag (SELECT
-// of an identity mask), DiagPart / MatrixDiagPart (GATHER of the flat diagonal
+// pad, select or gather: Diag (PAD then a slice), MatrixDiag (SELECT of an
+// identity mask), DiagPart / MatrixDiagPart (GATHER of the flat diagonal
 // positions); ReverseSequence is a batched GATHER whose indices (reversed below
 // each row's length) come from SELECT over the lengths.
 #include <algorithm>
@@ -286,18 +286,24 @@ std::vector<TensorInfo> infer_diag(const NodeContext& ctx) {
   return {TensorInfo{ctx.input(0).dtype, out, nullptr}};
 }
 
-// Flattened, Diag is an [n, n] identity pattern: SELECT(eye, x as a row, 0).
+// Flattened, Diag's output is each input element followed by n zeros, cut
+// to n * n: PAD [n, 1] to [n, n + 1], then the first n * n elements (no n x n
+// constant, as n is the input's whole element count).
 void lower_diag(LowerContext& ctx) {
   const TensorInfo& in = ctx.input(0);
   const int64_t n = element_count(in.shape);
-  int x = ctx.input_value(0);
-  if (in.shape.size() != 1) x = ctx.reshaped_value(x, {n}, "flat");
-  const std::vector<int64_t> square = {n, n};
-  const int out = in.shape.size() == 1 ? ctx.output_value(0) : ctx.new_value(in.dtype, square, "square");
-  ctx.add_op(OpCode::SELECT,
-             {ctx.constant_value("eye", identity_mask(n)), x, ctx.constant_value("zero", zeros(in.dtype, {}))},
-             {out});
-  if (out != ctx.output_value(0)) ctx.add_op(OpCode::RESHAPE, {out}, {ctx.output_value(0)});
+  schema::PadOptionsT pad;
+  pad.paddings = {0, 0, 0, static_cast<int32_t>(n)};
+  const int padded = ctx.new_value(in.dtype, {n, n + 1}, "padded");
+  ctx.add_op(OpCode::PAD, {ctx.reshaped_value(ctx.input_value(0), {n, 1}, "column")}, {padded},
+             LowerContext::options(pad));
+  schema::StridedSliceOptionsT cut;
+  cut.begin = {0};
+  cut.stride = {1};
+  const int square = ctx.new_value(in.dtype, {n * n}, "square");
+  ctx.add_op(OpCode::STRIDED_SLICE, {ctx.reshaped_value(padded, {n * (n + 1)}, "flat")}, {square},
+             LowerContext::options(cut));
+  ctx.add_op(OpCode::RESHAPE, {square}, {ctx.output_value(0)});
 }
 
 // DiagPart: the inverse of Diag; the input's shape must be D + D.
