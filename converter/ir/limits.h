@@ -32,6 +32,12 @@ inline bool worth_folding(double input_bytes, double output_bytes) {
 }
 // Bytes all the graph's Const values claim together.
 constexpr uint64_t kMaxClaimedConstantBytes = uint64_t{4} << 30;
+// Bytes the graph's Const values claim beyond the values they list (TF fills
+// a shape from a shorter value list with its last value): a few bytes of file
+// must not make the converter hold gigabytes (each constant is copied a few
+// times on its way to the model), the rule kMaxFoldedExpansionBytes sets for
+// folds.
+constexpr uint64_t kMaxExpandedConstantBytes = kMaxFoldedExpansionBytes;
 // A written model (FlatBuffers' 32-bit offsets) and its operators.
 constexpr uint64_t kMaxModelBytes = (uint64_t{1} << 31) - 1;
 constexpr int64_t kMaxModelOps = 1000000;

@@ -295,16 +295,28 @@ void check_node_count_before_parsing(const std::string& bytes, const std::string
   }
 }
 
+// The values a TensorProto lists for its dtype (tensor_content holds them all).
+uint64_t listed_values(const tfp::TensorProto& t) {
+  const int64_t listed = std::max<int64_t>(
+      {t.float_val_size(), t.double_val_size(), t.int_val_size(), t.int64_val_size(), t.bool_val_size(),
+       t.half_val_size(), t.uint32_val_size(), t.uint64_val_size(), t.string_val_size(), t.scomplex_val_size() / 2,
+       t.dcomplex_val_size() / 2});
+  return static_cast<uint64_t>(listed);
+}
+
 // The bytes every Const value claims (declared shape times dtype size), summed
-// before any of them is decoded.
+// before any of them is decoded, and the part of them filled from a shorter
+// value list (a constant over one tensor's limit is refused as such when it
+// is decoded).
 void check_claimed_constant_bytes(const tfp::GraphDef& graph, const std::string& path) {
-  uint64_t total = 0;
+  uint64_t total = 0, expanded = 0;
   for (const tfp::NodeDef& node : graph.node()) {
     if (node.op() != "Const") continue;
     const auto value = node.attr().find("value");
     if (value == node.attr().end() || !value->second.has_tensor()) continue;
     const tfp::TensorProto& tensor = value->second.tensor();
-    uint64_t bytes = dtype_size(tf_dtype_to_floe(tf_dtype_base(tensor.dtype())));
+    const uint64_t element_bytes = dtype_size(tf_dtype_to_floe(tf_dtype_base(tensor.dtype())));
+    uint64_t bytes = element_bytes;
     for (const auto& dim : tensor.tensor_shape().dim()) {
       if (dim.size() <= 0) {
         bytes = 0;
@@ -313,11 +325,23 @@ void check_claimed_constant_bytes(const tfp::GraphDef& graph, const std::string&
       const uint64_t d = static_cast<uint64_t>(dim.size());
       bytes = bytes > kMaxClaimedConstantBytes / d ? kMaxClaimedConstantBytes + 1 : bytes * d;
     }
+    const ErrorLocation where{path, node.name(), "Const", -1};
     total += std::min<uint64_t>(bytes, kMaxClaimedConstantBytes + 1);
     if (total > kMaxClaimedConstantBytes) {
       throw ConvertError(path + ": node '" + node.name() + "' (op Const): the graph's constants claim over " +
                              std::to_string(kMaxClaimedConstantBytes) + " bytes together, floe's limit",
-                         ErrorCategory::kInvalidInput, ErrorLocation{path, node.name(), "Const", -1});
+                         ErrorCategory::kInvalidInput, where);
+    }
+    if (!tensor.tensor_content().empty() || bytes > kMaxTensorBytes) continue;
+    const uint64_t listed = std::min(listed_values(tensor), bytes) * element_bytes;
+    expanded += bytes > listed ? bytes - listed : 0;
+    if (expanded > kMaxExpandedConstantBytes) {
+      throw ConvertError(path + ": node '" + node.name() + "' (op Const): " + std::to_string(bytes) +
+                             " bytes from " + std::to_string(listed_values(tensor)) +
+                             " listed values; the graph's constants fill over " +
+                             std::to_string(kMaxExpandedConstantBytes) +
+                             " bytes together by repeating a last value, floe's limit",
+                         ErrorCategory::kInvalidInput, where);
     }
   }
 }

@@ -119,6 +119,36 @@ node { name: 'out' op: 'Relu' input: 'big' }
   expect_refused_within_bounds(run, "bytes for one constant", dir + "/m.floe");
 }
 
+// TF fills a shape from a shorter value list with the last value: one int8
+// value claiming 1.5 GB (under one tensor's limit) made the converter hold
+// ~20 GB (the constant widened to int32 for folding, then copied on its way
+// to the model). Fills over kMaxExpandedConstantBytes together are refused
+// before any constant is decoded; two 40 MB fills pass each alone.
+TEST(ResourceLimits, ConstantsFilledFromOneValueAreRefusedOverTheExpansionLimit) {
+  const std::string dir = make_temp_dir();
+  std::ofstream(dir + "/g.pbtxt") << R"(
+node { name: 'splat' op: 'Const' attr { key: 'dtype' value { type: DT_INT8 } }
+       attr { key: 'value' value { tensor { dtype: DT_INT8
+         tensor_shape { dim { size: 1500000000 } } int_val: 1 } } } }
+node { name: 'out' op: 'Neg' input: 'splat' attr { key: 'T' value { type: DT_INT8 } } }
+)";
+  const ConvertRun run = run_convert({"--graph", dir + "/g.pbtxt", "--outputs", "out", "-o", dir + "/m.floe"}, dir);
+  expect_refused_within_bounds(run, "by repeating a last value, floe's limit", dir + "/m.floe");
+
+  std::ofstream(dir + "/two.pbtxt") << R"(
+node { name: 'a' op: 'Const' attr { key: 'dtype' value { type: DT_FLOAT } }
+       attr { key: 'value' value { tensor { dtype: DT_FLOAT tensor_shape { dim { size: 10000000 } } float_val: 1 } } } }
+node { name: 'b' op: 'Const' attr { key: 'dtype' value { type: DT_FLOAT } }
+       attr { key: 'value' value { tensor { dtype: DT_FLOAT tensor_shape { dim { size: 10000000 } } float_val: 2 } } } }
+node { name: 'out' op: 'Add' input: 'a' input: 'b' attr { key: 'T' value { type: DT_FLOAT } } }
+)";
+  static_assert(uint64_t{40000000} <= kMaxExpandedConstantBytes && uint64_t{80000000} > kMaxExpandedConstantBytes,
+                "one fill under the limit, two over it");
+  const ConvertRun two =
+      run_convert({"--graph", dir + "/two.pbtxt", "--outputs", "out", "-o", dir + "/two.floe"}, dir);
+  expect_refused_within_bounds(two, "node 'b' (op Const): 40000000 bytes from 1 listed values", dir + "/two.floe");
+}
+
 using G = floe::testing::TfGraphText;
 
 // 'big': a constant image of ones, shape `image`, resized by `op` to height x width.
