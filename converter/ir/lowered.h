@@ -84,6 +84,11 @@ struct LoweredOp {
 };
 
 // A TF1 while loop the runtime runs (WHILE op): its name and bound.
+// A run-time loop with no bound of its own (its variables have fixed shapes, so
+// its memory does not depend on its trip count, and TF runs it unbounded): the
+// WHILE allows as many bodies as its uint32 counter holds.
+constexpr uint32_t kUnboundedLoopIterations = UINT32_MAX;
+
 struct RuntimeLoop {
   std::string name;             // the loop's name scope ("while")
   uint32_t max_iterations = 0;  // bodies allowed; more fail Invoke()

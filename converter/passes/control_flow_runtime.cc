@@ -18,6 +18,7 @@
 
 #include "converter/ir/attrs.h"
 #include "converter/ir/error.h"
+#include "converter/ir/lowered.h"
 #include "converter/passes/control_flow_internal.h"
 
 namespace floe::conv::cf {
@@ -154,17 +155,26 @@ std::string make_runtime_loop(const Unroller& unroller, Graph& graph, std::vecto
     source = "";
   } else if (bound == 0) {
     const int64_t counter = maximum_iterations(graph, f, init_next);
-    if (counter < 0) {
+    const bool has_tensor_arrays = std::any_of(f.members.begin(), f.members.end(),
+                                               [&](int m) { return is_tensor_array_op(graph.node(m).op()); });
+    if (counter >= 0) {
+      if (counter > UINT32_MAX) unroller.fail(anchor, "maximum_iterations over 2^32 - 1");
+      bound = static_cast<uint32_t>(counter);
+      source = "maximum_iterations";
+    } else if (!has_tensor_arrays) {
+      // Fixed-shape variables: memory does not grow with the trip count, so
+      // the loop runs as TF runs it, until its condition is false.
+      bound = kUnboundedLoopIterations;
+      source = "no bound: its variables have fixed shapes";
+    } else {
       throw unroller.error_at(anchor,
                               "while loop '" + name +
-                                  "' runs at run time (its condition depends on a graph input) and has no "
-                                  "maximum_iterations: pass --max-loop-iterations N to bound it",
+                                  "' runs at run time (its condition depends on a graph input), has no "
+                                  "maximum_iterations and writes TensorArrays, whose buffers grow with its trip "
+                                  "count: pass --max-loop-iterations N to size them",
                               ErrorCategory::kInvalidInput)
           .with_loop_bound();
     }
-    if (counter > UINT32_MAX) unroller.fail(anchor, "maximum_iterations over 2^32 - 1");
-    bound = static_cast<uint32_t>(counter);
-    source = "maximum_iterations";
   }
 
   // TensorArrays become dense buffers carried as loop variables.
@@ -270,6 +280,9 @@ std::string make_runtime_loop(const Unroller& unroller, Graph& graph, std::vecto
       buffers > 0 ? ", " + std::to_string(buffers) + " TensorArray(s) as dense buffers" : std::string();
   if (trip_count > 0) {
     return "loop '" + name + "': run-time WHILE, " + std::to_string(trip_count) + " iterations (" + why + ")" + arrays;
+  }
+  if (bound == kUnboundedLoopIterations && trip_count == 0 && max_loop_iterations == 0) {
+    return "loop '" + name + "': run-time WHILE, " + source + arrays;
   }
   return "loop '" + name + "': run-time WHILE, bound " + std::to_string(bound) + " (" + source + ")" + arrays;
 }

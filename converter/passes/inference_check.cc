@@ -80,8 +80,8 @@ const std::vector<OpClassRule>& op_class_rules() {
       {OpClass::kWhileLoop,
        {{"Enter", "Exit", "NextIteration", "LoopCond", "RefEnter", "RefExit", "RefNextIteration"}},
        "TF1 while loop unrolled at conversion time when every iteration's condition folds to a constant "
-       "(passes/control_flow), otherwise run by the runtime as a WHILE op bounded by maximum_iterations or "
-       "--max-loop-iterations (passes/control_flow_runtime)"},
+       "(passes/control_flow), otherwise run by the runtime as a WHILE op, bounded by maximum_iterations or "
+       "--max-loop-iterations or running until its condition is false (passes/control_flow_runtime)"},
       {OpClass::kFunctionalControlFlow, {{"While", "StatelessWhile", "If", "StatelessIf"}}},
       {OpClass::kFunctionCall, {{"StatefulPartitionedCall", "PartitionedCall", "Case", "StatelessCase"}}},
       {OpClass::kTrainingOnly, training_only_ops(),

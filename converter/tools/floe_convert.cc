@@ -149,7 +149,8 @@ int main(int argc, char** argv) {
                "peak of live activations");
   app.add_option("--max-loop-iterations", options.max_loop_iterations,
                  "bound of a while loop whose trip count depends on an input (it then runs in the runtime as a "
-                 "WHILE op) when the graph has no maximum_iterations; more iterations fail Invoke()")
+                 "WHILE op) when the graph has no maximum_iterations; more iterations fail Invoke(). Without it "
+                 "such a loop runs until its condition is false (one writing TensorArrays needs it)")
       ->check(CLI::Range(1u, 0xFFFFFFFFu));
   std::string loops = "auto";
   app.add_option("--loops", loops,

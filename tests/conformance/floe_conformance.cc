@@ -401,9 +401,6 @@ void save_failure(const Config& config, const std::string& case_name, const std:
   std::ofstream(dir + "/reproduce.sh") << command << "\n";
 }
 
-// --max-loop-iterations for loops whose trip count depends on a fed input.
-constexpr uint32_t kLoopBound = 1000;
-
 Outcome run_case(const Config& config, const CaseRow& row) {
   Outcome out;
   const std::string case_dir = config.examples_dir + "/" + row.name;
@@ -463,12 +460,8 @@ Outcome run_case(const Config& config, const CaseRow& row) {
       break;
     } catch (const conv::ConvertError& e) {
       // Classified by the error's fields (converter/ir/error.h), not its text.
-      // A loop that runs at run time with no bound in the graph: give it one,
-      // as a user passes --max-loop-iterations.
-      if (e.needs_loop_bound() && options.max_loop_iterations == 0) {
-        options.max_loop_iterations = kLoopBound;
-        continue;
-      }
+      // No loop bound is passed: a case floe needs one for fails, as it
+      // would for a user who passes no option.
       const std::string input = conversion_time_input(e, feeds);
       if (!input.empty() && input.rfind("in_", 0) == 0) {
         feeds.erase(input);

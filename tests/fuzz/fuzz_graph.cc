@@ -27,6 +27,8 @@ namespace {
 
 using floe::conv::ConvertError;
 
+constexpr uint32_t kLoopWatchdog = 64;
+
 // One conversion as floe-convert runs it: ConvertError is the clean refusal.
 void convert_and_check(const floe::conv::ConvertOptions& options) {
   floe::conv::ConvertResult result;
@@ -48,6 +50,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   floe::fuzz::write_file(path, data, size);
   floe::conv::ConvertOptions options;
   options.graph_path = path;
+  // A watchdog for run-time loops, which have no bound of their own: the
+  // model runs on zeroed inputs, on which a loop's condition may never turn.
+  options.max_loop_iterations = kLoopWatchdog;
   bool has_signatures = false;
   try {
     const floe::conv::LoadedGraph loaded = floe::conv::load_graph(path);

@@ -266,22 +266,23 @@ void Importer::lower_while() {
     vars.push_back(var);
     args[k] = var;
   }
-  if (options_.max_loop_iterations == 0) {
-    throw op_error("runs at run time and a .tflite gives no bound on its iterations: pass "
-                   "--max-loop-iterations N to bound it")
-        .with_loop_bound();
-  }
+  // A .tflite WHILE has no bound (TFLite runs it until its condition is
+  // false) and fixed-shape variables (checked above): --max-loop-iterations
+  // adds one as a watchdog.
+  const bool bounded = options_.max_loop_iterations != 0;
   const int id = static_cast<int>(out_.model.loops.size());
   RuntimeLoop loop;
   loop.name = node_name_;
-  loop.max_iterations = options_.max_loop_iterations;
-  loop.bound_source = "--max-loop-iterations";
+  loop.max_iterations = bounded ? options_.max_loop_iterations : kUnboundedLoopIterations;
+  loop.bound_source = bounded ? "--max-loop-iterations" : "no bound";
   out_.model.loops.push_back(loop);
   // Outer loops and conds are listed before the ones they hold.
-  out_.control_flow.push_back("loop '" + node_name_ + "': run-time WHILE, bound " +
-                              std::to_string(options_.max_loop_iterations) +
-                              " (--max-loop-iterations); condition subgraph " + std::to_string(cond_index) +
-                              ", body subgraph " + std::to_string(body_index) + " inlined");
+  out_.control_flow.push_back("loop '" + node_name_ + "': run-time WHILE, " +
+                              (bounded ? "bound " + std::to_string(options_.max_loop_iterations) +
+                                             " (--max-loop-iterations)"
+                                       : std::string("no bound")) +
+                              "; condition subgraph " + std::to_string(cond_index) + ", body subgraph " +
+                              std::to_string(body_index) + " inlined");
   const size_t while_at = out_.model.ops.size();
   add_op(schema::OpCode::WHILE, inits, vars, wrap(schema::WhileOptionsT{}));
   out_.model.ops.back().runs_loop = id;

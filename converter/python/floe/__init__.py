@@ -57,7 +57,8 @@ def convert(graph, checkpoint=None, outputs=(), inputs=(), input_shapes=None, ta
     memory_regions: {name: bytes or "64K"/"4M"}, fastest first (--memory-regions);
     the Interpreter lays the regions out in its one arena.
     max_loop_iterations: bound of a while loop run at run time when the graph
-    has no maximum_iterations (--max-loop-iterations; 0 = none).
+    has no maximum_iterations (--max-loop-iterations; 0 = none: the loop runs
+    until its condition is false; a loop writing TensorArrays needs one).
     verbose: print floe-convert's summary.
     """
     frozen = {}

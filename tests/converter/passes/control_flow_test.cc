@@ -388,23 +388,26 @@ G placeholder_limit_loop() {
   return g;
 }
 
-TEST(ControlFlow, LoopOnAGraphInputWithoutABoundIsRefusedNamingTheOption) {
+// TF runs a loop on a graph input until its condition is false, with no bound:
+// so does floe when the loop's variables have fixed shapes (its memory does
+// not grow with the trip count).
+TEST(ControlFlow, LoopOnAGraphInputWithoutABoundRunsUntilItsCondition) {
   const G g = placeholder_limit_loop();
-  try {
-    convert_graph(g, "dynamic_limit", {"y"});
-    ADD_FAILURE() << "expected a refusal";
-  } catch (const conv::ConvertError& e) {
-    const std::string m = e.what();
-    EXPECT_NE(m.find("node 'while/LoopCond' (op LoopCond): while loop 'while' runs at run time (its condition "
-                     "depends on a graph input) and has no maximum_iterations: pass --max-loop-iterations N"),
-              std::string::npos)
-        << m;
-    EXPECT_TRUE(e.needs_loop_bound());
+  const conv::ConvertResult r = convert_graph(g, "dynamic_limit", {"y"});
+  EXPECT_NE(r.summary.find("loop 'while': run-time WHILE, no bound: its variables have fixed shapes"),
+            std::string::npos)
+      << r.summary;
+  for (int32_t n : {0, 3, 120}) {  // x * 2^n, past the bounds other tests give
+    const std::vector<HostTensor> out =
+        run_model(r.model, {{"x", make_f32({2}, {1.0f, -0.5f})}, {"n", make_i32({}, {n})}});
+    ASSERT_EQ(out.size(), 1u) << n;
+    const float scale = std::ldexp(1.0f, n);
+    EXPECT_EQ(as_floats(out[0]), (std::vector<float>{scale, -0.5f * scale})) << n;
   }
   // Frozen, it unrolls as before.
-  const conv::ConvertResult r = convert_graph(g, "frozen_limit", {"y"}, {{"n", "3"}});
-  EXPECT_EQ(run1(r, {1.0f, 2.0f}), (std::vector<float>{8.0f, 16.0f}));
-  EXPECT_NE(r.summary.find("loop 'while': unrolled 3x"), std::string::npos) << r.summary;
+  const conv::ConvertResult frozen = convert_graph(g, "frozen_limit", {"y"}, {{"n", "3"}});
+  EXPECT_EQ(run1(frozen, {1.0f, 2.0f}), (std::vector<float>{8.0f, 16.0f}));
+  EXPECT_NE(frozen.summary.find("loop 'while': unrolled 3x"), std::string::npos) << frozen.summary;
 }
 
 conv::ConvertResult convert_bounded(const G& g, const std::string& name, uint32_t bound,
@@ -646,6 +649,23 @@ TEST(RuntimeLoop, TensorArraysOfAnInputDependentLoopMatchTfjs) {
       const float expected = static_cast<int32_t>(i / 2) < n ? oracle[i] : 0.0f;
       EXPECT_NEAR(values[i], expected, 1e-6f) << "n " << n << " element " << i;
     }
+  }
+}
+
+// The same loop with no bound: its TensorArrays become buffers sized by the
+// trip count, so a bound is needed there, and the refusal says why.
+TEST(RuntimeLoop, AnInputDependentLoopWritingTensorArraysNeedsABoundAndSaysWhy) {
+  try {
+    convert_graph(array_loop(6, false), "array_loop_unbounded", {"y"});
+    ADD_FAILURE() << "expected a refusal";
+  } catch (const conv::ConvertError& e) {
+    const std::string m = e.what();
+    EXPECT_NE(m.find("while loop 'while' runs at run time (its condition depends on a graph input), has no "
+                     "maximum_iterations and writes TensorArrays, whose buffers grow with its trip count: pass "
+                     "--max-loop-iterations N to size them"),
+              std::string::npos)
+        << m;
+    EXPECT_TRUE(e.needs_loop_bound());
   }
 }
 
