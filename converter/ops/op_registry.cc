@@ -194,7 +194,7 @@ const std::map<std::string, const OpHandler*>& handler_table() {
           &slice_handlers(), &gather_handlers(), &scatter_handlers(), &matmul_handlers(), &conv_handlers(),
           &normalization_handlers(), &topk_handlers(), &cumulative_handlers(),
           &fake_quant_handlers(), &resize_handlers(), &space_depth_handlers(),
-          &rnn_cell_handlers(), &index_handlers(), &audio_handlers(), &composite_handlers(), &loop_handlers(), &if_handlers(),
+          &rnn_cell_handlers(), &index_handlers(), &audio_handlers(), &composite_handlers(), &random_handlers(), &loop_handlers(), &if_handlers(),
           &image_handlers(), &spectral_handlers(), &counting_handlers()}) {
       for (const OpHandler& h : *family) t.emplace(h.tf_op, &h);
     }

@@ -161,6 +161,7 @@ const std::vector<OpHandler>& scatter_handlers();
 const std::vector<OpHandler>& matmul_handlers();
 const std::vector<OpHandler>& conv_handlers();
 const std::vector<OpHandler>& pool_handlers();
+const std::vector<OpHandler>& random_handlers();
 const std::vector<OpHandler>& normalization_handlers();
 const std::vector<OpHandler>& topk_handlers();
 const std::vector<OpHandler>& cumulative_handlers();

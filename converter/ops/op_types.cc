@@ -75,6 +75,7 @@ constexpr OpInputTypes kOpInputTypes[] = {
      "ScatterNdAdd ScatterNdSub ScatterUpdate ScatterAdd ScatterSub ScatterMul ScatterDiv ScatterMin ScatterMax",
      "T,Tindices,T"},
     {"OneHot", "TI,int32,T,T"},
+    {"RandomUniform", "T"},
     {"TopKV2", "T,int32"},
     {"Cumsum Cumprod ArgMax ArgMin Sum Mean Max Min Prod EuclideanNorm", "T,Tidx"},
     {"All Any", "bool,Tidx"},

@@ -38,7 +38,11 @@ Hazard unsafe_in_untaken_branch(const Node& node) {
   // A cond already run at run time may fail on its own branches.
   if (op == "_FloeIf" || op == "_FloeIfEnd") return {"it contains a cond run at run time", true};
   if (is_variable_op(op) || op == "Identity" || op == "NoOp") return {};
-  if (classify_op(op) != OpClass::kSupported) return {"branch node " + node.name() + " (" + op + ") is not a pure op"};
+  if (classify_node(node.def) != OpClass::kSupported) {
+    return {"branch node " + node.name() + " (" + op + ") is not a pure op"};
+  }
+  // A draw advances its generator: only the taken branch may run it, as in TF.
+  if (op == "RandomUniform") return {"branch node " + node.name() + " (" + op + ") draws random values", true};
   // Data-dependent failures: TF never runs the untaken branch.
   static const char* const kMayFail[] = {"Gather", "GatherV2", "GatherNd", "ResourceGather", "CheckNumerics"};
   for (const char* f : kMayFail) {

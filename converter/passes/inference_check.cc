@@ -58,7 +58,7 @@ bool is_training_only_op(const std::string& op) { return training_only_ops().mat
 const std::vector<OpClassRule>& op_class_rules() {
   static const std::vector<OpClassRule> rules = {
       {OpClass::kRandom,
-       {{"RandomUniform", "RandomUniformInt", "RandomStandardNormal", "TruncatedNormal", "RandomShuffle",
+       {{"RandomUniformInt", "RandomStandardNormal", "TruncatedNormal", "RandomShuffle",
          "Multinomial", "RandomGamma", "RandomPoisson", "RandomPoissonV2", "RandomCrop",
          "LogUniformCandidateSampler", "UniformCandidateSampler", "StatelessRandomUniform",
          "StatelessRandomNormal", "StatelessTruncatedNormal"}}},
@@ -109,12 +109,20 @@ OpClass classify_op(const std::string& op) {
   return find_handler(op) == nullptr ? OpClass::kUnsupported : OpClass::kSupported;
 }
 
+OpClass classify_node(const tfproto::NodeDef& node) {
+  if (node.op() == "RandomUniform" && attr_int(node, "seed", 0) == 0 && attr_int(node, "seed2", 0) == 0) {
+    return OpClass::kRandom;
+  }
+  return classify_op(node.op());
+}
+
 const char* op_class_description(OpClass c) {
   switch (c) {
     case OpClass::kSupported: return "supported";
     case OpClass::kRandom:
       return "random ops on the inference path (training-mode dropout or noise: fix keep_prob / is_training "
-             "with --freeze-input, or export the inference graph)";
+             "with --freeze-input, or export the inference graph; a seeded RandomUniform runs, drawing TF's "
+             "values)";
     case OpClass::kIo:
       return "string / queue / reader / py_func ops (not computable on the device: feed the tensor after "
              "them with --inputs)";
@@ -196,7 +204,7 @@ std::string computable_readers(const Graph& graph, const std::vector<bool>& keep
   std::map<int, std::string> read;  // port -> first reader
   for (size_t u = 0; u < graph.size(); ++u) {
     const Node& user = graph.node(static_cast<int>(u));
-    if (!keep[u] || user.removed || classify_op(user.op()) != OpClass::kSupported) continue;
+    if (!keep[u] || user.removed || classify_node(user.def) != OpClass::kSupported) continue;
     for (const TensorRef& in : user.inputs) {
       if (in.node == producer && !feeds.count(in) && !read.count(in.port)) read[in.port] = user.name();
     }
@@ -266,10 +274,10 @@ void check_inference_graph(const Graph& graph, const std::vector<bool>& keep,
         continue;
       }
     }
-    if (has_string_dtype(node.def) && classify_op(op) == OpClass::kSupported) {
+    if (has_string_dtype(node.def) && classify_node(node.def) == OpClass::kSupported) {
       category = static_cast<int>(OpClass::kIo);
-    } else if (classify_op(op) != OpClass::kSupported) {
-      category = static_cast<int>(classify_op(op));
+    } else if (classify_node(node.def) != OpClass::kSupported) {
+      category = static_cast<int>(classify_node(node.def));
     }
     // The Switch/Merge of a while loop belong with the loop, not with conds.
     if (category == static_cast<int>(OpClass::kControlFlow)) {

@@ -115,6 +115,9 @@ struct OpClassRule {
 const std::vector<OpClassRule>& op_class_rules();
 
 OpClass classify_op(const std::string& op);
+// classify_op for one node: a RandomUniform without a seed (seed = seed2 = 0:
+// TF picks one at run time) is a random op; with one floe draws TF's values.
+OpClass classify_node(const tfproto::NodeDef& node);
 const char* op_class_description(OpClass c);
 // Short, stable name of a class (the refusal groups of ConvertError / --error-json).
 const char* op_class_key(OpClass c);

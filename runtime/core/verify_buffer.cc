@@ -106,15 +106,17 @@ constexpr uint8_t kSlots[] = {
     kU32,
     // 39 FilterBankLogOptions: input_correction_bits, output_scale
     kU32, kU32,
-    // 40 TensorQuantization: scale, zero_point, quantized_dimension
+    // 40 RandomUniformOptions: seed, seed2, float64_draws
+    kU64, kU64, kU8,
+    // 41 TensorQuantization: scale, zero_point, quantized_dimension
     kVec32, kVector | 8, kU32,
-    // 41 Requantization: input_offsets, output_offset, output_multiplier,
+    // 42 Requantization: input_offsets, output_offset, output_multiplier,
     // output_shift, input_multipliers, input_shifts, left_shift,
     // activation_min, activation_max, diff_min, input_range_radius
     kVec32, kU32, kU32, kU32, kVec32, kVec32, kU32, kU32, kU32, kU32, kU32,
 };
 
-constexpr uint8_t kStart[kTableCount + 1] = {0, 16, 29, 39, 42, 51, 61, 71, 72, 74, 75, 76, 79, 80, 81, 83, 85, 86, 88, 97, 99, 100, 103, 105, 109, 117, 121, 123, 126, 135, 137, 139, 141, 143, 148, 149, 150, 152, 160, 161, 163, 166, 177};
+constexpr uint8_t kStart[kTableCount + 1] = {0, 16, 29, 39, 42, 51, 61, 71, 72, 74, 75, 76, 79, 80, 81, 83, 85, 86, 88, 97, 99, 100, 103, 105, 109, 117, 121, 123, 126, 135, 137, 139, 141, 143, 148, 149, 150, 152, 160, 161, 163, 166, 169, 180};
 static_assert(sizeof(kSlots) == kStart[kTableCount], "kStart must cover kSlots");
 
 // The last slot of each table sits where the generated code says.
@@ -170,10 +172,11 @@ static_assert(slot_voffset(36, 1) == SignalEnergyOptions::VT_END_INDEX, "SignalE
 static_assert(slot_voffset(37, 1) == SpectralSubtractionOptions::VT_CLAMPING, "SpectralSubtractionOptions");
 static_assert(slot_voffset(38, 1) == PcanOptions::VT_SNR_SHIFT, "PcanOptions");
 static_assert(slot_voffset(39, 1) == FilterBankLogOptions::VT_OUTPUT_SCALE, "FilterBankLogOptions");
-static_assert(slot_voffset(40, 1) == TensorQuantization::VT_QUANTIZED_DIMENSION, "TensorQuantization");
-static_assert(slot_voffset(41, 1) == Requantization::VT_INPUT_RANGE_RADIUS, "Requantization");
+static_assert(slot_voffset(40, 1) == RandomUniformOptions::VT_FLOAT64_DRAWS, "RandomUniformOptions");
+static_assert(slot_voffset(41, 1) == TensorQuantization::VT_QUANTIZED_DIMENSION, "TensorQuantization");
+static_assert(slot_voffset(42, 1) == Requantization::VT_INPUT_RANGE_RADIUS, "Requantization");
 static_assert(static_cast<uint32_t>(OpOptions::MAX) == kUnionMembers, "OpOptions members");
-static_assert(static_cast<uint32_t>(OpOptions::FilterBankLogOptions) + 2 == kFirstFieldTable - 1,
+static_assert(static_cast<uint32_t>(OpOptions::RandomUniformOptions) + 2 == kFirstFieldTable - 1,
               "union member k is table 2 + k");
 
 }  // namespace

@@ -46,8 +46,8 @@ enum Kind : uint8_t {
   kTable = 0x60,        // one table; argument: its id - kFirstFieldTable
 };
 
-constexpr uint32_t kUnionMembers = 37;  // OpOptions values 1..37 -> table ids 3..39
-constexpr uint32_t kFirstFieldTable = 3 + kUnionMembers;  // 40 TensorQuantization, 41 Requantization
+constexpr uint32_t kUnionMembers = 38;  // OpOptions values 1..38 -> table ids 3..40
+constexpr uint32_t kFirstFieldTable = 3 + kUnionMembers;  // 41 TensorQuantization, 42 Requantization
 constexpr uint32_t kTableCount = kFirstFieldTable + 2;
 
 // Slot codes of table `id` (its vtable slot i is codes[i]); returns the count.
