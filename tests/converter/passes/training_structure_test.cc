@@ -8,15 +8,19 @@
 
 #include "converter/ir/graph.h"
 #include "converter/passes/training_structure.h"
+#include "runtime/core/interpreter.h"
+#include "runtime/tools/model_file.h"
 #include "tests/converter/support/tf1_test_util.h"
+#include "tests/support/loaded_model.h"
 
 namespace floe::testing {
 namespace {
 
 // tf.cond(pred, lambda: x * 2 * random_uniform(), lambda: x + 3) as TF1 builds it:
 // the branch constants hang off switch_t / switch_f by control edges, so they die
-// with their branch. `pred_nodes` defines a bool tensor named "pred".
-std::string cond_graph(const std::string& pred_nodes) {
+// with their branch. `pred_nodes` defines a bool tensor named "pred";
+// `random_attrs` adds attrs to the RandomUniform (a seed).
+std::string cond_graph(const std::string& pred_nodes, const std::string& random_attrs = "") {
   auto bool_node = [](const std::string& name, const std::string& op, const std::string& inputs) {
     return "node { name: '" + name + "' op: '" + op + "' " + inputs + " attr { key: 'T' value { type: DT_BOOL } } }\n";
   };
@@ -32,7 +36,7 @@ std::string cond_graph(const std::string& pred_nodes) {
          "DT_INT32 } } attr { key: 'value' value { tensor { dtype: DT_INT32 tensor_shape { dim { size: 1 } } "
          "int_val: 2 } } } }\n"
          "node { name: 'cond/random' op: 'RandomUniform' input: 'cond/shape' attr { key: 'dtype' value { "
-         "type: DT_FLOAT } } attr { key: 'T' value { type: DT_INT32 } } }\n" +
+         "type: DT_FLOAT } } attr { key: 'T' value { type: DT_INT32 } } " + random_attrs + " }\n" +
          binary("cond/Mul2", "Mul", "cond/Mul", "cond/random") +
          binary("cond/Add/Switch", "Switch", "x", "cond/pred_id") +
          float_const("cond/Add/y", "", "float_val: 3", "input: '^cond/switch_f'") +
@@ -59,6 +63,42 @@ TEST(StaticControlFlow, ConstantTruePredicateKeepsTheRandomBranchAndIsRefused) {
   EXPECT_TRUE(contains(r.error, "random ops on the inference path")) << r.error;
   EXPECT_TRUE(contains(r.error, "RandomUniform x1: cond/random")) << r.error;
   EXPECT_FALSE(contains(r.error, "Switch")) << "every Switch was resolved: " << r.error;
+}
+
+// A seeded RandomUniform in a branch of a cond on a fed predicate: the cond
+// runs as an IF, so the random op draws only when its branch is taken, as in
+// TF: two runs with pred false leave the generator where it was, and the first
+// run with pred true multiplies by TF's first draw for seed 1, seed2 14 (the
+// values of ../shared's dropout cases, tests/converter/ops/random_ops_test.cc).
+TEST(StaticControlFlow, ASeededRandomBranchRunsAsAnIfAndDrawsOnlyWhenTaken) {
+  conv::ConvertOptions options = text_graph_options(
+      cond_graph(placeholder("pred", "DT_BOOL", ""),
+                 "attr { key: 'seed' value { i: 1 } } attr { key: 'seed2' value { i: 14 } }"),
+      {"out"});
+  options.inputs = {"x", "pred"};
+  const ConvertOutcome r = try_convert(options);
+  ASSERT_TRUE(r.error.empty()) << r.error;
+  EXPECT_TRUE(contains(r.summary, "IF")) << r.summary;
+  const std::unique_ptr<LoadedModel> loaded = load_model(r.model);
+  ASSERT_EQ(loaded->status, Status::kOk) << loaded->model.error().message;
+  tools::AlignedBytes arena = tools::aligned_bytes(loaded->model.arena_size());
+  Interpreter interpreter(loaded->model, arena.get(), loaded->model.arena_size());
+  ASSERT_EQ(interpreter.Init(), Status::kOk) << interpreter.error().message;
+  float* x = interpreter.input(interpreter.input_index("x")).as<float>();
+  x[0] = 1.0f;
+  x[1] = 2.0f;
+  bool* pred = interpreter.input(interpreter.input_index("pred")).as<bool>();
+  auto run = [&](bool p) {
+    *pred = p;
+    EXPECT_EQ(interpreter.Invoke(), Status::kOk) << interpreter.error().message;
+    const float* out = interpreter.output(0).as<float>();
+    return std::vector<float>{out[0], out[1]};
+  };
+  EXPECT_EQ(run(false), (std::vector<float>{4.0f, 5.0f}));
+  EXPECT_EQ(run(false), (std::vector<float>{4.0f, 5.0f}));
+  const std::vector<float> taken = run(true);
+  EXPECT_NEAR(taken[0], 1.0f * 2.0f * 0.86016917f, 1e-6f);
+  EXPECT_NEAR(taken[1], 2.0f * 2.0f * 0.44673419f, 1e-6f);
 }
 
 // keras_learning_phase: PlaceholderWithDefault(false) takes its default unless fed.
