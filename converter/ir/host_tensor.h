@@ -27,6 +27,9 @@ struct HostTensor {
   T* as() { return reinterpret_cast<T*>(data.data()); }
 };
 
+// An int32 or int64 tensor holding `values` (one per element of `shape`).
+HostTensor integer_tensor(DType dtype, std::vector<int64_t> shape, const std::vector<int64_t>& values);
+
 // "[2,3]" style rendering for messages.
 std::string shape_to_string(const std::vector<int64_t>& shape);
 

@@ -246,19 +246,6 @@ HostTensor zeros(DType dtype, std::vector<int64_t> shape) {
   return t;
 }
 
-// An int32 or int64 constant holding `values`.
-HostTensor index_constant(DType dtype, std::vector<int64_t> shape, const std::vector<int64_t>& values) {
-  HostTensor t = zeros(dtype, std::move(shape));
-  for (size_t i = 0; i < values.size(); ++i) {
-    if (dtype == DType::kInt64) {
-      t.as<int64_t>()[i] = values[i];
-    } else {
-      t.as<int32_t>()[i] = static_cast<int32_t>(values[i]);
-    }
-  }
-  return t;
-}
-
 int64_t element_count(const std::vector<int64_t>& shape) {
   int64_t n = 1;
   for (int64_t d : shape) n *= d;
@@ -326,7 +313,7 @@ void lower_diag_part(LowerContext& ctx) {
   std::vector<int64_t> positions(static_cast<size_t>(n));
   for (int64_t i = 0; i < n; ++i) positions[static_cast<size_t>(i)] = i * (n + 1);
   const int gathered = out.shape.size() == 1 ? ctx.output_value(0) : ctx.new_value(out.dtype, {n}, "diagonal");
-  ctx.add_op(OpCode::GATHER, {flat, ctx.constant_value("positions", index_constant(DType::kInt32, {n}, positions))},
+  ctx.add_op(OpCode::GATHER, {flat, ctx.constant_value("positions", integer_tensor(DType::kInt32, {n}, positions))},
              {gathered}, LowerContext::options(schema::GatherOptionsT{}));
   if (gathered != ctx.output_value(0)) ctx.add_op(OpCode::RESHAPE, {gathered}, {ctx.output_value(0)});
 }
@@ -406,7 +393,7 @@ void lower_matrix_diag_part(LowerContext& ctx) {
   o.axis = static_cast<int32_t>(flat.size() - 1);
   ctx.add_op(OpCode::GATHER,
              {ctx.reshaped_value(ctx.input_value(0), flat, "flat"),
-              ctx.constant_value("positions", index_constant(DType::kInt32, {length}, positions))},
+              ctx.constant_value("positions", integer_tensor(DType::kInt32, {length}, positions))},
              {ctx.output_value(0)}, LowerContext::options(o));
 }
 
@@ -456,12 +443,12 @@ void lower_reverse_sequence(LowerContext& ctx) {
     step[static_cast<size_t>(t)] = t;
     step_plus_one[static_cast<size_t>(t)] = t + 1;
   }
-  const int t = ctx.constant_value("step", index_constant(index_type, {1, steps}, step));
+  const int t = ctx.constant_value("step", integer_tensor(index_type, {1, steps}, step));
   const int length = ctx.reshaped_value(ctx.input_value(1), {batch, 1}, "length");
   const int reversing = ctx.new_value(DType::kBool, {batch, steps}, "reversing");
   ctx.add_op(OpCode::LESS, {t, length}, {reversing});
   const int reversed = ctx.new_value(index_type, {batch, steps}, "reversed");
-  ctx.add_op(OpCode::SUB, {length, ctx.constant_value("step_plus_one", index_constant(index_type, {1, steps}, step_plus_one))},
+  ctx.add_op(OpCode::SUB, {length, ctx.constant_value("step_plus_one", integer_tensor(index_type, {1, steps}, step_plus_one))},
              {reversed});
   const int index = ctx.new_value(index_type, {batch, steps}, "index");
   ctx.add_op(OpCode::SELECT, {reversing, reversed, t}, {index});

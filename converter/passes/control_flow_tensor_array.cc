@@ -33,21 +33,6 @@ tfproto::NodeDef make_node(const std::string& op, const std::vector<std::string>
   return def;
 }
 
-HostTensor int_tensor(DType dtype, const std::vector<int64_t>& values, std::vector<int64_t> shape) {
-  HostTensor t;
-  t.dtype = dtype;
-  t.shape = std::move(shape);
-  t.data.resize(values.size() * dtype_size(dtype));
-  for (size_t i = 0; i < values.size(); ++i) {
-    if (dtype == DType::kInt64) {
-      t.as<int64_t>()[i] = values[i];
-    } else {
-      t.as<int32_t>()[i] = static_cast<int32_t>(values[i]);
-    }
-  }
-  return t;
-}
-
 std::vector<int64_t> ints_of(const HostTensor& t) {
   std::vector<int64_t> out;
   for (int64_t i = 0; i < t.num_elements(); ++i) {
@@ -152,7 +137,7 @@ class ArrayOp {
       shape[0] = rows;
     }
     const std::string base = node_.name() + inst_.suffix;
-    const std::string zero = u_.const_node(int_tensor(DType::kInt32, {0}, {}), base + "/axis");
+    const std::string zero = u_.const_node(integer_tensor(DType::kInt32, {}, {0}), base + "/axis");
     std::vector<std::string> pieces;
     for (size_t i = 0; i < parts.size(); ++i) {
       if (!expand) {
@@ -294,9 +279,9 @@ void process_tensor_array(Unroller& u, Instance& inst, int n, const std::vector<
              std::to_string(st->elements.size()));
     }
     const std::string base = node.name() + inst.suffix;
-    const std::string sizes = u.const_node(int_tensor(DType::kInt64, lengths, {static_cast<int64_t>(lengths.size())}),
+    const std::string sizes = u.const_node(integer_tensor(DType::kInt64, {static_cast<int64_t>(lengths.size())}, lengths),
                                            base + "/lengths");
-    const std::string dim = u.const_node(int_tensor(DType::kInt32, {0}, {}), base + "/split_dim");
+    const std::string dim = u.const_node(integer_tensor(DType::kInt32, {}, {0}), base + "/split_dim");
     tfproto::NodeDef split = make_node("SplitV", {in[1]->input(), sizes, dim});
     set_type(split, "T", st->tf_dtype);
     set_type(split, "Tlen", kTfInt64);
@@ -342,7 +327,7 @@ void process_tensor_array(Unroller& u, Instance& inst, int n, const std::vector<
       lengths.push_back(parts.back()->info.shape.empty() ? 0 : parts.back()->info.shape[0]);
     }
     const Sym value = a.concat(parts, false);
-    HostTensor l = int_tensor(DType::kInt64, lengths, {static_cast<int64_t>(lengths.size())});
+    HostTensor l = integer_tensor(DType::kInt64, {static_cast<int64_t>(lengths.size())}, lengths);
     Sym len;
     len.node = u.const_node(l, node.name() + inst.suffix + "/lengths");
     len.info = TensorInfo::of(std::make_shared<const HostTensor>(l));
@@ -351,7 +336,7 @@ void process_tensor_array(Unroller& u, Instance& inst, int n, const std::vector<
   }
   if (op == "TensorArraySizeV3") {  // (handle, flow_in) -> int32 scalar
     const TensorArrayState& st = a.state(1);
-    const HostTensor size = int_tensor(DType::kInt32, {static_cast<int64_t>(st.elements.size())}, {});
+    const HostTensor size = integer_tensor(DType::kInt32, {}, {static_cast<int64_t>(st.elements.size())});
     tfproto::NodeDef def = make_node("Const", {});
     set_type(def, "dtype", kTfInt32);
     tfproto::TensorProto* t = (*def.mutable_attr())["value"].mutable_tensor();
