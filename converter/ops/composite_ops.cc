@@ -246,12 +246,6 @@ HostTensor zeros(DType dtype, std::vector<int64_t> shape) {
   return t;
 }
 
-int64_t element_count(const std::vector<int64_t>& shape) {
-  int64_t n = 1;
-  for (int64_t d : shape) n *= d;
-  return n;
-}
-
 // A [n, n] bool mask, true on the main diagonal.
 HostTensor identity_mask(int64_t n) {
   HostTensor mask = zeros(DType::kBool, {n, n});

@@ -9,6 +9,13 @@
 #include "schemas/contract/limits.h"
 
 namespace floe::conv {
+
+int64_t element_count(const std::vector<int64_t>& shape) {
+  int64_t n = 1;
+  for (int64_t d : shape) n *= d;
+  return n;
+}
+
 namespace {
 
 // Reshaping a constant needs no kernel: same bytes, new shape.
@@ -20,12 +27,6 @@ TensorInfo with_shape(const TensorInfo& input, std::vector<int64_t> shape) {
     out.value = std::move(value);
   }
   return out;
-}
-
-int64_t element_count(const std::vector<int64_t>& shape) {
-  int64_t n = 1;
-  for (int64_t d : shape) n *= d;
-  return n;
 }
 
 std::vector<TensorInfo> infer_reshape(const NodeContext& ctx) {
