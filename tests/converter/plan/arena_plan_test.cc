@@ -15,6 +15,7 @@
 #include "runtime/core/registry.h"
 #include "runtime/core/interpreter.h"
 #include "runtime/tools/model_file.h"
+#include "tests/support/edited_model.h"
 #include "tests/support/loaded_model.h"
 #include "tests/converter/support/optimize_test_util.h"
 
@@ -145,12 +146,7 @@ TEST(ZeroCopyReshape, OutputMayBeNumberedBeforeItsInput) {
 // Rewrites one emitted model (object API) and loads it.
 Status load_edited(const std::vector<uint8_t>& bytes, const std::function<void(conv::schema::ModelT&)>& edit,
                    std::string* why) {
-  std::unique_ptr<conv::schema::ModelT> model(conv::schema::GetModel(bytes.data())->UnPack());
-  edit(*model);
-  flatbuffers::FlatBufferBuilder fbb;
-  conv::schema::FinishModelBuffer(fbb, conv::schema::Model::Pack(fbb, model.get()));
-  std::unique_ptr<LoadedModel> l =
-      load_model(std::vector<uint8_t>(fbb.GetBufferPointer(), fbb.GetBufferPointer() + fbb.GetSize()));
+  std::unique_ptr<LoadedModel> l = load_model(edited_model(bytes.data(), edit));
   *why = l->model.error().message ? l->model.error().message : "";
   return l->status;
 }
