@@ -44,12 +44,29 @@ bool is_constant_input(const XnnOpContext& ctx, int i) {
   return ctx.has_input(i) && ctx.model->is_constant(static_cast<size_t>(ctx.op->inputs()->Get(i)));
 }
 
-// Output extent of a window op, as XNNPACK computes it from explicit padding.
+// Output extent of a window op, as XNNPACK computes it from explicit padding,
+// or -1 where XNNPACK would compute another: negative pads (it takes them as
+// uint32), a window larger than the padded input (it still writes one row), a
+// dilated window over 2^31 (its uint32 arithmetic wraps). The tensor must have
+// exactly this extent, or XNNPACK writes rows the plan never gave the output.
 int64_t window_out(int64_t in, int64_t pad_a, int64_t pad_b, int64_t k, int64_t dilation,
                    int64_t stride) {
+  if (pad_a < 0 || pad_b < 0 || k < 1 || dilation < 1 || stride < 1) return -1;
   const int64_t effective = (k - 1) * dilation + 1;
   const int64_t padded = in + pad_a + pad_b;
-  return padded < effective ? 0 : (padded - effective) / stride + 1;
+  if (effective > INT32_MAX || padded < effective) return -1;
+  return (padded - effective) / stride + 1;
+}
+
+// Whether an NHWC window op's output H and W are those XNNPACK computes.
+template <typename Options>
+bool window_gives_output(const Options& o, const Shape& input, int64_t k_h, int64_t k_w,
+                         int64_t dilation_h, int64_t dilation_w, const Shape& output) {
+  return input.rank == 4 && output.rank == 4 &&
+         window_out(input.dims[1], o.pad_top(), o.pad_bottom(), k_h, dilation_h, o.stride_h()) ==
+             output.dims[1] &&
+         window_out(input.dims[2], o.pad_left(), o.pad_right(), k_w, dilation_w, o.stride_w()) ==
+             output.dims[2];
 }
 
 Status fully_connected(const CreateArgs& a, const float* input, size_t batch, size_t in_ch,
@@ -233,6 +250,10 @@ Status conv2d_s8(const CreateArgs& a, xnn_operator_t* op, const char** why) {
   const Shape& ws = w.shape;
   const size_t kh = static_cast<size_t>(ws.dims[0]), kw = static_cast<size_t>(ws.dims[1]);
   const size_t ci = static_cast<size_t>(ws.dims[2]), co = static_cast<size_t>(ws.dims[3]);
+  if (!window_gives_output(*o, x.shape, ws.dims[0], ws.dims[1], o->dilation_h(), o->dilation_w(), y.shape)) {
+    *why = FLOE_MSG("int8 conv2d padding does not give the output shape (XNNPACK needs exact pads)");
+    return Status::kInvalidModel;
+  }
   const size_t taps = kh * kw * ci;
   Qc8Scratch scratch;
   FLOE_RETURN_IF_ERROR(qc8_scratch(a, co, taps * co, &scratch, why));
@@ -259,6 +280,10 @@ Status depthwise_s8(const CreateArgs& a, xnn_operator_t* op, const char** why) {
   const Shape& ws = w.shape;
   const size_t channels = static_cast<size_t>(ws.dims[2]);
   const size_t multiplier = static_cast<size_t>(ws.dims[3]);
+  if (!window_gives_output(*o, x.shape, ws.dims[0], ws.dims[1], o->dilation_h(), o->dilation_w(), y.shape)) {
+    *why = FLOE_MSG("int8 depthwise padding does not give the output shape (XNNPACK needs exact pads)");
+    return Status::kInvalidModel;
+  }
   Qc8Scratch scratch;
   FLOE_RETURN_IF_ERROR(qc8_scratch(a, channels * multiplier, 0, &scratch, why));
   const Qc8Convolution c{static_cast<uint32_t>(o->pad_top()), static_cast<uint32_t>(o->pad_right()),
@@ -330,6 +355,22 @@ Status add_s8(const CreateArgs& a, xnn_operator_t* op, const char** why) {
                   FLOE_MSG("xnn_setup_add_nd_qs8 failed"), why);
 }
 
+// Whether an NHWC op is an average over each whole image: a MEAN over axes
+// {1, 2}, or an unpadded AVG_POOL2D whose window is H x W; either way XNNPACK's
+// global average writes N x C values, the output's size.
+bool averages_whole_image(const XnnOpContext& ctx) {
+  const Shape& x = ctx.input(0).shape;
+  const Shape& y = ctx.output(0).shape;
+  if (x.rank != 4 || y.num_elements() != x.dims[0] * x.dims[3]) return false;
+  if (ctx.op->opcode() == schema::OpCode::MEAN) {
+    const auto* axes = ctx.op->options_as_ReduceOptions()->axes();
+    return axes != nullptr && axes->size() == 2 && axes->Get(0) == 1 && axes->Get(1) == 2;
+  }
+  const auto* o = ctx.op->options_as_Pool2DOptions();
+  return o->filter_h() == x.dims[1] && o->filter_w() == x.dims[2] && o->pad_top() == 0 &&
+         o->pad_bottom() == 0 && o->pad_left() == 0 && o->pad_right() == 0;
+}
+
 // An AVG_POOL2D whose window is the whole image, or a MEAN over H and W.
 Status global_average_s8(const CreateArgs& a, xnn_operator_t* op, const char** why) {
   const XnnOpContext& ctx = *a.ctx;
@@ -341,6 +382,10 @@ Status global_average_s8(const CreateArgs& a, xnn_operator_t* op, const char** w
   if (x.shape.rank != 4 || !activation_quantization(ctx, 0, &si, &zi) ||
       !activation_quantization(ctx, -1, &so, &zo)) {
     *why = FLOE_MSG("XNNPACK int8 average needs NHWC per-tensor quantized operands");
+    return Status::kInvalidModel;
+  }
+  if (!averages_whole_image(ctx)) {
+    *why = FLOE_MSG("XNNPACK int8 average must be over the whole image (H and W) into N x C values");
     return Status::kInvalidModel;
   }
   const size_t c = static_cast<size_t>(x.shape.dims[3]);
@@ -369,10 +414,7 @@ Status conv2d(const CreateArgs& a, xnn_operator_t* op, const char** why) {
   const size_t ci = static_cast<size_t>(ws.dims[2]), co = static_cast<size_t>(ws.dims[3]);
   const float* bias = ctx.has_input(2) ? f32(ctx.input(2)) : nullptr;
   const Range r = clamp_of(o->activation());
-  if (window_out(xs.dims[1], o->pad_top(), o->pad_bottom(), ws.dims[0], o->dilation_h(),
-                 o->stride_h()) != y.shape.dims[1] ||
-      window_out(xs.dims[2], o->pad_left(), o->pad_right(), ws.dims[1], o->dilation_w(),
-                 o->stride_w()) != y.shape.dims[2]) {
+  if (!window_gives_output(*o, xs, ws.dims[0], ws.dims[1], o->dilation_h(), o->dilation_w(), y.shape)) {
     *why = FLOE_MSG("conv2d padding does not give the output shape (XNNPACK needs exact pads)");
     return Status::kInvalidModel;
   }
@@ -423,10 +465,7 @@ Status depthwise(const CreateArgs& a, xnn_operator_t* op, const char** why) {
   const TensorView x = ctx.input(0), w = ctx.input(1), y = ctx.output(0);
   const Shape& xs = x.shape;
   const Shape& ws = w.shape;
-  if (window_out(xs.dims[1], o->pad_top(), o->pad_bottom(), ws.dims[0], o->dilation_h(),
-                 o->stride_h()) != y.shape.dims[1] ||
-      window_out(xs.dims[2], o->pad_left(), o->pad_right(), ws.dims[1], o->dilation_w(),
-                 o->stride_w()) != y.shape.dims[2]) {
+  if (!window_gives_output(*o, xs, ws.dims[0], ws.dims[1], o->dilation_h(), o->dilation_w(), y.shape)) {
     *why = FLOE_MSG("depthwise padding does not give the output shape (XNNPACK needs exact pads)");
     return Status::kInvalidModel;
   }
@@ -456,10 +495,7 @@ Status pool2d(const CreateArgs& a, bool max, xnn_operator_t* op, const char** wh
   const auto* o = ctx.op->options_as_Pool2DOptions();
   const TensorView x = ctx.input(0), y = ctx.output(0);
   const Shape& xs = x.shape;
-  if (window_out(xs.dims[1], o->pad_top(), o->pad_bottom(), o->filter_h(), 1, o->stride_h()) !=
-          y.shape.dims[1] ||
-      window_out(xs.dims[2], o->pad_left(), o->pad_right(), o->filter_w(), 1, o->stride_w()) !=
-          y.shape.dims[2]) {
+  if (!window_gives_output(*o, xs, o->filter_h(), o->filter_w(), 1, 1, y.shape)) {
     *why = FLOE_MSG("pooling padding does not give the output shape (XNNPACK needs exact pads)");
     return Status::kInvalidModel;
   }
@@ -653,12 +689,55 @@ constexpr bool mappings_match_traits() {
   }
   return rows == marked;
 }
+// The operators are created as f32, or as QC8 / QS8 when the output is int8
+// (is_int8): every operand must then have the dtype that operator reads and
+// writes, or an f32 operator would run over 1- or 2-byte elements, past them.
+bool operand_dtypes_fit(const XnnOpContext& ctx) {
+  const schema::OpCode code = ctx.op->opcode();
+  const bool weighted = code == schema::OpCode::CONV2D || code == schema::OpCode::DEPTHWISE_CONV2D ||
+                        code == schema::OpCode::MATMUL;
+  if (!ctx.has_input(0) || ctx.output_count() == 0) return false;
+  if (!is_int8(ctx)) {
+    for (int i = 0; i < ctx.input_count(); ++i) {
+      if (ctx.has_input(i) && ctx.input(i).dtype != DType::kFloat32) return false;
+    }
+    for (int i = 0; i < ctx.output_count(); ++i) {
+      if (ctx.output(i).dtype != DType::kFloat32) return false;
+    }
+    return true;
+  }
+  // int8: activations, then (weighted) int8 weights, an optional int32 bias,
+  // and the int32 multipliers and shifts XNNPACK's channel scales come from.
+  int activations = 1;
+  if (code == schema::OpCode::ADD) {
+    activations = 2;
+  } else if (!weighted && code != schema::OpCode::AVG_POOL2D && code != schema::OpCode::MEAN) {
+    return false;
+  }
+  const int inputs = weighted ? 5 : activations;
+  if (ctx.input_count() != inputs || ctx.output_count() != 1) return false;
+  for (int i = 0; i < inputs; ++i) {
+    const DType want = i < activations || (weighted && i == 1) ? DType::kInt8 : DType::kInt32;
+    if (!ctx.has_input(i)) {
+      if (!(weighted && i == 2)) return false;  // only the bias is optional
+    } else if (ctx.input(i).dtype != want) {
+      return false;
+    }
+  }
+  return true;
+}
+
 static_assert(mappings_match_traits(),
               "XNNPACK mappings must be exactly the ops schemas/contract/ops.def marks XNNPACK");
 
 }  // namespace
 
 Status create_operator(const CreateArgs& a, xnn_operator_t* op, const char** why) {
+  if (!operand_dtypes_fit(*a.ctx)) {
+    *why = FLOE_MSG("XNNPACK runs this op on float32 operands only, or int8 (conv, depthwise, matmul, "
+                    "add, average) with int32 bias and requantization arrays");
+    return Status::kInvalidModel;
+  }
   for (const Mapping& m : kMappings) {
     if (m.code == a.ctx->op->opcode()) return m.create(a, op, why);
   }
