@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 
 #include <cstring>
+#include <functional>
 #include <fstream>
 #include <iterator>
 #include <map>
@@ -19,6 +20,7 @@
 #include "runtime/tools/npy.h"
 #include "schemas/floe_generated.h"
 #include "tests/support/corpus.h"
+#include "tests/support/edited_model.h"
 #include "tests/support/loaded_model.h"
 #include "tests/support/model_runner.h"
 
@@ -477,6 +479,145 @@ TEST(CortexmS8Backend, KwsOnCortexMKernelsIsBitExactWithReference) {
 TEST(CortexmS8Backend, PersonDetectOnCortexMKernelsIsBitExactWithReference) {
   expect_bit_exact("int8/tflite_micro/person_detection/person_detect.tflite", "input",
                    "int8/tflite_micro/person_detection/person_tflm_int8.npy", {1, 96, 96, 1}, 28);
+}
+
+
+// ---- What Init() refuses: the converter's models, edited (object API) into
+// what it never writes. Each edit passes Model::Load; without the refusal the
+// kernel would loop forever, divide by zero, or shift or index by a value
+// checked once but changeable after. ----
+
+struct InitOutcome {
+  Status status = Status::kOk;
+  std::string message;
+};
+
+InitOutcome init_model(const std::vector<uint8_t>& bytes) {
+  InitOutcome r;
+  const std::unique_ptr<LoadedModel> loaded = load_model(bytes);
+  if (loaded->status != Status::kOk) {
+    r.status = loaded->status;
+    r.message = std::string("Load: ") + (loaded->model.error().message ? loaded->model.error().message : "");
+    return r;
+  }
+  tools::AlignedBytes arena = tools::aligned_bytes(loaded->model.arena_size());
+  Interpreter interpreter(loaded->model, arena.get(), loaded->model.arena_size());
+  r.status = interpreter.Init();
+  if (r.status != Status::kOk) r.message = interpreter.error().message ? interpreter.error().message : "";
+  return r;
+}
+
+void expect_refused(const std::vector<uint8_t>& bytes, const std::function<void(conv::schema::ModelT&)>& edit,
+                    const std::string& expected) {
+  ASSERT_EQ(init_model(bytes).status, Status::kOk) << "as converted: " << init_model(bytes).message;
+  const InitOutcome r = init_model(edited_model(bytes.data(), edit));
+  EXPECT_EQ(r.status, Status::kInvalidModel) << r.message;
+  EXPECT_NE(r.message.find(expected), std::string::npos) << r.message;
+}
+
+// One int8 CONV2D (x [1, 3, 3, in_c] -> y [1, 3, 3, 4], bias, multiplier
+// 2^30, shift -3) with a k x k filter, emitted for `target`.
+std::vector<uint8_t> one_conv_model(int64_t k, int64_t in_c, const char* target) {
+  conv::LoweredModel m;
+  const int x = add_activation(m, {1, 3, 3, in_c});
+  const int y = add_activation(m, {1, 3, 3, 4});
+  m.values[static_cast<size_t>(x)].name = "x";
+  m.values[static_cast<size_t>(y)].name = "y";
+  std::vector<int8_t> hwio(static_cast<size_t>(k * k * in_c * 4));
+  for (size_t i = 0; i < hwio.size(); ++i) hwio[i] = static_cast<int8_t>(static_cast<int>(i % 32) - 16);
+  conv::schema::Conv2DOptionsT same;
+  same.pad_top = same.pad_left = same.pad_bottom = same.pad_right = static_cast<int32_t>(k / 2);
+  add_s8_op(m, OpCode::CONV2D, x, add_constant<int8_t>(m, DType::kInt8, {k, k, in_c, 4}, hwio),
+            add_constant<int32_t>(m, DType::kInt32, {4}, {10, -20, 30, -40}), y)
+      .options.Set(same);
+  m.inputs = {x};
+  m.outputs = {y};
+  if (std::string(target) != "reference") conv::assign_cortexm_backends(&m, target);
+  return conv::plan_and_emit(m, "test");
+}
+
+conv::schema::OperatorT& only_op(conv::schema::ModelT& model) { return *model.operators.at(0); }
+conv::schema::TensorT& tensor(conv::schema::ModelT& model, int32_t t) { return *model.tensors[static_cast<size_t>(t)]; }
+
+// The packed GEMM with no input channels: the DSP kernel's do-while over k
+// would never end.
+TEST(CortexmS8Refusals, PackedGemmWithoutInputChannels) {
+  const std::vector<uint8_t> bytes = one_conv_model(1, 8, "cortex-m4");
+  expect_refused(bytes,
+                 [](conv::schema::ModelT& model) {
+                   conv::schema::OperatorT& op = only_op(model);
+                   ASSERT_EQ(op.cortexm_kernel, CortexMKernel::S8_GEMM_PACKED_SHORT_REQUANT);
+                   conv::schema::TensorT& x = tensor(model, op.inputs[0]);
+                   x.shape[3] = 0;
+                   x.size = 0;
+                   conv::schema::TensorT& w = tensor(model, op.inputs[1]);  // [2, 0 + 8] words
+                   w.shape[1] = 8;
+                   w.size = 2 * 8 * 4;
+                 },
+                 "shapes outside the kernel's");
+}
+
+// The packed words' multiplier below 2^30 or K (the rounding and offset
+// term) beyond 2^29 would overflow the portable arithmetic's int64 sum.
+TEST(CortexmS8Refusals, PackedGemmConstantsOutsideTheirRanges) {
+  const std::vector<uint8_t> bytes = one_conv_model(1, 8, "cortex-m4");
+  for (int word : {1, 2, 5, 6}) {  // channel 0's, then channel 1's multiplier and K
+    expect_refused(bytes,
+                   [&](conv::schema::ModelT& model) {
+                     const conv::schema::TensorT& w = tensor(model, only_op(model).inputs[1]);
+                     int32_t v;
+                     uint8_t* at = model.constants.data() + w.offset + (8 + word) * sizeof(int32_t);
+                     std::memcpy(&v, at, sizeof v);
+                     v = word % 4 == 1 ? (1 << 30) - 1 : INT32_MIN;
+                     std::memcpy(at, &v, sizeof v);
+                   },
+                   "short requantization with a multiplier or shift out of its range");
+  }
+}
+
+// An im2col convolution over no input channels (k_size 0) would divide its
+// chunking by zero.
+TEST(CortexmS8Refusals, Im2colGemmWithAnEmptyWindow) {
+  const std::vector<uint8_t> bytes = one_conv_model(3, 2, "cortex-m55");
+  expect_refused(bytes,
+                 [](conv::schema::ModelT& model) {
+                   conv::schema::OperatorT& op = only_op(model);
+                   ASSERT_EQ(op.cortexm_kernel, CortexMKernel::S8_IM2COL_GEMM);
+                   for (int32_t t : {op.inputs[0], op.inputs[1], op.outputs[1]}) {  // x, OHWI filter, scratch
+                     conv::schema::TensorT& v = tensor(model, t);
+                     v.shape.back() = 0;
+                     v.size = 0;
+                   }
+                 },
+                 "window beyond the Cortex-M kernel's range");
+}
+
+// Multipliers and shifts are checked once, at Init(): the reference int8
+// kernels, too, take them only as constants of the model.
+TEST(CortexmS8Refusals, MultipliersThatAreNotConstants) {
+  for (const char* target : {"reference", "cortex-m55"}) {
+    const std::vector<uint8_t> bytes = one_conv_model(3, 2, target);
+    expect_refused(bytes, [](conv::schema::ModelT& model) { make_constant_an_input(model, only_op(model).inputs[3]); },
+                   "must be constants");
+  }
+}
+
+// TFLM's int16x8 conv (../shared/corpus/tflm) on the Cortex-M kernel: its
+// right shifts, checked at Init(), must not be a tensor that can change.
+TEST(CortexmS8Refusals, Int16ShiftsThatAreNotConstants) {
+  const std::string path = shared_dir() + "/corpus/tflm/integration_tests/seanet/conv/conv0.tflite";
+  if (!std::ifstream(path)) GTEST_SKIP() << "SKIPPED: " << path << " absent (../shared)";
+  conv::ConvertOptions options;
+  options.graph_path = path;
+  options.target = "cortex-m4";
+  const std::vector<uint8_t> bytes = conv::convert(options).model;
+  expect_refused(bytes,
+                 [](conv::schema::ModelT& model) {
+                   for (const auto& op : model.operators) {
+                     if (op->cortexm_kernel == CortexMKernel::S16_IM2COL_GEMM || op->cortexm_kernel == CortexMKernel::S16_GEMM) make_constant_an_input(model, op->inputs[4]);
+                   }
+                 },
+                 "must be present constants");
 }
 
 }  // namespace

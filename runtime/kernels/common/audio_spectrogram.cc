@@ -31,6 +31,9 @@ const char* prepare_audio_spectrogram_params(const OpContext& ctx) {
   }
   const TensorView& reverse = ctx.input(3);
   if (!is_vector(reverse, DType::kInt32, n / 2)) return FLOE_MSG("bit reversal must be int32 [fft_length/2]");
+  // Its indices are checked here once and trusted by every Invoke(): a
+  // constant of the model, not a tensor an op could change.
+  if (!ctx.input_is_constant(3)) return FLOE_MSG("bit reversal must be a constant");
   const int32_t* r = static_cast<const int32_t*>(reverse.data);
   for (int32_t j = 0; j < n / 2; ++j) {
     if (r[j] < 0 || r[j] >= n / 2) return FLOE_MSG("bit reversal index out of range");

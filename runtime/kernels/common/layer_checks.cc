@@ -10,13 +10,19 @@ using ops::activation;
 
 namespace {
 
-// A convolution's window (CONV2D, DEPTHWISE_CONV2D options): checked, then
-// copied into its params with the fused activation.
+// A convolution's window (CONV2D, DEPTHWISE_CONV2D options; the filter's
+// dims 0 and 1 are its height and width): checked, then copied into its
+// params with the fused activation.
 template <typename Options, typename Params>
-const char* take_window(const Options& o, Params* params) {
+const char* take_window(const Options& o, const Shape& input, const Shape& filter, const Shape& output,
+                        Params* params) {
   if (const char* err = ops::check_window(o.stride_h(), o.stride_w(), o.dilation_h(), o.dilation_w(),
                                           o.pad_top(), o.pad_left())) {
     return err;
+  }
+  if (!ops::window_positions_fit(input, output, filter.dims[0], filter.dims[1], o.stride_h(), o.stride_w(),
+                                 o.dilation_h(), o.dilation_w(), o.pad_top(), o.pad_left())) {
+    return FLOE_MSG("image or window positions beyond the kernels' int32 indexing");
   }
   params->stride_h = o.stride_h();
   params->stride_w = o.stride_w();
@@ -42,7 +48,7 @@ const char* check_conv2d_f32(const OpContext& ctx, Conv2DParams* params) {
     return FLOE_MSG("conv2d channel or batch dimensions disagree");
   }
   if (const char* err = ops::check_bias(ctx, filter.dims[3])) return err;
-  return take_window(*o, params);
+  return take_window(*o, input, filter, output, params);
 }
 
 const char* check_depthwise_conv2d_f32(const OpContext& ctx, DepthwiseConv2DParams* params) {
@@ -58,7 +64,7 @@ const char* check_depthwise_conv2d_f32(const OpContext& ctx, DepthwiseConv2DPara
   }
   if (const char* err = ops::check_bias(ctx, output.dims[3])) return err;
   params->depth_multiplier = o->depth_multiplier();
-  return take_window(*o, params);
+  return take_window(*o, input, filter, output, params);
 }
 
 const char* check_matmul_f32(const OpContext& ctx, MatMulParams* params) {

@@ -9,6 +9,7 @@
 // data-dependent indices (returning kKernelError).
 #pragma once
 
+#include "runtime/core/quantization.h"  // OpContext::input_is_constant
 #include "runtime/core/registry.h"
 #include "runtime/kernels/common/activation.h"
 
@@ -88,6 +89,19 @@ inline const char* check_window(int32_t stride_h, int32_t stride_w, int32_t dila
   }
   if (pad_top < 0 || pad_left < 0) return FLOE_MSG("padding must be >= 0");
   return nullptr;
+}
+
+// Whether every position a window op computes (y * stride - pad + tap *
+// dilation, and the same for x) stays within 2^30 of the image, so kernels
+// index rows and columns in int32 without overflow on 32-bit targets.
+inline bool window_positions_fit(const Shape& input, const Shape& output, int32_t k_h, int32_t k_w,
+                                 int32_t stride_h, int32_t stride_w, int32_t dilation_h, int32_t dilation_w,
+                                 int32_t pad_top, int32_t pad_left) {
+  constexpr int64_t kMax = int64_t{1} << 30;
+  const int64_t span_h = int64_t{output.dims[1] - 1} * stride_h + int64_t{k_h - 1} * dilation_h;
+  const int64_t span_w = int64_t{output.dims[2] - 1} * stride_w + int64_t{k_w - 1} * dilation_w;
+  return span_h <= kMax && span_w <= kMax && input.dims[1] <= kMax && input.dims[2] <= kMax && pad_top <= kMax &&
+         pad_left <= kMax;
 }
 
 inline bool is_broadcast_of(const Shape* shapes, int n, const Shape& o) {
@@ -209,6 +223,10 @@ inline const char* prepare_weighted_s8(const OpContext& ctx, int32_t channels, W
         bias.shape.dims[0] != channels) {
       return FLOE_MSG("quantized op: bias must be int32 (int64 for int16 input) [output channels]");
     }
+  }
+  // Checked here once and shifted by at every Invoke(): constants of the model.
+  if (!ctx.input_is_constant(3) || !ctx.input_is_constant(4)) {
+    return FLOE_MSG("quantized op: multipliers and shifts must be constants");
   }
   const TensorView mult = ctx.input(3), shift = ctx.input(4);
   if (mult.dtype != DType::kInt32 || shift.dtype != DType::kInt32 || mult.shape.rank != 1 ||

@@ -732,6 +732,20 @@ Status eval_conv2d_s8_packed(const PreparedOp& ctx) {
 }
 #endif
 
+// One channel's packed multiplier and K (words 1 and 2 of its four): the
+// portable short requantization computes K * 2^32 + x * multiplier in int64,
+// which a multiplier of at least 2^30 and |K| <= 2^29 keep from overflowing.
+// The DSP's SMMLAR cannot overflow: there they only change values.
+inline bool packed_words_fit(const int32_t* words) {
+#if defined(FLOE_S8_DSP)
+  (void)words;
+  return true;
+#else
+  constexpr int32_t kMaxK = int32_t{1} << 29;
+  return words[1] >= (int32_t{1} << 30) && words[2] >= -kMaxK && words[2] <= kMaxK;
+#endif
+}
+
 // S8_GEMM_PACKED_SHORT_REQUANT: a 1x1 convolution whose filter input holds the
 // packed channel pairs (s8_microkernels.h).
 const char* prepare_conv2d_s8_packed(const OpContext& ctx) {
@@ -749,7 +763,9 @@ const char* prepare_conv2d_s8_packed(const OpContext& ctx) {
   const int32_t in_c = input.dims[3], out_c = output.dims[3];
   cortexm::S8Quantization q;
   if (const char* err = cortexm::prepare_s8_operands(ctx, out_c, 1, &q)) return err;
-  if (out_c % 2 != 0 || in_c % 8 != 0 || in_c > cortexm::kPackedGemmMaxK || filter.dims[0] != out_c / 2 ||
+  // in_c or out_c 0 would never end the DSP kernel's do-while loops.
+  if (in_c < 8 || out_c < 2 || out_c % 2 != 0 || in_c % 8 != 0 || in_c > cortexm::kPackedGemmMaxK ||
+      filter.dims[0] != out_c / 2 ||
       filter.dims[1] != in_c + 8 || output.dims[0] != input.dims[0] || output.dims[1] != input.dims[1] ||
       output.dims[2] != input.dims[2]) {
     return FLOE_MSG("int8 conv2d (packed GEMM): shapes outside the kernel's (in_c % 8, in_c <= 64, even out_c)");
@@ -757,11 +773,15 @@ const char* prepare_conv2d_s8_packed(const OpContext& ctx) {
   if (reinterpret_cast<uintptr_t>(ctx.input(1).data) % 4 != 0) {
     return FLOE_MSG("int8 conv2d (packed GEMM): packed filter not 4-byte aligned");
   }
-  // The kernel shifts by the right shifts packed after each pair's weights
-  // (not input 4's, which prepare_s8_operands checked): the same range.
+  // The kernel requantizes with the words packed after each pair's weights
+  // (channel c's bias, multiplier, K, right shift e; then c+1's), not with
+  // inputs 3 and 4 (which prepare_s8_operands checked): e in the same range,
+  // and the multiplier and K as s8_pack_gemm_pair writes them where the
+  // portable C arithmetic uses them (packed_words_fit).
   const int32_t* pair = static_cast<const int32_t*>(ctx.input(1).data) + in_c;  // channel c's, then c+1's
   for (int32_t c = 0; c < out_c; c += 2, pair += in_c + 8) {
-    if (pair[3] < 1 || pair[3] > 22 || pair[7] < 1 || pair[7] > 22) {
+    if (pair[3] < 1 || pair[3] > 22 || pair[7] < 1 || pair[7] > 22 || !packed_words_fit(pair) ||
+        !packed_words_fit(pair + 4)) {
       return FLOE_MSG("int8 Cortex-M op: short requantization with a multiplier or shift out of its range");
     }
   }

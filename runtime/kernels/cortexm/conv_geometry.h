@@ -17,16 +17,23 @@ template <typename Plan>
 const char* plan_conv_geometry(const OpContext& ctx, const Shape& input, const Shape& filter, const Shape& output,
                                Plan* p) {
   const auto* o = ctx.op->options_as_Conv2DOptions();
-  if (const char* err = ops::check_window(o->stride_h(), o->stride_w(), o->dilation_h(), o->dilation_w(),
-                                          o->pad_top(), o->pad_left())) {
-    return err;
-  }
-  for (int32_t v : {o->stride_h(), o->stride_w(), o->dilation_h(), o->dilation_w(), o->pad_top(), o->pad_left(),
-                    filter.dims[1], filter.dims[2]}) {
+  // Read once: each accessor is a call in size builds.
+  const int32_t stride_h = o->stride_h(), stride_w = o->stride_w(), dil_h = o->dilation_h(),
+                dil_w = o->dilation_w(), pad_top = o->pad_top(), pad_left = o->pad_left();
+  if (const char* err = ops::check_window(stride_h, stride_w, dil_h, dil_w, pad_top, pad_left)) return err;
+  // k_size 0 would divide the im2col chunking by zero. The kernels index rows
+  // and columns in int32 (y * stride + tap * dilation, y0 + k_h): with the
+  // window's fields inside int16 (taps * dilation < 2^30), bounding y * stride
+  // by 2^29 keeps every position below 2^31.
+  constexpr int32_t kMaxStrided = int32_t{1} << 29;
+  const int64_t k_size = int64_t{filter.dims[1]} * filter.dims[2] * filter.dims[3];
+  for (int32_t v : {stride_h, stride_w, dil_h, dil_w, pad_top, pad_left, filter.dims[1], filter.dims[2]}) {
     if (!fits_int16(v)) return FLOE_MSG("conv2d: window beyond the Cortex-M kernel's range");
   }
-  const int64_t k_size = int64_t{filter.dims[1]} * filter.dims[2] * filter.dims[3];
-  if (k_size > (int64_t{1} << 16)) return FLOE_MSG("conv2d: window beyond the Cortex-M kernel's range");
+  if (k_size < 1 || k_size > (int64_t{1} << 16) || output.dims[1] > kMaxStrided / stride_h ||
+      output.dims[2] > kMaxStrided / stride_w) {
+    return FLOE_MSG("conv2d: window beyond the Cortex-M kernel's range");
+  }
   p->batches = input.dims[0];
   p->in_h = input.dims[1];
   p->in_w = input.dims[2];
@@ -37,12 +44,12 @@ const char* plan_conv_geometry(const OpContext& ctx, const Shape& input, const S
   p->k_size = static_cast<int32_t>(k_size);
   p->k_h = static_cast<int16_t>(filter.dims[1]);
   p->k_w = static_cast<int16_t>(filter.dims[2]);
-  p->stride_h = static_cast<int16_t>(o->stride_h());
-  p->stride_w = static_cast<int16_t>(o->stride_w());
-  p->dil_h = static_cast<int16_t>(o->dilation_h());
-  p->dil_w = static_cast<int16_t>(o->dilation_w());
-  p->pad_top = static_cast<int16_t>(o->pad_top());
-  p->pad_left = static_cast<int16_t>(o->pad_left());
+  p->stride_h = static_cast<int16_t>(stride_h);
+  p->stride_w = static_cast<int16_t>(stride_w);
+  p->dil_h = static_cast<int16_t>(dil_h);
+  p->dil_w = static_cast<int16_t>(dil_w);
+  p->pad_top = static_cast<int16_t>(pad_top);
+  p->pad_left = static_cast<int16_t>(pad_left);
   return nullptr;
 }
 

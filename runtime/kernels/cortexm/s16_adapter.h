@@ -45,8 +45,12 @@ inline const char* prepare_s16_operands(const OpContext& ctx, int32_t channels, 
   if (ctx.input_count() != 5 || ctx.output_count() != outputs) {
     return FLOE_MSG("int16 Cortex-M op: wrong number of inputs or outputs");
   }
+  // Checked here once (shifts, multipliers, the depthwise filter's sum bound)
+  // and trusted by every Invoke(): constants of the model.
   for (int i = 0; i < 5; ++i) {
-    if (!ctx.has_input(i)) return FLOE_MSG("int16 Cortex-M op: offsets, multipliers and shifts must be present");
+    if (!ctx.has_input(i) || (i > 0 && !ctx.input_is_constant(i))) {
+      return FLOE_MSG("int16 Cortex-M op: weights, offsets, multipliers and shifts must be present constants");
+    }
   }
   if (ctx.input(0).dtype != DType::kInt16 || !ops::is_s8(ctx.input(1)) || ctx.output(0).dtype != DType::kInt16) {
     return FLOE_MSG("int16 Cortex-M op: input and output must be int16, weights int8");

@@ -795,7 +795,8 @@ void depthwise_band(void* context, size_t task) {
 void host_depthwise(HostDepthwise depthwise, const DepthwiseS8Shape& shape, const int8_t* input,
                     const int8_t* filter, const S8Requant& rq, int8_t* output) {
   const int32_t threads = static_cast<int32_t>(parallel_threads());
-  if (threads > 1 && (shape.batches > 1 || shape.out_h > 1)) {
+  // An empty output has no band to split (and would divide by zero below).
+  if (threads > 1 && shape.batches > 0 && shape.out_h > 0 && (shape.batches > 1 || shape.out_h > 1)) {
     DepthwiseBands d{depthwise, &shape, input, filter, &rq, output, 0, 0};
     // Per image as many bands as threads need, beyond the images themselves.
     const int32_t per_image = shape.batches >= threads ? 1 : (threads + shape.batches - 1) / shape.batches;

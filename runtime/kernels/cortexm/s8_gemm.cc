@@ -568,9 +568,11 @@ void gemm_band(void* context, size_t task) {
 void host_gemm(HostGemm gemm, const int8_t* a, int32_t a_stride, int32_t rows, const int8_t* w, int32_t channels,
                int32_t k_size, const S8Requant& rq, int8_t* out, int32_t out_stride) {
   const int32_t threads = static_cast<int32_t>(parallel_threads());
-  if (threads > 1) {
-    GemmBands g{gemm, a, w, &rq, out, a_stride, rows, channels, k_size, out_stride, 0, rows >= 8};
-    const int32_t extent = g.by_rows ? rows : channels, block = g.by_rows ? 4 : 16;
+  const bool by_rows = rows >= 8;
+  const int32_t extent = by_rows ? rows : channels;
+  if (threads > 1 && extent > 0) {  // nothing to split (and no band of 0) without channels
+    GemmBands g{gemm, a, w, &rq, out, a_stride, rows, channels, k_size, out_stride, 0, by_rows};
+    const int32_t block = g.by_rows ? 4 : 16;
     g.band = ((extent + threads - 1) / threads + block - 1) / block * block;
     const int32_t tasks = (extent + g.band - 1) / g.band;
     if (tasks > 1) {

@@ -13,9 +13,13 @@
 #include <iostream>
 
 #include "converter/ir/error.h"
+#include "runtime/core/interpreter.h"
+#include "runtime/tools/model_file.h"
 #include "runtime/tools/npy.h"
 #include "tests/converter/ops/convert_graph.h"
 #include "tests/converter/support/tf_graph_text.h"
+#include "tests/support/edited_model.h"
+#include "tests/support/loaded_model.h"
 #include "tests/support/model_runner.h"
 
 namespace floe::testing {
@@ -34,6 +38,28 @@ void add_mfcc(G& g, const std::string& spectrogram, const std::string& rate, flo
          {"attr { key: \"lower_frequency_limit\" value { f: " + std::to_string(lower) + " } }",
           "attr { key: \"upper_frequency_limit\" value { f: " + std::to_string(upper) + " } }",
           G::integer("filterbank_channel_count", channels), G::integer("dct_coefficient_count", coefficients)});
+}
+
+// The FFT's bit-reversal table is range-checked once, at Init(), and indexes
+// the scratch at every Invoke(): a model where it is not a constant (here a
+// model input, which the caller could fill with anything) is refused.
+TEST(AudioSpectrogram, BitReversalTableMustBeAConstant) {
+  G g;
+  g.placeholder("audio", "DT_FLOAT", {8, 1});
+  add_spectrogram(g, "audio", 8, 1, false);
+  const std::vector<uint8_t> bytes = convert_graph(g, "sgram", {"spectrogram"}).model;
+  const std::vector<uint8_t> edited = edited_model(bytes.data(), [](schema_obj::ModelT& model) {
+    for (const auto& op : model.operators) {
+      if (op->opcode == schema_obj::OpCode::AUDIO_SPECTROGRAM) make_constant_an_input(model, op->inputs[3]);
+    }
+  });
+  const std::unique_ptr<LoadedModel> loaded = load_model(edited);
+  ASSERT_EQ(loaded->status, Status::kOk) << loaded->model.error().message;
+  tools::AlignedBytes arena = tools::aligned_bytes(loaded->model.arena_size());
+  Interpreter interpreter(loaded->model, arena.get(), loaded->model.arena_size());
+  EXPECT_EQ(interpreter.Init(), Status::kInvalidModel);
+  EXPECT_NE(std::string(interpreter.error().message).find("bit reversal must be a constant"), std::string::npos)
+      << interpreter.error().message;
 }
 
 // spectrogram_op_test: [-1, 0, 1, 0, -1, 0, 1, 0], window 8, stride 1.
