@@ -23,6 +23,7 @@
 #include "runtime/core/interpreter.h"
 #include "runtime/core/model.h"
 #include "runtime/core/selftest.h"
+#include "runtime/tools/error_text.h"
 #include "runtime/tools/model_file.h"
 #include "schemas/floe_generated.h"
 
@@ -134,11 +135,9 @@ std::vector<py::ssize_t> dims(const floe::TensorView& view) {
   return d;
 }
 
-std::string error_text(const char* what, const floe::Error& error) {
-  std::string text = std::string(what) + ": " + floe::status_name(error.status) + ": " + error.message;
-  if (error.op >= 0) text += " (op " + std::to_string(error.op) + ")";
-  if (error.tensor >= 0) text += " (tensor " + std::to_string(error.tensor) + ")";
-  return text;
+std::string error_text(const char* what, const floe::Error& error, const floe::Model* model = nullptr,
+                       const floe::IndexFault& index = floe::IndexFault()) {
+  return std::string(what) + ": " + floe::tools::error_text(error, model, index);
 }
 
 // One model, one arena, one floe::Interpreter, as a device holds them.
@@ -231,7 +230,7 @@ class PyInterpreter {
     }
     interpreter_->set_observer(nullptr, nullptr);
     profiled_ = profile;
-    if (status != floe::Status::kOk) throw std::runtime_error(error_text("Interpreter::Invoke", interpreter_->error()));
+    if (status != floe::Status::kOk) throw std::runtime_error(error_text("Interpreter::Invoke", interpreter_->error(), &model_, interpreter_->index_fault()));
   }
 
   // tflite_runtime's reset_all_variables(): variable tensors (SVDF's state)

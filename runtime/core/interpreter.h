@@ -88,6 +88,13 @@ class Interpreter {
   }
 
   const Error& error() const { return error_; }
+  // After Invoke() returned kIndexOutOfRange: which index of error().op's
+  // indices was out of range (status.h), as its kernel wrote it in its params
+  // block. Otherwise position -1. (Inline: firmware that never asks links none.)
+  IndexFault index_fault() const {
+    if (error_.status != Status::kIndexOutOfRange || ops_ == nullptr || error_.op < 0) return IndexFault();
+    return *static_cast<const IndexFault*>(ops_[error_.op].params);
+  }
 
   // Optional kernel library (runtime/core/backend.h; XNNPACK when built with it).
   // Threads: a caller-owned pthreadpool_t (pthreadpool_create(n)), or null for

@@ -26,6 +26,9 @@ enum class Status : uint8_t {
   kKernelError = 30,
   // A WHILE op's condition still held after its bound of iterations.
   kLoopBoundExceeded = 31,
+  // An index from run-time data outside the dimension it addresses (GATHER,
+  // GATHER_ND, SCATTER_ND_*, CROP_AND_RESIZE): Error::index says which.
+  kIndexOutOfRange = 32,
 };
 
 #if defined(FLOE_STRIP_MESSAGES)
@@ -33,6 +36,17 @@ enum class Status : uint8_t {
 #else
 #define FLOE_MSG(text) text
 #endif
+
+// The index of Status::kIndexOutOfRange (Interpreter::index_fault()): element
+// `position` (row-major) of the op's indices tensor holds `value`, not in
+// [0, bound). TF's message says the same ("indices[3] = 7 is not in [0, 5)").
+// position is -1 otherwise. Kernels that return kIndexOutOfRange write it at
+// the start of their params block, where it stays until the next Invoke().
+struct IndexFault {
+  int64_t value = 0;
+  int32_t position = -1;
+  int32_t bound = 0;
+};
 
 // What went wrong, where. `op` / `tensor` are -1 when not applicable.
 struct Error {

@@ -45,6 +45,7 @@
 #include "runtime/core/interpreter.h"
 #include "runtime/core/selftest.h"
 #include "runtime/kernels/reference/quantize.h"
+#include "runtime/tools/error_text.h"
 #include "runtime/tools/model_file.h"
 #include "runtime/tools/input_conversion.h"
 #include "runtime/tools/npy.h"
@@ -67,12 +68,7 @@ std::string shape_string(const floe::Shape& shape) {
   return s + "]";
 }
 
-std::string describe(const floe::Error& e) {
-  std::string s = std::string(floe::status_name(e.status)) + ": " + e.message;
-  if (e.op >= 0) s += " (op " + std::to_string(e.op) + ")";
-  if (e.tensor >= 0) s += " (tensor " + std::to_string(e.tensor) + ")";
-  return s;
-}
+std::string describe(const floe::Error& e) { return floe::tools::error_text(e); }
 
 template <typename T>
 void print_values(const T* data, int64_t count) {
@@ -417,7 +413,7 @@ int run(const std::string& model_path, const std::vector<std::string>& input_spe
     interpreter.set_observer(dump_op_outputs, &dumper);
   }
   if (interpreter.Invoke() != floe::Status::kOk) {
-    std::cerr << "floe-run: " << describe(interpreter.error()) << "\n";
+    std::cerr << "floe-run: " << floe::tools::error_text(interpreter.error(), &model, interpreter.index_fault()) << "\n";
     return 2;
   }
   if (!dumper.error.empty()) throw std::runtime_error("--dump-intermediates: " + dumper.error);

@@ -6,6 +6,7 @@
 #include <fstream>
 #include <iterator>
 
+#include "runtime/tools/npy.h"
 #include "tests/support/corpus.h"
 #include "tests/support/model_runner.h"
 
@@ -136,6 +137,34 @@ TEST(CliErrors, FloeRunRejectsCorruptModel) {
   const CommandResult r = run_command(tool_path("floe-run") + " " + dir + "/bad.floe");
   EXPECT_EQ(r.exit_code, 2) << r.output;
   EXPECT_NE(r.output.find("not a floe model"), std::string::npos) << r.output;
+}
+
+// An index fed at run time outside the dimension it addresses: floe-run
+// exits 2 naming the op and, in TF's words, the index.
+TEST(CliErrors, FloeRunNamesAnOutOfRangeFedIndex) {
+  const std::string dir = make_temp_dir();
+  write_file(dir + "/gather.pbtxt",
+             "node { name: 'params' op: 'Placeholder' attr { key: 'dtype' value { type: DT_FLOAT } }"
+             " attr { key: 'shape' value { shape { dim { size: 5 } } } } }\n"
+             "node { name: 'indices' op: 'Placeholder' attr { key: 'dtype' value { type: DT_INT32 } }"
+             " attr { key: 'shape' value { shape { dim { size: 3 } } } } }\n"
+             "node { name: 'axis' op: 'Const' attr { key: 'dtype' value { type: DT_INT32 } }"
+             " attr { key: 'value' value { tensor { dtype: DT_INT32 tensor_shape { } int_val: 0 } } } }\n"
+             "node { name: 'y' op: 'GatherV2' input: 'params' input: 'indices' input: 'axis'"
+             " attr { key: 'Tparams' value { type: DT_FLOAT } } attr { key: 'Tindices' value { type: DT_INT32 } }"
+             " attr { key: 'Taxis' value { type: DT_INT32 } } }\n");
+  const CommandResult converted = run_command(tool_path("floe-convert") + " -q --graph " + dir +
+                                              "/gather.pbtxt --outputs y -o " + dir + "/gather.floe");
+  ASSERT_EQ(converted.exit_code, 0) << converted.output;
+  const float params[5] = {1, 2, 3, 4, 5};
+  const int32_t indices[3] = {4, 0, 7};
+  tools::write_npy(dir + "/params.npy", DType::kFloat32, {5}, params);
+  tools::write_npy(dir + "/indices.npy", DType::kInt32, {3}, indices);
+  const CommandResult r = run_command(tool_path("floe-run") + " " + dir + "/gather.floe -i params=" + dir +
+                                      "/params.npy -i indices=" + dir + "/indices.npy");
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  EXPECT_NE(r.output.find("index out of range: indices[2] = 7 is not in [0, 5) (op 0, GATHER)"), std::string::npos)
+      << r.output;
 }
 
 }  // namespace

@@ -108,35 +108,45 @@ TEST(Select, ThreeWayBroadcast) {
 }
 
 TEST(Gather, AxisBatchDimsAndRangeCheck) {
+  IndexFault fault;
   const std::vector<int32_t> pd = {2, 3}, id = {2}, od = {2, 2};
   std::vector<float> params = {1, 2, 3, 4, 5, 6}, out(4);
   std::vector<int32_t> idx = {2, 0};
   GatherParams g;
   g.axis = 1;
-  EXPECT_TRUE(gather(g, {params.data(), shape_of(pd)}, {idx.data(), shape_of(id)}, {out.data(), shape_of(od)}));
+  EXPECT_TRUE(gather(g, {params.data(), shape_of(pd)}, {idx.data(), shape_of(id)}, {out.data(), shape_of(od)}, &fault));
   EXPECT_EQ(out, (std::vector<float>{3, 1, 6, 4}));
   // batch_dims = 1: row b picks params[b, idx[b]].
   const std::vector<int32_t> bid = {2, 1}, bod = {2, 1};
   std::vector<int32_t> bidx = {2, 0};
   std::vector<float> bout(2);
   g.batch_dims = 1;
-  EXPECT_TRUE(gather(g, {params.data(), shape_of(pd)}, {bidx.data(), shape_of(bid)}, {bout.data(), shape_of(bod)}));
+  EXPECT_TRUE(gather(g, {params.data(), shape_of(pd)}, {bidx.data(), shape_of(bid)}, {bout.data(), shape_of(bod)}, &fault));
   EXPECT_EQ(bout, (std::vector<float>{3, 4}));
   idx = {3, 0};
   g.batch_dims = 0;
-  EXPECT_FALSE(gather(g, {params.data(), shape_of(pd)}, {idx.data(), shape_of(id)}, {out.data(), shape_of(od)}));
-  idx = {-1, 0};
-  EXPECT_FALSE(gather(g, {params.data(), shape_of(pd)}, {idx.data(), shape_of(id)}, {out.data(), shape_of(od)}));
+  EXPECT_FALSE(gather(g, {params.data(), shape_of(pd)}, {idx.data(), shape_of(id)}, {out.data(), shape_of(od)}, &fault));
+  EXPECT_EQ(fault.position, 0);
+  EXPECT_EQ(fault.value, 3);
+  EXPECT_EQ(fault.bound, 3);
+  idx = {0, -1};
+  EXPECT_FALSE(gather(g, {params.data(), shape_of(pd)}, {idx.data(), shape_of(id)}, {out.data(), shape_of(od)}, &fault));
+  EXPECT_EQ(fault.position, 1);
+  EXPECT_EQ(fault.value, -1);
 }
 
 TEST(Gather, GatherNdAndOneHot) {
+  IndexFault fault;
   const std::vector<int32_t> pd = {2, 3}, id = {2, 2}, od = {2};
   std::vector<int32_t> params = {1, 2, 3, 4, 5, 6}, out(2);
   std::vector<int64_t> idx = {1, 2, 0, 1};
-  EXPECT_TRUE(gather_nd(4, true, {params.data(), shape_of(pd)}, {idx.data(), shape_of(id)}, {out.data(), shape_of(od)}));
+  EXPECT_TRUE(gather_nd(4, true, {params.data(), shape_of(pd)}, {idx.data(), shape_of(id)}, {out.data(), shape_of(od)}, &fault));
   EXPECT_EQ(out, (std::vector<int32_t>{6, 2}));
-  idx = {2, 0, 0, 0};
-  EXPECT_FALSE(gather_nd(4, true, {params.data(), shape_of(pd)}, {idx.data(), shape_of(id)}, {out.data(), shape_of(od)}));
+  idx = {0, 0, 0, 3};  // indices[1] = [0, 3]: element 3 is outside dim 1
+  EXPECT_FALSE(gather_nd(4, true, {params.data(), shape_of(pd)}, {idx.data(), shape_of(id)}, {out.data(), shape_of(od)}, &fault));
+  EXPECT_EQ(fault.position, 3);
+  EXPECT_EQ(fault.value, 3);
+  EXPECT_EQ(fault.bound, 3);
   const std::vector<int32_t> hd = {3}, hod = {3, 2};
   std::vector<int32_t> hot_idx = {1, 5, 0};
   std::vector<float> hot(6);
@@ -148,6 +158,7 @@ TEST(Gather, GatherNdAndOneHot) {
 // Every mode on int64 data [6, 2], rows [5, 1] with duplicates, against the
 // rows applied one by one with the mode's scalar operation.
 TEST(Scatter, ModesMatchRowByRowApplication) {
+  IndexFault fault;
   const std::vector<int32_t> dd = {6, 2}, id = {5, 1}, ud = {5, 2};
   std::mt19937 rng(11);
   std::vector<int64_t> data(12), updates(10);
@@ -174,27 +185,34 @@ TEST(Scatter, ModesMatchRowByRowApplication) {
       }
     }
     EXPECT_TRUE(scatter_nd(mode, DType::kInt64, false, {data.data(), shape_of(dd)}, {rows.data(), shape_of(id)},
-                           {updates.data(), shape_of(ud)}, {got.data(), shape_of(dd)}));
+                           {updates.data(), shape_of(ud)}, {got.data(), shape_of(dd)}, &fault));
     EXPECT_EQ(got, want) << static_cast<int>(mode);
   }
 }
 
 TEST(Scatter, IntegerDivisionByZeroFailsAndMostNegativeOverMinusOneWraps) {
+  IndexFault fault;
   const std::vector<int32_t> dd = {2}, id = {1, 1}, ud = {1};
   std::vector<int32_t> data = {INT32_MIN, 7}, out(2), row = {0}, divisor = {-1};
   EXPECT_TRUE(scatter_nd(ScatterMode::kDiv, DType::kInt32, false, {data.data(), shape_of(dd)},
-                         {row.data(), shape_of(id)}, {divisor.data(), shape_of(ud)}, {out.data(), shape_of(dd)}));
+                         {row.data(), shape_of(id)}, {divisor.data(), shape_of(ud)}, {out.data(), shape_of(dd)}, &fault));
   EXPECT_EQ(out, (std::vector<int32_t>{INT32_MIN, 7}));
   divisor = {0};
   EXPECT_FALSE(scatter_nd(ScatterMode::kDiv, DType::kInt32, false, {data.data(), shape_of(dd)},
-                          {row.data(), shape_of(id)}, {divisor.data(), shape_of(ud)}, {out.data(), shape_of(dd)}));
+                          {row.data(), shape_of(id)}, {divisor.data(), shape_of(ud)}, {out.data(), shape_of(dd)}, &fault));
+  EXPECT_EQ(fault.position, -1);  // not an index
   // Without data (ScatterNd) the output starts at zero.
   std::vector<int32_t> out_of_range = {2};
+  out = {9, 9};
   EXPECT_FALSE(scatter_nd(ScatterMode::kAdd, DType::kInt32, false, {nullptr, shape_of(dd)},
-                          {out_of_range.data(), shape_of(id)}, {divisor.data(), shape_of(ud)}, {out.data(), shape_of(dd)}));
+                          {out_of_range.data(), shape_of(id)}, {divisor.data(), shape_of(ud)}, {out.data(), shape_of(dd)}, &fault));
+  EXPECT_EQ(fault.position, 0);
+  EXPECT_EQ(fault.value, 2);
+  EXPECT_EQ(fault.bound, 2);
+  EXPECT_EQ(out, (std::vector<int32_t>{9, 9}));  // every index is checked before the output is written
   divisor = {5};
   EXPECT_TRUE(scatter_nd(ScatterMode::kAdd, DType::kInt32, false, {nullptr, shape_of(dd)}, {row.data(), shape_of(id)},
-                         {divisor.data(), shape_of(ud)}, {out.data(), shape_of(dd)}));
+                         {divisor.data(), shape_of(ud)}, {out.data(), shape_of(dd)}, &fault));
   EXPECT_EQ(out, (std::vector<int32_t>{5, 0}));
 }
 

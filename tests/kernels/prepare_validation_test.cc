@@ -181,9 +181,12 @@ TEST(PrepareValidation, RunTimeIndicesAreCheckedInEval) {
   idx[1] = 0;
   EXPECT_EQ(b.interpreter->Invoke(), Status::kOk);
   idx[1] = 3;
-  EXPECT_EQ(b.interpreter->Invoke(), Status::kKernelError);
+  EXPECT_EQ(b.interpreter->Invoke(), Status::kIndexOutOfRange);
   idx[1] = -1;
-  EXPECT_EQ(b.interpreter->Invoke(), Status::kKernelError);
+  EXPECT_EQ(b.interpreter->Invoke(), Status::kIndexOutOfRange);
+  EXPECT_EQ(b.interpreter->index_fault().position, 1);
+  EXPECT_EQ(b.interpreter->index_fault().value, -1);
+  EXPECT_EQ(b.interpreter->index_fault().bound, 3);
 
   LoweredModel d;
   const int x = add(d, "x", DType::kInt32, {2}, true), z = add(d, "z", DType::kInt32, {2}, true);

@@ -218,3 +218,27 @@ def test_state_carries_over_invokes_until_reset_all_variables():
     assert not np.array_equal(later, first), "the SVDF state should change the output of the same input"
     interpreter.reset_all_variables()
     np.testing.assert_array_equal(interpreter.run(x)["tensor_47"], first)
+
+
+GATHER_GRAPH = """
+node { name: 'params' op: 'Placeholder' attr { key: 'dtype' value { type: DT_FLOAT } }
+       attr { key: 'shape' value { shape { dim { size: 5 } } } } }
+node { name: 'indices' op: 'Placeholder' attr { key: 'dtype' value { type: DT_INT32 } }
+       attr { key: 'shape' value { shape { dim { size: 3 } } } } }
+node { name: 'axis' op: 'Const' attr { key: 'dtype' value { type: DT_INT32 } }
+       attr { key: 'value' value { tensor { dtype: DT_INT32 tensor_shape { } int_val: 0 } } } }
+node { name: 'y' op: 'GatherV2' input: 'params' input: 'indices' input: 'axis'
+       attr { key: 'Tparams' value { type: DT_FLOAT } } attr { key: 'Tindices' value { type: DT_INT32 } }
+       attr { key: 'Taxis' value { type: DT_INT32 } } }
+"""
+
+
+def test_an_out_of_range_fed_index_is_named_as_tf_names_it(tmp_path):
+    graph = tmp_path / "gather.pbtxt"
+    graph.write_text(GATHER_GRAPH)
+    interpreter = floe.Interpreter(floe.convert(graph=str(graph), outputs=["y"]))
+    params = np.arange(1, 6, dtype=np.float32)
+    np.testing.assert_array_equal(interpreter.run(params=params, indices=np.array([4, 0, 1], np.int32))["y"],
+                                  [5, 1, 2])
+    with pytest.raises(RuntimeError, match=r"index out of range: indices\[2\] = 7 is not in \[0, 5\) \(op 0, GATHER\)"):
+        interpreter.run(params=params, indices=np.array([4, 0, 7], np.int32))

@@ -310,6 +310,7 @@ TEST(StatusName, EveryCodeHasItsName) {
   EXPECT_STREQ(status_name(Status::kNotFound), "not found");
   EXPECT_STREQ(status_name(Status::kNotInitialized), "not initialized");
   EXPECT_STREQ(status_name(Status::kKernelError), "kernel error");
+  EXPECT_STREQ(status_name(Status::kIndexOutOfRange), "index out of range");
   EXPECT_STREQ(status_name(static_cast<Status>(99)), "unknown status");
 }
 

@@ -11,14 +11,17 @@
 namespace floe::ref {
 
 Status crop_and_resize_f32(const CropAndResizeParams& p, In<float> image, In<float> boxes, In<int32_t> box_index,
-                           Out<float> output) {
+                           Out<float> output, IndexFault* fault) {
   const int32_t* id = image.shape.dims;
   const int32_t* od = output.shape.dims;
   const ptrdiff_t batches = id[0], in_h = id[1], in_w = id[2], ch = id[3];
   const ptrdiff_t n_boxes = od[0], crop_h = od[1], crop_w = od[2];
   // Every index first: a bad one fails the Invoke before anything is written.
   for (ptrdiff_t b = 0; b < n_boxes; ++b) {
-    if (box_index.data[b] < 0 || box_index.data[b] >= batches) return Status::kKernelError;
+    if (box_index.data[b] < 0 || box_index.data[b] >= batches) {
+      *fault = {box_index.data[b], static_cast<int32_t>(b), static_cast<int32_t>(batches)};
+      return Status::kIndexOutOfRange;
+    }
   }
   const float last_y = static_cast<float>(in_h - 1), last_x = static_cast<float>(in_w - 1);
   float* o = output.data;
@@ -100,7 +103,7 @@ const char* prepare_crop_and_resize(const OpContext& ctx) {
 Status eval_crop_and_resize(const PreparedOp& ctx) {
   return ref::crop_and_resize_f32(ctx.params_as<ref::CropAndResizeParams>(), in_as<float>(ctx.input(0)),
                                   in_as<float>(ctx.input(1)), in_as<int32_t>(ctx.input(2)),
-                                  out_as<float>(ctx.output(0)));
+                                  out_as<float>(ctx.output(0)), &static_cast<ref::CropAndResizeParams*>(ctx.params)->fault);
 }
 
 }  // namespace floe::ops

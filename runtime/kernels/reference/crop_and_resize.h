@@ -14,14 +14,15 @@
 namespace floe::ref {
 
 struct CropAndResizeParams {
+  IndexFault fault;  // eval's report of a bad box index (status.h)
   float extrapolation_value = 0.0f;
   uint8_t nearest = 0;
   uint8_t reserved[3] = {0, 0, 0};
 };
 
-// kKernelError when a box index is outside [0, batch).
+// kIndexOutOfRange when a box index is outside [0, batch), saying which in *fault.
 Status crop_and_resize_f32(const CropAndResizeParams& p, In<float> image, In<float> boxes, In<int32_t> box_index,
-                           Out<float> output);
+                           Out<float> output, IndexFault* fault);
 
 }  // namespace floe::ref
 

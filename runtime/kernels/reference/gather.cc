@@ -17,7 +17,7 @@ inline int64_t index_at(const void* indices, bool is64, int64_t i) {
 
 }  // namespace
 
-bool gather(const GatherParams& p, In<void> params, In<void> indices, Out<void> output) {
+bool gather(const GatherParams& p, In<void> params, In<void> indices, Out<void> output, IndexFault* fault) {
   const Shape& ps = params.shape;
   const int64_t batch = ps.span(0, p.batch_dims);
   const int64_t outer = ps.span(p.batch_dims, p.axis);
@@ -31,7 +31,10 @@ bool gather(const GatherParams& p, In<void> params, In<void> indices, Out<void> 
     for (int64_t o = 0; o < outer; ++o) {
       for (int64_t i = 0; i < index_count; ++i) {
         const int64_t k = index_at(indices.data, p.indices_int64, b * index_count + i);
-        if (k < 0 || k >= axis_size) return false;
+        if (k < 0 || k >= axis_size) {
+          *fault = {k, static_cast<int32_t>(b * index_count + i), static_cast<int32_t>(axis_size)};
+          return false;
+        }
         const int64_t from = ((b * outer + o) * axis_size + k) * inner;
         if (run) memcpy(dst, src + static_cast<size_t>(from) * p.element_size, run);
         dst += run;
@@ -41,7 +44,8 @@ bool gather(const GatherParams& p, In<void> params, In<void> indices, Out<void> 
   return true;
 }
 
-bool gather_nd(size_t element_size, bool indices_int64, In<void> params, In<void> indices, Out<void> output) {
+bool gather_nd(size_t element_size, bool indices_int64, In<void> params, In<void> indices, Out<void> output,
+               IndexFault* fault) {
   const Shape& ps = params.shape;
   const int32_t k = indices.shape.dims[indices.shape.rank - 1];
   const int64_t count = indices.shape.span(0, indices.shape.rank - 1);
@@ -53,7 +57,10 @@ bool gather_nd(size_t element_size, bool indices_int64, In<void> params, In<void
     int64_t offset = 0;
     for (int32_t d = 0; d < k; ++d) {
       const int64_t v = index_at(indices.data, indices_int64, i * k + d);
-      if (v < 0 || v >= ps.dims[d]) return false;
+      if (v < 0 || v >= ps.dims[d]) {
+        *fault = {v, static_cast<int32_t>(i * k + d), ps.dims[d]};
+        return false;
+      }
       offset = offset * ps.dims[d] + v;
     }
     if (run) memcpy(dst, src + static_cast<size_t>(offset * inner) * element_size, run);
@@ -132,9 +139,10 @@ Status eval_gather(const PreparedOp& ctx) {
   params.batch_dims = prepared.batch_dims;
   params.element_size = static_cast<size_t>(prepared.element_size);
   params.indices_int64 = prepared.indices_int64;
-  return ref::gather(params, in_void(ctx.input(0)), in_void(ctx.input(1)), out_void(ctx.output(0)))
+  return ref::gather(params, in_void(ctx.input(0)), in_void(ctx.input(1)), out_void(ctx.output(0)),
+                     &static_cast<GatherPrepared*>(ctx.params)->fault)
              ? Status::kOk
-             : Status::kKernelError;
+             : Status::kIndexOutOfRange;
 }
 
 const char* prepare_gather_nd(const OpContext& ctx) {
@@ -158,9 +166,10 @@ const char* prepare_gather_nd(const OpContext& ctx) {
 
 Status eval_gather_nd(const PreparedOp& ctx) {
   return ref::gather_nd(dtype_size(ctx.input(0).dtype), ctx.input(1).dtype == DType::kInt64,
-                        in_void(ctx.input(0)), in_void(ctx.input(1)), out_void(ctx.output(0)))
+                        in_void(ctx.input(0)), in_void(ctx.input(1)), out_void(ctx.output(0)),
+                        &static_cast<GatherNdPrepared*>(ctx.params)->fault)
              ? Status::kOk
-             : Status::kKernelError;
+             : Status::kIndexOutOfRange;
 }
 
 const char* prepare_one_hot(const OpContext& ctx) {
@@ -194,5 +203,5 @@ Status eval_one_hot(const PreparedOp& ctx) {
 }  // namespace floe::ops
 
 FLOE_KERNEL(REFERENCE, GATHER, ANY, ops::GatherPrepared, ops::prepare_gather, ops::eval_gather)
-FLOE_KERNEL(REFERENCE, GATHER_ND, ANY, NoParams, ops::prepare_gather_nd, ops::eval_gather_nd)
+FLOE_KERNEL(REFERENCE, GATHER_ND, ANY, ops::GatherNdPrepared, ops::prepare_gather_nd, ops::eval_gather_nd)
 FLOE_KERNEL(REFERENCE, ONE_HOT, ANY, ops::AxisPrepared, ops::prepare_one_hot, ops::eval_one_hot)

@@ -2,8 +2,9 @@
 // Index-driven data movement for any element size: GATHER (TF GatherV2 with
 // batch_dims), GATHER_ND, ONE_HOT. Indices (int32 or int64) come from run-time
 // data, so every kernel checks each index and returns false when one is out of
-// range (the interpreter turns that into kKernelError); TF's CPU kernels fail the
-// same way. ONE_HOT writes off_value for out-of-range indices, as TF does.
+// range, saying which in *fault (the interpreter reports kIndexOutOfRange with
+// it); TF's CPU kernels fail the same way. ONE_HOT writes off_value for
+// out-of-range indices, as TF does.
 #pragma once
 
 #include "runtime/core/tensor.h"
@@ -19,10 +20,11 @@ struct GatherParams {
 };
 
 // params [B..., A, rest...] (A at `axis`), indices [B..., I...] -> [B..., pre, I..., rest...].
-bool gather(const GatherParams& p, In<void> params, In<void> indices, Out<void> output);
+bool gather(const GatherParams& p, In<void> params, In<void> indices, Out<void> output, IndexFault* fault);
 
 // indices [..., k] address the first k dims of params; output [..., params dims k..].
-bool gather_nd(size_t element_size, bool indices_int64, In<void> params, In<void> indices, Out<void> output);
+bool gather_nd(size_t element_size, bool indices_int64, In<void> params, In<void> indices, Out<void> output,
+               IndexFault* fault);
 
 // indices [...] -> output with a new axis of size depth at `axis`.
 void one_hot(size_t element_size, bool indices_int64, int32_t axis, In<void> indices, const void* on_value,
@@ -33,11 +35,17 @@ void one_hot(size_t element_size, bool indices_int64, int32_t axis, In<void> ind
 // The op's adapter (registered as a row in the .cc, runtime/core/registry.h).
 namespace floe::ops {
 
+// The params blocks start with the IndexFault eval writes (status.h).
 struct GatherPrepared {
+  IndexFault fault;
   int32_t axis;
   int32_t batch_dims;
   int32_t element_size;
   bool indices_int64;
+};
+
+struct GatherNdPrepared {
+  IndexFault fault;
 };
 
 const char* prepare_gather(const OpContext& ctx);

@@ -47,13 +47,24 @@ bool combine(ScatterMode mode, T* dst, const T* src, int64_t n) {
 }  // namespace
 
 bool scatter_nd(ScatterMode mode, DType dtype, bool indices_int64, In<void> data, In<void> indices,
-                In<void> updates, Out<void> output) {
+                In<void> updates, Out<void> output, IndexFault* fault) {
   const Shape& os = output.shape;
   const size_t element = dtype_size(dtype);
   const int32_t k = indices.shape.rank == 0 ? 0 : indices.shape.dims[indices.shape.rank - 1];
   const int64_t rows = indices.shape.rank == 0 ? 0 : indices.shape.span(0, indices.shape.rank - 1);
   const int64_t inner = os.span(k, os.rank);
   const size_t total = static_cast<size_t>(os.num_elements()) * element;
+  // Every index first, as TF checks them: a bad one fails before the output
+  // is touched.
+  *fault = IndexFault();
+  for (int64_t j = 0; j < rows * k; ++j) {
+    const int64_t v = index_at(indices.data, indices_int64, j);
+    const int32_t bound = os.dims[j % k];
+    if (v < 0 || v >= bound) {
+      *fault = {v, static_cast<int32_t>(j), bound};
+      return false;
+    }
+  }
   uint8_t* out = static_cast<uint8_t*>(output.data);
   if (data.data == nullptr) {
     if (total) memset(out, 0, total);
@@ -65,9 +76,7 @@ bool scatter_nd(ScatterMode mode, DType dtype, bool indices_int64, In<void> data
   for (int64_t r = 0; r < rows; ++r, src += run) {
     int64_t offset = 0;
     for (int32_t d = 0; d < k; ++d) {
-      const int64_t v = index_at(indices.data, indices_int64, r * k + d);
-      if (v < 0 || v >= os.dims[d]) return false;
-      offset = offset * os.dims[d] + v;
+      offset = offset * os.dims[d] + index_at(indices.data, indices_int64, r * k + d);
     }
     uint8_t* dst = out + static_cast<size_t>(offset) * run;
     bool ok = true;
@@ -99,13 +108,14 @@ namespace floe::ops {
 namespace {
 
 Status run(const PreparedOp& ctx, ref::ScatterMode mode) {
-  const ScatterPrepared& p = ctx.params_as<ScatterPrepared>();
+  ScatterPrepared& p = *static_cast<ScatterPrepared*>(ctx.params);
   const int first = p.from_zeros ? 0 : 1;
   const In<void> data = p.from_zeros ? In<void>{nullptr, ctx.output(0).shape} : in_void(ctx.input(0));
-  return ref::scatter_nd(mode, static_cast<DType>(p.dtype), p.indices_int64 != 0, data, in_void(ctx.input(first)),
-                         in_void(ctx.input(first + 1)), out_void(ctx.output(0)))
-             ? Status::kOk
-             : Status::kKernelError;
+  if (ref::scatter_nd(mode, static_cast<DType>(p.dtype), p.indices_int64 != 0, data, in_void(ctx.input(first)),
+                      in_void(ctx.input(first + 1)), out_void(ctx.output(0)), &p.fault)) {
+    return Status::kOk;
+  }
+  return p.fault.position >= 0 ? Status::kIndexOutOfRange : Status::kKernelError;
 }
 
 }  // namespace

@@ -21,8 +21,10 @@ enum class ScatterMode : uint8_t { kUpdate, kAdd, kSub, kMul, kDiv, kMin, kMax }
 
 // `data.data` null: the output starts at zero. UPDATE moves elements of any
 // size; the arithmetic modes take float32, int32 and int64.
+// An index outside the output fails before any update, saying which in *fault;
+// false with fault->position -1: an arithmetic failure (integer division by 0).
 bool scatter_nd(ScatterMode mode, DType dtype, bool indices_int64, In<void> data, In<void> indices,
-                In<void> updates, Out<void> output);
+                In<void> updates, Out<void> output, IndexFault* fault);
 
 }  // namespace floe::ref
 
@@ -30,6 +32,7 @@ bool scatter_nd(ScatterMode mode, DType dtype, bool indices_int64, In<void> data
 namespace floe::ops {
 
 struct ScatterPrepared {
+  IndexFault fault;  // eval's report (status.h)
   uint8_t dtype;  // DType of data, updates and output
   uint8_t indices_int64;
   uint8_t from_zeros;  // no data input

@@ -13,6 +13,7 @@
 #include <random>
 
 #include "runtime/core/interpreter.h"
+#include "runtime/tools/error_text.h"
 #include "tests/converter/support/tf1_test_util.h"
 #include "tests/converter/support/tfjs_oracle.h"
 #include "tests/support/loaded_model.h"
@@ -220,7 +221,16 @@ TEST(Scatter, FedOutOfRangeIndexFailsInvoke) {
   for (const int32_t bad : {5, -1, 1 << 30}) {
     const int32_t rows[2] = {1, bad};
     std::memcpy(indices.data, rows, sizeof rows);
-    EXPECT_EQ(interpreter.Invoke(), Status::kKernelError) << bad;
+    EXPECT_EQ(interpreter.Invoke(), Status::kIndexOutOfRange) << bad;
+    const Error& e = interpreter.error();
+    const IndexFault index = interpreter.index_fault();
+    EXPECT_EQ(index.position, 1);
+    EXPECT_EQ(index.value, bad);
+    EXPECT_EQ(index.bound, 5);
+    // As floe-run and the Python module print it, in TF's words.
+    const std::string op = std::to_string(e.op);
+    EXPECT_EQ(tools::error_text(e, &run->loaded->model, index), "index out of range: indices[1] = " + std::to_string(bad) +
+                                                     " is not in [0, 5) (op " + op + ", SCATTER_ND_UPDATE)");
   }
   const int32_t good[2] = {1, 4};
   std::memcpy(indices.data, good, sizeof good);
@@ -273,7 +283,9 @@ TEST(Scatter, InvertPermutationOfAFedInput) {
   Interpreter& interpreter = *run->interpreter;
   const int32_t bad[7] = {0, 1, 2, 3, 4, 5, 7};
   std::memcpy(interpreter.input(0).data, bad, sizeof bad);
-  EXPECT_EQ(interpreter.Invoke(), Status::kKernelError);
+  EXPECT_EQ(interpreter.Invoke(), Status::kIndexOutOfRange);
+  EXPECT_EQ(interpreter.index_fault().position, 6);
+  EXPECT_EQ(interpreter.index_fault().value, 7);
 }
 
 // An update reached only through a control edge stays dropped; the fetched one is computed.

@@ -701,8 +701,10 @@ TEST(RuntimeLoop, TensorArrayWritePastItsSizeFailsInvokeInsideTheArena) {
     const Status status = interpreter.Invoke();
     if (n <= 4) {
       EXPECT_EQ(status, Status::kOk) << n << ": " << interpreter.error().message;
-    } else {
-      EXPECT_EQ(status, Status::kKernelError) << n;
+    } else {  // the fifth row's write: index 4 of 4 rows
+      EXPECT_EQ(status, Status::kIndexOutOfRange) << n;
+      EXPECT_EQ(interpreter.index_fault().value, 4) << n;
+      EXPECT_EQ(interpreter.index_fault().bound, 4) << n;
     }
   }
   EXPECT_EQ(arena.first_written_outside(), -1) << "a byte outside the arena was written";
