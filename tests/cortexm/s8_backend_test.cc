@@ -14,6 +14,10 @@
 #include <map>
 #include <memory>
 
+#if defined(FLOE_TEST_THREAD_POOL)
+#include <pthreadpool.h>
+#endif
+
 #include "converter/lower/backend_cortexm.h"
 #include "runtime/core/interpreter.h"
 #include "runtime/kernels/cortexm/s8_microkernels.h"
@@ -515,12 +519,12 @@ void expect_refused(const std::vector<uint8_t>& bytes, const std::function<void(
   EXPECT_NE(r.message.find(expected), std::string::npos) << r.message;
 }
 
-// One int8 CONV2D (x [1, 3, 3, in_c] -> y [1, 3, 3, 4], bias, multiplier
-// 2^30, shift -3) with a k x k filter, emitted for `target`.
-std::vector<uint8_t> one_conv_model(int64_t k, int64_t in_c, const char* target) {
+// One int8 CONV2D (x [1, size, size, in_c] -> y [1, size, size, 4], bias,
+// multiplier 2^30, shift -3) with a k x k filter, emitted for `target`.
+std::vector<uint8_t> one_conv_model(int64_t k, int64_t in_c, const char* target, int64_t size = 3) {
   conv::LoweredModel m;
-  const int x = add_activation(m, {1, 3, 3, in_c});
-  const int y = add_activation(m, {1, 3, 3, 4});
+  const int x = add_activation(m, {1, size, size, in_c});
+  const int y = add_activation(m, {1, size, size, 4});
   m.values[static_cast<size_t>(x)].name = "x";
   m.values[static_cast<size_t>(y)].name = "y";
   std::vector<int8_t> hwio(static_cast<size_t>(k * k * in_c * 4));
@@ -601,6 +605,36 @@ TEST(CortexmS8Refusals, MultipliersThatAreNotConstants) {
                    "must be constants");
   }
 }
+
+#if defined(FLOE_TEST_THREAD_POOL)
+// The host GEMM splits its work by output channels when there are fewer than
+// 8 rows: with none (an empty output) it must not compute a band of 0 and
+// divide by it. Init accepts the empty op; Invoke on a 2-thread pool runs it.
+TEST(CortexmS8Refusals, EmptyOutputOnAThreadPoolRuns) {
+  const std::vector<uint8_t> edited = edited_model(one_conv_model(1, 8, "x86_64", 1).data(), [](conv::schema::ModelT& model) {
+    conv::schema::OperatorT& op = only_op(model);
+    ASSERT_EQ(op.backend, conv::schema::Backend::CORTEX_M);
+    op.single_threaded = false;
+    for (size_t i = 1; i < op.inputs.size(); ++i) {  // the filter's and every per-channel array's channels
+      conv::schema::TensorT& t = tensor(model, op.inputs[i]);
+      t.shape[0] = 0;
+      t.size = 0;
+    }
+    conv::schema::TensorT& y = tensor(model, op.outputs[0]);
+    y.shape[3] = 0;
+    y.size = 0;
+  });
+  const std::unique_ptr<LoadedModel> loaded = load_model(edited);
+  ASSERT_EQ(loaded->status, Status::kOk) << loaded->model.error().message;
+  tools::AlignedBytes arena = tools::aligned_bytes(loaded->model.arena_size());
+  Interpreter interpreter(loaded->model, arena.get(), loaded->model.arena_size());
+  pthreadpool_t pool = pthreadpool_create(2);
+  interpreter.set_thread_pool(pool);
+  ASSERT_EQ(interpreter.Init(), Status::kOk) << interpreter.error().message;
+  EXPECT_EQ(interpreter.Invoke(), Status::kOk) << interpreter.error().message;
+  pthreadpool_destroy(pool);
+}
+#endif
 
 // TFLM's int16x8 conv (../shared/corpus/tflm) on the Cortex-M kernel: its
 // right shifts, checked at Init(), must not be a tensor that can change.
