@@ -491,30 +491,10 @@ TEST(CortexmS8Backend, PersonDetectOnCortexMKernelsIsBitExactWithReference) {
 // kernel would loop forever, divide by zero, or shift or index by a value
 // checked once but changeable after. ----
 
-struct InitOutcome {
-  Status status = Status::kOk;
-  std::string message;
-};
-
-InitOutcome init_model(const std::vector<uint8_t>& bytes) {
-  InitOutcome r;
-  const std::unique_ptr<LoadedModel> loaded = load_model(bytes);
-  if (loaded->status != Status::kOk) {
-    r.status = loaded->status;
-    r.message = std::string("Load: ") + (loaded->model.error().message ? loaded->model.error().message : "");
-    return r;
-  }
-  tools::AlignedBytes arena = tools::aligned_bytes(loaded->model.arena_size());
-  Interpreter interpreter(loaded->model, arena.get(), loaded->model.arena_size());
-  r.status = interpreter.Init();
-  if (r.status != Status::kOk) r.message = interpreter.error().message ? interpreter.error().message : "";
-  return r;
-}
-
 void expect_refused(const std::vector<uint8_t>& bytes, const std::function<void(conv::schema::ModelT&)>& edit,
                     const std::string& expected) {
-  ASSERT_EQ(init_model(bytes).status, Status::kOk) << "as converted: " << init_model(bytes).message;
-  const InitOutcome r = init_model(edited_model(bytes.data(), edit));
+  ASSERT_EQ(init_outcome(bytes).status, Status::kOk) << "as converted: " << init_outcome(bytes).message;
+  const InitOutcome r = init_outcome(edited_model(bytes.data(), edit));
   EXPECT_EQ(r.status, Status::kInvalidModel) << r.message;
   EXPECT_NE(r.message.find(expected), std::string::npos) << r.message;
 }

@@ -38,47 +38,23 @@ int first_op(const obj::ModelT& model, obj::OpCode code) {
   return -1;
 }
 
-struct InitResult {
-  Status load = Status::kOk, init = Status::kOk;
-  std::string message;
-  int32_t op = -1;
-};
-
-InitResult init(const std::vector<uint8_t>& bytes) {
-  InitResult r;
-  const std::unique_ptr<LoadedModel> loaded = load_model(bytes);
-  r.load = loaded->status;
-  if (r.load != Status::kOk) {
-    r.message = loaded->model.error().message ? loaded->model.error().message : "";
-    return r;
-  }
-  tools::AlignedBytes arena = tools::aligned_bytes(loaded->model.arena_size());
-  Interpreter interpreter(loaded->model, arena.get(), loaded->model.arena_size());
-  r.init = interpreter.Init();
-  if (r.init != Status::kOk) {
-    r.message = interpreter.error().message ? interpreter.error().message : "";
-    r.op = interpreter.error().op;
-  }
-  return r;
-}
-
 // `name` initializes as converted; edited by `edit` (which is handed the
 // first op of `code`), Load accepts it and Init refuses that op with a
 // message containing `expected`.
 void expect_refused(const std::string& name, obj::OpCode code,
                     const std::function<void(obj::ModelT&, obj::OperatorT&)>& edit, const std::string& expected) {
   const std::vector<uint8_t> bytes = model_bytes(name);
-  const InitResult as_converted = init(bytes);
-  ASSERT_EQ(as_converted.init, Status::kOk) << name << ": " << as_converted.message;
+  const InitOutcome as_converted = init_outcome(bytes);
+  ASSERT_EQ(as_converted.status, Status::kOk) << name << ": " << as_converted.message;
   int op = -1;
   const std::vector<uint8_t> edited = edited_model(bytes.data(), [&](obj::ModelT& model) {
     op = first_op(model, code);
     if (op >= 0) edit(model, *model.operators[static_cast<size_t>(op)]);
   });
   ASSERT_GE(op, 0) << name << " has no " << obj::EnumNameOpCode(code);
-  const InitResult r = init(edited);
-  ASSERT_EQ(r.load, Status::kOk) << r.message;
-  EXPECT_EQ(r.init, Status::kInvalidModel) << name;
+  ASSERT_EQ(load_model(edited)->status, Status::kOk);
+  const InitOutcome r = init_outcome(edited);
+  EXPECT_EQ(r.status, Status::kInvalidModel) << name;
   EXPECT_EQ(r.op, op);
   EXPECT_NE(r.message.find(expected), std::string::npos) << r.message;
 }
