@@ -90,6 +90,7 @@ TEST_F(XnnpackRefusals, Int16ConvOnXnnpack) {
                    op.backend = obj::Backend::XNNPACK;
                    model.target = target;
                    model.xnnpack_arena_size = 1 << 20;
+                   model.constants.resize(model.constants.size() + 16);  // XNN_EXTRA_BYTES, as the converter pads
                  },
                  "XNNPACK runs this op on float32 operands only");
 }
@@ -158,6 +159,19 @@ TEST_F(XnnpackRefusals, NegativePadBalancedByTheOtherSide) {
                    o.pad_bottom = -1;
                  },
                  "pooling padding does not give the output shape");
+}
+
+// A constant operand moved to the very end of the constant section: XNNPACK
+// may read 16 bytes past it (XNN_EXTRA_BYTES), past the model's buffer.
+TEST_F(XnnpackRefusals, ConstantOperandWithoutReadSlack) {
+  expect_refused("conv", obj::OpCode::CONV2D,
+                 [](obj::ModelT& model, obj::OperatorT& op) {
+                   ASSERT_EQ(op.backend, obj::Backend::XNNPACK);
+                   obj::TensorT& filter = *model.tensors[static_cast<size_t>(op.inputs[1])];
+                   ASSERT_TRUE(filter.is_constant);
+                   filter.offset = (model.constants.size() - filter.size) / 16 * 16;
+                 },
+                 "XNN_EXTRA_BYTES");
 }
 
 }  // namespace

@@ -727,12 +727,40 @@ bool operand_dtypes_fit(const XnnOpContext& ctx) {
   return true;
 }
 
+// XNNPACK may read XNN_EXTRA_BYTES past an operand. A constant needs them
+// inside the constant section (the converter pads it when a model has
+// XNNPACK ops), an arena operand inside its region's arena (the converter
+// gives each region that tail; the persistent region's activations are
+// followed by XNNPACK's own region). An empty operand is not read.
+bool operands_have_read_slack(const XnnOpContext& ctx) {
+  const Model& model = *ctx.model;
+  const auto* constants = model.schema()->constants();
+  const uint64_t constant_bytes = constants != nullptr ? constants->size() : 0;
+  for (const auto* list : {ctx.op->inputs(), ctx.op->outputs()}) {
+    for (const int32_t t : *list) {
+      if (t < 0) continue;
+      const size_t index = static_cast<size_t>(t);
+      const uint64_t bytes = model.tensor(index).bytes;
+      if (bytes == 0) continue;
+      const uint64_t end = model.tensor_offset(index) + bytes + XNN_EXTRA_BYTES;
+      if (end > (model.is_constant(index) ? constant_bytes : model.region_arena_size(model.tensor_region(index)))) {
+        return false;
+      }
+    }
+  }
+  return true;
+}
+
 static_assert(mappings_match_traits(),
               "XNNPACK mappings must be exactly the ops schemas/contract/ops.def marks XNNPACK");
 
 }  // namespace
 
 Status create_operator(const CreateArgs& a, xnn_operator_t* op, const char** why) {
+  if (!operands_have_read_slack(*a.ctx)) {
+    *why = FLOE_MSG("XNNPACK operand without the 16 bytes XNNPACK may read past it (XNN_EXTRA_BYTES)");
+    return Status::kInvalidModel;
+  }
   if (!operand_dtypes_fit(*a.ctx)) {
     *why = FLOE_MSG("XNNPACK runs this op on float32 operands only, or int8 (conv, depthwise, matmul, "
                     "add, average) with int32 bias and requantization arrays");
