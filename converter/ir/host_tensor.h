@@ -11,16 +11,19 @@
 
 namespace floe::conv {
 
+// The number of elements of `shape` ([] = a scalar: 1).
+inline int64_t element_count(const std::vector<int64_t>& shape) {
+  int64_t n = 1;
+  for (int64_t d : shape) n *= d;
+  return n;
+}
+
 struct HostTensor {
   DType dtype = DType::kInvalid;
   std::vector<int64_t> shape;  // [] = scalar
   std::vector<uint8_t> data;   // num_elements() * dtype_size(dtype) bytes
 
-  int64_t num_elements() const {
-    int64_t n = 1;
-    for (int64_t d : shape) n *= d;
-    return n;
-  }
+  int64_t num_elements() const { return element_count(shape); }
   template <typename T>
   const T* as() const { return reinterpret_cast<const T*>(data.data()); }
   template <typename T>

@@ -146,8 +146,6 @@ int tf_output_count(const tfproto::NodeDef& node);
 // (matmul_ops.cc; _FusedMatMul in conv_ops.cc carries more inputs).
 void require_float32_output(LowerContext& ctx);
 std::vector<TensorInfo> matmul_output(const NodeContext& ctx);
-// Elements of a static shape (shape_ops.cc; Reshape's -1, the diagonal ops).
-int64_t element_count(const std::vector<int64_t>& shape);
 
 // Family tables (one file each).
 const std::vector<OpHandler>& elementwise_handlers();

@@ -10,12 +10,6 @@
 
 namespace floe::conv {
 
-int64_t element_count(const std::vector<int64_t>& shape) {
-  int64_t n = 1;
-  for (int64_t d : shape) n *= d;
-  return n;
-}
-
 namespace {
 
 // Reshaping a constant needs no kernel: same bytes, new shape.

@@ -54,12 +54,6 @@ bool names_input(const std::string& array_name, const std::string& input_name) {
 
 // ---- quantizing tensors -----------------------------------------------------
 
-int64_t element_count(const std::vector<int64_t>& shape) {
-  int64_t n = 1;
-  for (int64_t d : shape) n *= d;
-  return n;
-}
-
 std::vector<float> floats_of(const HostTensor& t) {
   const float* p = t.as<float>();
   return std::vector<float>(p, p + t.num_elements());
