@@ -44,6 +44,10 @@ const std::vector<OpHandler>& random_handlers() {
   static const std::vector<OpHandler> handlers = [] {
     OpHandler uniform{"RandomUniform", infer_random_uniform, lower_random_uniform};
     uniform.never_fold = true;  // a new draw each run
+    // passes/inference_check.cc refuses it without a seed (TF's draws then
+    // depend on the process, so no value can be matched).
+    uniform.refusal = "seeded (seed or seed2 nonzero) draws TF's values; unseeded it is refused as a random op "
+                      "on the inference path";
     return std::vector<OpHandler>{uniform};
   }();
   return handlers;

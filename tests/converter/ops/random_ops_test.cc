@@ -11,6 +11,7 @@
 
 #include <cstring>
 
+#include "converter/pipeline/info.h"
 #include "runtime/core/interpreter.h"
 #include "tests/converter/ops/convert_graph.h"
 #include "tests/converter/support/tf_graph_text.h"
@@ -83,6 +84,14 @@ TEST(RandomOps, AnUnseededRandomUniformIsRefusedNamingTheRemedy) {
   EXPECT_NE(m.find("RandomUniform x1: r"), std::string::npos) << m;
   EXPECT_NE(conversion_error(uniform_graph("DT_HALF", 1, 2), "half", {"r"}).find("dtype DT_HALF is not supported"),
             std::string::npos);
+}
+
+// floe-convert --list-ops says it runs only seeded, as the refusal above does.
+TEST(RandomOps, ListOpsSaysOnlyASeededRandomUniformRuns) {
+  const conv::OpTreatment t = conv::op_treatment("RandomUniform");
+  EXPECT_EQ(t.kind, conv::OpTreatment::Kind::kLowered);
+  EXPECT_NE(t.detail.find("seeded (seed or seed2 nonzero)"), std::string::npos) << t.detail;
+  EXPECT_NE(t.detail.find("unseeded it is refused"), std::string::npos) << t.detail;
 }
 
 }  // namespace
