@@ -477,43 +477,52 @@ BackendReport assign_backends(LoweredModel* model, const std::string& target, bo
     }
   }
   model->target = report.target;
-  if (report.xnnpack_ops > 0) {
-    // XNNPACK picks its microkernels by the CPU it runs on: replay each choice
-    // the target allows and keep the most demanding. A filter rewrite needs
-    // the region in use when its operator is created plus its own bytes.
-    const xnnpack_budget::Target& t =
-        report.target == xnnpack_budget::kTargetAarch64      ? xnnpack_budget::kAarch64
-        : report.target == xnnpack_budget::kTargetAarch64NoDotprod ? xnnpack_budget::kAarch64NoDotprod
-        : report.target == xnnpack_budget::kTargetX86_64Avx512 ? xnnpack_budget::kX86_64Avx512
-                                                              : xnnpack_budget::kX86_64;
-    // Whole scratch units; the region starts at the first 64-byte boundary
-    // after the activations, so it reserves that unit whole too.
-    const auto units = [](uint64_t bytes) {
-      return xnnpack_budget::align_up(bytes, xnnpack_budget::kScratchAlignment);
-    };
-    uint64_t most = 0;
-    std::vector<XnnpackRewrite> rewrites;  // in op order, the same for every choice
-    for (size_t k = 0; k < t.kernel_count; ++k) {
-      xnnpack_budget::Replay replay(t, t.kernels[k]);
-      replay.state(model->ops.size());
-      size_t n = 0;
-      for (const LoweredOp& op : model->ops) {
-        if (op.backend != schema::Backend::XNNPACK) continue;
-        const FilterRewrite rewrite = replay_op(*model, op, &replay);
-        if (rewrite.bytes == 0) continue;
-        if (n == rewrites.size()) rewrites.push_back({rewrite.bytes, 0});
-        const uint64_t region =
-            kBackendRegionAlignment + units(rewrite.in_use) + units(rewrite.bytes);
-        rewrites[n].region_bytes = std::max(rewrites[n].region_bytes, region);
-        ++n;
-      }
-      most = std::max(most, replay.used());
-    }
-    model->xnnpack_budget = kBackendRegionAlignment + units(most);
-    model->xnnpack_rewrites = std::move(rewrites);
-  }
-  report.xnnpack_budget = model->xnnpack_budget;
+  plan_xnnpack_region(model);
   return report;
+}
+
+void plan_xnnpack_region(LoweredModel* model) {
+  model->xnnpack_budget = 0;
+  model->xnnpack_rewrites.clear();
+  const bool any = std::any_of(model->ops.begin(), model->ops.end(), [](const LoweredOp& op) {
+    return op.backend == schema::Backend::XNNPACK;
+  });
+  if (!any) return;
+  // XNNPACK picks its microkernels by the CPU it runs on: replay each choice
+  // the target allows and keep the most demanding. The replay follows the ops
+  // in their final order: each request is aligned where the one before it
+  // ended, so another order can need a few bytes more. A filter rewrite needs
+  // the region in use when its operator is created plus its own bytes.
+  const xnnpack_budget::Target& t =
+      model->target == xnnpack_budget::kTargetAarch64            ? xnnpack_budget::kAarch64
+      : model->target == xnnpack_budget::kTargetAarch64NoDotprod ? xnnpack_budget::kAarch64NoDotprod
+      : model->target == xnnpack_budget::kTargetX86_64Avx512     ? xnnpack_budget::kX86_64Avx512
+                                                                 : xnnpack_budget::kX86_64;
+  // Whole scratch units; the region starts at the first 64-byte boundary
+  // after the activations, so it reserves that unit whole too.
+  const auto units = [](uint64_t bytes) {
+    return xnnpack_budget::align_up(bytes, xnnpack_budget::kScratchAlignment);
+  };
+  uint64_t most = 0;
+  std::vector<XnnpackRewrite> rewrites;  // in op order, the same for every choice
+  for (size_t k = 0; k < t.kernel_count; ++k) {
+    xnnpack_budget::Replay replay(t, t.kernels[k]);
+    replay.state(model->ops.size());
+    size_t n = 0;
+    for (const LoweredOp& op : model->ops) {
+      if (op.backend != schema::Backend::XNNPACK) continue;
+      const FilterRewrite rewrite = replay_op(*model, op, &replay);
+      if (rewrite.bytes == 0) continue;
+      if (n == rewrites.size()) rewrites.push_back({rewrite.bytes, 0});
+      const uint64_t region =
+          kBackendRegionAlignment + units(rewrite.in_use) + units(rewrite.bytes);
+      rewrites[n].region_bytes = std::max(rewrites[n].region_bytes, region);
+      ++n;
+    }
+    most = std::max(most, replay.used());
+  }
+  model->xnnpack_budget = kBackendRegionAlignment + units(most);
+  model->xnnpack_rewrites = std::move(rewrites);
 }
 
 }  // namespace floe::conv

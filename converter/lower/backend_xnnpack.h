@@ -18,7 +18,6 @@ struct BackendReport {
   std::string target;        // "reference", "x86_64", "x86_64-avx512", "aarch64" or "aarch64-no-dotprod"
   int xnnpack_ops = 0;       // ops assigned to XNNPACK
   int single_threaded_ops = 0;  // of those, marked too small for a thread pool
-  uint64_t xnnpack_budget = 0;
 };
 
 // Resolves "host" to the converter's own architecture; throws ConvertError for
@@ -26,8 +25,8 @@ struct BackendReport {
 // aarch64-no-dotprod (schemas/contract/xnnpack_budget.h).
 std::string resolve_target(const std::string& name);
 
-// Assigns Operator.backend for `target` (resolved) and fills model->target,
-// model->xnnpack_budget and model->xnnpack_rewrites. "reference" changes nothing.
+// Assigns Operator.backend for `target` (resolved), fills model->target and
+// plans the XNNPACK region for the ops' current order. "reference" changes nothing.
 // XNNPACK ops doing less work than this (multiply-adds for MatMul/Conv2D/
 // Depthwise, elements read and written otherwise) are marked single_threaded:
 // measured on x86-64 (tests/bench/compare.sh, 2 threads), the pool's wake-up
@@ -40,5 +39,11 @@ constexpr uint64_t kParallelMinWork = 32768;
 // by one step per op; without it every int8 op stays on floe's own kernels.
 // Ops another backend already took are left alone.
 BackendReport assign_backends(LoweredModel* model, const std::string& target, bool int8_ops);
+
+// Fills model->xnnpack_budget and model->xnnpack_rewrites: the bytes Init()
+// allocates for the XNNPACK ops, replayed in the ops' order (requests are
+// aligned where the previous one ended, so the order changes the total). Run
+// again whenever the ops are reordered after assign_backends.
+void plan_xnnpack_region(LoweredModel* model);
 
 }  // namespace floe::conv

@@ -630,6 +630,7 @@ ConvertResult finish_conversion(const ConvertOptions& options, Conversion& c) {
   runtime_check_stage(c);
   report(options, "ordering ops");
   schedule_stage(options, c);
+  plan_xnnpack_region(&c.lowered);  // its bump allocations follow the final op order
   if (!options.selftest_inputs.empty()) report(options, "computing the self-test");
   const std::string selftest = selftest_stage(options, c);
   report(options, "planning memory, writing the model");
