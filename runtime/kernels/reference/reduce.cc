@@ -365,13 +365,17 @@ namespace {
 
 using ref::ReduceKind;
 
+template <ref::MeanRounding kRounding>
 Status eval_mean_s8(const PreparedOp& ctx) {
-  ref::mean_s8(ctx.params_as<MeanPrepared>().s8, in_as<int8_t>(ctx.input(0)), out_as<int8_t>(ctx.output(0)));
+  ref::mean_s8(ctx.params_as<MeanPrepared>().s8, in_as<int8_t>(ctx.input(0)), out_as<int8_t>(ctx.output(0)),
+               kRounding);
   return Status::kOk;
 }
 
+template <ref::MeanRounding kRounding>
 Status eval_mean_s16(const PreparedOp& ctx) {
-  ref::mean_s16(ctx.params_as<MeanPrepared>().s8, in_as<int16_t>(ctx.input(0)), out_as<int16_t>(ctx.output(0)));
+  ref::mean_s16(ctx.params_as<MeanPrepared>().s8, in_as<int16_t>(ctx.input(0)), out_as<int16_t>(ctx.output(0)),
+                kRounding);
   return Status::kOk;
 }
 
@@ -394,7 +398,12 @@ const char* prepare_mean_s8(const OpContext& ctx) {
   if (p.input_zero_point < lowest || p.input_zero_point > highest || !valid_multiplier(p.multiplier, p.shift)) {
     return FLOE_MSG("quantized mean zero point, multiplier or shift out of range");
   }
-  ctx.set_eval(wide ? eval_mean_s16 : eval_mean_s8);
+  using ref::MeanRounding;
+  if (ref::mean_keeps_grid(p)) {
+    ctx.set_eval(wide ? eval_mean_s16<MeanRounding::kTruncateSum> : eval_mean_s8<MeanRounding::kTruncateSum>);
+  } else {
+    ctx.set_eval(wide ? eval_mean_s16<MeanRounding::kRequantize> : eval_mean_s8<MeanRounding::kRequantize>);
+  }
   return nullptr;
 }
 
@@ -497,7 +506,7 @@ namespace {
 
 // int8 and int16 alike (TFLM's QuantizedMeanOrSum<T>): an int32 sum, clamped to T.
 template <typename T>
-void mean_integer(const MeanS8Params& params, const In<T>& input, const Out<T>& output) {
+void mean_integer(const MeanS8Params& params, const In<T>& input, const Out<T>& output, MeanRounding rounding) {
   const Shape& shape = input.shape;
   const int rank = shape.rank;
   bool reduced[kMaxRank] = {};
@@ -553,12 +562,18 @@ void mean_integer(const MeanS8Params& params, const In<T>& input, const Out<T>& 
         red_index[k] = 0;
       }
     }
-    // int32 arithmetic as TFLM's, wrapping where a long int16 sum passes 2^31.
-    const int32_t centered = static_cast<int32_t>(
-        sum - static_cast<uint32_t>(params.input_zero_point) * static_cast<uint32_t>(count));
-    const int32_t value =
-        multiply_by_quantized_multiplier(centered, multiplier, shift) + params.output_zero_point;
-    output.data[o] = static_cast<T>(clamp_to(value, kLowest, kHighest));
+    if (rounding == MeanRounding::kTruncateSum) {
+      // TFLM's reference_ops::Mean<T, int32_t>: the raw sum (zero points
+      // included) divided by the count in C++, i.e. rounded toward zero.
+      output.data[o] = static_cast<T>(static_cast<int32_t>(sum) / static_cast<int32_t>(count));
+    } else {
+      // int32 arithmetic as TFLM's, wrapping where a long int16 sum passes 2^31.
+      const int32_t centered = static_cast<int32_t>(
+          sum - static_cast<uint32_t>(params.input_zero_point) * static_cast<uint32_t>(count));
+      const int32_t value =
+          multiply_by_quantized_multiplier(centered, multiplier, shift) + params.output_zero_point;
+      output.data[o] = static_cast<T>(clamp_to(value, kLowest, kHighest));
+    }
     for (int k = kept_count - 1; k >= 0; --k) {
       if (++out_index[k] < shape.dims[kept_dims[k]]) break;
       out_index[k] = 0;
@@ -568,12 +583,14 @@ void mean_integer(const MeanS8Params& params, const In<T>& input, const Out<T>& 
 
 }  // namespace
 
-void mean_s8(const MeanS8Params& params, const In<int8_t>& input, const Out<int8_t>& output) {
-  mean_integer(params, input, output);
+void mean_s8(const MeanS8Params& params, const In<int8_t>& input, const Out<int8_t>& output,
+             MeanRounding rounding) {
+  mean_integer(params, input, output, rounding);
 }
 
-void mean_s16(const MeanS8Params& params, const In<int16_t>& input, const Out<int16_t>& output) {
-  mean_integer(params, input, output);
+void mean_s16(const MeanS8Params& params, const In<int16_t>& input, const Out<int16_t>& output,
+              MeanRounding rounding) {
+  mean_integer(params, input, output, rounding);
 }
 
 }  // namespace floe::ref

@@ -46,9 +46,24 @@ struct MeanS8Params {
   int32_t multiplier, shift;  // input_scale / output_scale
 };
 
-void mean_s8(const MeanS8Params& params, const In<int8_t>& input, const Out<int8_t>& output);
+// TFLM's two integer MEANs: an output on the input's grid (same scale and zero
+// point) is the raw sum divided by the count, rounded toward zero
+// (reference_ops::Mean); any other grid requantizes the centered sum
+// (QuantizedMeanOrSum). They differ by one step on about half the outputs.
+enum class MeanRounding { kRequantize, kTruncateSum };
+
+// The output is on the input's grid: equal zero points and a scale ratio of
+// exactly 1, which quantize_multiplier writes as 2^30 * 2^(1 - 31) and no
+// other float32 ratio rounds to.
+inline bool mean_keeps_grid(const MeanS8Params& p) {
+  return p.input_zero_point == p.output_zero_point && p.multiplier == (int32_t{1} << 30) && p.shift == 1;
+}
+
+void mean_s8(const MeanS8Params& params, const In<int8_t>& input, const Out<int8_t>& output,
+             MeanRounding rounding);
 // int16 (TFLite's 16x8 scheme): the same arithmetic, clamped to int16.
-void mean_s16(const MeanS8Params& params, const In<int16_t>& input, const Out<int16_t>& output);
+void mean_s16(const MeanS8Params& params, const In<int16_t>& input, const Out<int16_t>& output,
+              MeanRounding rounding);
 
 // Host-side (converter).
 inline MeanS8Params prepare_mean_s8(const int32_t* axes, int32_t axis_count, float input_scale,
