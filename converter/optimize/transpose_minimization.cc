@@ -59,6 +59,13 @@ std::vector<int64_t> permute(const std::vector<int64_t>& shape, const Perm& p) {
 bool is_reduction(const LoweredOp& op) {
   return op.options.type == schema::OpOptions::ReduceOptions && op.inputs.size() == 1 && op.outputs.size() == 1;
 }
+// Whether reduction `op` keeps its reduced dims (as 1s): read from the shapes,
+// which every lowering sets, rather than ReduceOptions.keep_dims, which the
+// kernels never read and not every lowering fills.
+bool keeps_dims(const LoweredModel& m, const LoweredOp& op) {
+  return m.values[static_cast<size_t>(op.inputs[0])].shape.size() ==
+         m.values[static_cast<size_t>(op.outputs[0])].shape.size();
+}
 
 // After T(p) -> reduction(axes, keep_dims): the reduction's axes on T's input,
 // and the permutation still to apply to its result.
@@ -179,7 +186,7 @@ class Rewriter {
       std::vector<int32_t> axes;
       Perm after;
       const schema::ReduceOptionsT* o = u.options.AsReduceOptions();
-      reduce_through(p, o->axes, o->keep_dims, &axes, &after);
+      reduce_through(p, o->axes, keeps_dims(model_, u), &axes, &after);
       return is_identity(after) || pays_off(z, after, depth + 1, false);
     }
     if (u.opcode == schema::OpCode::CONCAT) return concat_inputs_transposed(u, p);
@@ -348,9 +355,10 @@ class Rewriter {
     const Perm p = perm_of(model_.ops[t]);
     const int z = model_.ops[c].outputs[0];
     schema::ReduceOptionsT* o = model_.ops[c].options.AsReduceOptions();
+    const bool keep = keeps_dims(model_, model_.ops[c]);
     std::vector<int32_t> axes;
     Perm after;
-    reduce_through(p, o->axes, o->keep_dims, &axes, &after);
+    reduce_through(p, o->axes, keep, &axes, &after);
     o->axes = axes;
     model_.ops[c].inputs[0] = x;
     if (!is_identity(after)) {
@@ -359,7 +367,7 @@ class Rewriter {
       for (size_t d = 0; d < xs.size(); ++d) {
         const bool reduced = std::binary_search(axes.begin(), axes.end(), static_cast<int32_t>(d));
         if (!reduced) shape.push_back(xs[d]);
-        if (reduced && o->keep_dims) shape.push_back(1);
+        if (reduced && keep) shape.push_back(1);
       }
       retarget(c, new_value(z, shape, "/pre_transpose"), after);
     }

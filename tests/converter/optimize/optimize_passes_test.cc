@@ -334,6 +334,25 @@ TEST(Transposes, NchwIslandsCollapseToTheBoundary) {
   EXPECT_EQ(b.model.ops[0].opcode, OpCode::TRANSPOSE);
 }
 
+// A reduction that keeps its reduced dims says so in its shapes; the TF
+// lowerings leave ReduceOptions.keep_dims unset, so the pass must not read it.
+TEST(Transposes, ReductionKeepingDimsWithoutTheOptionFlag) {
+  ModelBuilder b;
+  const int x = b.input("x", {2, 9, 5, 5});
+  int v = b.op(OpCode::TRANSPOSE, {x}, {9, 2, 5, 5}, transpose_options({1, 0, 2, 3}));
+  schema::ReduceOptionsT sum;
+  sum.axes = {2};  // keep_dims left false, as the lowering of TF's Sum writes it
+  v = b.op(OpCode::SUM, {v}, {9, 2, 1, 5}, ModelBuilder::options(sum));
+  b.output(b.op(OpCode::TRANSPOSE, {v}, {5, 2, 9, 1}, transpose_options({3, 1, 0, 2})));
+  EXPECT_GT(expect_same_outputs(b.model, opt::minimize_transposes, 0.0f), 0);
+  EXPECT_EQ(count_ops(b.model, OpCode::TRANSPOSE), 1);
+  for (const LoweredOp& op : b.model.ops) {
+    if (op.opcode == OpCode::TRANSPOSE) {
+      EXPECT_EQ(b.model.values[static_cast<size_t>(op.inputs[0])].shape.size(), 4u);
+    }
+  }
+}
+
 TEST(Transposes, InversePairsCancelAndGraphOutputsKeepTheirTensor) {
   ModelBuilder b;
   const int x = b.input("x", {2, 3, 4});
