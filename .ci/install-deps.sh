@@ -13,7 +13,7 @@ packages=(
   libprotobuf-dev protobuf-compiler
   libsnappy-dev libcli11-dev googletest zlib1g-dev
   libxnnpack-dev libpthreadpool-dev libcpuinfo-dev
-  python3 python3-numpy python3-sklearn pybind11-dev python3-pytest python3-venv python3-setuptools python3-wheel
+  python3 python3-numpy python3-flatbuffers python3-sklearn pybind11-dev python3-pytest python3-venv python3-setuptools python3-wheel
   librsvg2-bin graphviz
 )
 if [ "${1:-}" = "--all" ]; then
