@@ -1,12 +1,12 @@
 # SPDX-License-Identifier: Apache-2.0
-"""Random valid .tflite models for the differential runner: float32 or fully int8.
+"""Random valid .tflite models for the differential runner: float32, fully int8 or int16x8.
 
 The file is written with Python bindings flatc generates from floe's own subset
 of the TFLite schema (converter/frontend/tflite/tflite_subset.fbs keeps the
 original field ids and union numbers), so the bytes are what TFLite's schema
-says. int8 models follow TFLite's quantization rules as its kernels check them:
-per-channel symmetric int8 filters with int32 biases at input_scale *
-filter_scale, per-tensor weights for FULLY_CONNECTED, the fixed output grids of
+says. Quantized models follow TFLite's rules as its kernels check them:
+per-channel symmetric int8 filters with int32 (int16x8: int64) biases at input_scale *
+filter_scale, symmetric int16 activations (zero point 0), per-tensor weights for FULLY_CONNECTED, the fixed output grids of
 SOFTMAX / LOGISTIC / TANH, and equal input and output grids where TFLite's
 kernels need them (pooling, reshapes, slices, padding, concatenation,
 MAXIMUM/MINIMUM). Grids come from a rough range estimate carried with each
@@ -25,7 +25,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 SCHEMA = os.path.join(HERE, "..", "..", "converter", "frontend", "tflite", "tflite_subset.fbs")
 
 # TensorType and BuiltinOperator numbers of TFLite's schema.
-FLOAT32, INT32, INT8 = 0, 2, 9
+FLOAT32, INT32, INT64, INT16, INT8 = 0, 2, 4, 7, 9
 OPS = {"ADD": 0, "AVERAGE_POOL_2D": 1, "CONCATENATION": 2, "CONV_2D": 3, "DEPTHWISE_CONV_2D": 4,
        "FULLY_CONNECTED": 9, "LOGISTIC": 14, "MAX_POOL_2D": 17, "MUL": 18, "RELU": 19, "RELU6": 21,
        "RESHAPE": 22, "SOFTMAX": 25, "TANH": 28, "PAD": 34, "TRANSPOSE": 39, "MEAN": 40, "SUB": 41,
@@ -64,7 +64,13 @@ class Value(object):
         self.index = index
         self.shape = list(shape)
         self.lo, self.hi = lo, hi  # rough real range
-        self.q = q  # (scale, zero_point) for int8
+        self.q = q  # (scale, zero_point) when quantized
+
+
+def grid16(lo, hi):
+    """int16x8 activations: symmetric, zero point 0."""
+    scale = max(abs(lo), abs(hi), 1e-3) / 32767.0
+    return float(np.float32(scale)), 0
 
 
 def grid(lo, hi):
@@ -77,9 +83,13 @@ def grid(lo, hi):
 
 
 class Builder(object):
-    def __init__(self, rng, int8):
+    def __init__(self, rng, kind):
         self.rng = rng
-        self.int8 = int8
+        self.kind = kind  # "float", "int8" or "int16" (int16x8)
+        self.quantized = kind != "float"
+        self.int16 = kind == "int16"
+        self.act_dtype = {"float": FLOAT32, "int8": INT8, "int16": INT16}[kind]
+        self.limits = (-32768, 32767) if self.int16 else (-128, 127)
         self.tensors = []
         self.buffers = [b""]
         self.operators = []
@@ -106,21 +116,25 @@ class Builder(object):
         return index
 
     def activation_tensor(self, shape, lo, hi, q=None):
-        if self.int8 and q is None:
-            q = grid(lo, hi)
-        v = Value(self.tensor(shape, INT8 if self.int8 else FLOAT32, q=(q if self.int8 else None)), shape, lo, hi,
-                  q if self.int8 else None)
+        if self.quantized and q is None:
+            q = grid16(lo, hi) if self.int16 else grid(lo, hi)
+        v = Value(self.tensor(shape, self.act_dtype, q=(q if self.quantized else None)), shape, lo, hi,
+                  q if self.quantized else None)
         self.values.append(v)
         return v
 
     def float_const(self, array):
-        """A constant operand in the model's activation dtype (int8: on its own grid)."""
+        """A constant operand in the model's activation dtype (quantized: on its own grid)."""
         array = np.asarray(array, np.float32)
-        if not self.int8:
+        if not self.quantized:
             return self.tensor(array.shape, FLOAT32, array), None
-        q = grid(float(array.min()), float(array.max()))
-        data = np.clip(np.round(array / q[0]) + q[1], -128, 127).astype(np.int8)
-        return self.tensor(array.shape, INT8, data, q=q), q
+        q = (grid16 if self.int16 else grid)(float(array.min()), float(array.max()))
+        return self.tensor(array.shape, self.act_dtype, self.quantize(array, q), q=q), q
+
+    def quantize(self, array, q):
+        """`array` on grid q, in the activation dtype."""
+        values = np.clip(np.round(np.asarray(array, np.float32) / q[0]) + q[1], *self.limits)
+        return values.astype(np.int16 if self.int16 else np.int8)
 
     def int32_const(self, array):
         array = np.asarray(array, np.int32)
@@ -146,10 +160,10 @@ class Builder(object):
         return (self.rng.uniform(-1, 1, size=shape) / np.sqrt(fan_in)).astype(np.float32)
 
     def filter_and_bias(self, w, x, channel_axis):
-        """Filter (and bias) tensors: float, or per-channel int8 with an int32 bias."""
+        """Filter (and bias) tensors: float, or per-channel int8 with an int32 (int16x8: int64) bias."""
         oc = w.shape[channel_axis]
         bias = self.rng.uniform(-0.5, 0.5, size=[oc]).astype(np.float32)
-        if not self.int8:
+        if not self.quantized:
             return self.tensor(w.shape, FLOAT32, w), self.tensor([oc], FLOAT32, bias)
         moved = np.moveaxis(w, channel_axis, 0).reshape(oc, -1)
         scales = np.maximum(np.abs(moved).max(axis=1), 1e-6) / 127.0
@@ -159,8 +173,9 @@ class Builder(object):
         wq = np.clip(np.round(w / scales.reshape(shape)), -127, 127).astype(np.int8)
         wt = self.tensor(w.shape, INT8, wq, q=(list(map(float, scales)), [0] * oc, channel_axis))
         bias_scales = (np.float64(x.q[0]) * scales.astype(np.float64))
-        bq = np.round(bias / bias_scales).astype(np.int32)
-        bt = self.tensor([oc], INT32, bq, q=(list(map(float, bias_scales)), [0] * oc, 0))
+        bias_type, bias_np = (INT64, np.int64) if self.int16 else (INT32, np.int32)
+        bq = np.round(bias / bias_scales).astype(bias_np)
+        bt = self.tensor([oc], bias_type, bq, q=(list(map(float, bias_scales)), [0] * oc, 0))
         return wt, bt
 
     def activation_after(self, lo, hi):
@@ -270,7 +285,7 @@ def conv2d(b):
     y = b.activation_tensor([x.shape[0], oh, ow, oc], lo, hi)
     b.op("CONV_2D", [x.index, wt, bt], [y.index],
          b.options("Conv2DOptions", padding=pad, strideW=s_w, strideH=s_h, fusedActivationFunction=act,
-                   dilationWFactor=d, dilationHFactor=d), version=3 if b.int8 else 1)
+                   dilationWFactor=d, dilationHFactor=d), version=3 if b.quantized else 1)
     return y
 
 
@@ -288,7 +303,7 @@ def depthwise(b):
     y = b.activation_tensor([x.shape[0], oh, ow, c * mult], lo, hi)
     b.op("DEPTHWISE_CONV_2D", [x.index, wt, bt], [y.index],
          b.options("DepthwiseConv2DOptions", padding=pad, strideW=s_w, strideH=s_h, depthMultiplier=mult,
-                   fusedActivationFunction=act, dilationWFactor=d, dilationHFactor=d), version=3 if b.int8 else 1)
+                   fusedActivationFunction=act, dilationWFactor=d, dilationHFactor=d), version=3 if b.quantized else 1)
     return y
 
 
@@ -299,18 +314,19 @@ def fully_connected(b):
     k, m = x.shape[1], b.int_in(1, 12)
     w = b.weights([m, k], k)
     bias = b.rng.uniform(-0.5, 0.5, size=[m]).astype(np.float32)
-    if b.int8:
+    if b.quantized:
         s_w = max(float(np.abs(w).max()), 1e-6) / 127.0
         wt = b.tensor([m, k], INT8, np.clip(np.round(w / s_w), -127, 127).astype(np.int8), q=(s_w, 0))
         s_b = float(np.float32(x.q[0])) * float(np.float32(s_w))
-        bt = b.tensor([m], INT32, np.round(bias / s_b).astype(np.int32), q=(s_b, 0))
+        bias_type, bias_np = (INT64, np.int64) if b.int16 else (INT32, np.int32)
+        bt = b.tensor([m], bias_type, np.round(bias / s_b).astype(bias_np), q=(s_b, 0))
     else:
         wt, bt = b.tensor([m, k], FLOAT32, w), b.tensor([m], FLOAT32, bias)
     r = absmax(x) * 1.5 + 0.5
     act, lo, hi = b.activation_after(-r, r)
     y = b.activation_tensor([x.shape[0], m], lo, hi)
     b.op("FULLY_CONNECTED", [x.index, wt, bt], [y.index],
-         b.options("FullyConnectedOptions", fusedActivationFunction=act), version=4 if b.int8 else 1)
+         b.options("FullyConnectedOptions", fusedActivationFunction=act), version=4 if b.quantized else 1)
     return y
 
 
@@ -323,7 +339,7 @@ def pool(b):
     y = b.activation_tensor([x.shape[0], oh, ow, x.shape[3]], x.lo, x.hi, q=x.q)
     b.op(name, [x.index], [y.index],
          b.options("Pool2DOptions", padding=pad, strideW=s_w, strideH=s_h, filterWidth=k_w, filterHeight=k_h,
-                   fusedActivationFunction=ACT_NONE), version=2 if b.int8 else 1)
+                   fusedActivationFunction=ACT_NONE), version=2 if b.quantized else 1)
     return y
 
 
@@ -340,10 +356,9 @@ def binary(b):
     x = b.pick()
     name = ["ADD", "SUB", "MUL", "MAXIMUM", "MINIMUM"][b.int_in(0, 4)]
     const = b.rng.uniform(-1, 1, size=broadcast_shape(b, x.shape)).astype(np.float32)
-    if name in ("MAXIMUM", "MINIMUM") and b.int8:
-        # TFLite's int8 MAXIMUM / MINIMUM compare raw values: both operands on x's grid.
-        data = np.clip(np.round(const / x.q[0]) + x.q[1], -128, 127).astype(np.int8)
-        ct = b.tensor(const.shape, INT8, data, q=x.q)
+    if name in ("MAXIMUM", "MINIMUM") and b.quantized:
+        # TFLite's quantized MAXIMUM / MINIMUM compare raw values: both operands on x's grid.
+        ct = b.tensor(const.shape, b.act_dtype, b.quantize(const, x.q), q=x.q)
         y = b.activation_tensor(x.shape, x.lo, x.hi, q=x.q)
         b.op(name, [x.index, ct], [y.index], None, version=2)
         return y
@@ -359,13 +374,15 @@ def binary(b):
     act, lo, hi = b.activation_after(lo, hi)
     y = b.activation_tensor(x.shape, lo, hi)
     kind = {"ADD": "AddOptions", "SUB": "SubOptions", "MUL": "MulOptions"}[name]
-    b.op(name, operands, [y.index], b.options(kind, fusedActivationFunction=act), version=2 if b.int8 else 1)
+    b.op(name, operands, [y.index], b.options(kind, fusedActivationFunction=act), version=2 if b.quantized else 1)
     return y
 
 
 def unary(b):
     x = b.pick()
     name = ["RELU", "RELU6", "LOGISTIC", "TANH", "LEAKY_RELU"][b.int_in(0, 4)]
+    if b.int16 and name != "LEAKY_RELU":
+        return None  # TFLite 2.9's int16 activations want power-of-two input scales
     q = None
     if name == "RELU":
         lo, hi = 0.0, max(x.hi, 1e-3)
@@ -381,14 +398,16 @@ def unary(b):
     options = None
     if name == "LEAKY_RELU":
         options = b.options("LeakyReluOptions", alpha=float(np.float32(b.rng.uniform(0.05, 0.5))))
-    b.op(name, [x.index], [y.index], options, version=2 if b.int8 else 1)
+    b.op(name, [x.index], [y.index], options, version=2 if b.quantized else 1)
     return y
 
 
 def softmax(b):
+    if b.int16:
+        return None
     x = b.pick()
     y = b.activation_tensor(x.shape, 0.0, 1.0, q=(1.0 / 256, -128))
-    b.op("SOFTMAX", [x.index], [y.index], b.options("SoftmaxOptions", beta=1.0), version=2 if b.int8 else 1)
+    b.op("SOFTMAX", [x.index], [y.index], b.options("SoftmaxOptions", beta=1.0), version=2 if b.quantized else 1)
     return y
 
 
@@ -410,7 +429,7 @@ def transpose(b):
     x = b.pick()
     perm = [int(p) for p in b.rng.permutation(len(x.shape))]
     y = b.activation_tensor([x.shape[p] for p in perm], x.lo, x.hi, q=x.q)
-    b.op("TRANSPOSE", [x.index, b.int32_const(perm)], [y.index], None, version=2 if b.int8 else 1)
+    b.op("TRANSPOSE", [x.index, b.int32_const(perm)], [y.index], None, version=2 if b.quantized else 1)
     return y
 
 
@@ -419,7 +438,7 @@ def pad(b):
     pads = [[b.int_in(0, 2), b.int_in(0, 2)] for _ in x.shape]
     shape = [d + p[0] + p[1] for d, p in zip(x.shape, pads)]
     y = b.activation_tensor(shape, min(x.lo, 0.0), max(x.hi, 0.0), q=x.q)
-    b.op("PAD", [x.index, b.int32_const(pads)], [y.index], b.options("PadOptions"), version=2 if b.int8 else 1)
+    b.op("PAD", [x.index, b.int32_const(pads)], [y.index], b.options("PadOptions"), version=2 if b.quantized else 1)
     return y
 
 
@@ -436,7 +455,7 @@ def mean(b):
     q = x.q if b.chance(0.5) else None
     y = b.activation_tensor(shape, x.lo, x.hi * 0.8, q=q)
     b.op("MEAN", [x.index, b.int32_const(axes)], [y.index], b.options("ReducerOptions", keepDims=keep),
-         version=2 if b.int8 else 1)
+         version=2 if b.quantized else 1)
     return y
 
 
@@ -446,8 +465,8 @@ def concat(b):
     shape = list(x.shape)
     shape[axis] = b.int_in(1, 3)
     data = b.rng.uniform(x.lo, x.hi, size=shape).astype(np.float32)
-    if b.int8:
-        other = b.tensor(shape, INT8, np.clip(np.round(data / x.q[0]) + x.q[1], -128, 127).astype(np.int8), q=x.q)
+    if b.quantized:
+        other = b.tensor(shape, b.act_dtype, b.quantize(data, x.q), q=x.q)
     else:
         other = b.tensor(shape, FLOAT32, data)
     out = list(x.shape)
@@ -455,7 +474,7 @@ def concat(b):
     y = b.activation_tensor(out, x.lo, x.hi, q=x.q)
     operands = [x.index, other] if b.chance(0.5) else [other, x.index]
     b.op("CONCATENATION", operands, [y.index],
-         b.options("ConcatenationOptions", axis=axis, fusedActivationFunction=ACT_NONE), version=2 if b.int8 else 1)
+         b.options("ConcatenationOptions", axis=axis, fusedActivationFunction=ACT_NONE), version=2 if b.quantized else 1)
     return y
 
 
@@ -471,7 +490,7 @@ def strided_slice(b):
         shape.append(len(range(lo, hi + 1, stride)))
     y = b.activation_tensor(shape, x.lo, x.hi, q=x.q)
     b.op("STRIDED_SLICE", [x.index, b.int32_const(begin), b.int32_const(end), b.int32_const(strides)], [y.index],
-         b.options("StridedSliceOptions"), version=2 if b.int8 else 1)
+         b.options("StridedSliceOptions"), version=2 if b.quantized else 1)
     return y
 
 
@@ -481,25 +500,29 @@ GENERATORS = [(conv2d, 4), (depthwise, 3), (fully_connected, 3), (pool, 3), (bin
 
 
 class Model(object):
-    def __init__(self, builder, data, inputs, input_names, outputs, ops, int8):
+    def __init__(self, builder, data, inputs, input_names, outputs, ops, kind):
         self.builder = builder
+        self.kind = kind
+        self.quantized = kind != "float"
         self.data = data
         self.inputs = inputs  # name -> array
         self.input_names = input_names
         self.outputs = outputs  # tensor names
         self.ops = ops
-        self.int8 = int8
 
 
 def generate(seed, max_ops=8):
     rng = np.random.default_rng(seed)
-    b = Builder(rng, int8=rng.random() < 0.5)
+    u = rng.random()
+    b = Builder(rng, "float" if u < 0.4 else "int8" if u < 0.8 else "int16")
     shape = [b.int_in(1, 2), b.int_in(1, 9), b.int_in(1, 9), b.int_in(1, 6)] if b.chance(0.7) \
         else [b.int_in(1, 3), b.int_in(1, 16)]
     x = b.activation_tensor(shape, -2.0, 2.0)
     b.tensors[x.index]["name"] = "input_0"
     b.inputs.append(x.index)
-    if b.int8:
+    if b.int16:
+        data = rng.integers(-20000, 20001, size=shape).astype(np.int16)
+    elif b.quantized:
         data = rng.integers(-128, 128, size=shape).astype(np.int8)
     else:
         data = rng.uniform(-2, 2, size=shape).astype(np.float32)
@@ -521,7 +544,7 @@ def generate(seed, max_ops=8):
     if loose and b.chance(0.5):
         outputs.append(loose[-1])
     names = [b.tensors[t]["name"] for t in outputs]
-    return Model(b, b.serialize(outputs), {"input_0": data}, ["input_0"], names, b.ops, b.int8)
+    return Model(b, b.serialize(outputs), {"input_0": data}, ["input_0"], names, b.ops, b.kind)
 
 
 def cut(model, k):
@@ -532,4 +555,4 @@ def cut(model, k):
     kept.ops = b.ops[:k + 1]
     out = kept.operators[-1]["outputs"][0]
     return Model(kept, kept.serialize([out]), model.inputs, model.input_names, [b.tensors[out]["name"]],
-                 kept.ops, model.int8)
+                 kept.ops, model.kind)

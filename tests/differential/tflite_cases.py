@@ -16,7 +16,7 @@ class TfliteCase(object):
 
     def __init__(self, model, work):
         self.model = model
-        self.rule = "exact" if model.int8 else "float"
+        self.rule = "exact" if model.quantized else "float"
         self.outputs = list(model.outputs)
         self.ops = list(model.ops)
         self.model_path = os.path.join(work, "model.tflite")
@@ -90,7 +90,7 @@ def named_difference(small, outcome):
     """The named TFLite 2.9 difference that explains a minimised int8 mismatch, or None."""
     op = getattr(small, "first_differing_op", None)
     found = getattr(small, "outcome", outcome)
-    if op is None or not small.model.int8 or found.kind != "mismatch" or found.max_diff is None:
+    if op is None or small.model.kind != "int8" or found.kind != "mismatch" or found.max_diff is None:
         return None
     if "differs from --target" in found.detail or found.max_diff > 1:
         return None
