@@ -54,6 +54,7 @@ class Builder(object):
         self.rng = rng
         self.g = tw.Graph()
         self.values = []
+        self.ints = []  # int32 values (an int32 placeholder and the ops on it)
         self.inputs = {}
         self.ops = []
         self.count = 0
@@ -482,11 +483,53 @@ def select_by_compare(b):
     return b.emit("SelectV2", [name, x.ref, other.ref], {}, x.shape)
 
 
+def int_op(b):
+    """An int32 op on an int32 value: TF's integer semantics (floor division and modulo
+    of negatives, broadcasting) against TF.js's."""
+    if not b.ints:
+        return None
+    x = b.ints[b.int_in(0, len(b.ints) - 1)]
+    op = ["Add", "Sub", "Mul", "FloorDiv", "FloorMod", "Maximum", "Minimum", "Abs", "Neg"][b.int_in(0, 8)]
+    attrs = {"T": tw.attr_type(I32)}
+    if op in ("Abs", "Neg"):
+        inputs = [x.ref]
+    else:
+        shape = broadcast_shape_for(b, x.shape)
+        if op in ("FloorDiv", "FloorMod"):
+            c = b.rng.integers(1, 8, size=shape) * np.where(b.rng.random(shape) < 0.5, -1, 1)
+        elif op == "Mul":
+            c = b.rng.integers(-3, 4, size=shape)
+        else:
+            c = b.rng.integers(-20, 21, size=shape)
+        inputs = [x.ref, b.const(np.asarray(c, np.int32), I32)]
+    name = b.fresh(op)
+    b.g.add(name, op, inputs, attrs, out_shapes=[x.shape])
+    b.ops.append(op)
+    v = Value(name, x.shape, exact=True, dtype=I32)
+    b.ints.append(v)
+    return v
+
+
+def int_to_float(b):
+    """Cast an int32 value into the float graph: exact, so later step ops may read it."""
+    computed = [v for v in b.ints if not v.ref.startswith("i")]
+    if not computed:
+        return None
+    x = computed[-1]
+    name = b.fresh("Cast")
+    b.g.add(name, "Cast", [x.ref], {"SrcT": tw.attr_type(I32), "DstT": tw.attr_type(F32),
+                                   "Truncate": tw.attr_b(False)}, out_shapes=[x.shape])
+    b.ops.append("Cast")
+    v = Value(name, x.shape, exact=True)
+    b.values.append(v)
+    return v
+
+
 GENERATORS = [
     (unary, 6), (leaky_relu, 1), (exp_of_bounded, 1), (step, 1), (binary, 5), (divide_by_constant, 1),
     (bias_add, 2), (matmul, 3), (conv2d, 4), (depthwise, 3), (pool, 3), (batch_norm, 1), (softmax, 1),
     (reshape, 2), (transpose, 1), (concat, 2), (pad, 2), (reduce, 2), (slice_op, 1), (strided_slice, 2),
-    (tile, 1), (squeeze_expand, 1), (clip, 1), (select_by_compare, 1),
+    (tile, 1), (squeeze_expand, 1), (clip, 1), (select_by_compare, 1), (int_op, 6), (int_to_float, 2),
 ]
 
 
@@ -501,6 +544,10 @@ def generate(seed, max_ops=8):
     first = b.placeholder(shape)
     if b.chance(0.25):
         b.placeholder(shape)
+    if b.chance(0.3):
+        tw.placeholder(b.g, "i0", I32, shape)
+        b.inputs["i0"] = rng.integers(-50, 51, size=shape).astype(np.int32)
+        b.ints.append(Value("i0", shape, exact=True, dtype=I32))
     funcs = [g for g, _ in GENERATORS]
     weights = np.array([w for _, w in GENERATORS], dtype=np.float64)
     n_ops = b.int_in(1, max_ops)
@@ -519,6 +566,9 @@ def generate(seed, max_ops=8):
     loose = [v.ref for v in computed[:-1] if v.ref not in consumed]
     if loose and b.chance(0.5):
         outputs.append(loose[-1])
+    int_results = [v.ref for v in b.ints if v.ref != "i0" and v.ref not in consumed]
+    if int_results:
+        outputs.append(int_results[-1])
     return Model(b.g, b.inputs, outputs, b.ops)
 
 
