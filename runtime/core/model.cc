@@ -143,7 +143,7 @@ Status Model::read_regions() {
     return Status::kOk;
   }
   const uint32_t count = sizes->size(), home = model_->persistent_region();
-  if (count < 2 || count > kMaxMemoryRegions || home >= count || sizes->Get(home) != arena_size_) {
+  if (count < 2 || count > kMaxMemoryRegions || home >= count) {
     return fail(Status::kInvalidModel, FLOE_MSG("model's memory regions are inconsistent"));
   }
   for (uint32_t r = 0; r < count; ++r) {
@@ -154,6 +154,9 @@ Status Model::read_regions() {
       return fail(Status::kInvalidModel, FLOE_MSG("model's arena does not fit this target"));
     }
     region_activations_[r] = bytes;
+  }
+  if (region_activations_[home] != arena_size_) {
+    return fail(Status::kInvalidModel, FLOE_MSG("model's memory regions are inconsistent"));
   }
   region_count_ = count;
   persistent_region_ = home;
