@@ -188,8 +188,23 @@ TEST(Int8Ops, MeanRescalesTheSum) {
   const int32_t axes[1] = {1};
   std::vector<int8_t> expected(6);
   ref::mean_s8(ref::prepare_mean_s8(axes, 1, in.scale, in.zero_point, out.scale, out.zero_point),
-               {xs.data(), shape_of({2, 5, 3})}, {expected.data(), shape_of({2, 3})});
+               {xs.data(), shape_of({2, 5, 3})}, {expected.data(), shape_of({2, 3})},
+               ref::MeanRounding::kRequantize);
   EXPECT_EQ(s8_values(got[0]), expected);
+}
+
+// On the input's grid TFLM's MEAN divides the raw sum toward zero (its
+// reference_ops::Mean): -5 / 2 is -2 there, where requantizing gives -3.
+TEST(Int8Ops, MeanOnTheInputsGridTruncatesAsTflm) {
+  const Q q{0.05f, 3};
+  Int8Builder b;
+  const int x = b.q_input("x", {1, 2}, q);
+  schema::ReduceOptionsT o;
+  o.axes = {1};
+  b.output(b.q_op(schema::OpCode::MEAN, {x}, {1}, q, Int8Builder::options(o)));
+  const std::vector<int8_t> xs = {-2, -3};  // raw sum -5, mean -2.5 on the same grid
+  const std::vector<HostTensor> got = convert_and_run(b, {{"x", s8_tensor({1, 2}, xs)}});
+  EXPECT_EQ(s8_values(got[0]), std::vector<int8_t>{-2});
 }
 
 TEST(Int8Ops, PadFillsWithTheZeroPoint) {
