@@ -5,8 +5,10 @@
 #   python3 shared_seeds.py SHARED_CORPUS OUT_DIR [FLOE_CONVERT]
 # -> OUT_DIR/fuzz_graph (graphs), fuzz_ckpt_index (.index tables), fuzz_ckpt_data
 #    (real checkpoints in that harness's structured encoding), fuzz_model (.floe
-#    of one dl4j case per op family; needs FLOE_CONVERT), fuzz_tflite (the
-#    .tflite models, e.g. TFLM's own: 16x8 SEANet layers, LSTM, SVDF).
+#    conversions, for every target, of one dl4j case per op family and of every
+#    corpus .tflite, TFLM's own models and the MLPerf Tiny ones included; needs
+#    FLOE_CONVERT), fuzz_tflite (the .tflite models, e.g. TFLM's own: 16x8
+#    SEANet layers, LSTM, SVDF).
 import os
 import shutil
 import struct
@@ -14,6 +16,9 @@ import subprocess
 import sys
 
 MAX_LEN = 65536
+# Every kernel family a .floe can select: the Cortex-M targets' DSP / Helium
+# kernels and packed layouts, the host's XNNPACK operators, the portable ones.
+TARGETS = ["host", "reference", "cortex-m4", "cortex-m33", "cortex-m55"]
 # fuzz_ckpt_data's tables (fuzz_ckpt_data.cc): key choice and TF dtype by index.
 HARNESS_KEYS = ["kernel", "kernel/Adam", "bias", "global_step"]
 HARNESS_DTYPES = [1, 2, 3, 9, 7, 10, 19, 14, 4, 6, 5, 21, 0, 100]
@@ -28,6 +33,14 @@ def small_files(root, predicate):
             path = os.path.join(dirpath, name)
             if predicate(path, name) and 0 < os.path.getsize(path) < MAX_LEN:
                 found.append(path)
+    return found
+
+
+def all_files(root, predicate):
+    found = []
+    for dirpath, dirnames, filenames in os.walk(root):
+        dirnames.sort()
+        found += [os.path.join(dirpath, n) for n in sorted(filenames) if predicate(os.path.join(dirpath, n), n)]
     return found
 
 
@@ -177,6 +190,27 @@ def ckpt_data_seed(index_path):
     return bytes(out)
 
 
+def convert_seed(floe_convert, args, model):
+    """Converts with `args` into `model`; keeps it when it converts and fits -max_len."""
+    done = subprocess.run([floe_convert, "-q"] + args + ["-o", model],
+                          stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL).returncode == 0
+    if done and os.path.getsize(model) < MAX_LEN:
+        return True
+    if os.path.exists(model):
+        os.remove(model)
+    return False
+
+
+def tflite_models(corpus, out_dir, floe_convert):
+    made = 0
+    for path in all_files(corpus, lambda p, n: n.endswith(".tflite")):
+        name = os.path.relpath(path, corpus).replace(os.sep, "__")
+        for target in TARGETS:
+            made += convert_seed(floe_convert, ["--graph", path, "--target", target],
+                                 os.path.join(out_dir, "%s__%s.floe" % (name, target)))
+    return made
+
+
 def dl4j_models(corpus, out_dir, floe_convert):
     cases_tsv = os.path.join(corpus, "dl4j_tf_graphs", "CASES.tsv")
     if not os.path.isfile(cases_tsv):
@@ -193,16 +227,13 @@ def dl4j_models(corpus, out_dir, floe_convert):
             families.setdefault(family, []).append((int(cols[6]), cols[0], outputs))
     made = 0
     for family in sorted(families):
-        for _, case, outputs in sorted(families[family]):
-            graph = os.path.join(corpus, "dl4j_tf_graphs", "examples", case, "frozen_model.pb")
-            model = os.path.join(out_dir, case.replace("/", "__") + ".floe")
-            done = subprocess.run([floe_convert, "-q", "--graph", graph, "--outputs", outputs, "-o", model],
-                                  stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL).returncode == 0
-            if done and os.path.getsize(model) < MAX_LEN:
-                made += 1
-                break
-            if os.path.exists(model):
-                os.remove(model)
+        for target in TARGETS:
+            for _, case, outputs in sorted(families[family]):
+                graph = os.path.join(corpus, "dl4j_tf_graphs", "examples", case, "frozen_model.pb")
+                model = os.path.join(out_dir, "%s__%s.floe" % (case.replace("/", "__"), target))
+                if convert_seed(floe_convert, ["--graph", graph, "--outputs", outputs, "--target", target], model):
+                    made += 1
+                    break
     return made
 
 
@@ -229,6 +260,7 @@ def main():
                 f.write(seed)
     if len(sys.argv) == 4:
         dl4j_models(corpus, dirs["fuzz_model"], sys.argv[3])
+        tflite_models(corpus, dirs["fuzz_model"], sys.argv[3])
     for harness, d in sorted(dirs.items()):
         files = os.listdir(d)
         print(f"{harness}: {len(files)} seeds, {sum(os.path.getsize(os.path.join(d, f)) for f in files)} bytes")
