@@ -73,8 +73,8 @@ TFLITE_INT8_DIFFERENCES = {
     "FULLY_CONNECTED": "int8 FULLY_CONNECTED/CONV_2D: TFLite 2.9's optimized GEMM (ruy) rounds a requantization "
                        "tie once; TFLM's reference rounds twice (SaturatingRoundingDoublingHighMul, then "
                        "RoundingDivideByPOT), as floe does",
-    "MEAN": "int8 MEAN onto another grid: TFLite 2.9 requantizes in float (QuantizedMeanOrSum); TFLM and floe "
-            "with an integer multiplier",
+    "MEAN": "int8/int16 MEAN onto another grid: TFLite 2.9 requantizes in float (QuantizedMeanOrSum); TFLM and "
+            "floe with an integer multiplier",
     "LOGISTIC": "int8 LOGISTIC/TANH: TFLite 2.9 reads a lookup table built in float; TFLM and floe compute in "
                 "fixed point",
     "RELU": "int8 RELU onto another grid: TFLite 2.9 divides the float scales in float before widening, TFLM "
@@ -86,11 +86,18 @@ TFLITE_INT8_DIFFERENCES["CONV_2D"] = TFLITE_INT8_DIFFERENCES["FULLY_CONNECTED"]
 TFLITE_INT8_DIFFERENCES["TANH"] = TFLITE_INT8_DIFFERENCES["LOGISTIC"]
 
 
+# Named differences that hold for int16x8 too (the others are int8 kernels' own).
+INT16_TOO = {"MEAN"}
+
+
 def named_difference(small, outcome):
-    """The named TFLite 2.9 difference that explains a minimised int8 mismatch, or None."""
+    """The named TFLite 2.9 difference that explains a minimised quantized mismatch, or None."""
     op = getattr(small, "first_differing_op", None)
     found = getattr(small, "outcome", outcome)
-    if op is None or small.model.kind != "int8" or found.kind != "mismatch" or found.max_diff is None:
+    kind = small.model.kind
+    if op is None or found.kind != "mismatch" or found.max_diff is None:
+        return None
+    if kind != "int8" and not (kind == "int16" and op in INT16_TOO):
         return None
     if "differs from --target" in found.detail or found.max_diff > 1:
         return None
