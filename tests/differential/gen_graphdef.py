@@ -20,6 +20,8 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "..", "examples", "tf1_writer"))
 import tf1_writer as tw  # noqa: E402
 
+import growth  # noqa: E402
+
 F32 = tw.DT_FLOAT
 I32 = tw.DT_INT32
 
@@ -548,16 +550,8 @@ def generate(seed, max_ops=8):
         tw.placeholder(b.g, "i0", I32, shape)
         b.inputs["i0"] = rng.integers(-50, 51, size=shape).astype(np.int32)
         b.ints.append(Value("i0", shape, exact=True, dtype=I32))
-    funcs = [g for g, _ in GENERATORS]
-    weights = np.array([w for _, w in GENERATORS], dtype=np.float64)
-    n_ops = b.int_in(1, max_ops)
-    tries = 0
-    while len(b.ops) < n_ops and tries < 10 * max_ops:
-        tries += 1
-        f = funcs[rng.choice(len(funcs), p=weights / weights.sum())]
-        v = f(b)
-        if v is not None and int(np.prod(v.shape)) > 4096:
-            return generate(seed + 7919, max_ops)  # too big for a quick oracle run: try another
+    if not growth.grow(rng, GENERATORS, b, b.int_in(1, max_ops), 10 * max_ops):
+        return generate(seed + 7919, max_ops)
     computed = [v for v in b.values if not v.exact]
     if not computed:
         computed = [b.emit("Identity", [first.ref], {}, first.shape)]

@@ -21,6 +21,8 @@ import tempfile
 
 import numpy as np
 
+import growth
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 SCHEMA = os.path.join(HERE, "..", "..", "converter", "frontend", "tflite", "tflite_subset.fbs")
 
@@ -526,16 +528,7 @@ def generate(seed, max_ops=8):
         data = rng.integers(-128, 128, size=shape).astype(np.int8)
     else:
         data = rng.uniform(-2, 2, size=shape).astype(np.float32)
-    funcs = [g for g, _ in GENERATORS]
-    weights = np.array([w for _, w in GENERATORS], dtype=np.float64)
-    n_ops = b.int_in(1, max_ops)
-    tries = 0
-    while len(b.ops) < n_ops and tries < 10 * max_ops:
-        tries += 1
-        v = funcs[rng.choice(len(funcs), p=weights / weights.sum())](b)
-        if v is not None and int(np.prod(v.shape)) > 4096:
-            return generate(seed + 7919, max_ops)
-    if not b.ops:
+    if not growth.grow(rng, GENERATORS, b, b.int_in(1, max_ops), 10 * max_ops) or not b.ops:
         return generate(seed + 7919, max_ops)
     produced = [o["outputs"][0] for o in b.operators]
     consumed = {i for o in b.operators for i in o["inputs"]}

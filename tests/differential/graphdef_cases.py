@@ -38,14 +38,7 @@ class GraphdefCase(object):
         cmd = ["node", os.path.join(tools.peers, "tfjs_oracle.js"), self.model_path]
         for name, path in self.input_paths.items():
             cmd += ["-i", "%s=%s" % (name, path)]
-        paths = {}
-        for i, o in enumerate(outputs):
-            paths[o] = os.path.join(work, "oracle_%d.npy" % i)
-            cmd += ["-o", "%s:0=%s" % (o, paths[o])]
-        rc, text = harness.call(cmd, tools.timeout)
-        if rc != 0:
-            return harness.Outcome("oracle", "TF.js: " + harness.oracle_error(text))
-        return {o: np.load(p) for o, p in paths.items()}
+        return harness.run_oracle(tools, cmd, [(o, o + ":0={path}") for o in outputs], work, "TF.js")
 
 
 def generate_case(seed, work, max_ops):

@@ -156,3 +156,18 @@ def snapshot_tools(tools, directory):
         copy = os.path.join(directory, os.path.basename(path))
         shutil.copy2(path, copy)
         setattr(tools, attr, copy)
+
+
+def run_oracle(tools, command, outputs, work, label):
+    """Runs an oracle command, adding `-o SPEC` for each (name, SPEC) of `outputs` (SPEC holds
+    {path}, where the oracle writes that output); returns {name: array}, or an
+    Outcome('oracle') when the oracle could not run the model."""
+    cmd = list(command)
+    paths = {}
+    for i, (name, spec) in enumerate(outputs):
+        paths[name] = os.path.join(work, "oracle_%d.npy" % i)
+        cmd += ["-o", spec.format(path=paths[name])]
+    rc, text = call(cmd, tools.timeout)
+    if rc != 0:
+        return Outcome("oracle", "%s: %s" % (label, oracle_error(text)))
+    return {name: np.load(path) for name, path in paths.items()}

@@ -34,14 +34,8 @@ class TfliteCase(object):
         cmd = ["node", os.path.join(tools.peers, "tflite_run.js"), self.model_path]
         for i, name in enumerate(self.model.input_names):
             cmd += ["-i", "%d=%s" % (i, self.input_paths[name])]
-        paths = {}
-        for i, o in enumerate(self.outputs):
-            paths[o] = os.path.join(work, "oracle_%d.npy" % i)
-            cmd += ["-o", "%d=%s" % (i, paths[o])]
-        rc, text = harness.call(cmd, tools.timeout)
-        if rc != 0:
-            return harness.Outcome("oracle", "TFLite: " + harness.oracle_error(text))
-        return {o: np.load(p) for o, p in paths.items()}
+        return harness.run_oracle(tools, cmd, [(o, "%d={path}" % i) for i, o in enumerate(self.outputs)], work,
+                                  "TFLite")
 
 
 def generate_case(seed, work, max_ops):
