@@ -7,6 +7,8 @@
 // at run time, by the kernel.
 #pragma once
 
+#include <stddef.h>
+
 #include "runtime/core/status.h"
 #include "runtime/core/tensor.h"
 #include "runtime/core/registry.h"
@@ -19,6 +21,7 @@ struct CropAndResizeParams {
   uint8_t nearest = 0;
   uint8_t reserved[3] = {0, 0, 0};
 };
+static_assert(offsetof(CropAndResizeParams, fault) == 0, "Interpreter::index_fault() reads the IndexFault at the start of the params block");
 
 // kIndexOutOfRange when a box index is outside [0, batch), saying which in *fault.
 Status crop_and_resize_f32(const CropAndResizeParams& p, In<float> image, In<float> boxes, In<int32_t> box_index,

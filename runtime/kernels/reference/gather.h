@@ -7,6 +7,8 @@
 // out-of-range indices, as TF does.
 #pragma once
 
+#include <stddef.h>
+
 #include "runtime/core/tensor.h"
 #include "runtime/core/registry.h"
 
@@ -47,6 +49,8 @@ struct GatherPrepared {
 struct GatherNdPrepared {
   IndexFault fault;
 };
+static_assert(offsetof(GatherPrepared, fault) == 0 && offsetof(GatherNdPrepared, fault) == 0,
+              "Interpreter::index_fault() reads the IndexFault at the start of the params block");
 
 const char* prepare_gather(const OpContext& ctx);
 Status eval_gather(const PreparedOp& ctx);
