@@ -14,6 +14,7 @@
 
 #include "runtime/kernels/cortexm/s16_microkernels.h"
 #include "runtime/kernels/cortexm/s8_microkernels.h"
+#include "schemas/contract/limits.h"
 
 namespace floe::conv {
 namespace {
@@ -210,9 +211,11 @@ bool ohwi_filter(const LoweredModel& model, const LoweredOp& op, OhwiFilter* f) 
   if (!fit_int16({f->k_h, f->k_w, o->stride_h, o->stride_w, o->dilation_h, o->dilation_w, o->pad_top, o->pad_left})) {
     return false;
   }
-  // The kernels' int32 indexing (runtime/kernels/cortexm/conv_geometry.h).
-  constexpr int64_t kMaxStrided = int64_t{1} << 29;
-  if (output.shape[1] * o->stride_h > kMaxStrided || output.shape[2] * o->stride_w > kMaxStrided) return false;
+  // The kernels' int32 indexing (schemas/contract/limits.h).
+  if (output.shape[1] * o->stride_h > kMaxCortexmStridedOutput ||
+      output.shape[2] * o->stride_w > kMaxCortexmStridedOutput) {
+    return false;
+  }
   f->weights.resize(static_cast<size_t>(f->out_c * f->k));
   const int8_t* hwio = filter.constant->as<int8_t>();
   for (int64_t t = 0; t < f->k; ++t) {

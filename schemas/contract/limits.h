@@ -32,5 +32,10 @@ constexpr size_t kMaxMemoryRegions = 4;
 // Most WHILE ops nested inside one another: Invoke keeps one frame per level
 // on its stack (runtime/core/interpreter.cc); Model::Load refuses deeper nesting.
 constexpr uint32_t kMaxLoopNesting = 8;
+// The Cortex-M convolution kernels index rows and columns in int32 (y * stride
+// + tap * dilation, y0 + k_h). With the window's fields inside int16, output
+// positions times the stride up to this keep every index below 2^31: the
+// converter keeps larger convolutions off those kernels, their prepare refuses them.
+constexpr int64_t kMaxCortexmStridedOutput = int64_t{1} << 29;
 
 }  // namespace floe

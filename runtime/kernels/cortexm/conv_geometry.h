@@ -6,6 +6,7 @@
 #pragma once
 
 #include "runtime/kernels/common/op_adapter.h"
+#include "schemas/contract/limits.h"
 
 namespace floe::cortexm {
 
@@ -21,11 +22,9 @@ const char* plan_conv_geometry(const OpContext& ctx, const Shape& input, const S
   const int32_t stride_h = o->stride_h(), stride_w = o->stride_w(), dil_h = o->dilation_h(),
                 dil_w = o->dilation_w(), pad_top = o->pad_top(), pad_left = o->pad_left();
   if (const char* err = ops::check_window(stride_h, stride_w, dil_h, dil_w, pad_top, pad_left)) return err;
-  // k_size 0 would divide the im2col chunking by zero. The kernels index rows
-  // and columns in int32 (y * stride + tap * dilation, y0 + k_h): with the
-  // window's fields inside int16 (taps * dilation < 2^30), bounding y * stride
-  // by 2^29 keeps every position below 2^31.
-  constexpr int32_t kMaxStrided = int32_t{1} << 29;
+  // k_size 0 would divide the im2col chunking by zero; positions are int32
+  // (schemas/contract/limits.h).
+  constexpr int32_t kMaxStrided = static_cast<int32_t>(kMaxCortexmStridedOutput);
   const int64_t k_size = int64_t{filter.dims[1]} * filter.dims[2] * filter.dims[3];
   for (int32_t v : {stride_h, stride_w, dil_h, dil_w, pad_top, pad_left, filter.dims[1], filter.dims[2]}) {
     if (!fits_int16(v)) return FLOE_MSG("conv2d: window beyond the Cortex-M kernel's range");
