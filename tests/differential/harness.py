@@ -158,10 +158,11 @@ def snapshot_tools(tools, directory):
         setattr(tools, attr, copy)
 
 
-def run_oracle(tools, command, outputs, work, label):
+def run_oracle(tools, command, outputs, work, label, repair=None):
     """Runs an oracle command, adding `-o SPEC` for each (name, SPEC) of `outputs` (SPEC holds
     {path}, where the oracle writes that output); returns {name: array}, or an
-    Outcome('oracle') when the oracle could not run the model."""
+    Outcome('oracle') when the oracle could not run the model. repair(name, array, text)
+    may correct an array from what the oracle printed."""
     cmd = list(command)
     paths = {}
     for i, (name, spec) in enumerate(outputs):
@@ -170,4 +171,7 @@ def run_oracle(tools, command, outputs, work, label):
     rc, text = call(cmd, tools.timeout)
     if rc != 0:
         return Outcome("oracle", "%s: %s" % (label, oracle_error(text)))
-    return {name: np.load(path) for name, path in paths.items()}
+    arrays = {name: np.load(path) for name, path in paths.items()}
+    if repair is not None:
+        arrays = {name: repair(name, array, text) for name, array in arrays.items()}
+    return arrays
