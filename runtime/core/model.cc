@@ -142,21 +142,22 @@ Status Model::read_regions() {
     }
     return Status::kOk;
   }
+  // FlatBuffers aligns a ulong vector to 4 bytes only: read it bytewise.
+  const auto size_at = [sizes](uint32_t r) {
+    uint64_t bytes;
+    memcpy(&bytes, sizes->Data() + sizeof(uint64_t) * r, sizeof bytes);
+    return bytes;
+  };
   const uint32_t count = sizes->size(), home = model_->persistent_region();
-  if (count < 2 || count > kMaxMemoryRegions || home >= count) {
+  if (count < 2 || count > kMaxMemoryRegions || home >= count || size_at(home) != arena_size_) {
     return fail(Status::kInvalidModel, FLOE_MSG("model's memory regions are inconsistent"));
   }
   for (uint32_t r = 0; r < count; ++r) {
-    // FlatBuffers aligns a ulong vector to 4 bytes only: read it bytewise.
-    uint64_t bytes;
-    memcpy(&bytes, sizes->Data() + sizeof(uint64_t) * r, sizeof bytes);
+    const uint64_t bytes = size_at(r);
     if (bytes >= uint64_t{1} << 62) {
       return fail(Status::kInvalidModel, FLOE_MSG("model's arena does not fit this target"));
     }
     region_activations_[r] = bytes;
-  }
-  if (region_activations_[home] != arena_size_) {
-    return fail(Status::kInvalidModel, FLOE_MSG("model's memory regions are inconsistent"));
   }
   region_count_ = count;
   persistent_region_ = home;
