@@ -194,7 +194,8 @@ TEST(Int8Ops, MeanRescalesTheSum) {
 }
 
 // On the input's grid TFLM's MEAN divides the raw sum toward zero (its
-// reference_ops::Mean): -5 / 2 is -2 there, where requantizing gives -3.
+// reference_ops::Mean): 5 / 2 is 2 there, where requantizing the centered sum
+// (5 - 2 * 3 = -1, half a step, rounded up) gives 3.
 TEST(Int8Ops, MeanOnTheInputsGridTruncatesAsTflm) {
   const Q q{0.05f, 3};
   Int8Builder b;
@@ -202,9 +203,9 @@ TEST(Int8Ops, MeanOnTheInputsGridTruncatesAsTflm) {
   schema::ReduceOptionsT o;
   o.axes = {1};
   b.output(b.q_op(schema::OpCode::MEAN, {x}, {1}, q, Int8Builder::options(o)));
-  const std::vector<int8_t> xs = {-2, -3};  // raw sum -5, mean -2.5 on the same grid
+  const std::vector<int8_t> xs = {2, 3};
   const std::vector<HostTensor> got = convert_and_run(b, {{"x", s8_tensor({1, 2}, xs)}});
-  EXPECT_EQ(s8_values(got[0]), std::vector<int8_t>{-2});
+  EXPECT_EQ(s8_values(got[0]), std::vector<int8_t>{2});
 }
 
 TEST(Int8Ops, PadFillsWithTheZeroPoint) {
