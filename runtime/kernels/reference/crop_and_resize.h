@@ -21,7 +21,8 @@ struct CropAndResizeParams {
   uint8_t nearest = 0;
   uint8_t reserved[3] = {0, 0, 0};
 };
-static_assert(offsetof(CropAndResizeParams, fault) == 0, "Interpreter::index_fault() reads the IndexFault at the start of the params block");
+static_assert(offsetof(CropAndResizeParams, fault) == 0,
+              "Interpreter::index_fault() reads the IndexFault at the start of the params block");
 
 // kIndexOutOfRange when a box index is outside [0, batch), saying which in *fault.
 Status crop_and_resize_f32(const CropAndResizeParams& p, In<float> image, In<float> boxes, In<int32_t> box_index,

@@ -40,7 +40,8 @@ struct ScatterPrepared {
   uint8_t from_zeros;  // no data input
   uint8_t unused;
 };
-static_assert(offsetof(ScatterPrepared, fault) == 0, "Interpreter::index_fault() reads the IndexFault at the start of the params block");
+static_assert(offsetof(ScatterPrepared, fault) == 0,
+              "Interpreter::index_fault() reads the IndexFault at the start of the params block");
 
 const char* prepare_scatter_nd(const OpContext& ctx);
 const char* prepare_scatter_nd_arithmetic(const OpContext& ctx);
