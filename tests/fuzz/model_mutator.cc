@@ -20,8 +20,10 @@ namespace so = schema_obj;
 uint32_t below(Rng& rng, size_t n) { return n == 0 ? 0 : static_cast<uint32_t>(rng() % n); }
 bool coin(Rng& rng) { return rng() & 1; }
 
-// An integer near the edges a kernel's arithmetic cares about, or near `v`.
+// An integer near the edges a kernel's arithmetic cares about, or near `v`
+// (wrapping: the mutator itself must not overflow).
 int64_t interesting(Rng& rng, int64_t v) {
+  const uint64_t u = static_cast<uint64_t>(v);
   static const int64_t kEdges[] = {0,       1,          -1,         2,         3,          7,
                                    8,       15,         16,         31,        32,         127,
                                    128,     255,        256,        -128,      32767,      -32768,
@@ -31,9 +33,9 @@ int64_t interesting(Rng& rng, int64_t v) {
     case 0:
       return kEdges[below(rng, sizeof kEdges / sizeof kEdges[0])];
     case 1:
-      return v + static_cast<int64_t>(below(rng, 5)) - 2;
+      return static_cast<int64_t>(u + below(rng, 5) - 2);
     case 2:
-      return v * 2;
+      return static_cast<int64_t>(u * 2);
     default:
       return static_cast<int32_t>(rng());
   }
